@@ -1,0 +1,48 @@
+// One closed set of error codes (contract C2). Every refusal in the service is an ApiError with one of
+// these codes; the error handler turns it into `{error: {code, message, requestId, details?}}`.
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_request: 400,
+  invalid_callback_url: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  spend_cap_reached: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
+  first_pack_used: 409,
+  plan_required: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  inference_failed: 502,
+  inference_unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export interface ErrorDetail {
+  path: string
+  message: string
+}
+
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+    this.status = ERROR_STATUS[code]
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: ErrorDetail[]) {
+  return { error: { code, message, requestId, ...(details ? { details } : {}) } }
+}
