@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox'
+import { defineCapability } from '../../core/capability.ts'
+import { handler } from './handler.ts'
+
+const Label = Type.String({ minLength: 1, maxLength: 200 })
+
+export const ClassifyResult = Type.Object(
+  {
+    label: Label,
+    labels: Type.Optional(Type.Array(Label, { maxItems: 200 })),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    rationale: Type.String({ maxLength: 500 }),
+  },
+  { additionalProperties: false },
+)
+
+export default defineCapability({
+  name: 'classify',
+  summary: 'Label text against a taxonomy: label, confidence, one-line rationale',
+  price: 2,
+  async: false,
+  ratePerMinute: 60,
+  model: 'text',
+  request: Type.Object(
+    {
+      text: Type.String({ minLength: 1, maxLength: 500_000 }),
+      labels: Type.Array(Label, { minItems: 2, maxItems: 200, uniqueItems: true }),
+      multi: Type.Optional(Type.Boolean()),
+      instructions: Type.Optional(Type.String({ maxLength: 4000 })),
+    },
+    { additionalProperties: false },
+  ),
+  response: ClassifyResult,
+  example: {
+    request: { text: 'My card was charged twice for the same order.', labels: ['billing', 'technical', 'shipping'] },
+    response: { label: 'billing', confidence: 0.93, rationale: 'A duplicate charge is a billing problem.' },
+  },
+  handler,
+})

@@ -1,0 +1,103 @@
+// The operator API of C13 under /admin, behind ADMIN_TOKEN (unset: every /admin route is 404).
+import { timingSafeEqual, createHash } from 'node:crypto'
+import Router from '@koa/router'
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { Context } from 'koa'
+import {
+  addCredits,
+  createAccount,
+  createKey,
+  getAccount,
+  PACKS,
+  PLANS,
+  revokeKey,
+  rotateWebhookSecret,
+  setPlan,
+  updateKey,
+} from '../accounts/accounts.ts'
+import { ApiError } from '../errors.ts'
+import { makeBodyReader } from '../pipeline/request.ts'
+import type { Services } from '../services.ts'
+import { ajv, formatErrors } from '../validation.ts'
+import { listAttempts } from '../webhooks/webhooks.ts'
+
+const Plan = Type.Union(Object.keys(PLANS).map((p) => Type.Literal(p)))
+const Cap = Type.Integer({ minimum: 0, maximum: 1e12 })
+export const AdminSchemas = {
+  createAccount: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), plan: Type.Optional(Plan) }, { additionalProperties: false }),
+  credits: Type.Union([
+    Type.Object({ pack: Type.Union(Object.keys(PACKS).map((p) => Type.Literal(p))) }, { additionalProperties: false }),
+    Type.Object({ credits: Type.Integer({ minimum: 1, maximum: 1e9 }), reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+  ]),
+  plan: Type.Object({ plan: Plan }, { additionalProperties: false }),
+  createKey: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })), monthlySpendCap: Type.Optional(Type.Union([Cap, Type.Null()])) }, { additionalProperties: false }),
+  updateKey: Type.Object({ monthlySpendCap: Type.Union([Cap, Type.Null()]) }, { additionalProperties: false }),
+}
+
+function validator<T>(schema: TSchema) {
+  const v = ajv.compile(schema)
+  return (body: unknown): T => {
+    if (!v(body)) throw new ApiError('invalid_request', 'The body does not match the schema.', formatErrors(v.errors))
+    return body as T
+  }
+}
+
+export function bearerMatches(header: string, secret: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  return timingSafeEqual(digest(header), digest(`Bearer ${secret}`))
+}
+
+export function adminRouter(services: Services): Router {
+  const router = new Router({ prefix: '/admin' })
+  const token = services.config.adminToken
+  const readBody = makeBodyReader(1024 * 1024)
+  const body = async <T>(ctx: Context, check: (b: unknown) => T): Promise<T> => {
+    if (ctx.request.length && !ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON.')
+    await readBody(ctx)
+    return check(ctx.request.body ?? {})
+  }
+  const v = {
+    createAccount: validator<{ email: string; plan?: keyof typeof PLANS }>(AdminSchemas.createAccount),
+    credits: validator<{ pack: keyof typeof PACKS } | { credits: number; reason: string }>(AdminSchemas.credits),
+    plan: validator<{ plan: keyof typeof PLANS }>(AdminSchemas.plan),
+    createKey: validator<{ name?: string; monthlySpendCap?: number | null }>(AdminSchemas.createKey),
+    updateKey: validator<{ monthlySpendCap: number | null }>(AdminSchemas.updateKey),
+  }
+  const { db } = services
+
+  router.use(async (ctx, next) => {
+    if (!token) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
+    if (!bearerMatches(ctx.get('Authorization'), token)) throw new ApiError('unauthorized', 'The admin token is not valid.')
+    await next()
+  })
+  router.post('/accounts', async (ctx) => {
+    ctx.status = 201
+    ctx.body = await createAccount(db, await body(ctx, v.createAccount))
+  })
+  router.get('/accounts/:id', async (ctx) => {
+    ctx.body = await getAccount(db, ctx.params.id!)
+  })
+  router.post('/accounts/:id/credits', async (ctx) => {
+    ctx.body = await addCredits(db, ctx.params.id!, await body(ctx, v.credits))
+  })
+  router.post('/accounts/:id/plan', async (ctx) => {
+    ctx.body = await setPlan(db, ctx.params.id!, (await body(ctx, v.plan)).plan)
+  })
+  router.post('/accounts/:id/keys', async (ctx) => {
+    ctx.status = 201
+    ctx.body = await createKey(db, ctx.params.id!, await body(ctx, v.createKey))
+  })
+  router.patch('/keys/:id', async (ctx) => {
+    ctx.body = await updateKey(db, ctx.params.id!, await body(ctx, v.updateKey))
+  })
+  router.delete('/keys/:id', async (ctx) => {
+    ctx.body = await revokeKey(db, ctx.params.id!, services.keys)
+  })
+  router.post('/accounts/:id/webhook-secret', async (ctx) => {
+    ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets)
+  })
+  router.get('/jobs/:id/deliveries', async (ctx) => {
+    ctx.body = { deliveries: await listAttempts(db, ctx.params.id!) }
+  })
+  return router
+}

@@ -1,0 +1,48 @@
+// Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
+import { KeyCache } from './accounts/accounts.ts'
+import type { Config } from './config.ts'
+import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
+import { openAIProvider } from './models/provider.ts'
+import { createRateLimiter } from './ratelimit.ts'
+import { loadCapabilities, type Capability } from './registry.ts'
+import { loadSecretKey, secretBox } from './secrets.ts'
+import type { Services } from './services.ts'
+import { webhookListener } from './webhooks/webhooks.ts'
+
+export interface Booted {
+  services: Services
+  close(): Promise<void>
+}
+
+export async function boot(config: Config, overrides: Partial<Services> & { capabilities?: Map<string, Capability> } = {}): Promise<Booted> {
+  const log = overrides.log ?? ((m: string) => console.log(m))
+  const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
+  const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
+  if (database) await migrate(database.url)
+  const db = overrides.db ?? (await openDatabase(database!.url))
+  const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
+  const provider = overrides.provider ?? openAIProvider(config.ai)
+  if (!provider.configured) log('No model provider configured (set OPENAI_API_KEY or OPENAI_BASE_URL): model-backed calls answer 503.')
+  if (config.callbacksAllowPrivate) log('WARNING: CALLBACKS_ALLOW_PRIVATE=true: callbacks and fetches may reach private addresses and plain http. Development only.')
+  const services: Services = {
+    config,
+    db,
+    capabilities,
+    keys: overrides.keys ?? new KeyCache(db),
+    limiter,
+    provider,
+    secrets: overrides.secrets ?? secretBox(loadSecretKey(config.secretKey)),
+    now: overrides.now ?? (() => new Date()),
+    log,
+    ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
+  }
+  services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
+  return {
+    services,
+    async close() {
+      await limiter.close()
+      if (!overrides.db) await db.close()
+      await database?.stop()
+    },
+  }
+}

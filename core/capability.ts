@@ -1,0 +1,55 @@
+// What a capability folder may import: defineCapability() and the context its handler receives.
+// Money, limits, validation, idempotency and jobs never appear in a capability; the kernel owns them.
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
+import type { UserContent } from 'ai'
+import type { Query } from './db/database.ts'
+import type { DocumentInput, ResolvedDocument } from './documents/resolve.ts'
+import type { ObjectRequest, ObjectResult } from './models/generate.ts'
+import type { ModelProvider, ModelRole } from './models/provider.ts'
+
+export type { DocumentInput, ResolvedDocument }
+
+export interface CapabilityContext {
+  requestId: string
+  accountId: string
+  /** Aborted when the client disconnects (sync) or the job is cancelled. */
+  signal: AbortSignal
+  ai: {
+    provider: ModelProvider
+    /** Structured output checked against `schema` (default: this capability's response schema), one retry. */
+    object<T = any>(request: ObjectRequest): Promise<T>
+    /** Same, with the URL sources the provider reported (web search). */
+    objectWithSources<T = any>(request: ObjectRequest): Promise<ObjectResult<T>>
+  }
+  documents: {
+    resolve(input: DocumentInput): Promise<ResolvedDocument>
+    /** User-message parts for a model: text with page markers, plus the file or image when useful. */
+    parts(doc: ResolvedDocument): UserContent
+  }
+  /** Fetches a caller-supplied URL under the C12 guard (public addresses, size and time limits). */
+  fetchPublic(url: string, opts?: { maxBytes?: number }): Promise<{ bytes: Buffer; contentType: string | null; finalUrl: string }>
+  /** For capabilities that keep their own rows (memory). Always scope queries by accountId. */
+  db: Query
+  log: (message: string) => void
+  now(): Date
+}
+
+export interface CapabilityManifest<Req extends TObject = TObject, Res extends TSchema = TSchema> {
+  name: string
+  summary: string
+  price: number
+  async: boolean
+  ratePerMinute: number
+  /** The model role the capability calls; null when it runs without a model. */
+  model: ModelRole | null
+  /** Shipped paused unless config says otherwise (C10); config has the last word. */
+  paused?: boolean
+  request: Req
+  response: Res
+  example?: { request: Static<Req>; response: Static<Res> }
+  handler: (input: Static<Req>, ctx: CapabilityContext) => Promise<Static<Res>>
+}
+
+export function defineCapability<Req extends TObject, Res extends TSchema>(m: CapabilityManifest<Req, Res>): CapabilityManifest<Req, Res> {
+  return m
+}

@@ -1,0 +1,27 @@
+// Request-schema pieces shared by every document endpoint (capabilities.md `Doc`; contract C12 bounds).
+import { Type, type TProperties } from '@sinclair/typebox'
+
+// ≈ 20 MiB of bytes as base64 (4/3); the 20 MiB body limit (C12) is the real cap.
+export const InlineFile = Type.Object(
+  {
+    data: Type.String({ maxLength: 28_000_000, description: 'base64-encoded file bytes' }),
+    mimeType: Type.String({ maxLength: 127, description: 'media type of the file (a hint: the bytes decide)' }),
+  },
+  { additionalProperties: false },
+)
+
+export const docProperties = {
+  file: Type.Optional(InlineFile),
+  // http(s) only (C12): refusing other schemes here gives a 400 with a path instead of a failed fetch.
+  fileUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
+  text: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000 })),
+}
+
+/** Spread into an object schema's options: exactly one of file, fileUrl, text. */
+export const exactlyOneDoc = {
+  oneOf: [{ required: ['file'] }, { required: ['fileUrl'] }, { required: ['text'] }],
+}
+
+export function DocObject<T extends TProperties = {}>(extraProps?: T) {
+  return Type.Object({ ...docProperties, ...(extraProps ?? ({} as T)) }, { additionalProperties: false, ...exactlyOneDoc })
+}

@@ -1,0 +1,16 @@
+// The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals.
+import { renewPlans } from '../accounts/accounts.ts'
+import type { Services } from '../services.ts'
+import { releaseExpiredHolds } from '../wallet/wallet.ts'
+import { failStaleJobs, type MaintenanceReport } from './jobs.ts'
+
+export const MAINTENANCE_TASK = 'maintenance'
+
+export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
+  const now = services.now()
+  const jobs = await failStaleJobs(services, now)
+  const holdsReleased = await releaseExpiredHolds(services.db, now)
+  const idem = await services.db.sql(`delete from idempotency_records where created_at <= ? returning key`, [new Date(now.getTime() - 24 * 3600_000)])
+  const plansRenewed = await renewPlans(services.db, now)
+  return { ...jobs, holdsReleased, idempotencyRecordsRemoved: idem.length, plansRenewed }
+}

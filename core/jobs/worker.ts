@@ -1,0 +1,27 @@
+// The graphile-worker runner: capability jobs, webhook deliveries, and maintenance every 5 minutes.
+import { parseCronItems, run, type Runner } from 'graphile-worker'
+import { quietLogger } from '../db/database.ts'
+import type { Services } from '../services.ts'
+import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
+import { RUN_TASK, runCapabilityTask } from './jobs.ts'
+import { MAINTENANCE_TASK, runMaintenance } from './maintenance.ts'
+
+export async function startWorker(services: Services, opts: { concurrency?: number; gracefulShutdownMs?: number } = {}): Promise<Runner> {
+  return run({
+    connectionString: services.db.url,
+    concurrency: opts.concurrency ?? 4,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger: quietLogger,
+    gracefulShutdownAbortTimeout: opts.gracefulShutdownMs ?? 30_000,
+    taskList: {
+      [RUN_TASK]: runCapabilityTask(services),
+      [DELIVER_TASK]: deliverTask(services),
+      [MAINTENANCE_TASK]: async () => {
+        const report = await runMaintenance(services)
+        services.log(`[maintenance] ${JSON.stringify(report)}`)
+      },
+    },
+    parsedCronItems: parseCronItems([{ task: MAINTENANCE_TASK, match: '*/5 * * * *', options: { backfillPeriod: 0, maxAttempts: 1 } }]),
+  })
+}

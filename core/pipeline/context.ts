@@ -1,0 +1,39 @@
+// The world a handler sees (core/capability.ts), built the same way for sync calls and for jobs.
+import type { TSchema } from '@sinclair/typebox'
+import type { CapabilityContext } from '../capability.ts'
+import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import { generateObject, type ObjectRequest } from '../models/generate.ts'
+import { fetchPublic } from '../net/safe-fetch.ts'
+import type { Capability } from '../registry.ts'
+import type { Services } from '../services.ts'
+
+export function capabilityContext(
+  services: Services,
+  cap: Capability,
+  call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number },
+): CapabilityContext {
+  const { config, provider, resolver } = services
+  const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
+  const fetchDocument = publicDocumentFetcher(guard)
+  const objectWithSources = <T>(request: ObjectRequest) =>
+    generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, { signal: call.signal, timeoutMs: call.timeoutMs })
+  return {
+    requestId: call.requestId,
+    accountId: call.accountId,
+    signal: call.signal,
+    ai: {
+      provider,
+      objectWithSources,
+      object: async (request) => (await objectWithSources(request)).object as never,
+    },
+    documents: {
+      resolve: (input) => resolveDocument(input, { fetch: fetchDocument, signal: call.signal }),
+      parts: (doc) => documentParts(doc, provider.acceptsFiles),
+    },
+    fetchPublic: (url, opts) =>
+      fetchPublic(url, { ...guard, maxBytes: opts?.maxBytes ?? config.bodyLimitBytes, timeoutMs: 20_000, maxRedirects: 3, signal: call.signal }),
+    db: services.db,
+    log: (m) => services.log(`[${cap.name}] ${call.requestId} ${m}`),
+    now: services.now,
+  }
+}

@@ -1,0 +1,44 @@
+// C3: a dry run passes stages 0–2 for real, then reports what stages 3–7 would answer, with no side
+// effects: no hold, no idempotency record, no model, no charge.
+import type { Context } from 'koa'
+import type { Caller } from '../accounts/accounts.ts'
+import { ApiError } from '../errors.ts'
+import type { Capability } from '../registry.ts'
+import type { Services } from '../services.ts'
+import { quote } from '../wallet/wallet.ts'
+import { checkPaused } from './paused.ts'
+import { readRequest } from './request.ts'
+
+export async function dryRunReport(
+  ctx: Context,
+  cap: Capability,
+  services: Services,
+  caller: Caller,
+  readBody: (ctx: Context) => Promise<unknown>,
+): Promise<void> {
+  const q = await quote(services.db, caller.accountId, caller.keyId, cap.price, services.now())
+  let liveStatus: number
+  let error: { code: string; message: string; details?: unknown } | undefined
+  try {
+    checkPaused(services.config, cap)
+    const call = await readRequest(ctx, cap, services, readBody, 'live')
+    if (q.outcome === 'insufficient') throw new ApiError('insufficient_credits', `This call costs ${cap.price} credits; ${q.available} are available.`)
+    if (q.outcome === 'cap') throw new ApiError('spend_cap_reached', 'This key has reached its monthly spend cap.')
+    if (cap.model && !services.provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
+    liveStatus = call.async ? 202 : 200
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e
+    liveStatus = e.status
+    error = { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
+  }
+  ctx.status = 200
+  ctx.body = {
+    dryRun: true,
+    endpoint: `/v1/${cap.name}`,
+    liveStatus,
+    wouldCharge: liveStatus === 200 || liveStatus === 202 ? cap.price : 0,
+    price: cap.price,
+    balance: q.available,
+    ...(error ? { error } : {}),
+  }
+}

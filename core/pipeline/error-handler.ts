@@ -1,0 +1,20 @@
+// The one error handler (C2): ApiError → its status and `{error: {code, message, requestId, details?}}`;
+// anything else is a bug, logged and answered as 500 internal_error without internals.
+import type { Middleware } from 'koa'
+import { ApiError, errorBody } from '../errors.ts'
+
+export function errorHandler(log: (m: string) => void): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next()
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
+    } catch (e) {
+      const err =
+        e instanceof ApiError ? e : new ApiError('internal_error', 'Something went wrong on our side. It has been logged; nothing was charged.')
+      if (!(e instanceof ApiError)) log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? e}`)
+      ctx.status = err.status
+      for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v)
+      ctx.body = errorBody(err.code, err.message, ctx.state.requestId, err.details)
+    }
+  }
+}

@@ -1,0 +1,116 @@
+// Discovers capabilities/<name>/manifest.ts at boot, like graphile-worker reads its task folder: names
+// checked by a regex, sorted, each manifest validated. A bad manifest stops the boot with a message that
+// names the folder and says what to fix.
+import { readdir, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import type { ValidateFunction } from 'ajv'
+import type { CapabilityManifest } from './capability.ts'
+import { MODEL_ROLES } from './models/provider.ts'
+import { ajv } from './validation.ts'
+
+const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
+
+export interface Capability extends CapabilityManifest {
+  path: string
+  /** The request schema with the kernel's own fields (async, callbackUrl) added. */
+  requestSchema: TObject
+  validateRequest: ValidateFunction
+}
+
+export class ManifestError extends Error {}
+
+/** Fields every capability accepts; async runs only where the manifest allows it (C7). */
+const kernelFields = {
+  async: Type.Optional(Type.Boolean()),
+  callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+}
+
+export async function loadCapabilities(dir = path.resolve('capabilities')): Promise<Capability[]> {
+  const names = (await readdir(dir)).sort()
+  const capabilities: Capability[] = []
+  for (const folder of names) {
+    if (!(await stat(path.join(dir, folder))).isDirectory()) continue
+    const where = `capabilities/${folder}`
+    if (!NAME.test(folder)) throw new ManifestError(`${where}: folder names must match ${NAME} (lower-case words joined by "-").`)
+    const file = path.join(dir, folder, 'manifest.ts')
+    let manifest: CapabilityManifest
+    try {
+      manifest = (await import(pathToFileURL(file).href)).default
+    } catch (e) {
+      throw new ManifestError(`${where}/manifest.ts could not be loaded: ${(e as Error).message}`)
+    }
+    capabilities.push(checkManifest(manifest, folder, where))
+  }
+  return capabilities
+}
+
+export function checkManifest(m: CapabilityManifest | undefined, folder: string, where: string): Capability {
+  const fail = (why: string): never => {
+    throw new ManifestError(`${where}/manifest.ts: ${why}`)
+  }
+  if (!m || typeof m !== 'object') return fail('must `export default defineCapability({...})`.')
+  if (m.name !== folder) fail(`name "${m.name}" must equal the folder name "${folder}".`)
+  if (!Number.isInteger(m.price) || m.price < 1) fail(`price must be a whole number of credits ≥ 1, got ${m.price}.`)
+  if (typeof m.async !== 'boolean') fail('async must be true or false.')
+  if (!Number.isInteger(m.ratePerMinute) || m.ratePerMinute < 1) fail(`ratePerMinute must be a whole number ≥ 1, got ${m.ratePerMinute}.`)
+  if (m.model !== null && !MODEL_ROLES.includes(m.model)) fail(`model must be null or one of ${MODEL_ROLES.join(', ')}.`)
+  if (typeof m.handler !== 'function') fail('handler is missing: export a function (input, ctx) => result.')
+  if (!m.request || m.request.type !== 'object') fail('request must be a TypeBox object schema.')
+  if (!m.response) fail('response schema is missing.')
+  const unbounded = findUnbounded(m.request, '')
+  if (unbounded) fail(`request schema at "${unbounded}" has no bound: give strings maxLength, arrays maxItems, open objects maxProperties (C12).`)
+  for (const key of Object.keys(kernelFields)) if (key in m.request.properties) fail(`request must not declare "${key}": the kernel adds it.`)
+  const requestSchema = Type.Object({ ...m.request.properties, ...kernelFields }, { ...stripped(m.request) }) as TObject
+  let validateRequest: ValidateFunction
+  try {
+    validateRequest = ajv.compile(requestSchema)
+    ajv.compile(m.response)
+    if (m.example) {
+      const v = ajv.compile(m.request)
+      if (!v(m.example.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
+    }
+  } catch (e) {
+    if (e instanceof ManifestError) throw e
+    return fail(`schema does not compile: ${(e as Error).message}`)
+  }
+  return { ...m, path: where, requestSchema, validateRequest }
+}
+
+function stripped(schema: TObject): Record<string, unknown> {
+  const { properties: _p, type: _t, required: _r, ...rest } = schema as unknown as Record<string, unknown>
+  return rest
+}
+
+/** The first place in a request schema where a string, array or open object has no upper bound. */
+export function findUnbounded(schema: TSchema, at: string): string | null {
+  const s = schema as Record<string, any>
+  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : []
+  if (types.includes('string') && s.maxLength === undefined && s.enum === undefined && s.const === undefined) return at || '/'
+  if (types.includes('array')) {
+    if (s.maxItems === undefined) return at || '/'
+    if (s.items) {
+      const inner = findUnbounded(s.items, `${at}/items`)
+      if (inner) return inner
+    }
+  }
+  if (types.includes('object')) {
+    if (s.additionalProperties !== false && s.maxProperties === undefined && !s.patternProperties) return at || '/'
+    for (const [k, v] of Object.entries<TSchema>(s.properties ?? {})) {
+      const inner = findUnbounded(v, `${at}/${k}`)
+      if (inner) return inner
+    }
+    if (typeof s.additionalProperties === 'object') {
+      const inner = findUnbounded(s.additionalProperties, `${at}/*`)
+      if (inner) return inner
+    }
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const [i, sub] of (s[key] ?? []).entries()) {
+      const inner = findUnbounded(sub, `${at}(${key}[${i}])`)
+      if (inner) return inner
+    }
+  }
+  return null
+}

@@ -1,0 +1,39 @@
+// Process entry. `npm start` runs the API and the worker together; --api or --worker runs one (C15).
+// SIGTERM: stop accepting, let running jobs finish within the grace period, then exit.
+import { boot } from './boot.ts'
+import { buildApp } from './app.ts'
+import { loadConfig } from './config.ts'
+import { startWorker } from './jobs/worker.ts'
+import { ManifestError } from './registry.ts'
+
+const args = new Set(process.argv.slice(2))
+const runApi = !args.has('--worker')
+const runWorker = !args.has('--api')
+
+async function main() {
+  const config = loadConfig()
+  const { services, close } = await boot(config)
+  const server = runApi
+    ? buildApp(services).listen(config.port, () => console.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`))
+    : null
+  const worker = runWorker ? await startWorker(services) : null
+  if (worker) console.log('Worker running')
+
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`${signal}: shutting down`)
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+    await worker?.stop()
+    await close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+main().catch((e) => {
+  console.error(e instanceof ManifestError ? `Refusing to boot: ${e.message}` : e)
+  process.exit(1)
+})

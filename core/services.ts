@@ -1,0 +1,29 @@
+// Everything a request or a job needs, built once per process and handed to buildApp() and the worker.
+import type { Capability } from './registry.ts'
+import type { Config } from './config.ts'
+import type { Database } from './db/database.ts'
+import type { KeyCache } from './accounts/accounts.ts'
+import type { RateLimiter } from './ratelimit.ts'
+import type { ModelProvider } from './models/provider.ts'
+import type { SecretBox } from './secrets.ts'
+import type { Resolver } from './net/address-guard.ts'
+
+/** Terminal job events; the webhook module subscribes (C7 → C8). */
+export type JobEventName = 'job.completed' | 'job.failed'
+export type JobEvents = (event: JobEventName, jobId: string, q: import('./db/database.ts').Query) => Promise<void>
+
+export interface Services {
+  config: Config
+  db: Database
+  capabilities: Map<string, Capability>
+  keys: KeyCache
+  limiter: RateLimiter
+  provider: ModelProvider
+  secrets: SecretBox
+  /** DNS for the address guard; tests inject one (C8, C12). */
+  resolver?: Resolver
+  now: () => Date
+  /** Listeners of terminal job events, called inside the job's final transaction. */
+  jobEvents?: JobEvents[]
+  log: (message: string) => void
+}

@@ -1,0 +1,115 @@
+// The only code that moves credits (C4). Each call is one statement: the SQL functions of migration 0001
+// hold, capture and release atomically, so concurrent calls can never overdraw.
+import type { Query } from '../db/database.ts'
+
+export type ReserveOutcome =
+  | { outcome: 'ok'; holdId: string }
+  | { outcome: 'replay'; status: number; body: string }
+  | { outcome: 'in_use' | 'reused' | 'insufficient' | 'cap' }
+
+export interface ReserveArgs {
+  accountId: string
+  keyId: string
+  price: number
+  endpoint: string
+  requestId: string
+  /** Sync holds expire (a crashed process must not strand credits); job holds live with their job. */
+  holdTtlSeconds: number | null
+  idempotency?: { key: string; fingerprint: Buffer }
+  now: Date
+}
+
+export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
+  const [row] = await q.sql(
+    `select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?)`,
+    [
+      a.accountId,
+      a.keyId,
+      a.price,
+      a.endpoint,
+      a.requestId,
+      a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
+      a.idempotency?.key ?? null,
+      a.idempotency?.fingerprint ?? null,
+      a.now,
+    ],
+  )
+  if (!row) throw new Error('reserve_call returned nothing')
+  if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id }
+  if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
+  return { outcome: row.outcome }
+}
+
+/** Captures the hold and returns the exact response body (result + usage) that was recorded. */
+export async function capture(
+  q: Query,
+  holdId: string,
+  result: object,
+  idempotencyKey: string | null,
+  now: Date,
+): Promise<{ body: string; available: number }> {
+  const [row] = await q.sql(`select * from capture_hold(?, ?, ?, ?)`, [holdId, JSON.stringify(result), idempotencyKey, now])
+  if (!row) throw new Error('capture_hold returned nothing')
+  return { body: row.body, available: Number(row.available) }
+}
+
+export async function release(q: Query, holdId: string, idempotencyKey: string | null): Promise<boolean> {
+  const [row] = await q.sql(`select release_hold(?, ?) as released`, [holdId, idempotencyKey])
+  return row?.released === true
+}
+
+export async function credit(
+  q: Query,
+  accountId: string,
+  kind: 'purchase' | 'plan_grant' | 'adjustment',
+  amount: number,
+  reference: string,
+): Promise<number> {
+  const [row] = await q.sql(`select credit_account(?, ?, ?, ?) as balance`, [accountId, kind, amount, reference])
+  return Number(row?.balance)
+}
+
+export interface Balances {
+  balance: number
+  reserved: number
+  available: number
+}
+
+export async function balances(q: Query, accountId: string): Promise<Balances | null> {
+  const [row] = await q.sql(`select balance, reserved from accounts where id = ?`, [accountId])
+  if (!row) return null
+  const balance = Number(row.balance)
+  const reserved = Number(row.reserved)
+  return { balance, reserved, available: balance - reserved }
+}
+
+/** Sync holds whose process died before capture or release (maintenance). */
+export async function releaseExpiredHolds(q: Query, now: Date): Promise<number> {
+  const rows = await q.sql(
+    `select release_hold(id, null) from holds where state = 'open' and expires_at is not null and expires_at < ?`,
+    [now],
+  )
+  return rows.length
+}
+
+/** The precheck of a dry run (C3): what reserve_call would answer, read-only, in one query. */
+export async function quote(
+  q: Query,
+  accountId: string,
+  keyId: string,
+  price: number,
+  now: Date,
+): Promise<{ available: number; outcome: 'ok' | 'insufficient' | 'cap' }> {
+  const [row] = await q.sql(
+    `select a.balance - a.reserved as available,
+            k.monthly_spend_cap as cap,
+            (case when k.spend_month = to_char(?::timestamptz at time zone 'UTC', 'YYYY-MM') then k.month_spend else 0 end) + k.held as committed
+       from accounts a join api_keys k on k.account_id = a.id
+      where a.id = ? and k.id = ?`,
+    [now, accountId, keyId],
+  )
+  const available = Number(row?.available ?? 0)
+  if (available < price) return { available, outcome: 'insufficient' }
+  if (row?.cap != null && Number(row.committed) + price > Number(row.cap)) return { available, outcome: 'cap' }
+  return { available, outcome: 'ok' }
+}

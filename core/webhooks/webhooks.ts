@@ -1,0 +1,121 @@
+// Signed callbacks (C8). A terminal job event records a delivery in the job's own transaction; a
+// graphile-worker task makes each attempt, re-checking the address every time, and schedules the next
+// one itself so that the backoff is ours and survives restarts. Delivery never touches the job or money.
+import { createHmac } from 'node:crypto'
+import { ulid } from 'ulid'
+import type { Query } from '../db/database.ts'
+import { jobView } from '../jobs/jobs.ts'
+import { FetchError, postPublic } from '../net/safe-fetch.ts'
+import type { JobEvents, Services } from '../services.ts'
+
+export const DELIVER_TASK = 'deliver_webhook'
+
+export function sign(secret: string, body: string): string {
+  return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex')
+}
+
+/** Subscribes to job.completed / job.failed (the seam of core/jobs). */
+export function webhookListener(services: Services): JobEvents {
+  return async (event, jobId, q) => {
+    const [job] = await q.sql(`select * from jobs where id = ?`, [jobId])
+    if (!job?.callback_url) return
+    const [account] = await q.sql(`select webhook_secret is not null as has_secret from accounts where id = ?`, [job.account_id])
+    const deliveryId = `dlv_${ulid()}`
+    const payload = JSON.stringify({ deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) })
+    const status = account?.has_secret ? 'pending' : 'skipped'
+    await q.sql(
+      `insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status) values (?, ?, ?, ?, ?, ?, ?)`,
+      [deliveryId, jobId, job.account_id, event, job.callback_url, payload, status],
+    )
+    if (status === 'pending') await schedule(q, deliveryId, 1, null)
+  }
+}
+
+async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Date | null) {
+  await q.sql(`select graphile_worker.add_job(?, json_build_object('deliveryId', ?::text, 'attempt', ?::int), run_at => ?::timestamptz, max_attempts => 1)`, [
+    DELIVER_TASK,
+    deliveryId,
+    attempt,
+    runAt,
+  ])
+}
+
+export function deliverTask(services: Services) {
+  const { db, config } = services
+  return async (payload: unknown): Promise<void> => {
+    const { deliveryId, attempt } = payload as { deliveryId: string; attempt: number }
+    const [d] = await db.sql(
+      `select d.*, j.request_id, a.webhook_secret from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
+        where d.id = ? and d.status = 'pending'`,
+      [deliveryId],
+    )
+    if (!d) return
+    if (!d.webhook_secret) {
+      await db.sql(`update webhook_deliveries set status = 'skipped', updated_at = now() where id = ?`, [deliveryId])
+      return
+    }
+    const secret = services.secrets.open(d.webhook_secret)
+    const started = Date.now()
+    let statusCode: number | null = null
+    let error: string | null = null
+    try {
+      const res = await postPublic(d.url, {
+        body: d.payload,
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Service-Event': d.event,
+          'X-Service-Job-Id': d.job_id,
+          'X-Service-Request-Id': d.request_id,
+          'X-Service-Delivery-Id': deliveryId,
+          'X-Service-Signature': sign(secret, d.payload),
+        },
+        allowPrivate: config.callbacksAllowPrivate,
+        ...(services.resolver ? { resolver: services.resolver } : {}),
+        timeoutMs: 10_000,
+      })
+      statusCode = res.status
+      if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`
+    } catch (e) {
+      error = e instanceof FetchError ? `${e.kind}: ${e.message}` : 'delivery failed'
+    }
+    const delivered = error === null
+    const retries = config.webhookRetryDelays
+    const next = delivered ? null : attempt <= retries.length ? attempt + 1 : null
+    await db.tx(async (q) => {
+      await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
+        deliveryId,
+        attempt,
+        new Date(started),
+        statusCode,
+        error,
+        Date.now() - started,
+      ])
+      await q.sql(`update webhook_deliveries set attempts = ?, status = ?, updated_at = now() where id = ?`, [
+        attempt,
+        delivered ? 'delivered' : next ? 'pending' : 'failed',
+        deliveryId,
+      ])
+      if (next) {
+        const base = retries[attempt - 1]! * 1000
+        const jittered = base * (0.8 + Math.random() * 0.4)
+        await schedule(q, deliveryId, next, new Date(Date.now() + jittered))
+      }
+    })
+  }
+}
+
+export async function listAttempts(db: Query, jobId: string) {
+  const deliveries = await db.sql(`select id, event, url, status, attempts, created_at from webhook_deliveries where job_id::text = ? order by created_at`, [jobId])
+  const result = []
+  for (const d of deliveries) {
+    const attempts = await db.sql(`select attempt, at, status_code, error, duration_ms from webhook_attempts where delivery_id = ? order by attempt`, [d.id])
+    result.push({
+      deliveryId: d.id,
+      event: d.event,
+      url: d.url,
+      status: d.status,
+      attempts: attempts.map((a) => ({ attempt: a.attempt, at: new Date(a.at).toISOString(), statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
+    })
+  }
+  return result
+}
