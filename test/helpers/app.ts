@@ -1,0 +1,166 @@
+// Boots the real app in-process on a fresh database (and, when asked, a worker), and closes everything
+// when the test ends — the fastify-demo pattern: buildApp() without listen() plus a harness.
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { MockLanguageModelV3 } from 'ai/test'
+import type { LanguageModel } from 'ai'
+import type { Runner } from 'graphile-worker'
+import { buildApp } from '../../core/app.ts'
+import { boot } from '../../core/boot.ts'
+import { loadConfig, type Config } from '../../core/config.ts'
+import { createAccount, createKey, addCredits, type Plan } from '../../core/accounts/accounts.ts'
+import { startWorker } from '../../core/jobs/worker.ts'
+import { openAIProvider, type ModelProvider } from '../../core/models/provider.ts'
+import type { Services } from '../../core/services.ts'
+import type { Resolver } from '../../core/net/address-guard.ts'
+import { createTestDatabase } from './database.ts'
+
+interface Tap {
+  teardown(fn: () => unknown): void
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>
+  env?: NodeJS.ProcessEnv
+  provider?: ModelProvider
+  now?: () => Date
+  resolver?: Resolver
+  worker?: boolean
+}
+
+export interface Reply {
+  status: number
+  headers: Headers
+  text: string
+  body: any
+}
+
+export interface TestApp {
+  url: string
+  services: Services
+  call(path: string, init?: { method?: string; body?: unknown; raw?: string; key?: string; headers?: Record<string, string> }): Promise<Reply>
+  /** A new account with `credits` (an adjustment) and one key. */
+  customer(credits: number, opts?: { plan?: Plan; monthlySpendCap?: number }): Promise<{ accountId: string; keyId: string; key: string }>
+  topUp(accountId: string, credits: number): Promise<void>
+  ledger(accountId: string): Promise<{ balance: number; reserved: number; ledgerSum: number }>
+}
+
+let accounts = 0
+
+export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase()
+  const config: Config = {
+    ...loadConfig({ PAUSED_ENDPOINTS: undefined, ...opts.env }),
+    databaseUrl: database.url,
+    ...opts.config,
+  }
+  const { services, close } = await boot(config, {
+    provider: opts.provider ?? mockProvider(),
+    log: () => {},
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.resolver ? { resolver: opts.resolver } : {}),
+  })
+  const server: Server = buildApp(services).listen(0, '127.0.0.1')
+  await new Promise((r) => server.once('listening', r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const worker: Runner | null = opts.worker ? await startWorker(services, { concurrency: 2, gracefulShutdownMs: 2000 }) : null
+  t.teardown(async () => {
+    server.closeAllConnections()
+    await new Promise((r) => server.close(r))
+    await worker?.stop()
+    await close()
+    await database.drop()
+  })
+
+  const app: TestApp = {
+    url,
+    services,
+    async call(path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers }
+      if (init.key) headers.authorization = `Bearer ${init.key}`
+      if ((init.body !== undefined || init.raw !== undefined) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+        headers['content-type'] = 'application/json'
+      }
+      const res = await fetch(url + path, {
+        method: init.method ?? (init.body !== undefined || init.raw !== undefined ? 'POST' : 'GET'),
+        headers,
+        body: init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
+      })
+      const text = await res.text()
+      let body: any
+      try {
+        body = JSON.parse(text)
+      } catch {
+        body = undefined
+      }
+      return { status: res.status, headers: res.headers, text, body }
+    },
+    async customer(credits, o = {}) {
+      const account = await createAccount(services.db, { email: `c${++accounts}-${process.pid}@example.test`, plan: o.plan ?? 'none' })
+      if (credits > 0) await addCredits(services.db, account.id, { credits, reason: 'test funding' })
+      const key = await createKey(services.db, account.id, { name: 'test', monthlySpendCap: o.monthlySpendCap ?? null })
+      return { accountId: account.id, keyId: key.id, key: key.key }
+    },
+    async topUp(accountId, credits) {
+      await addCredits(services.db, accountId, { credits, reason: 'test top-up' })
+    },
+    async ledger(accountId) {
+      const [row] = await services.db.sql(
+        `select a.balance, a.reserved, (select coalesce(sum(amount), 0) from ledger l where l.account_id = a.id) as sum from accounts a where a.id = ?`,
+        [accountId],
+      )
+      return { balance: Number(row!.balance), reserved: Number(row!.reserved), ledgerSum: Number(row!.sum) }
+    },
+  }
+  return app
+}
+
+/** A provider whose text model is the ai SDK's mock: `reply` gets the prompt and returns the JSON object. */
+export function mockProvider(reply: (prompt: string) => unknown | Promise<unknown> = () => ({}), extra: Partial<ModelProvider> = {}): ModelProvider {
+  const model = mockLanguageModel(reply)
+  return {
+    configured: true,
+    acceptsFiles: true,
+    language: () => model,
+    image: () => {
+      throw new Error('no image model in this test')
+    },
+    speech: () => {
+      throw new Error('no speech model in this test')
+    },
+    transcription: () => {
+      throw new Error('no transcription model in this test')
+    },
+    embedding: () => null,
+    webSearch: () => null,
+    ...extra,
+  }
+}
+
+export function mockLanguageModel(reply: (prompt: string) => unknown | Promise<unknown>): LanguageModel {
+  return new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      const prompt = JSON.stringify(options.prompt)
+      const value = await reply(prompt)
+      return {
+        content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 10, text: 10, reasoning: 0 },
+        },
+        warnings: [],
+      }
+    },
+  })
+}
+
+/** The real @ai-sdk/openai provider pointed at a fake server on loopback. */
+export function fakeServerProvider(baseURL: string, wireApi: 'responses' | 'chat' = 'responses', embedding?: string): ModelProvider {
+  return openAIProvider({
+    apiKey: 'test',
+    baseURL,
+    wireApi,
+    models: { text: 'test-model', image: 'test-image', speech: 'test-speech', transcription: 'test-transcribe', ...(embedding ? { embedding } : {}) },
+  })
+}
