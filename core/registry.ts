@@ -66,10 +66,11 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   let validateRequest: ValidateFunction
   try {
     validateRequest = ajv.compile(requestSchema)
-    ajv.compile(m.response)
     if (m.example) {
       const v = ajv.compile(m.request)
       if (!v(m.example.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
+      const r = ajv.compile(m.response)
+      if (!r(m.example.response)) fail(`example.response does not match the response schema: ${ajv.errorsText(r.errors)}.`)
     }
   } catch (e) {
     if (e instanceof ManifestError) throw e
