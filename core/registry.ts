@@ -17,6 +17,7 @@ export interface Capability extends CapabilityManifest {
   /** The request schema with the kernel's own fields (async, callbackUrl) added. */
   requestSchema: TObject
   validateRequest: ValidateFunction
+  validateResponse: ValidateFunction
 }
 
 export class ManifestError extends Error {}
@@ -64,19 +65,20 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   for (const key of Object.keys(kernelFields)) if (key in m.request.properties) fail(`request must not declare "${key}": the kernel adds it.`)
   const requestSchema = Type.Object({ ...m.request.properties, ...kernelFields }, { ...stripped(m.request) }) as TObject
   let validateRequest: ValidateFunction
+  let validateResponse: ValidateFunction
   try {
     validateRequest = ajv.compile(requestSchema)
+    validateResponse = ajv.compile(m.response)
     if (m.example) {
       const v = ajv.compile(m.request)
       if (!v(m.example.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
-      const r = ajv.compile(m.response)
-      if (!r(m.example.response)) fail(`example.response does not match the response schema: ${ajv.errorsText(r.errors)}.`)
+      if (!validateResponse(m.example.response)) fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
     }
   } catch (e) {
     if (e instanceof ManifestError) throw e
     return fail(`schema does not compile: ${(e as Error).message}`)
   }
-  return { ...m, path: where, requestSchema, validateRequest }
+  return { ...m, path: where, requestSchema, validateRequest, validateResponse }
 }
 
 function stripped(schema: TObject): Record<string, unknown> {

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts'
 import { capabilityContext } from '../pipeline/context.ts'
 import type { Services, JobEventName } from '../services.ts'
 import { capture, release, reserve, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
-import { ajv } from '../validation.ts'
+import { checkResult } from '../pipeline/result.ts'
 
 export const RUN_TASK = 'run_capability'
 const DEADLINE_HOURS = 24
@@ -71,8 +71,7 @@ export function runCapabilityTask(services: Services) {
         timeoutMs: config.asyncModelTimeoutMs,
       })
       const result = await cap.handler(job.input, context)
-      const validate = ajv.compile(cap.response)
-      if (!validate(result)) throw new ApiError('inference_failed', 'The model returned output that does not match the response schema.')
+      checkResult(cap, result, services.log)
       await finish(services, jobId, { result: result as object })
     } catch (e) {
       const error =

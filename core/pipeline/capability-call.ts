@@ -13,13 +13,12 @@ import { dryRunReport } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { dryRunMode, makeBodyReader, readRequest } from './request.ts'
 import { throttle } from './throttle.ts'
-import { ajv } from '../validation.ts'
+import { checkResult } from './result.ts'
 
 export const SYNC_HOLD_TTL_SECONDS = 300
 
 export function capabilityCall(cap: Capability, services: Services): Middleware {
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
-  const validateResult = ajv.compile(cap.response)
   const perMinute = services.config.rateLimits[cap.name] ?? cap.ratePerMinute
 
   return async (ctx) => {
@@ -61,10 +60,7 @@ export function capabilityCall(cap: Capability, services: Services): Middleware 
         timeoutMs: services.config.syncModelTimeoutMs,
       })
       const result = await cap.handler(call.input as never, context) // 7
-      if (!validateResult(result)) {
-        services.log(`[${cap.name}] ${requestId} result fails the response schema: ${ajv.errorsText(validateResult.errors)}`)
-        throw new ApiError('inference_failed', 'The model returned output that does not match the response schema.')
-      }
+      checkResult(cap, result, services.log)
       body = (await capture(services.db, held.holdId, result as object, idempotency?.key ?? null, services.now())).body // 8
     } catch (e) {
       await release(services.db, held.holdId, idempotency?.key ?? null)
