@@ -12,6 +12,9 @@ import { createAccount, createKey, addCredits, type Plan } from '../../core/acco
 import { startWorker } from '../../core/jobs/worker.ts'
 import { openAIProvider, type ModelProvider } from '../../core/models/provider.ts'
 import type { Services } from '../../core/services.ts'
+import { checkManifest, type Capability } from '../../core/registry.ts'
+import { defineCapability, type CapabilityManifest } from '../../core/capability.ts'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Resolver } from '../../core/net/address-guard.ts'
 import { createTestDatabase } from './database.ts'
 
@@ -26,6 +29,8 @@ export interface TestAppOptions {
   now?: () => Date
   resolver?: Resolver
   worker?: boolean
+  /** Serve these capabilities instead of the folders (kernel tests use synthetic ones). */
+  capabilities?: Capability[]
 }
 
 export interface Reply {
@@ -59,6 +64,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     log: () => {},
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
+    ...(opts.capabilities ? { capabilities: new Map(opts.capabilities.map((c) => [c.name, c])) } : {}),
   })
   const server: Server = buildApp(services).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
@@ -163,4 +169,20 @@ export function fakeServerProvider(baseURL: string, wireApi: 'responses' | 'chat
     wireApi,
     models: { text: 'test-model', image: 'test-image', speech: 'test-speech', transcription: 'test-transcribe', ...(embedding ? { embedding } : {}) },
   })
+}
+
+/** A synthetic capability for kernel tests: `echo`-like, with the handler the test gives. */
+export function testCapability(over: Partial<CapabilityManifest<TObject, TSchema>> & { name: string }): Capability {
+  const m = defineCapability({
+    summary: 'test capability',
+    price: 5,
+    async: false,
+    ratePerMinute: 60,
+    model: 'text',
+    request: Type.Object({ text: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
+    response: Type.Object({ echo: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+    handler: async (input: any) => ({ echo: input.text }),
+    ...over,
+  } as CapabilityManifest<TObject, TSchema>)
+  return checkManifest(m, over.name, `test:${over.name}`)
 }
