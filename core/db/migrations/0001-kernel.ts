@@ -117,7 +117,8 @@ begin
     end if;
   end if;
 
-  select * into v_key from api_keys k where k.id = p_key for update;
+  -- Lock order everywhere: accounts, then api_keys (capture and release follow it too), so concurrent
+  -- calls of one account queue instead of deadlocking.
   update accounts a set reserved = a.reserved + p_price
    where a.id = p_account and a.balance - a.reserved >= p_price;
   if not found then
@@ -126,6 +127,7 @@ begin
     return;
   end if;
 
+  select * into v_key from api_keys k where k.id = p_key for update;
   if v_key.monthly_spend_cap is not null and
      (case when v_key.spend_month = v_month then v_key.month_spend else 0 end) + v_key.held + p_price > v_key.monthly_spend_cap then
     update accounts a set reserved = a.reserved - p_price where a.id = p_account;
