@@ -1,0 +1,15 @@
+// A worker in its own process, so a test can kill -9 it mid-job. Prints "ready" once it is polling.
+import { boot } from '../../core/boot.ts'
+import { loadConfig } from '../../core/config.ts'
+import { startWorker } from '../../core/jobs/worker.ts'
+import { mockProvider } from './app.ts'
+import { jobCapability } from './job-capabilities.ts'
+
+const { services } = await boot(loadConfig(), {
+  capabilities: new Map([[jobCapability.name, jobCapability]]),
+  provider: mockProvider(),
+  log: () => {},
+})
+const runner = await startWorker(services, { concurrency: 1 })
+process.stdout.write('ready\n')
+process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)))

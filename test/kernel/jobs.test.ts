@@ -1,0 +1,165 @@
+// C7: async jobs on graphile-worker — lifecycle, exactly-once charge, failures free, leases, the 24 h
+// deadline, restart survival, ownership.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import t from 'tap'
+import { startWorker } from '../../core/jobs/worker.ts'
+import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { jobCapability } from '../helpers/job-capabilities.ts'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function waitFor(app: TestApp, key: string, jobId: string, statuses: string[], ms = 15_000) {
+  const end = Date.now() + ms
+  for (;;) {
+    const res = await app.call(`/v1/jobs/${jobId}`, { key })
+    if (statuses.includes(res.body.status) || Date.now() > end) return res
+    await sleep(50)
+  }
+}
+
+const accept = (app: TestApp, key: string, text: string, extra: object = {}) =>
+  app.call('/v1/jobdoc', { body: { text, async: true, ...extra }, key })
+
+t.test('lifecycle: 202 → queued → running → succeeded, charged exactly once', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true })
+  const c = await app.customer(20)
+  const res = await accept(app, c.key, 'sleep:300')
+  t.equal(res.status, 202)
+  t.match(res.body, { jobId: /^[0-9a-f-]{36}$/, status: 'queued', requestId: /^req_/ })
+  t.same(Object.keys(res.body).sort(), ['jobId', 'requestId', 'status'])
+  t.equal((await app.ledger(c.accountId)).reserved, 7, 'credits reserved at acceptance, nothing charged')
+  t.equal((await app.ledger(c.accountId)).balance, 20)
+  const running = await waitFor(app, c.key, res.body.jobId, ['running', 'succeeded'])
+  t.equal(running.body.status, 'running')
+  t.ok(running.body.startedAt)
+  const done = await waitFor(app, c.key, res.body.jobId, ['succeeded', 'failed'])
+  t.equal(done.body.status, 'succeeded')
+  t.same(done.body.result, { echo: 'sleep:300', usage: { credits: 7, balanceRemaining: 13 } }, 'the body a sync call returns, usage included')
+  t.match(done.body, { endpoint: '/v1/jobdoc', requestId: res.body.requestId, createdAt: String, updatedAt: String, finishedAt: String })
+  t.same(await app.ledger(c.accountId), { balance: 13, reserved: 0, ledgerSum: 13 })
+  const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = ?`, [res.body.jobId])
+  t.equal(input!.n, 0, 'stored input removed at the end')
+  // Polling is free and not throttled by the capability limit.
+  for (let i = 0; i < 5; i++) t.equal((await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.key })).status, 200)
+  t.equal((await app.ledger(c.accountId)).balance, 13)
+
+  t.test('a failed job is free and says why', async (t) => {
+    const f = await accept(app, c.key, 'fail')
+    const failed = await waitFor(app, c.key, f.body.jobId, ['succeeded', 'failed'])
+    t.equal(failed.body.status, 'failed')
+    t.same(failed.body.error, { code: 'inference_failed', message: 'The model provider failed.' })
+    t.notOk('result' in failed.body)
+    t.same(await app.ledger(c.accountId), { balance: 13, reserved: 0, ledgerSum: 13 })
+  })
+
+  t.test('another account, an unknown id and a malformed id are the same 404', async (t) => {
+    const other = await app.customer(0)
+    for (const [id, key] of [
+      [res.body.jobId, other.key],
+      ['00000000-0000-4000-8000-000000000000', c.key],
+      ['not-a-uuid', c.key],
+      ["1' or '1'='1", c.key],
+    ]) {
+      const r = await app.call(`/v1/jobs/${encodeURIComponent(id!)}`, { key })
+      t.equal(r.status, 404)
+      t.equal(r.body.error.code, 'not_found')
+    }
+    t.equal((await app.call(`/v1/jobs/${res.body.jobId}`)).status, 401)
+  })
+
+  t.test('acceptance refuses like a sync call: 402 with nothing queued', async (t) => {
+    const broke = await app.customer(0)
+    const r = await accept(app, broke.key, 'x')
+    t.equal(r.status, 402)
+    const [jobs] = await app.services.db.sql(`select count(*)::int as n from jobs where account_id = ?`, [broke.accountId])
+    t.equal(jobs!.n, 0)
+  })
+})
+
+t.test('queued jobs survive a restart: accepted with no worker, run by the next one', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: false })
+  const c = await app.customer(14)
+  const a = await accept(app, c.key, 'first')
+  const b = await accept(app, c.key, 'second')
+  await sleep(300)
+  t.equal((await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })).body.status, 'queued')
+  const worker = await startWorker(app.services, { concurrency: 2 })
+  t.teardown(() => worker.stop())
+  t.equal((await waitFor(app, c.key, a.body.jobId, ['succeeded'])).body.status, 'succeeded')
+  t.equal((await waitFor(app, c.key, b.body.jobId, ['succeeded'])).body.status, 'succeeded')
+  t.same(await app.ledger(c.accountId), { balance: 0, reserved: 0, ledgerSum: 0 })
+})
+
+t.test('graceful shutdown lets a running job finish', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: false })
+  const c = await app.customer(7)
+  const worker = await startWorker(app.services, { concurrency: 1, gracefulShutdownMs: 5000 })
+  const a = await accept(app, c.key, 'sleep:800')
+  await waitFor(app, c.key, a.body.jobId, ['running'])
+  await worker.stop()
+  const after = await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })
+  t.equal(after.body.status, 'succeeded', 'the job finished before the worker stopped')
+  t.equal((await app.ledger(c.accountId)).balance, 0)
+})
+
+t.test('kill -9 of a worker mid-job: maintenance after the lease fails it as worker_lost, free', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, config: { jobLeaseSeconds: 2 } })
+  const c = await app.customer(7)
+  const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
+    env: { ...process.env, DATABASE_URL: app.services.db.url, JOB_LEASE_SECONDS: '2' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  t.teardown(() => child.kill('SIGKILL'))
+  await once(child.stdout!, 'data')
+  const a = await accept(app, c.key, 'sleep:60000')
+  const running = await waitFor(app, c.key, a.body.jobId, ['running'])
+  t.equal(running.body.status, 'running', 'the separate worker claimed the job')
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+  t.equal((await runMaintenance(app.services)).workerLost, 0, 'the lease has not expired yet')
+  await sleep(2500)
+  const report = await runMaintenance(app.services)
+  t.equal(report.workerLost, 1)
+  const lost = await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })
+  t.equal(lost.body.status, 'failed')
+  t.equal(lost.body.error.code, 'worker_lost')
+  t.same(await app.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 }, 'not charged, balance restored')
+})
+
+t.test('the 24 h deadline, and retention of finished jobs (injectable clock)', async (t) => {
+  let clock = Date.now()
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, now: () => new Date(clock) })
+  const c = await app.customer(7)
+  const a = await accept(app, c.key, 'never run')
+  clock += 23 * 3600_000
+  t.equal((await runMaintenance(app.services)).deadlineExceeded, 0)
+  clock += 3600_000
+  const report = await runMaintenance(app.services)
+  t.equal(report.deadlineExceeded, 1)
+  const r = await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })
+  t.equal(r.body.status, 'failed')
+  t.equal(r.body.error.code, 'deadline_exceeded')
+  t.same(await app.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 })
+  const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = ?`, [a.body.jobId])
+  t.equal(input!.n, 0, 'stored input removed at the deadline')
+  // The graphile-worker job that was still queued finds the job ended and does nothing.
+  const worker = await startWorker(app.services, { concurrency: 1 })
+  await sleep(500)
+  await worker.stop()
+  t.equal((await app.ledger(c.accountId)).balance, 7)
+  clock += 31 * 86400_000
+  t.equal((await runMaintenance(app.services)).jobsRemoved, 1, 'finished jobs are removed after 30 days')
+  t.equal((await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })).status, 404)
+})
+
+t.test('POST /internal/maintenance needs MAINTENANCE_SECRET and answers with counts', async (t) => {
+  const closed = await startTestApp(t, { capabilities: [jobCapability] })
+  t.equal((await closed.call('/internal/maintenance', { method: 'POST' })).status, 404, 'without a configured secret the route does not exist')
+  const app = await startTestApp(t, { capabilities: [jobCapability], config: { maintenanceSecret: 's3cret' } })
+  t.equal((await app.call('/internal/maintenance', { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status, 401)
+  const ok = await app.call('/internal/maintenance', { method: 'POST', headers: { authorization: 'Bearer s3cret' } })
+  t.equal(ok.status, 200)
+  t.match(ok.body, { workerLost: 0, deadlineExceeded: 0, holdsReleased: 0, jobsRemoved: 0 })
+})
