@@ -23,6 +23,7 @@ export interface Config {
   jobLeaseSeconds: number
   callbacksAllowPrivate: boolean
   webhookRetryDelays: number[]
+  webhookTimeoutMs: number
   bodyLimitBytes: number
   syncModelTimeoutMs: number
   asyncModelTimeoutMs: number

@@ -71,7 +71,7 @@ export function deliverTask(services: Services) {
         },
         allowPrivate: config.callbacksAllowPrivate,
         ...(services.resolver ? { resolver: services.resolver } : {}),
-        timeoutMs: 10_000,
+        timeoutMs: config.webhookTimeoutMs,
       })
       statusCode = res.status
       if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`
