@@ -20,7 +20,9 @@ export interface Capability extends CapabilityManifest {
   validateResponse: ValidateFunction
 }
 
-export class ManifestError extends Error {}
+export class ManifestError extends Error {
+  override name = 'ManifestError'
+}
 
 /** Fields every capability accepts; async runs only where the manifest allows it (C7). */
 const kernelFields = {
