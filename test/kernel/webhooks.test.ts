@@ -129,7 +129,7 @@ t.test('a receiver that never answers times out', async (t) => {
   const res = await app.call('/v1/jobdoc', { body: { text: 'x', async: true, callbackUrl: hook.url }, key: c.key })
   const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status === 'failed')
   t.equal(d?.status, 'failed')
-  t.match(d!.attempts[0].error, /^timeout/)
+  t.match(d!.attempts[0]!.error, /^timeout/)
 })
 
 t.test('no signing secret: nothing is sent, the delivery is recorded as skipped', async (t) => {
@@ -211,5 +211,5 @@ t.test('the address guard: at acceptance (400 invalid_callback_url) and at each 
   answer = '127.0.0.1'
   const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status === 'failed')
   t.equal(d?.status, 'failed')
-  t.match(d!.attempts[0].error, /^refused/, 'the attempt was refused before connecting')
+  t.match(d!.attempts[0]!.error, /^refused/, 'the attempt was refused before connecting')
 })

@@ -1,0 +1,102 @@
+// `npm run admin -- <command>`: the operator API of C13 from the command line, one JSON object per command.
+import { boot } from '../core/boot.ts'
+import { loadConfig } from '../core/config.ts'
+import {
+  addCredits,
+  createAccount,
+  createKey,
+  getAccount,
+  revokeKey,
+  rotateWebhookSecret,
+  setPlan,
+  updateKey,
+  type Pack,
+  type Plan,
+} from '../core/accounts/accounts.ts'
+import { ApiError } from '../core/errors.ts'
+import { listAttempts } from '../core/webhooks/webhooks.ts'
+
+const USAGE = `usage: npm run admin -- <command>
+  account:create <email> [--plan none|developer|team]
+  account:get <accountId>
+  account:credits <accountId> --pack first|starter|growth|scale
+  account:credits <accountId> --credits <n> --reason <text>
+  account:plan <accountId> <none|developer|team>
+  key:create <accountId> [--name <name>] [--cap <credits>]
+  key:cap <keyId> <credits|none>
+  key:revoke <keyId>
+  webhook-secret <accountId>        (creates or rotates; the secret is shown once)
+  deliveries <jobId>                (webhook attempts of a job)`
+
+function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
+  const positional: string[] = []
+  const opts: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a.startsWith('--')) opts[a.slice(2)] = args[++i] ?? ''
+    else positional.push(a)
+  }
+  return { positional, opts }
+}
+
+function whole(value: string | undefined, what: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new ApiError('invalid_request', `${what} must be a whole number`)
+  return n
+}
+
+export async function runAdmin(argv: string[], out: (json: unknown) => void): Promise<number> {
+  const [command, ...rest] = argv
+  const { positional: [a, b], opts } = flags(rest)
+  if (!command || !a) {
+    console.error(USAGE)
+    return 2
+  }
+  const { services, close } = await boot(loadConfig(), { capabilities: new Map(), log: () => {} })
+  const { db } = services
+  try {
+    switch (command) {
+      case 'account:create':
+        out(await createAccount(db, { email: a, plan: (opts.plan ?? 'none') as Plan }))
+        break
+      case 'account:get':
+        out(await getAccount(db, a))
+        break
+      case 'account:credits':
+        out(await addCredits(db, a, opts.pack ? { pack: opts.pack as Pack } : { credits: whole(opts.credits, '--credits'), reason: opts.reason ?? 'manual adjustment' }))
+        break
+      case 'account:plan':
+        out(await setPlan(db, a, b as Plan))
+        break
+      case 'key:create':
+        out(await createKey(db, a, { ...(opts.name ? { name: opts.name } : {}), monthlySpendCap: opts.cap ? whole(opts.cap, '--cap') : null }))
+        break
+      case 'key:cap':
+        out(await updateKey(db, a, { monthlySpendCap: b === 'none' ? null : whole(b, 'cap') }))
+        break
+      case 'key:revoke':
+        out(await revokeKey(db, a, services.keys))
+        break
+      case 'webhook-secret':
+        out(await rotateWebhookSecret(db, a, services.secrets))
+        break
+      case 'deliveries':
+        out({ deliveries: await listAttempts(db, a) })
+        break
+      default:
+        console.error(USAGE)
+        return 2
+    }
+    return 0
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e
+    out({ error: { code: e.code, message: e.message } })
+    return 1
+  } finally {
+    await close()
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await runAdmin(process.argv.slice(2), (json) => console.log(JSON.stringify(json)))
+}
