@@ -1,5 +1,6 @@
 // The graphile-worker runner: capability jobs, webhook deliveries, and maintenance every 5 minutes.
 import { parseCronItems, run, type Runner } from 'graphile-worker'
+import pg from 'pg'
 import { quietLogger } from '../db/database.ts'
 import type { Services } from '../services.ts'
 import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
@@ -7,9 +8,15 @@ import { RUN_TASK, runCapabilityTask } from './jobs.ts'
 import { MAINTENANCE_TASK, runMaintenance } from './maintenance.ts'
 
 export async function startWorker(services: Services, opts: { concurrency?: number; gracefulShutdownMs?: number } = {}): Promise<Runner> {
-  return run({
-    connectionString: services.db.url,
-    concurrency: opts.concurrency ?? 4,
+  const concurrency = opts.concurrency ?? 4
+  // Our own pool, so that a connection dropped by the server is logged rather than crashing the process.
+  const pgPool = new pg.Pool({ connectionString: services.db.url, max: concurrency + 2 })
+  const lost = (e: Error) => services.log(`[worker] database connection lost: ${e.message}`)
+  pgPool.on('error', lost)
+  pgPool.on('connect', (client) => client.on('error', lost))
+  const runner = await run({
+    pgPool,
+    concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
     logger: quietLogger,
@@ -24,4 +31,6 @@ export async function startWorker(services: Services, opts: { concurrency?: numb
     },
     parsedCronItems: parseCronItems([{ task: MAINTENANCE_TASK, match: '*/5 * * * *', options: { backfillPeriod: 0, maxAttempts: 1 } }]),
   })
+  runner.promise.finally(() => pgPool.end()).catch(() => {})
+  return runner
 }
