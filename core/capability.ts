@@ -44,6 +44,8 @@ export interface CapabilityManifest<Req extends TObject = TObject, Res extends T
   model: ModelRole | null
   /** Shipped paused unless config says otherwise (C10); config has the last word. */
   paused?: boolean
+  /** Needs the provider's web search tool: without one (e.g. AI_WIRE_API=chat) calls are 503 and free. */
+  webSearch?: boolean
   request: Req
   response: Res
   example?: { request: Static<Req>; response: Static<Res> }

@@ -49,7 +49,7 @@ export async function loadCapabilities(dir = path.resolve('capabilities')): Prom
   return capabilities
 }
 
-export function checkManifest(m: CapabilityManifest | undefined, folder: string, where: string): Capability {
+export function checkManifest(m: CapabilityManifest<any, any> | undefined, folder: string, where: string): Capability {
   const fail = (why: string): never => {
     throw new ManifestError(`${where}/manifest.ts: ${why}`)
   }
@@ -95,27 +95,33 @@ export function findUnbounded(schema: TSchema, at: string): string | null {
   if (types.includes('string') && s.maxLength === undefined && s.enum === undefined && s.const === undefined) return at || '/'
   if (types.includes('array')) {
     if (s.maxItems === undefined) return at || '/'
-    if (s.items) {
+    if (s.items && !Array.isArray(s.items)) {
       const inner = findUnbounded(s.items, `${at}/items`)
       if (inner) return inner
     }
   }
   if (types.includes('object')) {
-    if (s.additionalProperties !== false && s.maxProperties === undefined && !s.patternProperties) return at || '/'
-    for (const [k, v] of Object.entries<TSchema>(s.properties ?? {})) {
+    const open = s.additionalProperties !== false || s.patternProperties !== undefined
+    if (open && s.maxProperties === undefined) return at || '/'
+    const values: Array<[string, TSchema]> = [
+      ...Object.entries<TSchema>(s.properties ?? {}),
+      ...Object.values<TSchema>(s.patternProperties ?? {}).map((v): [string, TSchema] => ['*', v]),
+      ...(typeof s.additionalProperties === 'object' ? [['*', s.additionalProperties] as [string, TSchema]] : []),
+    ]
+    for (const [k, v] of values) {
       const inner = findUnbounded(v, `${at}/${k}`)
       if (inner) return inner
     }
-    if (typeof s.additionalProperties === 'object') {
-      const inner = findUnbounded(s.additionalProperties, `${at}/*`)
-      if (inner) return inner
-    }
   }
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    for (const [i, sub] of (s[key] ?? []).entries()) {
-      const inner = findUnbounded(sub, `${at}(${key}[${i}])`)
-      if (inner) return inner
-    }
+  const subschemas: Array<[string, TSchema]> = [
+    ...(['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const).flatMap((key) =>
+      ((s[key] ?? []) as TSchema[]).map((sub, i): [string, TSchema] => [`${at}(${key}[${i}])`, sub]),
+    ),
+    ...(Array.isArray(s.items) ? (s.items as TSchema[]).map((sub, i): [string, TSchema] => [`${at}/${i}`, sub]) : []),
+  ]
+  for (const [where, sub] of subschemas) {
+    const inner = findUnbounded(sub, where)
+    if (inner) return inner
   }
   return null
 }

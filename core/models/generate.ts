@@ -2,7 +2,7 @@
 // that tells the model what was wrong, then 502 inference_failed. Timeouts and client disconnects abort
 // the provider call; every failure here is free because the pipeline releases the hold.
 import type { TSchema } from '@sinclair/typebox'
-import { generateText, jsonSchema, Output, type ModelMessage, type Tool, type UserContent } from 'ai'
+import { generateText, jsonSchema, Output, type ModelMessage, type UserContent } from 'ai'
 import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
 import { ajv, formatErrors } from '../validation.ts'
@@ -13,8 +13,8 @@ export interface ObjectRequest {
   content: string | UserContent
   /** Defaults to the capability's response schema. */
   schema?: TSchema
-  /** Tools the model may call, e.g. the provider's web search. */
-  tools?: Record<string, Tool>
+  /** Let the model search the web with the provider's tool (manifests that need it say `webSearch: true`). */
+  webSearch?: boolean
 }
 
 export interface ObjectResult<T> {
@@ -28,7 +28,11 @@ export class ClientGone extends Error {}
 const validators = new WeakMap<TSchema, ValidateFunction>()
 function validatorFor(schema: TSchema): ValidateFunction {
   let v = validators.get(schema)
-  if (!v) validators.set(schema, (v = ajv.compile(schema)))
+  if (!v) {
+    validators.set(schema, (v = ajv.compile(schema)))
+    // Ajv's own cache holds schemas strongly; ours is weak, so a schema built per call is not leaked.
+    ajv.removeSchema(schema)
+  }
   return v
 }
 
@@ -38,6 +42,8 @@ export async function generateObject<T>(
   opts: { signal: AbortSignal; timeoutMs: number },
 ): Promise<ObjectResult<T>> {
   if (!provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
+  const webSearch = request.webSearch ? provider.webSearch() : null
+  if (request.webSearch && !webSearch) throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
   const validate = validatorFor(request.schema)
   const messages: ModelMessage[] = [{ role: 'user', content: request.content }]
   const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)])
@@ -49,8 +55,11 @@ export async function generateObject<T>(
         model: provider.language(),
         system: request.system,
         messages,
-        tools: request.tools,
+        tools: webSearch ? { web_search: webSearch } : undefined,
         output: Output.object({ schema: jsonSchema(request.schema as never) }),
+        // Our schemas carry optional fields and length bounds that OpenAI's strict mode refuses; Ajv checks
+        // the answer against the full schema instead.
+        providerOptions: { openai: { strictJsonSchema: false } },
         abortSignal: signal,
         maxRetries: 0,
       })
@@ -65,17 +74,26 @@ export async function generateObject<T>(
       throw new ApiError('inference_failed', 'The model provider failed.')
     }
     const object = parseOutput(result)
-    if (object !== undefined && validate(object)) {
-      const sources = (result.sources ?? [])
-        .filter((s) => s.sourceType === 'url')
-        .map((s) => ({ url: (s as { url: string }).url, title: (s as { title?: string }).title ?? (s as { url: string }).url }))
-      return { object: object as T, sources }
-    }
+    if (object !== undefined && validate(object)) return { object: object as T, sources: searchSources(result) }
     problem = object === undefined ? 'The answer was not valid JSON.' : formatErrors(validate.errors).map((d) => `${d.path}: ${d.message}`).join('; ')
     messages.push({ role: 'assistant', content: result.text })
     messages.push({ role: 'user', content: `That answer does not match the required JSON schema: ${problem}. Answer again with a corrected JSON object only.` })
   }
   throw new ApiError('inference_failed', 'The model returned output that does not match the response schema.')
+}
+
+/**
+ * Every URL the provider's web search reported: the citations of the answer (`sources`) and the results of the
+ * search calls themselves, which a JSON answer may not cite inline. Titles from citations where known.
+ */
+function searchSources(result: { sources?: Array<Record<string, any>>; content?: Array<Record<string, any>> }): Array<{ url: string; title: string }> {
+  const found = new Map<string, string>()
+  for (const s of result.sources ?? []) if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || s.url)
+  for (const part of result.content ?? []) {
+    if (part.type !== 'tool-result' || !String(part.toolName).includes('search')) continue
+    for (const s of part.output?.sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, s.url)
+  }
+  return [...found].map(([url, title]) => ({ url, title }))
 }
 
 function parseOutput(result: { output?: unknown; text: string }): unknown {

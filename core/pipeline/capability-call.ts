@@ -13,7 +13,7 @@ import { dryRunReport } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { dryRunMode, makeBodyReader, readRequest } from './request.ts'
 import { throttle } from './throttle.ts'
-import { checkResult } from './result.ts'
+import { checkResult, requireProvider } from './result.ts'
 
 export const SYNC_HOLD_TTL_SECONDS = 300
 
@@ -33,7 +33,7 @@ export function capabilityCall(cap: Capability, services: Services): Middleware 
     const base = { accountId: caller.accountId, keyId: caller.keyId, price: cap.price, endpoint: cap.name, requestId, now: services.now() }
     const idempotency = call.idempotency
     if (call.async) {
-      requireProvider(cap, services)
+      requireProvider(cap, services.provider)
       const accepted = await acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }) // 5, 6, 7
       if (accepted.outcome !== 'accepted') return answerRefusal(ctx, accepted, cap, caller.accountId, services)
       ctx.status = 202
@@ -52,7 +52,7 @@ export function capabilityCall(cap: Capability, services: Services): Middleware 
     ctx.res.once('close', onClose)
     let body: string
     try {
-      requireProvider(cap, services)
+      requireProvider(cap, services.provider)
       const context = capabilityContext(services, cap, {
         requestId,
         accountId: caller.accountId,
@@ -72,12 +72,6 @@ export function capabilityCall(cap: Capability, services: Services): Middleware 
     ctx.status = 200 // 9
     ctx.type = 'application/json'
     ctx.body = body
-  }
-}
-
-function requireProvider(cap: Capability, services: Services): void {
-  if (cap.model && !services.provider.configured) {
-    throw new ApiError('inference_unavailable', 'No model provider is configured on this server; nothing was charged.')
   }
 }
 

@@ -8,6 +8,7 @@ import type { Services } from '../services.ts'
 import { quote } from '../wallet/wallet.ts'
 import { checkPaused } from './paused.ts'
 import { readRequest } from './request.ts'
+import { requireProvider } from './result.ts'
 
 export async function dryRunReport(
   ctx: Context,
@@ -24,7 +25,7 @@ export async function dryRunReport(
     const call = await readRequest(ctx, cap, services, readBody, 'live')
     if (q.outcome === 'insufficient') throw new ApiError('insufficient_credits', `This call costs ${cap.price} credits; ${q.available} are available.`)
     if (q.outcome === 'cap') throw new ApiError('spend_cap_reached', 'This key has reached its monthly spend cap.')
-    if (cap.model && !services.provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
+    requireProvider(cap, services.provider)
     liveStatus = call.async ? 202 : 200
   } catch (e) {
     if (!(e instanceof ApiError)) throw e
