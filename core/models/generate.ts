@@ -19,7 +19,7 @@ export interface ObjectRequest {
 
 export interface ObjectResult<T> {
   object: T
-  /** URL sources the provider reported (web search). */
+  /** URL sources the provider reported (web search); title '' where the provider gave none. */
   sources: Array<{ url: string; title: string }>
 }
 
@@ -84,14 +84,14 @@ export async function generateObject<T>(
 
 /**
  * Every URL the provider's web search reported: the citations of the answer (`sources`) and the results of the
- * search calls themselves, which a JSON answer may not cite inline. Titles from citations where known.
+ * search calls themselves, which a JSON answer may not cite inline. Titles from citations where known, else ''.
  */
 function searchSources(result: { sources?: Array<Record<string, any>>; content?: Array<Record<string, any>> }): Array<{ url: string; title: string }> {
   const found = new Map<string, string>()
-  for (const s of result.sources ?? []) if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || s.url)
+  for (const s of result.sources ?? []) if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || '')
   for (const part of result.content ?? []) {
     if (part.type !== 'tool-result' || !String(part.toolName).includes('search')) continue
-    for (const s of part.output?.sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, s.url)
+    for (const s of part.output?.sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, '')
   }
   return [...found].map(([url, title]) => ({ url, title }))
 }

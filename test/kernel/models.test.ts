@@ -19,7 +19,7 @@ for (const wire of ['responses', 'chat'] as const) {
     const fake = await startFakeOpenAI({ text: () => replies.shift() })
     t.teardown(() => fake.close())
     const app = await startTestApp(t, { capabilities: [answer], provider: fakeServerProvider(fake.baseURL, wire), config: { syncModelTimeoutMs: 400 } })
-    const call = (key: string, init: Partial<RequestInit> = {}) => app.call('/v1/answer', { body: { text: 'q' }, key, ...init })
+    const call = (key: string) => app.call('/v1/answer', { body: { text: 'q' }, key })
 
     t.test('valid output: 200, charged', async (t) => {
       const c = await app.customer(10)
