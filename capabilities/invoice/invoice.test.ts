@@ -1,0 +1,265 @@
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { checkManifest } from '../../core/registry.ts'
+import { invoice1, invoice2, type InvoiceData } from '../../test/fixtures/documents.ts'
+import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import manifest from './manifest.ts'
+
+const PRICE = 8
+const capability = checkManifest(manifest as never, 'invoice', 'capabilities/invoice')
+const pdf = (name: string) => ({
+  data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+  mimeType: 'application/pdf',
+})
+
+/** A well-behaved model answer for a known invoice (every field, null where absent). */
+function answerFor(i: InvoiceData) {
+  return {
+    vendor: { ...i.vendor },
+    customer: i.customer,
+    invoiceNumber: i.invoiceNumber,
+    poNumber: i.poNumber,
+    issueDate: i.issueDate,
+    dueDate: i.dueDate,
+    currency: i.currency,
+    subtotal: i.subtotal,
+    tax: i.tax,
+    total: i.total,
+    paymentTerms: i.paymentTerms,
+    lineItems: i.lineItems.map((l) => ({ ...l })),
+  }
+}
+
+/** What the API returns for a known invoice. */
+function expected(i: InvoiceData) {
+  const { taxRate: _rate, poNumber, ...rest } = i
+  return {
+    vendor: rest.vendor,
+    customer: rest.customer,
+    invoiceNumber: rest.invoiceNumber,
+    ...(poNumber ? { poNumber } : {}),
+    issueDate: rest.issueDate,
+    dueDate: rest.dueDate,
+    currency: rest.currency,
+    subtotal: rest.subtotal,
+    tax: rest.tax,
+    total: rest.total,
+    paymentTerms: rest.paymentTerms,
+    lineItems: rest.lineItems,
+    warnings: [],
+  }
+}
+
+const withoutUsage = (body: any) => {
+  const { usage: _u, ...rest } = body
+  return rest
+}
+
+async function pollJob(app: TestApp, key: string, jobId: string): Promise<any> {
+  for (let i = 0; i < 150; i++) {
+    const res = await app.call(`/v1/jobs/${jobId}`, { key })
+    if (res.body?.status === 'succeeded' || res.body?.status === 'failed') return res.body
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`job ${jobId} did not finish`)
+}
+
+let reply: (prompt: string) => unknown = () => answerFor(invoice1)
+const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)), capabilities: [capability] })
+
+/** Balance, holds and ledger of an account that was never charged. */
+const untouched = (credits: number) => ({ balance: credits, reserved: 0, ledgerSum: credits })
+
+t.test('a sloppy but correct answer comes back normalised, charged once', async (t) => {
+  const c = await app.customer(100)
+  reply = () => ({
+    ...answerFor(invoice1),
+    vendor: { name: '  Northwind Office Supply LLC ', address: '410 Harbor Street\nPortland, OR 97204', taxId: '93-4417820' },
+    issueDate: 'March 4, 2024',
+    dueDate: '04/03/2024', // US order
+    currency: 'usd',
+    subtotal: '2,347.44',
+    tax: '$187.80',
+    total: 'USD 2,535.24',
+    lineItems: invoice1.lineItems.map((l) => ({ description: l.description, quantity: String(l.quantity), unitPrice: `$${l.unitPrice}`, amount: l.amount.toFixed(2) })),
+  })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  t.equal(res.status, 200, res.text)
+  t.same(withoutUsage(res.body), { ...expected(invoice1), vendor: { ...invoice1.vendor, address: '410 Harbor Street, Portland, OR 97204' } })
+  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+  t.equal(typeof res.body.total, 'number')
+})
+
+t.test('a PDF given inline: text extracted locally and the file sent along', async (t) => {
+  const c = await app.customer(100)
+  let prompt = ''
+  reply = (p) => {
+    prompt = p
+    return answerFor(invoice1)
+  }
+  const res = await app.call('/v1/invoice', { key: c.key, body: { file: pdf('invoice-1') } })
+  t.equal(res.status, 200, res.text)
+  t.same(withoutUsage(res.body), expected(invoice1))
+  t.match(prompt, /--- page 1 ---/, 'page markers from local extraction')
+  t.match(prompt, /NW-2024-0117/, 'the extracted text reaches the model')
+  t.match(prompt, /application\/pdf/, 'the PDF itself is sent to a model that accepts files')
+  t.match(prompt, /Amounts as plain numbers/, 'the system prompt')
+})
+
+t.test('sums that do not add up are reported, never fixed', async (t) => {
+  const c = await app.customer(100)
+  const lines = invoice1.lineItems.map((l) => ({ ...l }))
+  lines[0]!.amount = 999 // 4 × 249.50 is 998
+  reply = () => ({ ...answerFor(invoice1), lineItems: lines, total: 2600 })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.lineItems[0].amount, 999, 'the stated line amount is kept')
+  t.equal(res.body.subtotal, 2347.44, 'the stated subtotal is kept')
+  t.equal(res.body.total, 2600, 'the stated total is kept')
+  t.same(res.body.warnings, [
+    'lineItems[0]: quantity × unitPrice is 998.00, the amount stated is 999.00.',
+    'lineItems vs subtotal: the parts add up to 2348.44, the document states 2347.44.',
+    'subtotal + tax vs total: the parts add up to 2535.24, the document states 2600.',
+  ])
+  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE }, 'a document that does not add up is still a successful extraction')
+})
+
+t.test('without a subtotal the lines are checked against the total', async (t) => {
+  const c = await app.customer(100)
+  reply = () => ({ ...answerFor(invoice2), subtotal: null, total: 8600 })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice2.toText() } })
+  t.equal(res.status, 200, res.text)
+  t.notOk('subtotal' in res.body)
+  t.same(res.body.warnings, ['lineItems + tax vs total: the parts add up to 8508.5, the document states 8600.'])
+})
+
+t.test('odd dates, currencies and unreadable values: normalised or omitted with a warning', async (t) => {
+  const c = await app.customer(100)
+  reply = () => ({
+    ...answerFor(invoice2),
+    issueDate: '31/31/2024',
+    dueDate: '29.05.2024', // day.month.year
+    currency: '€',
+    tax: '19%',
+    poNumber: 'N/A',
+    customer: null,
+    paymentTerms: '',
+  })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice2.toText() } })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.dueDate, '2024-05-29')
+  t.equal(res.body.currency, 'EUR')
+  for (const absent of ['issueDate', 'tax', 'poNumber', 'customer', 'paymentTerms']) t.notOk(absent in res.body, `${absent} omitted`)
+  t.same(res.body.warnings, [
+    'tax: "19%" is not an amount; omitted.',
+    'issueDate: "31/31/2024" is not a valid date; omitted.',
+  ], 'what could not be read is said; sums involving the unreadable tax are not checked')
+})
+
+t.test('a currency that is not ISO 4217 is omitted with a warning', async (t) => {
+  const c = await app.customer(100)
+  reply = () => ({ ...answerFor(invoice1), currency: 'dollars' })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  t.equal(res.status, 200, res.text)
+  t.notOk('currency' in res.body)
+  t.same(res.body.warnings, ['currency: "dollars" is not an ISO 4217 currency code; omitted.'])
+})
+
+t.test('line items without an amount: computed from quantity × unitPrice, or left out, and said so', async (t) => {
+  const c = await app.customer(100)
+  const lines: any[] = invoice1.lineItems.map((l) => ({ ...l }))
+  lines[1].amount = null
+  lines.push({ description: 'Delivery note: leave at reception', quantity: null, unitPrice: null, amount: null })
+  lines.push({ description: null, quantity: null, unitPrice: null, amount: 5 })
+  reply = () => ({ ...answerFor(invoice1), lineItems: lines })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body.lineItems, invoice1.lineItems)
+  t.same(res.body.warnings, [
+    'lineItems[1]: no amount stated; computed as quantity × unitPrice = 824.50.',
+    'A line item ("Delivery note: leave at reception") without an amount was left out.',
+    'A line item without a description (amount 5.00) was left out.',
+  ])
+})
+
+t.test('no vendor: 502 inference_failed, free', async (t) => {
+  const c = await app.customer(100)
+  reply = () => ({ ...answerFor(invoice1), vendor: { name: '  ', address: null, taxId: null } })
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  t.equal(res.status, 502, res.text)
+  t.equal(res.body.error.code, 'inference_failed')
+  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+})
+
+t.test('an answer that breaks the schema twice: 502 inference_failed, free', async (t) => {
+  const c = await app.customer(100)
+  let calls = 0
+  reply = () => {
+    calls++
+    return { ...answerFor(invoice1), lineItems: 'see attached', total: { value: 1 } }
+  }
+  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  t.equal(res.status, 502, res.text)
+  t.equal(res.body.error.code, 'inference_failed')
+  t.equal(calls, 2, 'one retry')
+  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+})
+
+t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
+  const c = await app.customer(100)
+  reply = () => answerFor(invoice1)
+  const bodies: Array<[string, unknown]> = [
+    ['no document', {}],
+    ['two documents', { text: 'x', fileUrl: 'https://example.com/a.pdf' }],
+    ['unknown field', { text: 'x', vendor: 'y' }],
+    ['empty text', { text: '' }],
+    ['fileUrl not http(s)', { fileUrl: 'ftp://example.com/a.pdf' }],
+    ['file without mimeType', { file: { data: 'JVBERi0=' } }],
+    ['file.data not base64', { file: { data: '%%% not base64 %%%', mimeType: 'application/pdf' } }],
+    ['async not a boolean', { text: 'x', async: 'yes' }],
+    ['text too long', { text: 'x'.repeat(500_001) }],
+  ]
+  for (const [why, body] of bodies) {
+    const res = await app.call('/v1/invoice', { key: c.key, body })
+    t.equal(res.status, 400, `${why}: ${res.text.slice(0, 200)}`)
+    t.equal(res.body?.error?.code, 'invalid_request', why)
+  }
+  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+})
+
+t.test('valid input that cannot be processed: 422 unprocessable, nothing charged', async (t) => {
+  const c = await app.customer(100)
+  for (const body of [{ text: '   \n ' }, { file: { data: Buffer.from('PK\u0003\u0004 not a pdf').toString('base64'), mimeType: 'application/pdf' } }]) {
+    const res = await app.call('/v1/invoice', { key: c.key, body })
+    t.equal(res.status, 422, res.text)
+    t.equal(res.body.error.code, 'unprocessable')
+  }
+  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+})
+
+t.test('through the fake OpenAI-compatible server: sync, then async with the same result', async (t) => {
+  const fake = await startFakeOpenAI({ text: () => answerFor(invoice2) })
+  t.teardown(() => fake.close())
+  const real = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL), capabilities: [capability], worker: true })
+  const c = await real.customer(100)
+
+  const sync = await real.call('/v1/invoice', { key: c.key, body: { file: pdf('invoice-2') } })
+  t.equal(sync.status, 200, sync.text)
+  t.same(withoutUsage(sync.body), expected(invoice2))
+  t.same(sync.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+  const sent = fake.requests.find((r) => r.path === '/v1/responses')?.body
+  t.ok(sent, 'the Responses API was called')
+  t.match(JSON.stringify(sent.input), /KCC-7731/, 'extracted text sent')
+  t.match(JSON.stringify(sent.input), /application\/pdf/, 'PDF sent as a file')
+  t.notOk(JSON.stringify(sent.text?.format?.schema ?? {}).includes('warnings'), 'the model is not asked for warnings')
+
+  const accepted = await real.call('/v1/invoice', { key: c.key, body: { file: pdf('invoice-2'), async: true } })
+  t.equal(accepted.status, 202, accepted.text)
+  t.equal(accepted.body.status, 'queued')
+  const job = await pollJob(real, c.key, accepted.body.jobId)
+  t.equal(job.status, 'succeeded', JSON.stringify(job.error))
+  t.same(withoutUsage(job.result), withoutUsage(sync.body))
+  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })
+  t.same(await real.ledger(c.accountId), { balance: 100 - 2 * PRICE, reserved: 0, ledgerSum: 100 - 2 * PRICE })
+})

@@ -1,0 +1,135 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
+import { sumWarning } from '../../core/documents/checks.ts'
+import { ApiError } from '../../core/errors.ts'
+import { toAmount } from '../../core/documents/checks.ts'
+import { compact, MAmount, maskCardNumbers, money, MText, Reader, textOf } from '../../core/documents/values.ts'
+import { CATEGORIES } from './categories.ts'
+import type { ReceiptResult } from './manifest.ts'
+
+type Receipt = Static<typeof ReceiptResult>
+type Category = (typeof CATEGORIES)[number]
+
+/** What the model is asked for: the response fields as printed; code normalises and checks them. */
+export const ReceiptAnswer = Type.Object(
+  {
+    merchant: MText,
+    location: MText,
+    date: MText,
+    time: MText,
+    currency: MText,
+    subtotal: MAmount,
+    tax: MAmount,
+    tip: MAmount,
+    total: MAmount,
+    paymentMethod: MText,
+    category: MText,
+    items: Type.Array(Type.Object({ description: MText, quantity: MAmount, amount: MAmount }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+)
+type Answer = Static<typeof ReceiptAnswer>
+
+const SYSTEM = [
+  'You extract data from one purchase receipt. Answer with a JSON object with exactly these fields:',
+  'merchant (the business name), location (its address or city), date, time, currency, subtotal, tax, tip, total,',
+  'paymentMethod (e.g. "VISA ending 4242", "Cash"; never a full card number), category, items.',
+  `category is the expense category, exactly one of: ${CATEGORIES.join(', ')}.`,
+  'items: one entry per purchased line in receipt order, each {description, quantity, amount} where amount is the line total;',
+  'do not include subtotal, tax, tip or total lines as items.',
+  'Rules: copy values as the receipt states them; never compute, correct or guess a value. Use null for anything the',
+  'receipt does not state. Dates as YYYY-MM-DD, time as HH:MM (24-hour). Amounts as plain numbers (no currency symbol,',
+  'no thousands separators; negative for discounts). currency is the ISO 4217 code (USD, EUR, GBP, ...).',
+].join('\n')
+
+export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<Receipt> {
+  const doc = await ctx.documents.resolve(input)
+  const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ReceiptAnswer })
+  return buildReceipt(answer)
+}
+
+// Words a model commonly answers instead of a category of the list; anything else becomes "other".
+const SYNONYMS: Record<string, Category> = {
+  meal: 'meals', food: 'meals', restaurant: 'meals', dining: 'meals', cafe: 'meals', coffee: 'meals', bar: 'meals',
+  breakfast: 'meals', lunch: 'meals', dinner: 'meals', drinks: 'meals',
+  airfare: 'travel', flight: 'travel', flights: 'travel', airline: 'travel',
+  hotel: 'lodging', accommodation: 'lodging', motel: 'lodging',
+  taxi: 'transport', rideshare: 'transport', transportation: 'transport', parking: 'transport', fuel: 'transport', gas: 'transport',
+  transit: 'transport', train: 'transport', bus: 'transport', 'car rental': 'transport', toll: 'transport',
+  'office supplies': 'office', stationery: 'office', printing: 'office', postage: 'office',
+  subscription: 'software', saas: 'software', 'software subscription': 'software',
+  utility: 'utilities', electricity: 'utilities', internet: 'utilities', phone: 'utilities', telecom: 'utilities',
+  grocery: 'groceries', supermarket: 'groceries',
+  pharmacy: 'health', medical: 'health', healthcare: 'health',
+}
+
+function categoryOf(value: unknown): Category | null {
+  const s = textOf(value)?.toLowerCase().replace(/[_-]+/g, ' ')
+  if (!s) return null
+  if ((CATEGORIES as readonly string[]).includes(s)) return s as Category
+  return SYNONYMS[s] ?? null
+}
+
+/** The code-side guarantees: normalised values, a category of the list, sums checked and reported. */
+export function buildReceipt(a: Answer): Receipt {
+  const r = new Reader()
+  const merchant = r.text(a.merchant, 500)
+  if (!merchant) throw new ApiError('inference_failed', 'The model did not identify the merchant of the receipt.')
+
+  let category = categoryOf(a.category)
+  if (!category) {
+    const given = textOf(a.category)
+    r.warn(given ? `category: "${given}" is not one of the categories; reported as "other".` : 'category: none given; reported as "other".')
+    category = 'other'
+  }
+
+  const items: Receipt['items'] = []
+  for (const l of a.items ?? []) {
+    const description = r.text(l.description, 1000)
+    const stated = toAmount(l.amount)
+    // Left out: reported by what the line says (it has no index in the result).
+    if (!description || stated === null) {
+      r.warn(
+        description
+          ? `An item ("${description}") without an amount was left out.`
+          : `An item without a description${stated !== null ? ` (amount ${money(stated)})` : ''} was left out.`,
+      )
+      continue
+    }
+    const at = `items[${items.length}]`
+    items.push(compact({ description, quantity: r.amount(l.quantity, `${at}.quantity`), amount: stated }))
+  }
+
+  const subtotal = r.amount(a.subtotal, 'subtotal')
+  const tax = r.amount(a.tax, 'tax')
+  const tip = r.amount(a.tip, 'tip')
+  const total = r.amount(a.total, 'total')
+  // A tax or tip the receipt states but code cannot read makes the sums through it uncheckable.
+  const readable = (raw: unknown, v: number | undefined) => v !== undefined || textOf(raw) === null
+  const extrasKnown = readable(a.tax, tax) && readable(a.tip, tip)
+  const extras = [tax ?? 0, tip ?? 0]
+  const amounts = items.map((l) => l.amount)
+  const named = (base: string) => [base, tax !== undefined ? 'tax' : '', tip !== undefined ? 'tip' : ''].filter(Boolean).join(' + ')
+  if (items.length > 0) {
+    if (subtotal !== undefined) r.warn(sumWarning('items vs subtotal', amounts, subtotal))
+    else if (total !== undefined && extrasKnown) r.warn(sumWarning(`${named('items')} vs total`, [...amounts, ...extras], total))
+  }
+  if (subtotal !== undefined && total !== undefined && extrasKnown) r.warn(sumWarning(`${named('subtotal')} vs total`, [subtotal, ...extras], total))
+
+  const paymentMethod = r.text(a.paymentMethod, 200)
+  return compact({
+    merchant,
+    location: r.text(a.location),
+    date: r.date(a.date, 'date'),
+    time: r.time(a.time),
+    currency: r.currency(a.currency),
+    subtotal,
+    tax,
+    tip,
+    total,
+    paymentMethod: paymentMethod && maskCardNumbers(paymentMethod),
+    category,
+    items,
+    warnings: r.warnings,
+  })
+}

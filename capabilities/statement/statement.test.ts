@@ -1,0 +1,251 @@
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { checkManifest } from '../../core/registry.ts'
+import { statement } from '../../test/fixtures/documents.ts'
+import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import manifest from './manifest.ts'
+
+const PRICE = 12
+const capability = checkManifest(manifest as never, 'statement', 'capabilities/statement')
+const pdf = (name: string) => ({
+  data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+  mimeType: 'application/pdf',
+})
+
+type RawTx = { date: unknown; description: unknown; amount: unknown; direction: unknown; category: unknown; balance: unknown }
+
+/** A well-behaved model answer for the known statement. */
+function answer(over: Record<string, unknown> = {}, txs?: RawTx[]) {
+  return {
+    institution: statement.institution,
+    accountHolder: statement.accountHolder,
+    accountNumberMasked: statement.accountNumberMasked,
+    periodStart: statement.periodStart,
+    periodEnd: statement.periodEnd,
+    currency: statement.currency,
+    openingBalance: statement.openingBalance,
+    closingBalance: statement.closingBalance,
+    transactions: txs ?? statement.transactions.map((x) => ({ ...x, category: null as unknown })),
+    ...over,
+  }
+}
+
+/** What the API returns for the known statement. */
+const expected = {
+  institution: statement.institution,
+  accountHolder: statement.accountHolder,
+  accountNumberMasked: statement.accountNumberMasked,
+  periodStart: statement.periodStart,
+  periodEnd: statement.periodEnd,
+  currency: statement.currency,
+  openingBalance: statement.openingBalance,
+  closingBalance: statement.closingBalance,
+  transactions: statement.transactions,
+  transactionCount: statement.transactions.length,
+  warnings: [],
+}
+
+const withoutUsage = (body: any) => {
+  const { usage: _u, ...rest } = body
+  return rest
+}
+const untouched = (credits: number) => ({ balance: credits, reserved: 0, ledgerSum: credits })
+
+async function pollJob(app: TestApp, key: string, jobId: string): Promise<any> {
+  for (let i = 0; i < 150; i++) {
+    const res = await app.call(`/v1/jobs/${jobId}`, { key })
+    if (res.body?.status === 'succeeded' || res.body?.status === 'failed') return res.body
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`job ${jobId} did not finish`)
+}
+
+let reply: (prompt: string) => unknown = () => answer()
+const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)), capabilities: [capability] })
+const post = (key: string, body: unknown) => app.call('/v1/statement', { key, body })
+
+t.test('signed amounts, DR/CR, strings and odd dates come back normalised, charged once', async (t) => {
+  const c = await app.customer(100)
+  reply = () =>
+    answer(
+      { periodStart: 'April 1, 2024', periodEnd: '30.04.2024', currency: 'usd', openingBalance: '2,450.00', closingBalance: '$4,331.38' },
+      statement.transactions.map((x) => ({
+        date: new Date(`${x.date}T00:00:00Z`).toUTCString().slice(5, 16), // "02 Apr 2024"
+        description: x.description,
+        amount: x.direction === 'debit' ? `-${x.amount.toFixed(2)}` : x.amount.toLocaleString('en-US', { minimumFractionDigits: 2 }),
+        direction: x.direction === 'debit' ? 'DR' : 'Cr',
+        category: null,
+        balance: x.balance.toFixed(2),
+      })),
+    )
+  const res = await post(c.key, { text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.same(withoutUsage(res.body), expected)
+  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+  t.ok(res.body.transactions.every((x: any) => x.amount >= 0), 'amounts ≥ 0')
+})
+
+t.test('a PDF given inline: text extracted locally and the file sent along', async (t) => {
+  const c = await app.customer(100)
+  let prompt = ''
+  reply = (p) => {
+    prompt = p
+    return answer()
+  }
+  const res = await post(c.key, { file: pdf('statement') })
+  t.equal(res.status, 200, res.text)
+  t.same(withoutUsage(res.body), expected)
+  t.match(prompt, /Payroll deposit - Acme Corp/, 'the extracted text reaches the model')
+  t.match(prompt, /application\/pdf/, 'the PDF itself is sent')
+})
+
+t.test('balances that do not reconcile are reported, never fixed', async (t) => {
+  const c = await app.customer(100)
+  const txs = statement.transactions.map((x) => ({ ...x, category: null as unknown }))
+  txs[3]!.balance = 4230.23 // should be 4220.23
+  reply = () => answer({ closingBalance: 4400 }, txs)
+  const res = await post(c.key, { text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.closingBalance, 4400, 'the stated closing balance is kept')
+  t.equal(res.body.transactions[3].balance, 4230.23, 'the stated running balance is kept')
+  t.same(res.body.warnings, [
+    "balances: openingBalance 2450.00 + credits − debits gives 4331.38, the statement's closingBalance is 4400.00.",
+    'transactions[3]: the running balance should be 4220.23 after this transaction, the statement shows 4230.23.',
+    'transactions[4]: the running balance should be 4480.23 after this transaction, the statement shows 4470.23.',
+  ], 'each wrong line is named; the check resynchronises on the stated balance')
+  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+})
+
+t.test('newest-first statements and card statements reconcile without warnings', async (t) => {
+  const c = await app.customer(100)
+  reply = () => answer({}, statement.transactions.map((x) => ({ ...x, category: null })).reverse())
+  let res = await post(c.key, { text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body.warnings, [], 'newest first')
+  t.equal(res.body.transactions[0].description, 'Card purchase - Books & Co', 'the document order is kept')
+
+  // A card statement: the balance is what is owed, purchases raise it and payments lower it.
+  reply = () =>
+    answer({ institution: 'Harbor Card Services', openingBalance: 500, closingBalance: 420.5 }, [
+      { date: '2024-04-03', description: 'Coffee Roasters', amount: 120.5, direction: 'debit', category: 'meals', balance: 620.5 },
+      { date: '2024-04-20', description: 'Payment - thank you', amount: 200, direction: 'credit', category: null, balance: 420.5 },
+    ])
+  res = await post(c.key, { text: 'card statement' })
+  t.same(res.body.warnings, [], 'card statement')
+  t.equal(res.body.transactions[0].category, 'meals')
+})
+
+t.test('directions: synonyms, signs, the running balance, or left out', async (t) => {
+  const c = await app.customer(100)
+  const txs: RawTx[] = statement.transactions.map((x) => ({ ...x, category: null }))
+  txs[0]!.direction = 'Withdrawal'
+  txs[1]!.direction = 'deposit'
+  txs[2]!.direction = null // the running balance says debit
+  txs[3] = { ...txs[3]!, direction: 'credit', amount: -94.1 } // contradictory: kept as a credit, said so
+  txs[4]!.direction = 'sideways' // the running balance says credit
+  txs.push({ date: '2024-04-29', description: 'Memo: statement fee waived', amount: 0, direction: 'n/a', category: null, balance: null })
+  reply = () => answer({}, txs)
+  const res = await post(c.key, { text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.same(
+    res.body.transactions.map((x: any) => x.direction),
+    ['debit', 'credit', 'debit', 'credit', 'credit', 'debit'],
+  )
+  t.equal(res.body.transactionCount, 6, 'counted from the array, after the line left out')
+  t.same(res.body.warnings, [
+    'transactions[2]: direction not given; taken as debit from the running balance.',
+    'transactions[3]: a negative amount marked as a credit; kept as a credit.',
+    'transactions[4]: direction "sideways"; taken as credit from the running balance.',
+    'A transaction ("Memo: statement fee waived") whose direction (not given) is neither debit nor credit was left out.',
+    "balances: openingBalance 2450.00 + credits − debits gives 4519.58, the statement's closingBalance is 4331.38.",
+    'transactions[3]: the running balance should be 4408.43 after this transaction, the statement shows 4220.23.',
+  ])
+})
+
+t.test('transactionCount always equals the array; lines without amount or description are left out', async (t) => {
+  const c = await app.customer(100)
+  const txs: RawTx[] = statement.transactions.slice(0, 2).map((x) => ({ ...x, category: null }))
+  txs.push({ date: '2024-04-03', description: 'Pending hold', amount: 'pending', direction: 'debit', category: null, balance: null })
+  txs.push({ date: '2024-04-04', description: '', amount: 10, direction: 'debit', category: null, balance: null })
+  reply = () => answer({ closingBalance: 4400.75 }, txs)
+  const res = await post(c.key, { text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.transactionCount, 2)
+  t.equal(res.body.transactions.length, 2)
+  t.same(res.body.warnings, [
+    'A transaction ("Pending hold") with "pending", not an amount was left out.',
+    'A transaction without a description (amount 10) was left out.',
+  ])
+
+  reply = () => answer({ openingBalance: null, closingBalance: null }, [])
+  const empty = await post(c.key, { text: 'No activity this period.' })
+  t.equal(empty.status, 200, empty.text)
+  t.same([empty.body.transactions, empty.body.transactionCount, empty.body.warnings], [[], 0, []])
+})
+
+t.test('account numbers are masked to the last 4 digits; dates outside the period are reported', async (t) => {
+  const c = await app.customer(100)
+  const txs: RawTx[] = statement.transactions.map((x) => ({ ...x, category: null }))
+  txs[5]!.date = '2024-05-02'
+  reply = () => answer({ accountNumberMasked: '1234-5678-0012-6621', periodStart: '2024-04-31' }, txs)
+  let res = await post(c.key, { text: statement.toText() })
+  t.equal(res.body.accountNumberMasked, '****-****-****-6621')
+  t.notOk('periodStart' in res.body)
+  t.same(res.body.warnings, ['periodStart: "2024-04-31" is not a valid date; omitted.'])
+
+  reply = () => answer({ accountNumberMasked: 'CHK 000123456621' }, txs)
+  res = await post(c.key, { text: statement.toText() })
+  t.equal(res.body.accountNumberMasked, 'CHK ********6621')
+  t.same(res.body.warnings, ['transactions[5]: dated 2024-05-02, outside the statement period.'])
+})
+
+t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
+  const c = await app.customer(100)
+  reply = () => answer()
+  const bodies: Array<[string, unknown]> = [
+    ['no document', {}],
+    ['three documents', { text: 'x', fileUrl: 'https://example.com/s.pdf', file: pdf('statement') }],
+    ['unknown field', { text: 'x', transactionCount: 3 }],
+    ['file.data not a string', { file: { data: 12, mimeType: 'application/pdf' } }],
+    ['mimeType too long', { file: { data: 'JVBERi0=', mimeType: 'x'.repeat(200) } }],
+    ['callbackUrl not a URI', { text: 'x', async: true, callbackUrl: 'not a url' }],
+  ]
+  for (const [why, body] of bodies) {
+    const res = await post(c.key, body)
+    t.equal(res.status, 400, `${why}: ${res.text.slice(0, 200)}`)
+    t.equal(res.body?.error?.code, 'invalid_request', why)
+  }
+  t.same(await app.ledger(c.accountId), untouched(100))
+})
+
+t.test('a model answer that breaks the schema twice: 502 inference_failed, free', async (t) => {
+  const c = await app.customer(100)
+  reply = () => ({ ...answer(), transactions: [{ date: '2024-04-02', description: 'Rent' }] })
+  const res = await post(c.key, { text: statement.toText() })
+  t.equal(res.status, 502, res.text)
+  t.equal(res.body.error.code, 'inference_failed')
+  t.same(await app.ledger(c.accountId), untouched(100))
+})
+
+t.test('through the fake OpenAI-compatible server: sync, then async with the same result', async (t) => {
+  const fake = await startFakeOpenAI({ text: () => answer() })
+  t.teardown(() => fake.close())
+  const real = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL), capabilities: [capability], worker: true })
+  const c = await real.customer(100)
+
+  const sync = await real.call('/v1/statement', { key: c.key, body: { file: pdf('statement') } })
+  t.equal(sync.status, 200, sync.text)
+  t.same(withoutUsage(sync.body), expected)
+  t.same(sync.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+  const schema = fake.requests.find((r) => r.path === '/v1/responses')?.body?.text?.format?.schema
+  t.ok(schema?.properties?.transactions, 'structured output requested')
+  t.notOk('transactionCount' in (schema?.properties ?? {}), 'the model is never asked for the count')
+
+  const accepted = await real.call('/v1/statement', { key: c.key, body: { file: pdf('statement'), async: true } })
+  t.equal(accepted.status, 202, accepted.text)
+  const job = await pollJob(real, c.key, accepted.body.jobId)
+  t.equal(job.status, 'succeeded', JSON.stringify(job.error))
+  t.same(withoutUsage(job.result), withoutUsage(sync.body))
+  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })
+})

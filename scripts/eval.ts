@@ -1,0 +1,473 @@
+// `npm run eval -- --capability invoice`: field-level accuracy of the document capabilities on the known
+// documents of test/fixtures/documents.ts, through the real app (HTTP, auth, holds, the capability, the
+// configured model provider), in both input forms: `text` and the PDF of test/fixtures/pdf/ as an inline file.
+//
+//   npm run eval -- --capability invoice            one capability (or a list: invoice,receipt; or all)
+//   npm run eval -- --capability all --fake         against the in-process fake OpenAI server (harness check;
+//                                                   its answers are schema-minimal, so the scores mean nothing)
+//   options: --form text|pdf|both (default both)  --async (run each call as a job)  --verbose (every mismatch)
+//            --json (the summary as JSON)  --min-accuracy 0.9 (exit 1 below it)  --in-place (see below)
+//
+// Provider: OPENAI_BASE_URL / OPENAI_API_KEY / AI_WIRE_API / AI_MODEL as for the server (C11). Database: the
+// server of DATABASE_URL, or the embedded PostgreSQL; the run migrates a throwaway database there
+// (capapi_eval_…) and drops it at the end, so an eval never writes to a real one. --in-place uses the
+// configured database itself instead (needs no CREATEDB right). Either way it funds a throwaway account
+// ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
+//
+// Adding a capability: one entry in EVALS below: its cases (documents + the known data in the response's
+// shape) and, when the request is not one Doc, how to build it. Exit code 1 when a call fails.
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { addCredits, createAccount, createKey, revokeKey } from '../core/accounts/accounts.ts'
+import { buildApp } from '../core/app.ts'
+import { boot } from '../core/boot.ts'
+import { loadConfig } from '../core/config.ts'
+import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts'
+import { normalizeDate, toAmount } from '../core/documents/checks.ts'
+import { startWorker } from '../core/jobs/worker.ts'
+import { checkManifest, type Capability } from '../core/registry.ts'
+import {
+  invoice1,
+  invoice2,
+  receipt1,
+  receipt2,
+  statement,
+  type InvoiceData,
+  type KnownDocument,
+  type ReceiptData,
+} from '../test/fixtures/documents.ts'
+import { withDatabase } from '../test/helpers/database.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
+
+// ---- the table ---------------------------------------------------------------------------------------------
+
+export type Doc = { text: string } | { file: { data: string; mimeType: string } }
+export type Form = 'text' | 'pdf'
+
+export interface EvalCase {
+  /** shown in the report */
+  name: string
+  /** the documents the request is built from (usually one; two for compare) */
+  documents: KnownDocument[]
+  /**
+   * The known data, in the response's shape. Only the fields given are scored; null means "the document does
+   * not state it" (absent or null is right). Arrays of objects are matched by index unless `align` says otherwise.
+   */
+  expected: Record<string, unknown>
+  /** extra request fields (e.g. a docType hint) */
+  body?: Record<string, unknown>
+}
+
+export interface EvalEntry {
+  cases: EvalCase[]
+  /** The request body from the documents in one form. Default: the first document's Doc plus `case.body`. */
+  request?: (docs: Doc[], c: EvalCase) => Record<string, unknown>
+  /** Per array path ("changes", "experience"): align expected and actual elements on a key, or 'set' for arrays of scalars. */
+  align?: Record<string, string>
+  /** Per field path ("changes[].before"): 'contains' scores a normalised substring as a match. */
+  compare?: Record<string, 'contains'>
+}
+
+const invoiceExpected = (i: InvoiceData) => ({
+  vendor: i.vendor,
+  customer: i.customer,
+  invoiceNumber: i.invoiceNumber,
+  poNumber: i.poNumber,
+  issueDate: i.issueDate,
+  dueDate: i.dueDate,
+  currency: i.currency,
+  subtotal: i.subtotal,
+  tax: i.tax,
+  total: i.total,
+  paymentTerms: i.paymentTerms,
+  lineItems: i.lineItems,
+})
+
+const receiptExpected = (r: ReceiptData) => ({
+  merchant: r.merchant,
+  location: r.location,
+  date: r.date,
+  time: r.time,
+  currency: r.currency,
+  subtotal: r.subtotal,
+  tax: r.tax,
+  tip: r.tip,
+  total: r.total,
+  paymentMethod: r.paymentMethod,
+  category: r.category,
+  items: r.items,
+})
+
+export const EVALS: Record<string, EvalEntry> = {
+  invoice: {
+    cases: [invoice1, invoice2].map((i) => ({ name: i.name, documents: [i], expected: invoiceExpected(i) })),
+  },
+  receipt: {
+    cases: [receipt1, receipt2].map((r) => ({ name: r.name, documents: [r], expected: receiptExpected(r) })),
+  },
+  statement: {
+    cases: [
+      {
+        name: statement.name,
+        documents: [statement],
+        expected: {
+          institution: statement.institution,
+          accountHolder: statement.accountHolder,
+          accountNumberMasked: statement.accountNumberMasked,
+          periodStart: statement.periodStart,
+          periodEnd: statement.periodEnd,
+          currency: statement.currency,
+          openingBalance: statement.openingBalance,
+          closingBalance: statement.closingBalance,
+          transactions: statement.transactions,
+          transactionCount: statement.transactions.length,
+        },
+      },
+    ],
+  },
+  parse: {
+    // No docType hint: the classification is part of what is measured.
+    cases: [
+      ...[invoice1, invoice2].map((i) => ({
+        name: i.name,
+        documents: [i],
+        expected: {
+          docType: 'invoice',
+          party: i.vendor.name,
+          documentNumber: i.invoiceNumber,
+          date: i.issueDate,
+          totalAmount: i.total,
+          lineItems: i.lineItems.map((l) => ({ description: l.description, amount: l.amount })),
+        },
+      })),
+      ...[receipt1, receipt2].map((r) => ({
+        name: r.name,
+        documents: [r],
+        expected: {
+          docType: 'receipt',
+          party: r.merchant,
+          date: r.date,
+          totalAmount: r.total,
+          lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })),
+        },
+      })),
+      { name: statement.name, documents: [statement], expected: { docType: 'bank_statement', party: statement.institution } },
+    ],
+  },
+  // resume, tables, split, compare, contract: add an entry here, e.g.
+  //   compare: { cases: [{ name: 'contract-v1→v2', documents: [contractA, contractB], expected: { changes: contractChanges, changeCount: 3 } }],
+  //              request: ([a, b]) => ({ a, b }), align: { changes: 'section' }, compare: { 'changes[].before': 'contains', 'changes[].after': 'contains' } },
+}
+
+// ---- scoring -----------------------------------------------------------------------------------------------
+
+export type Outcome = 'exact' | 'normalised' | 'wrong' | 'missing'
+export interface Mismatch {
+  path: string
+  expected: unknown
+  actual: unknown
+  outcome: Outcome
+}
+
+const norm = (s: string) =>
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const absent = (v: unknown) => v === undefined || v === null
+
+function scalar(expected: unknown, actual: unknown, mode: 'contains' | undefined): Outcome {
+  if (absent(expected)) return absent(actual) ? 'exact' : 'wrong'
+  if (absent(actual)) return 'missing'
+  if (typeof expected === 'number') {
+    if (typeof actual === 'number') return Math.abs(actual - expected) <= 0.01 ? 'exact' : 'wrong'
+    const n = toAmount(actual)
+    return n !== null && Math.abs(n - expected) <= 0.01 ? 'normalised' : 'wrong'
+  }
+  if (typeof expected === 'string') {
+    if (actual === expected) return 'exact'
+    if (typeof actual === 'number') return norm(String(actual)) === norm(expected) ? 'normalised' : 'wrong'
+    if (typeof actual !== 'string') return 'wrong'
+    if (norm(actual) === norm(expected)) return 'normalised'
+    const d = normalizeDate(expected)
+    if (d && normalizeDate(actual) === d) return 'normalised'
+    if (mode === 'contains' && norm(actual).includes(norm(expected))) return 'normalised'
+    return 'wrong'
+  }
+  return actual === expected ? 'exact' : 'wrong'
+}
+
+/** Scores `actual` against `expected`, one outcome per leaf field, keyed by its generic path ("lineItems[].amount"). */
+export function score(expected: unknown, actual: unknown, entry: EvalEntry, path = '', out: Mismatch[] = []): Mismatch[] {
+  const push = (p: string, e: unknown, a: unknown, outcome: Outcome) => out.push({ path: p, expected: e, actual: a, outcome })
+  if (Array.isArray(expected)) {
+    const list = Array.isArray(actual) ? actual : []
+    push(`${path}.length`, expected.length, Array.isArray(actual) ? list.length : actual, Array.isArray(actual) ? (list.length === expected.length ? 'exact' : 'wrong') : 'missing')
+    const key = entry.align?.[path]
+    if (key === 'set' || expected.every((e) => !isObject(e))) {
+      for (const e of expected) {
+        const outcomes = list.map((a) => scalar(e, a, entry.compare?.[`${path}[]`]))
+        const best = outcomes.includes('exact') ? 'exact' : outcomes.includes('normalised') ? 'normalised' : 'missing'
+        push(`${path}[]`, e, undefined, best)
+      }
+      return out
+    }
+    const unused = [...list]
+    expected.forEach((e, i) => {
+      let a: unknown = list[i]
+      if (key && isObject(e)) {
+        const at = unused.findIndex((x) => isObject(x) && typeof x[key] === 'string' && norm(x[key] as string) === norm(String(e[key])))
+        a = at >= 0 ? unused.splice(at, 1)[0] : undefined
+      }
+      score(e, a, entry, `${path}[]`, out)
+    })
+    return out
+  }
+  if (isObject(expected)) {
+    for (const [k, e] of Object.entries(expected)) score(e, isObject(actual) ? actual[k] : undefined, entry, path ? `${path}.${k}` : k, out)
+    return out
+  }
+  push(path, expected, actual, scalar(expected, actual, entry.compare?.[path]))
+  return out
+}
+
+// ---- running -----------------------------------------------------------------------------------------------
+
+const FIXTURES = new URL('../test/fixtures/pdf/', import.meta.url)
+
+function docFor(d: KnownDocument, form: Form): Doc | null {
+  if (form === 'text') return { text: d.toText() }
+  const file = new URL(`${d.name}.pdf`, FIXTURES)
+  return existsSync(file) ? { file: { data: readFileSync(file).toString('base64'), mimeType: 'application/pdf' } } : null
+}
+
+interface CallResult {
+  capability: string
+  case: string
+  form: Form
+  status: number | string
+  ms: number
+  credits?: number
+  error?: string
+  warnings?: string[]
+  outcomes: Mismatch[]
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function call(base: string, key: string, capability: string, body: Record<string, unknown>, asJob: boolean): Promise<{ status: number | string; body: any }> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${base}/v1/${capability}`, { method: 'POST', headers, body: JSON.stringify(asJob ? { ...body, async: true } : body) })
+    const json: any = await res.json().catch(() => undefined)
+    if (res.status === 429 && attempt < 5) {
+      await sleep(1000 * Number(res.headers.get('retry-after') ?? 1))
+      continue
+    }
+    if (!asJob || res.status !== 202) return { status: res.status, body: json }
+    const deadline = Date.now() + 11 * 60_000 // the async model timeout is 10 min (C11)
+    while (Date.now() < deadline) {
+      await sleep(250)
+      const job: any = await (await fetch(`${base}/v1/jobs/${json.jobId}`, { headers })).json()
+      if (job.status === 'succeeded') return { status: 200, body: job.result }
+      if (job.status === 'failed') return { status: `job failed`, body: { error: job.error } }
+    }
+    return { status: 'job timed out', body: undefined }
+  }
+}
+
+async function loadCapability(name: string): Promise<Capability | null> {
+  const file = new URL(`../capabilities/${name}/manifest.ts`, import.meta.url)
+  if (!existsSync(file)) return null
+  return checkManifest((await import(file.href)).default, name, `capabilities/${name}`)
+}
+
+function pct(n: number, of: number) {
+  return of === 0 ? '   -  ' : `${((100 * n) / of).toFixed(1).padStart(5)}%`
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      capability: { type: 'string', default: 'all' },
+      form: { type: 'string', default: 'both' },
+      fake: { type: 'boolean', default: false },
+      async: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      'min-accuracy': { type: 'string' },
+      'in-place': { type: 'boolean', default: false },
+    },
+  })
+  const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability!.split(',').map((s) => s.trim())
+  for (const name of wanted) if (!EVALS[name]) throw new Error(`No eval for "${name}". Known: ${Object.keys(EVALS).join(', ')}.`)
+  if (!['text', 'pdf', 'both'].includes(values.form!)) throw new Error('--form is text, pdf or both')
+  const forms: Form[] = values.form === 'both' ? ['text', 'pdf'] : [values.form as Form]
+  const say = values.json ? (_: string) => {} : (m: string) => console.log(m)
+
+  const capabilities: Capability[] = []
+  for (const name of wanted) {
+    const cap = await loadCapability(name)
+    if (cap) capabilities.push(cap)
+    else say(`(skipped ${name}: capabilities/${name} does not exist yet)`)
+  }
+  if (capabilities.length === 0) throw new Error('Nothing to evaluate.')
+
+  let fake: FakeOpenAI | null = null
+  const config = loadConfig()
+  if (values.fake) {
+    fake = await startFakeOpenAI()
+    config.ai = { ...config.ai, apiKey: 'fake', baseURL: fake.baseURL }
+  }
+  const dbServer = await resolveDatabaseUrl(config.databaseUrl) // the embedded one when DATABASE_URL is unset
+  let dropDatabase = async () => {}
+  if (!values['in-place']) {
+    const name = `capapi_eval_${Date.now()}_${process.pid}`
+    const admin = withDatabase(dbServer.url, 'postgres')
+    try {
+      await ensureDatabaseExists(admin, name)
+    } catch (e) {
+      await dbServer.stop()
+      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`)
+    }
+    config.databaseUrl = withDatabase(dbServer.url, name)
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: admin })
+      await client.connect()
+      await client.query(`drop database if exists "${name}" with (force)`).finally(() => client.end())
+    }
+  } else config.databaseUrl = dbServer.url
+  const { services, close } = await boot(config, {
+    capabilities: new Map(capabilities.map((c) => [c.name, c])),
+    log: values.verbose ? (m) => console.error(m) : () => {},
+  }).catch(async (e) => {
+    await dropDatabase()
+    await dbServer.stop()
+    throw e
+  })
+  let server: Server | null = null
+  let worker: Awaited<ReturnType<typeof startWorker>> | null = null
+  let keyId: string | null = null
+  const results: CallResult[] = []
+  let cleaned: Promise<void> | null = null
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      if (keyId) await revokeKey(services.db, keyId, services.keys).catch(() => {})
+      if (server) {
+        server.closeAllConnections()
+        await new Promise((r) => server!.close(r))
+      }
+      await worker?.stop()
+      await close()
+      await dropDatabase().catch((e) => console.error(`eval: could not drop the throwaway database: ${e.message}`))
+      await dbServer.stop()
+      await fake?.close()
+    })())
+  // Ctrl-C or a closed output pipe (| head) must not leave the throwaway database behind.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)))
+  process.stdout.on('error', () => {})
+  try {
+    if (!services.provider.configured) throw new Error('No model provider configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL, or pass --fake.')
+    const srv = buildApp(services).listen(0, '127.0.0.1')
+    server = srv
+    await new Promise((r) => srv.once('listening', r))
+    const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
+    if (values.async) worker = await startWorker(services, { concurrency: 2, gracefulShutdownMs: 5000 })
+
+    const credits = capabilities.reduce((n, c) => n + c.price * EVALS[c.name]!.cases.length * forms.length, 0)
+    const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` })
+    await addCredits(services.db, account.id, { credits, reason: 'eval run' })
+    const key = await createKey(services.db, account.id, { name: 'eval' })
+    keyId = key.id
+    say(
+      `eval: ${capabilities.map((c) => c.name).join(', ')} · forms ${forms.join('+')} · ${values.async ? 'async' : 'sync'} · provider ${
+        fake ? 'fake (scores meaningless)' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`
+      } · account ${account.id} funded with ${credits} credits\n`,
+    )
+
+    for (const cap of capabilities) {
+      const entry = EVALS[cap.name]!
+      for (const c of entry.cases) {
+        for (const form of forms) {
+          const docs = c.documents.map((d) => docFor(d, form))
+          if (docs.some((d) => d === null)) {
+            say(`  ${cap.name} ${c.name} [${form}]: no PDF fixture, skipped`)
+            continue
+          }
+          const body = entry.request ? entry.request(docs as Doc[], c) : { ...docs[0]!, ...c.body }
+          const started = Date.now()
+          const res = await call(base, key.key, cap.name, body, values.async)
+          const ok = res.status === 200
+          const result: CallResult = {
+            capability: cap.name,
+            case: c.name,
+            form,
+            status: res.status,
+            ms: Date.now() - started,
+            outcomes: ok ? score(c.expected, res.body, entry) : [],
+            ...(ok ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] } : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
+          }
+          results.push(result)
+          const right = result.outcomes.filter((o) => o.outcome === 'exact' || o.outcome === 'normalised').length
+          say(
+            `  ${cap.name} ${c.name} [${form}] ${res.status} ${(result.ms / 1000).toFixed(1)}s` +
+              (ok ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}` : ` · ${result.error}`),
+          )
+          if (values.verbose) {
+            for (const w of result.warnings ?? []) say(`      warning: ${w}`)
+            for (const o of result.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing')) {
+              say(`      ${o.outcome.padEnd(7)} ${o.path}: expected ${JSON.stringify(o.expected)}, got ${JSON.stringify(o.actual)}`)
+            }
+          }
+        }
+      }
+    }
+  } finally {
+    await cleanup()
+  }
+
+  // ---- report ----
+  const summary: Record<string, { calls: number; failed: number; accuracy: number | null; fields: Record<string, Record<Outcome, number>> }> = {}
+  for (const cap of capabilities) {
+    const mine = results.filter((r) => r.capability === cap.name)
+    const fields: Record<string, Record<Outcome, number>> = {}
+    for (const o of mine.flatMap((r) => r.outcomes)) {
+      fields[o.path] ??= { exact: 0, normalised: 0, wrong: 0, missing: 0 }
+      fields[o.path]![o.outcome]++
+    }
+    const all = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised + f.wrong + f.missing, 0)
+    const right = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised, 0)
+    summary[cap.name] = { calls: mine.length, failed: mine.filter((r) => r.status !== 200).length, accuracy: all ? right / all : null, fields }
+
+    say(`\n${cap.name}: ${mine.length} calls, ${summary[cap.name]!.failed} failed`)
+    say(`  ${'field'.padEnd(34)} exact  norm wrong  miss  accuracy`)
+    for (const [path, f] of Object.entries(fields)) {
+      const n = f.exact + f.normalised + f.wrong + f.missing
+      say(`  ${path.padEnd(34)} ${[f.exact, f.normalised, f.wrong, f.missing].map((x) => String(x).padStart(5)).join(' ')}   ${pct(f.exact + f.normalised, n)}`)
+    }
+    say(`  ${'all fields'.padEnd(34)} ${' '.repeat(23)}   ${pct(right, all)}`)
+  }
+  if (values.json) console.log(JSON.stringify({ fake: Boolean(fake), forms, async: values.async, summary, calls: results }, null, 2))
+
+  const failed = results.some((r) => r.status !== 200)
+  const floor = values['min-accuracy'] !== undefined ? Number(values['min-accuracy']) : null
+  const below = floor !== null && Object.values(summary).some((s) => s.accuracy !== null && s.accuracy < floor)
+  if (failed) say('\nSome calls failed (see above).')
+  if (below) say(`\nAccuracy below ${floor} for: ${Object.entries(summary).filter(([, s]) => s.accuracy !== null && s.accuracy < floor!).map(([n]) => n).join(', ')}`)
+  process.exitCode = failed || below ? 1 : 0
+}
+
+// Run when executed (npm run eval); importing the table or the scorer does not start a run.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  main().catch((e) => {
+    console.error(`eval: ${(e as Error).message ?? e}`)
+    process.exit(1)
+  })
+}
