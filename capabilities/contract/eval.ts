@@ -1,0 +1,21 @@
+// Eval fixtures for /v1/contract (scripts/eval.ts): known terms of the contract in test/fixtures/documents.ts.
+import { readFileSync } from 'node:fs'
+import { contractA, contractB } from '../../test/fixtures/documents.ts'
+
+const file = (name: string) => ({
+  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+})
+
+const expected = (c: typeof contractA) => ({
+  contractType: c.contractType,
+  parties: c.parties,
+  effectiveDate: c.effectiveDate,
+  governingLaw: c.governingLaw,
+  // The contract has no renewal clause.
+  renewal: null,
+})
+
+export const evalCases = [
+  { name: 'contract-v1-pdf', request: file('contract-v1'), expected: expected(contractA) },
+  { name: 'contract-v2-pdf', request: file('contract-v2'), expected: expected(contractB) },
+]

@@ -1,0 +1,95 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
+import { normalizeDate } from '../../core/documents/checks.ts'
+import { ApiError } from '../../core/errors.ts'
+import type { ContractResult } from './manifest.ts'
+
+// Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
+// (strict structured output). Enums, booleans and "at least one party" are checked here (Ajv, one retry).
+const Text = Type.String({ pattern: '\\S' })
+// `enum` rather than a union of `const`s: the plainest form for providers' structured-output decoders.
+const Severity = Type.Unsafe<'low' | 'medium' | 'high'>({ type: 'string', enum: ['low', 'medium', 'high'] })
+const NStr = Type.Union([Type.String(), Type.Null()])
+export const ModelContract = Type.Object(
+  {
+    contractType: Text,
+    parties: Type.Array(Type.Object({ name: Text, role: Text }, { additionalProperties: false }), { minItems: 1 }),
+    effectiveDate: NStr,
+    term: NStr,
+    renewal: Type.Union([Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr }, { additionalProperties: false }), Type.Null()]),
+    governingLaw: NStr,
+    obligations: Type.Array(Type.String()),
+    riskFlags: Type.Array(
+      Type.Object(
+        { clause: Text, severity: Severity, reason: Type.String() },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+type ModelContract = Static<typeof ModelContract>
+
+const SYSTEM = [
+  'You review a contract and extract its key terms. Use only what the contract says; never invent terms.',
+  'Return JSON with exactly these fields (null when the contract does not say):',
+  '- contractType: the kind of contract in lower case (e.g. "services agreement", "non-disclosure agreement", "lease");',
+  '- parties: every party, [{name, role}], name as written, role in lower case as the contract defines it (e.g. "provider", "client");',
+  '- effectiveDate: the date the contract takes effect, as YYYY-MM-DD;',
+  '- term: the duration as stated (e.g. "24 months from 2024-01-01");',
+  '- renewal: null when the contract says nothing about renewal, else {autoRenews: true|false, noticePeriod: notice needed to stop renewal, or null};',
+  '- governingLaw: the governing law or jurisdiction (e.g. "New York");',
+  '- obligations: the main obligations, one short sentence each, naming the party that owes it;',
+  '- riskFlags: clauses that carry risk for a party, [{clause (heading or number), severity "low"|"medium"|"high", reason (one sentence)}];',
+  '  high: uncapped or one-sided liability, unilateral termination or price change, automatic renewal with long notice, broad indemnities.',
+].join('\n')
+
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim()
+const clean = (s: string | null) => s?.trim() || null
+
+export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<ContractResult> {
+  const doc = await ctx.documents.resolve(input)
+  const answer = await ctx.ai.object<ModelContract>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ModelContract })
+  const warnings: string[] = []
+  const text = doc.hasTextLayer ? norm(doc.text) : null
+
+  // Parties: each once (by name), and named in the contract where code can read it.
+  const seen = new Set<string>()
+  const parties = answer.parties
+    .map((p) => ({ name: p.name.trim(), role: p.role.trim().toLowerCase() }))
+    .filter((p) => !seen.has(norm(p.name)) && seen.add(norm(p.name)))
+  if (parties.length === 0) throw new ApiError('inference_failed', 'The model named no party of the contract. Nothing was charged.')
+  if (text !== null) {
+    parties.forEach((p, i) => {
+      if (!text.includes(norm(p.name))) warnings.push(`parties[${i}]: "${p.name.slice(0, 100)}" is not found in the contract text.`)
+    })
+  }
+
+  const effectiveDate = normalizeDate(answer.effectiveDate)
+  if (clean(answer.effectiveDate) !== null && effectiveDate === null) {
+    warnings.push(`effectiveDate: "${answer.effectiveDate!.slice(0, 60)}" is not a date; returned null.`)
+  }
+
+  const obligationsSeen = new Set<string>()
+  const obligations = answer.obligations
+    .map((o) => o.trim())
+    .filter((o) => o !== '' && !obligationsSeen.has(norm(o)) && obligationsSeen.add(norm(o)))
+
+  return {
+    contractType: answer.contractType.trim().toLowerCase(),
+    parties,
+    effectiveDate,
+    term: clean(answer.term),
+    renewal: answer.renewal ? { autoRenews: answer.renewal.autoRenews, noticePeriod: clean(answer.renewal.noticePeriod) } : null,
+    governingLaw: clean(answer.governingLaw),
+    obligations,
+    riskFlags: answer.riskFlags.map((r) => ({ clause: r.clause.trim(), severity: r.severity, reason: r.reason.trim() })),
+    warnings,
+  }
+}

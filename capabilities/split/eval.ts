@@ -1,0 +1,15 @@
+// Eval fixtures for /v1/split (scripts/eval.ts): the 3-page bundle of test/fixtures/documents.ts with its known split.
+import { readFileSync } from 'node:fs'
+import { bundle } from '../../test/fixtures/documents.ts'
+
+const file = (name: string) => ({
+  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+})
+
+// `summary` is free text: not part of the expectation.
+const expected = { documentCount: bundle.documents.length, pageCount: bundle.pageCount, unassignedPages: [], documents: bundle.documents }
+
+export const evalCases = [
+  { name: 'split-bundle-pdf', request: file('bundle'), expected },
+  { name: 'split-bundle-text-formfeeds', request: { text: bundle.toPages().join('\f') }, expected },
+]

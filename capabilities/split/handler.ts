@@ -1,0 +1,120 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { UserContent } from 'ai'
+import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../../core/capability.ts'
+import { normalizeDate } from '../../core/documents/checks.ts'
+import { ApiError } from '../../core/errors.ts'
+import type { SplitResult } from './manifest.ts'
+
+// Asked of the model: everything but the count. Every key present, no length bounds (strict structured output).
+const Text = Type.String({ pattern: '\\S' })
+export const ModelSplit = Type.Object(
+  {
+    documents: Type.Array(
+      Type.Object(
+        {
+          docType: Text,
+          title: Text,
+          pageStart: Type.Integer(),
+          pageEnd: Type.Integer(),
+          party: Type.Union([Type.String(), Type.Null()]),
+          date: Type.Union([Type.String(), Type.Null()]),
+          summary: Text,
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
+  },
+  { additionalProperties: false },
+)
+type ModelSplit = Static<typeof ModelSplit>
+type ModelDocument = ModelSplit['documents'][number]
+
+/** The bundle's pages: PDF pages, text split at form feeds (a trailing form feed adds no page), 1 for an image. */
+export function pageTexts(doc: ResolvedDocument): string[] {
+  if (doc.kind === 'pdf') return doc.pages
+  if (doc.kind === 'image') return ['']
+  const pages = doc.text.split('\f')
+  while (pages.length > 1 && pages[pages.length - 1]!.trim() === '') pages.pop()
+  return pages
+}
+
+function pagedContent(doc: ResolvedDocument, pages: string[], ctx: CapabilityContext): UserContent {
+  if (doc.kind === 'text' && pages.length > 1) return [{ type: 'text', text: pages.map((p, i) => `--- page ${i + 1} ---\n${p}`).join('\n\n') }]
+  return ctx.documents.parts(doc)
+}
+
+/**
+ * What is wrong with the model's page ranges, in words the model can act on; [] when nothing is.
+ * Expects `docs` sorted by pageStart (ordering is repaired by code: it loses nothing).
+ */
+export function rangeProblems(docs: Array<Pick<ModelDocument, 'pageStart' | 'pageEnd'>>, pageCount: number): string[] {
+  const problems: string[] = []
+  docs.forEach((d, i) => {
+    const name = `document ${i + 1} (pages ${d.pageStart}-${d.pageEnd})`
+    if (d.pageStart < 1 || d.pageEnd > pageCount) problems.push(`${name} is outside pages 1-${pageCount}`)
+    if (d.pageStart > d.pageEnd) problems.push(`${name} starts after it ends`)
+    const prev = docs[i - 1]
+    if (prev && d.pageStart <= prev.pageEnd) problems.push(`${name} overlaps document ${i} (pages ${prev.pageStart}-${prev.pageEnd})`)
+  })
+  return problems
+}
+
+const byStart = (a: ModelDocument, b: ModelDocument) => a.pageStart - b.pageStart || a.pageEnd - b.pageEnd
+
+export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<SplitResult> {
+  const doc = await ctx.documents.resolve(input)
+  const pages = pageTexts(doc)
+  const pageCount = pages.length
+  const system = [
+    'You split a bundle of scanned or merged pages into the separate documents it contains and classify each one.',
+    `The bundle has ${pageCount} page${pageCount === 1 ? '' : 's'}${pageCount > 1 ? ', marked "--- page N ---" where its text is given' : ''}.`,
+    'Return JSON: {"documents": [{docType, title, pageStart, pageEnd, party, date, summary}]}, in page order:',
+    '- docType: the kind of document in lower case (invoice, receipt, letter, contract, statement, form, report, email, other …);',
+    '- title: a short title, e.g. "Invoice SPD-4410" or the subject of a letter;',
+    `- pageStart, pageEnd: the 1-based first and last page of the document, inclusive, within 1..${pageCount};`,
+    '- party: the issuer or sender (the vendor of an invoice, the author of a letter), or null;',
+    '- date: the document\'s own date as YYYY-MM-DD, or null;',
+    '- summary: one or two sentences on what the document says.',
+    'Every page belongs to at most one document; documents never overlap. A page that continues a document (page 2 of an invoice) belongs to it.',
+    pageCount === 1 ? 'With a single page there is exactly one document.' : 'Blank or separator pages may belong to no document.',
+  ].join('\n')
+  const content = pagedContent(doc, pages, ctx)
+
+  let answer = await ctx.ai.object<ModelSplit>({ system, content, schema: ModelSplit })
+  let docs = [...answer.documents].sort(byStart)
+  let problems = rangeProblems(docs, pageCount)
+  if (problems.length > 0) {
+    // Page boundaries are the answer itself: code cannot decide who owns an overlapping page or where a document
+    // that runs past the end really stops. Ask once more with the problems spelled out, then give up (free).
+    ctx.log(`split: page ranges rejected (${problems.join('; ')}); asking again`)
+    answer = await ctx.ai.object<ModelSplit>({
+      system: `${system}\n\nA previous answer was rejected: ${problems.join('; ')}. Previous answer: ${JSON.stringify(answer).slice(0, 20_000)}\nAnswer again with valid, non-overlapping page ranges.`,
+      content,
+      schema: ModelSplit,
+    })
+    docs = [...answer.documents].sort(byStart)
+    problems = rangeProblems(docs, pageCount)
+    if (problems.length > 0) {
+      throw new ApiError('inference_failed', `The model returned page ranges that do not fit the ${pageCount}-page document: ${problems.slice(0, 5).join('; ')}. Nothing was charged.`)
+    }
+  }
+
+  const warnings: string[] = []
+  const documents = docs.map((d, i) => {
+    const date = normalizeDate(d.date)
+    if (d.date !== null && d.date.trim() !== '' && date === null) warnings.push(`documents[${i}].date: "${d.date.slice(0, 60)}" is not a date; returned null.`)
+    return {
+      docType: d.docType.trim().toLowerCase(),
+      title: d.title.trim(),
+      pageStart: d.pageStart,
+      pageEnd: d.pageEnd,
+      party: d.party?.trim() || null,
+      date,
+      summary: d.summary.trim(),
+    }
+  })
+  const covered = new Set(documents.flatMap((d) => Array.from({ length: d.pageEnd - d.pageStart + 1 }, (_, k) => d.pageStart + k)))
+  const unassignedPages = Array.from({ length: pageCount }, (_, k) => k + 1).filter((p) => !covered.has(p))
+  return { documents, documentCount: documents.length, pageCount, unassignedPages, warnings }
+}
