@@ -1,0 +1,88 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { CapabilityContext } from '../../core/capability.ts'
+import type { ExtractResult } from './manifest.ts'
+
+interface Input {
+  text: string
+  fields: string[]
+  instructions?: string
+}
+
+type Result = Static<typeof ExtractResult>
+type Item = Result['results'][number]
+
+/** What the model is asked for: every property required and closed, so it also works with strict structured outputs. */
+const ModelAnswer = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          field: Type.String(),
+          value: Type.Union([Type.String(), Type.Null()]),
+          confidence: Type.Number({ minimum: 0, maximum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** "Invoice Number", "invoice_number" and "invoiceNumber" are the same key when nothing else claims it. */
+const loose = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
+const clamp01 = (n: number) => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0)
+
+/**
+ * The model proposes; code guarantees (capabilities.md): exactly one result per requested field, in the
+ * caller's order, `field` equal to the requested name. Answers for fields nobody asked for are dropped; a field
+ * the model left out is `value: null, confidence: 0`.
+ */
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+  const answer = await ctx.ai.object<Static<typeof ModelAnswer>>({
+    system: [
+      'You extract named fields from the text the user sends.',
+      `Fields, in order: ${JSON.stringify(input.fields)}.`,
+      'Answer {"results": [...]} with exactly one entry per field, in that order, "field" spelled exactly as given.',
+      '"value" is the field\'s value as found in the text (a string; dates as YYYY-MM-DD, amounts as plain numbers), or null when the text does not contain it. Never invent a value.',
+      '"confidence" is 0..1: how sure you are the value is right.',
+      input.instructions ? `Caller instructions: ${input.instructions}` : '',
+    ].filter(Boolean).join('\n'),
+    content: input.text,
+    schema: ModelAnswer,
+  })
+  return { results: rekey(input.fields, answer.results) }
+}
+
+export function rekey(fields: string[], answers: Item[]): Item[] {
+  const exact = new Map<string, Item[]>()
+  for (const a of answers) {
+    const list = exact.get(a.field) ?? []
+    list.push(a)
+    exact.set(a.field, list)
+  }
+  // A loose spelling only counts when exactly one requested field has that loose form.
+  const looseOwners = new Map<string, number>()
+  for (const f of fields) looseOwners.set(loose(f), (looseOwners.get(loose(f)) ?? 0) + 1)
+  const requested = new Set(fields)
+  const byLoose = new Map<string, Item[]>()
+  for (const a of answers) {
+    if (requested.has(a.field)) continue
+    const k = loose(a.field)
+    if (looseOwners.get(k) !== 1) continue
+    const list = byLoose.get(k) ?? []
+    list.push(a)
+    byLoose.set(k, list)
+  }
+  return fields.map((field) => {
+    const best = pick(exact.get(field) ?? byLoose.get(loose(field)) ?? [])
+    if (!best) return { field, value: null, confidence: 0 }
+    const value = typeof best.value === 'string' && best.value.trim() !== '' ? best.value.trim() : null
+    return { field, value, confidence: clamp01(best.confidence) }
+  })
+}
+
+/** Several answers for one field: a value beats null, then the higher confidence wins. */
+function pick(items: Item[]): Item | undefined {
+  const found = (i: Item) => (typeof i.value === 'string' && i.value.trim() !== '' ? 1 : 0)
+  return [...items].sort((x, y) => found(y) - found(x) || y.confidence - x.confidence)[0]
+}

@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox'
+import { defineCapability } from '../../core/capability.ts'
+import { handler } from './handler.ts'
+import { InputRecord, MAX_RECORDS, NormalizeResult } from './schema.ts'
+
+export default defineCapability({
+  name: 'normalize',
+  summary: 'Clean a batch of records, with a change log',
+  price: 5,
+  async: false,
+  ratePerMinute: 60,
+  model: 'text',
+  request: Type.Object(
+    {
+      records: Type.Array(InputRecord, {
+        minItems: 1,
+        maxItems: MAX_RECORDS,
+        description: 'Flat records: at most 50 fields each, values string (≤ 2,000 chars), number, boolean or null. The answer has the same records in the same order.',
+      }),
+      fields: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+          minItems: 1,
+          maxItems: 50,
+          uniqueItems: true,
+          description: 'Only these fields may change (and may be added where missing). Without it, only fields a record already has may change.',
+        }),
+      ),
+      instructions: Type.Optional(Type.String({ maxLength: 4000, description: 'Normalisation rules in your words (formats, casing, code lists).' })),
+    },
+    { additionalProperties: false },
+  ),
+  response: NormalizeResult,
+  example: {
+    request: {
+      records: [
+        { name: 'ACME gmbh', phone: '030 1234567', country: 'germany' },
+        { name: 'Globex Ltd.', phone: '+44 20 7946 0958', country: 'UK' },
+      ],
+      instructions: 'Phones in E.164, countries as ISO 3166 alpha-2.',
+    },
+    response: {
+      records: [
+        { name: 'ACME GmbH', phone: '+49301234567', country: 'DE' },
+        { name: 'Globex Ltd.', phone: '+442079460958', country: 'GB' },
+      ],
+      changes: [
+        { index: 0, field: 'name', from: 'ACME gmbh', to: 'ACME GmbH', reason: 'Legal form capitalised.' },
+        { index: 0, field: 'phone', from: '030 1234567', to: '+49301234567', reason: 'E.164 with the German country code.' },
+        { index: 0, field: 'country', from: 'germany', to: 'DE' },
+        { index: 1, field: 'phone', from: '+44 20 7946 0958', to: '+442079460958' },
+        { index: 1, field: 'country', from: 'UK', to: 'GB', reason: 'ISO 3166 code of the United Kingdom is GB.' },
+      ],
+    },
+  },
+  handler,
+})

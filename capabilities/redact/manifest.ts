@@ -1,0 +1,35 @@
+import { Type } from '@sinclair/typebox'
+import { defineCapability } from '../../core/capability.ts'
+import { handler } from './handler.ts'
+import { ENTITY_TYPES, EntityTypeSchema, RedactResult } from './schema.ts'
+
+export default defineCapability({
+  name: 'redact',
+  summary: 'Detect and strip names, emails, phones, SSNs, cards and PHI from text',
+  price: 3,
+  async: false,
+  ratePerMinute: 60,
+  model: 'text',
+  request: Type.Object(
+    {
+      text: Type.String({ minLength: 1, maxLength: 500_000 }),
+      types: Type.Optional(Type.Array(EntityTypeSchema, { minItems: 1, maxItems: ENTITY_TYPES.length, uniqueItems: true })),
+      placeholder: Type.Optional(Type.String({ maxLength: 100, description: 'Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]".' })),
+    },
+    { additionalProperties: false },
+  ),
+  response: RedactResult,
+  example: {
+    request: { text: 'Call Jane Doe at 555-123-4567 or jane@example.com.' },
+    response: {
+      redacted: 'Call [REDACTED:NAME] at [REDACTED:PHONE] or [REDACTED:EMAIL].',
+      entities: [
+        { type: 'name', text: 'Jane Doe', start: 5, end: 13 },
+        { type: 'phone', text: '555-123-4567', start: 17, end: 29 },
+        { type: 'email', text: 'jane@example.com', start: 33, end: 49 },
+      ],
+      entityCount: 3,
+    },
+  },
+  handler,
+})

@@ -1,0 +1,159 @@
+import t from 'tap'
+import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { detect } from './detectors.ts'
+
+let reply: (prompt: string) => unknown = () => ({ entities: [] })
+const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+
+const ALL = new Set(['email', 'phone', 'ssn', 'card'])
+const text = [
+  'Patient Jane Doe (DOB 1984-02-11), SSN 123-45-6789, was seen for asthma.',
+  'Reach her at jane.doe@example.com, (555) 123-4567 or +44 20 7946 0958.',
+  'Card on file: 4111 1111 1111 1111; old card 4111 1111 1111 1112 (declined). jane doe confirmed.',
+].join('\n')
+/** Every check below: what the detectors find must not be found again in `redacted`. */
+const survivors = (s: string) => detect(s, ALL).map((d) => s.slice(d.start, d.end))
+
+t.test('a model that misses everything: the detectors still redact emails, phones, SSNs and cards', async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({ entities: [] })
+  const res = await app.call('/v1/redact', { key: c.key, body: { text } })
+  t.equal(res.status, 200, res.text)
+  const found = res.body.entities.map((e: any) => [e.type, e.text])
+  t.same(found, [
+    ['ssn', '123-45-6789'],
+    ['email', 'jane.doe@example.com'],
+    ['phone', '(555) 123-4567'],
+    ['phone', '+44 20 7946 0958'],
+    ['card', '4111 1111 1111 1111'],
+  ])
+  t.equal(res.body.entityCount, 5)
+  t.same(survivors(res.body.redacted), [])
+  t.match(res.body.redacted, 'SSN [REDACTED:SSN], was seen')
+  t.match(res.body.redacted, '4111 1111 1111 1112', 'a number that fails Luhn is not a card')
+  for (const e of res.body.entities) t.equal(text.slice(e.start, e.end), e.text)
+  t.same(res.body.usage, { credits: 3, balanceRemaining: 7 })
+})
+
+t.test("model entities: every occurrence redacted, invented ones dropped, unasked types dropped", async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({
+    entities: [
+      { type: 'name', text: 'Jane Doe' }, // also occurs as "jane doe"
+      { type: 'name', text: 'John Smith' }, // not in the text: dropped
+      { type: 'medical', text: 'asthma' },
+      { type: 'dob', text: '1984-02-11' }, // not asked for below
+      { type: 'email', text: 'jane.doe@example.com' }, // the detector found it too: one entity
+      { type: 'name', text: 'J' }, // a lone letter is never a pattern
+    ],
+  })
+  const res = await app.call('/v1/redact', { key: c.key, body: { text, types: ['name', 'medical', 'email', 'card'] } })
+  t.equal(res.status, 200, res.text)
+  t.same(
+    res.body.entities.map((e: any) => [e.type, e.text]),
+    [
+      ['name', 'Jane Doe'],
+      ['medical', 'asthma'],
+      ['email', 'jane.doe@example.com'],
+      ['card', '4111 1111 1111 1111'],
+      ['name', 'jane doe'],
+    ],
+  )
+  t.equal(res.body.entityCount, 5)
+  t.notMatch(res.body.redacted, /jane doe|John Smith|asthma/i)
+  t.match(res.body.redacted, 'DOB 1984-02-11', 'dob was not requested')
+  t.match(res.body.redacted, '123-45-6789', 'ssn was not requested')
+  t.match(res.body.redacted, '(555) 123-4567', 'phone was not requested')
+})
+
+t.test('redacted is written by code from the original text, whatever the model claims', async (t) => {
+  const c = await app.customer(10)
+  // The model is never asked for redacted text; an entity that paraphrases the text instead of quoting it
+  // ("Doe, Jane") matches nothing and cannot rewrite the text.
+  reply = () => ({ entities: [{ type: 'name', text: 'Doe, Jane' }, { type: 'address', text: 'the text was fully cleaned' }] })
+  const res = await app.call('/v1/redact', { key: c.key, body: { text: 'Mail jane@example.com, SSN 078-05-1120 today.' } })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, {
+    redacted: 'Mail [REDACTED:EMAIL], SSN [REDACTED:SSN] today.',
+    entities: [
+      { type: 'email', text: 'jane@example.com', start: 5, end: 21 },
+      { type: 'ssn', text: '078-05-1120', start: 27, end: 38 },
+    ],
+    entityCount: 2,
+    usage: { credits: 3, balanceRemaining: 7 },
+  })
+})
+
+t.test('overlapping spans become one placeholder typed by the longest span', async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({ entities: [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567' }, { type: 'name', text: 'Main' }] })
+  const res = await app.call('/v1/redact', { key: c.key, body: { text: 'Ship to 1 Main St, Springfield, tel 555-123-4567 now.' } })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.redacted, 'Ship to [REDACTED:ADDRESS] now.')
+  t.same(res.body.entities, [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567', start: 8, end: 48 }])
+})
+
+t.test('placeholder: {type} and {TYPE} tokens, or a fixed string', async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({ entities: [{ type: 'name', text: 'Jane' }] })
+  const body = { text: 'Jane: jane@example.com' }
+  let res = await app.call('/v1/redact', { key: c.key, body: { ...body, placeholder: '<{type}/{TYPE}>' } })
+  t.equal(res.body.redacted, '<name/NAME>: <email/EMAIL>')
+  res = await app.call('/v1/redact', { key: c.key, body: { ...body, placeholder: '$& ***' } })
+  t.equal(res.body.redacted, '$& ***: $& ***')
+  res = await app.call('/v1/redact', { key: c.key, body: { ...body, placeholder: '' } })
+  t.equal(res.body.redacted, ': ')
+})
+
+t.test('an entity type outside the list (twice) is a free 502', async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({ entities: [{ type: 'password', text: 'hunter2' }] })
+  const res = await app.call('/v1/redact', { key: c.key, body: { text: 'pw hunter2' } })
+  t.equal(res.status, 502, res.text)
+  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+})
+
+t.test('bad input is 400 invalid_request and free', async (t) => {
+  const c = await app.customer(10)
+  reply = () => {
+    throw new Error('the model must not be called')
+  }
+  const bad: Array<[string, unknown]> = [
+    ['no text', {}],
+    ['empty text', { text: '' }],
+    ['text too long', { text: 'x'.repeat(500_001) }],
+    ['unknown type', { text, types: ['password'] }],
+    ['empty types', { text, types: [] }],
+    ['duplicate types', { text, types: ['email', 'email'] }],
+    ['placeholder too long', { text, placeholder: 'x'.repeat(101) }],
+    ['placeholder not a string', { text, placeholder: 1 }],
+    ['unknown property', { text, mode: 'mask' }],
+  ]
+  for (const [name, body] of bad) {
+    const res = await app.call('/v1/redact', { key: c.key, body })
+    t.equal(res.status, 400, name)
+    t.equal(res.body.error.code, 'invalid_request', name)
+  }
+  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+})
+
+t.test('through the fake OpenAI-compatible server', async (t) => {
+  const fake = await startFakeOpenAI({ text: () => ({ entities: [{ type: 'name', text: 'Jane Doe' }] }) })
+  t.teardown(() => fake.close())
+  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
+  const c = await served.customer(10)
+  const res = await served.call('/v1/redact', { key: c.key, body: { text: 'Call Jane Doe at 555-123-4567 or jane@example.com.' } })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, {
+    redacted: 'Call [REDACTED:NAME] at [REDACTED:PHONE] or [REDACTED:EMAIL].',
+    entities: [
+      { type: 'name', text: 'Jane Doe', start: 5, end: 13 },
+      { type: 'phone', text: '555-123-4567', start: 17, end: 29 },
+      { type: 'email', text: 'jane@example.com', start: 33, end: 49 },
+    ],
+    entityCount: 3,
+    usage: { credits: 3, balanceRemaining: 7 },
+  })
+  t.same(await served.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 })
+})

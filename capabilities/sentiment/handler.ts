@@ -1,0 +1,106 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { CapabilityContext } from '../../core/capability.ts'
+import { Sentiment, type SentimentResult } from './schema.ts'
+
+interface Input {
+  text: string
+  aspects?: string[]
+}
+
+type Result = Static<typeof SentimentResult>
+type Aspect = Result['aspects'][number]
+
+const MAX_FOUND_ASPECTS = 20
+const MAX_THEMES = 10
+
+/** What the model is asked for: every property required and closed, so it also works with strict structured outputs. */
+const ModelAnswer = Type.Object(
+  {
+    sentiment: Sentiment,
+    score: Type.Number({ minimum: -1, maximum: 1 }),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    aspects: Type.Array(
+      Type.Object(
+        { aspect: Type.String(), sentiment: Sentiment, score: Type.Number({ minimum: -1, maximum: 1 }), mentioned: Type.Boolean() },
+        { additionalProperties: false },
+      ),
+    ),
+    themes: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+)
+type Answer = Static<typeof ModelAnswer>
+
+const clamp = (n: number, lo: number, hi: number) => (Number.isFinite(n) ? Math.min(hi, Math.max(lo, n)) : 0)
+const loose = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
+
+/**
+ * Code guarantees: the sentiment labels are the four of the enum (the schema the model answers against), score
+ * is within −1..1 and confidence within 0..1. When the caller names aspects, `aspects` is exactly those, in that
+ * order, each with `mentioned`; an aspect the model skipped or marked as not mentioned is neutral with score 0.
+ * Otherwise the model's aspects, de-duplicated, at most 20. Themes: distinct, non-blank, at most 10.
+ */
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+  const asked = input.aspects && input.aspects.length > 0 ? input.aspects : null
+  const answer = await ctx.ai.object<Answer>({
+    system: [
+      'You analyse the sentiment of the text the user sends.',
+      '"sentiment" is positive, negative, neutral or mixed; "score" runs from -1 (very negative) to 1 (very positive); "confidence" is 0..1.',
+      asked
+        ? `"aspects": exactly one entry per aspect in ${JSON.stringify(asked)}, in that order, "aspect" spelled as given; "mentioned" is false when the text does not talk about it (then neutral, score 0).`
+        : `"aspects": the main aspects the text talks about (at most ${MAX_FOUND_ASPECTS}), each with its own sentiment and score; "mentioned" is true.`,
+      `"themes": at most ${MAX_THEMES} short recurring themes or topics.`,
+    ].join('\n'),
+    content: input.text,
+    schema: ModelAnswer,
+  })
+  return {
+    sentiment: answer.sentiment,
+    score: clamp(answer.score, -1, 1),
+    confidence: clamp(answer.confidence, 0, 1),
+    aspects: asked ? requestedAspects(asked, answer.aspects) : foundAspects(answer.aspects),
+    themes: distinct(answer.themes).slice(0, MAX_THEMES),
+  }
+}
+
+function requestedAspects(asked: string[], answers: Answer['aspects']): Aspect[] {
+  const exact = new Map<string, Answer['aspects'][number]>()
+  const byLoose = new Map<string, Answer['aspects'][number]>()
+  const looseOwners = new Map<string, number>()
+  for (const a of asked) looseOwners.set(loose(a), (looseOwners.get(loose(a)) ?? 0) + 1)
+  for (const a of answers) {
+    if (!exact.has(a.aspect)) exact.set(a.aspect, a)
+    const k = loose(a.aspect)
+    if (looseOwners.get(k) === 1 && !byLoose.has(k)) byLoose.set(k, a)
+  }
+  return asked.map((aspect) => {
+    const a = exact.get(aspect) ?? byLoose.get(loose(aspect))
+    if (!a || !a.mentioned) return { aspect, sentiment: 'neutral', score: 0, mentioned: false }
+    return { aspect, sentiment: a.sentiment, score: clamp(a.score, -1, 1), mentioned: true }
+  })
+}
+
+function foundAspects(answers: Answer['aspects']): Aspect[] {
+  const seen = new Set<string>()
+  const out: Aspect[] = []
+  for (const a of answers) {
+    const aspect = a.aspect.trim()
+    if (!aspect || !a.mentioned || seen.has(aspect.toLowerCase())) continue
+    seen.add(aspect.toLowerCase())
+    out.push({ aspect, sentiment: a.sentiment, score: clamp(a.score, -1, 1) })
+    if (out.length === MAX_FOUND_ASPECTS) break
+  }
+  return out
+}
+
+function distinct(items: string[]): string[] {
+  const seen = new Set<string>()
+  const out: string[] = []
+  for (const raw of items) {
+    const s = raw.trim()
+    if (!s || seen.has(s.toLowerCase())) continue
+    seen.add(s.toLowerCase())
+    out.push(s)
+  }
+  return out
+}

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox'
+import { defineCapability } from '../../core/capability.ts'
+import { handler } from './handler.ts'
+import { SentimentResult } from './schema.ts'
+
+export default defineCapability({
+  name: 'sentiment',
+  summary: 'Sentiment score, per-aspect breakdown and themes',
+  price: 2,
+  async: false,
+  ratePerMinute: 60,
+  model: 'text',
+  request: Type.Object(
+    {
+      text: Type.String({ minLength: 1, maxLength: 500_000 }),
+      aspects: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, uniqueItems: true })),
+    },
+    { additionalProperties: false },
+  ),
+  response: SentimentResult,
+  example: {
+    request: { text: 'Delivery was fast, but the blender broke after two days and support never answered.', aspects: ['delivery', 'quality', 'support', 'price'] },
+    response: {
+      sentiment: 'negative',
+      score: -0.55,
+      confidence: 0.86,
+      aspects: [
+        { aspect: 'delivery', sentiment: 'positive', score: 0.7, mentioned: true },
+        { aspect: 'quality', sentiment: 'negative', score: -0.8, mentioned: true },
+        { aspect: 'support', sentiment: 'negative', score: -0.7, mentioned: true },
+        { aspect: 'price', sentiment: 'neutral', score: 0, mentioned: false },
+      ],
+      themes: ['product durability', 'unresponsive support'],
+    },
+  },
+  handler,
+})

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox'
+
+export const SENTIMENTS = ['positive', 'negative', 'neutral', 'mixed'] as const
+export const Sentiment = Type.Unsafe<(typeof SENTIMENTS)[number]>({ type: 'string', enum: [...SENTIMENTS] })
+const Score = Type.Number({ minimum: -1, maximum: 1 })
+
+export const SentimentResult = Type.Object(
+  {
+    sentiment: Sentiment,
+    score: Score,
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    aspects: Type.Array(
+      Type.Object(
+        {
+          aspect: Type.String({ minLength: 1 }),
+          sentiment: Sentiment,
+          score: Score,
+          /** Only on aspects the caller asked for: false when the text does not talk about it. */
+          mentioned: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 50 },
+    ),
+    themes: Type.Array(Type.String({ minLength: 1 }), { maxItems: 10 }),
+  },
+  { additionalProperties: false },
+)

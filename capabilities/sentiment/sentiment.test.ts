@@ -1,0 +1,126 @@
+import t from 'tap'
+import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+
+let reply: (prompt: string) => unknown = () => ({})
+const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+
+const text = 'Delivery was fast, but the blender broke after two days and support never answered.'
+const base = { sentiment: 'negative', score: -0.5, confidence: 0.8, aspects: [], themes: [] }
+
+t.test('requested aspects: exactly those, in order, missing or unmentioned ones neutral', async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({
+    ...base,
+    aspects: [
+      { aspect: 'Support', sentiment: 'negative', score: -0.7, mentioned: true }, // other case
+      { aspect: 'delivery', sentiment: 'positive', score: 0.6, mentioned: true },
+      { aspect: 'packaging', sentiment: 'positive', score: 0.9, mentioned: true }, // not asked for
+      { aspect: 'price', sentiment: 'positive', score: 0.4, mentioned: false }, // not mentioned: neutral
+    ],
+    themes: ['durability', ' Durability ', '', 'support'],
+  })
+  const res = await app.call('/v1/sentiment', { key: c.key, body: { text, aspects: ['delivery', 'support', 'price', 'warranty'] } })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, {
+    sentiment: 'negative',
+    score: -0.5,
+    confidence: 0.8,
+    aspects: [
+      { aspect: 'delivery', sentiment: 'positive', score: 0.6, mentioned: true },
+      { aspect: 'support', sentiment: 'negative', score: -0.7, mentioned: true },
+      { aspect: 'price', sentiment: 'neutral', score: 0, mentioned: false },
+      { aspect: 'warranty', sentiment: 'neutral', score: 0, mentioned: false },
+    ],
+    themes: ['durability', 'support'],
+    usage: { credits: 2, balanceRemaining: 8 },
+  })
+})
+
+t.test('found aspects: de-duplicated, capped at 20, no mentioned flag', async (t) => {
+  const c = await app.customer(10)
+  reply = () => ({
+    ...base,
+    aspects: [
+      { aspect: 'quality', sentiment: 'negative', score: -0.8, mentioned: true },
+      { aspect: 'Quality', sentiment: 'positive', score: 0.8, mentioned: true },
+      ...Array.from({ length: 30 }, (_, i) => ({ aspect: `a${i}`, sentiment: 'neutral', score: 0, mentioned: true })),
+    ],
+    themes: Array.from({ length: 15 }, (_, i) => `t${i}`),
+  })
+  const res = await app.call('/v1/sentiment', { key: c.key, body: { text } })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.aspects.length, 20)
+  t.same(res.body.aspects[0], { aspect: 'quality', sentiment: 'negative', score: -0.8 })
+  t.equal(res.body.themes.length, 10)
+})
+
+t.test('a label outside the enum or a score outside -1..1 (twice) is a free 502', async (t) => {
+  const c = await app.customer(10)
+  for (const bad of [{ ...base, sentiment: 'angry' }, { ...base, score: -3 }, { ...base, confidence: 1.2 }]) {
+    reply = () => bad
+    const res = await app.call('/v1/sentiment', { key: c.key, body: { text } })
+    t.equal(res.status, 502, res.text)
+    t.equal(res.body.error.code, 'inference_failed')
+  }
+  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+})
+
+t.test('a bad first answer is retried once with the errors', async (t) => {
+  const c = await app.customer(10)
+  let calls = 0
+  reply = () => (++calls === 1 ? { ...base, sentiment: 'Negative!' } : base)
+  const res = await app.call('/v1/sentiment', { key: c.key, body: { text } })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.sentiment, 'negative')
+  t.equal(calls, 2)
+})
+
+t.test('bad input is 400 invalid_request and free', async (t) => {
+  const c = await app.customer(10)
+  reply = () => {
+    throw new Error('the model must not be called')
+  }
+  const bad: Array<[string, unknown]> = [
+    ['no text', {}],
+    ['empty text', { text: '' }],
+    ['text too long', { text: 'x'.repeat(500_001) }],
+    ['aspects not an array', { text, aspects: 'price' }],
+    ['51 aspects', { text, aspects: Array.from({ length: 51 }, (_, i) => `a${i}`) }],
+    ['duplicate aspects', { text, aspects: ['price', 'price'] }],
+    ['aspect too long', { text, aspects: ['x'.repeat(201)] }],
+    ['unknown property', { text, language: 'en' }],
+  ]
+  for (const [name, body] of bad) {
+    const res = await app.call('/v1/sentiment', { key: c.key, body })
+    t.equal(res.status, 400, name)
+    t.equal(res.body.error.code, 'invalid_request', name)
+  }
+  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+})
+
+t.test('through the fake OpenAI-compatible server', async (t) => {
+  const fake = await startFakeOpenAI({
+    text: () => ({
+      sentiment: 'mixed',
+      score: -0.2,
+      confidence: 0.7,
+      aspects: [{ aspect: 'delivery', sentiment: 'positive', score: 0.7, mentioned: true }],
+      themes: ['durability'],
+    }),
+  })
+  t.teardown(() => fake.close())
+  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
+  const c = await served.customer(10)
+  const res = await served.call('/v1/sentiment', { key: c.key, body: { text, aspects: ['delivery'] } })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, {
+    sentiment: 'mixed',
+    score: -0.2,
+    confidence: 0.7,
+    aspects: [{ aspect: 'delivery', sentiment: 'positive', score: 0.7, mentioned: true }],
+    themes: ['durability'],
+    usage: { credits: 2, balanceRemaining: 8 },
+  })
+  t.same(await served.ledger(c.accountId), { balance: 8, reserved: 0, ledgerSum: 8 })
+})

@@ -1,0 +1,88 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { CapabilityContext } from '../../core/capability.ts'
+import { ApiError } from '../../core/errors.ts'
+import type { SummarizeResult } from './manifest.ts'
+
+type Length = 'brief' | 'standard' | 'detailed'
+
+interface Input {
+  text: string
+  length?: Length
+  actionItems?: boolean
+}
+
+type Result = Static<typeof SummarizeResult>
+
+/** Per length: how long the summary should be, and the most key points code lets through. */
+const SHAPE: Record<Length, { summary: string; maxPoints: number }> = {
+  brief: { summary: 'one or two sentences', maxPoints: 3 },
+  standard: { summary: 'one short paragraph', maxPoints: 7 },
+  detailed: { summary: 'several paragraphs covering every topic', maxPoints: 15 },
+}
+const MAX_ACTION_ITEMS = 50
+
+/** What the model is asked for: every property required and closed, so it also works with strict structured outputs. */
+const ModelAnswer = Type.Object(
+  {
+    summary: Type.String(),
+    keyPoints: Type.Array(Type.String()),
+    actionItems: Type.Array(Type.Object({ task: Type.String(), owner: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+)
+type Answer = Static<typeof ModelAnswer>
+
+/**
+ * Code guarantees: `length` shapes the answer and caps `keyPoints` (3 / 7 / 15); `actionItems` is `[]` when the
+ * caller set `actionItems: false`, whatever the model says; blanks and repeats are dropped; `owner` appears only
+ * when the model named one. An empty summary is a failed (free) call.
+ */
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+  const length = input.length ?? 'standard'
+  const wantActions = input.actionItems !== false
+  const shape = SHAPE[length]
+  const answer = await ctx.ai.object<Answer>({
+    system: [
+      'You summarize the transcript, thread or report the user sends.',
+      `"summary": ${shape.summary}, faithful to the text, no invented facts.`,
+      `"keyPoints": at most ${shape.maxPoints} short, distinct points, most important first.`,
+      wantActions
+        ? '"actionItems": every concrete task the text assigns or agrees on, as {"task", "owner"}; "owner" is the person or team named as responsible, or null. [] when there are none.'
+        : '"actionItems": always [] (the caller did not ask for them).',
+    ].join('\n'),
+    content: input.text,
+    schema: ModelAnswer,
+  })
+  const summary = answer.summary.trim()
+  if (!summary) throw new ApiError('inference_failed', 'The model returned an empty summary.')
+  const result: Result = {
+    summary,
+    keyPoints: distinct(answer.keyPoints).slice(0, shape.maxPoints),
+    actionItems: [],
+  }
+  if (wantActions) {
+    const seen = new Set<string>()
+    for (const item of answer.actionItems) {
+      const task = item.task.trim()
+      const owner = item.owner?.trim()
+      const key = `${task.toLowerCase()}\u0000${owner?.toLowerCase() ?? ''}`
+      if (!task || seen.has(key)) continue
+      seen.add(key)
+      result.actionItems.push(owner ? { task, owner } : { task })
+      if (result.actionItems.length === MAX_ACTION_ITEMS) break
+    }
+  }
+  return result
+}
+
+function distinct(items: string[]): string[] {
+  const seen = new Set<string>()
+  const out: string[] = []
+  for (const raw of items) {
+    const s = raw.trim()
+    if (!s || seen.has(s.toLowerCase())) continue
+    seen.add(s.toLowerCase())
+    out.push(s)
+  }
+  return out
+}
