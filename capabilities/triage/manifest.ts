@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox'
+import { defineCapability } from '../../core/capability.ts'
+import { handler } from './handler.ts'
+import { Name, TriageResult } from './shapes.ts'
+
+export default defineCapability({
+  name: 'triage',
+  summary: 'Ticket priority, category, team, sentiment, SLA risk, suggested first response',
+  price: 3,
+  async: false,
+  ratePerMinute: 300,
+  model: 'text',
+  request: Type.Object(
+    {
+      ticket: Type.String({ minLength: 1, maxLength: 500_000 }),
+      categories: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 200, uniqueItems: true })),
+      teams: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 200, uniqueItems: true })),
+    },
+    { additionalProperties: false },
+  ),
+  response: TriageResult,
+  example: {
+    request: {
+      ticket: 'Our whole team has been locked out since this morning and we have a launch in two hours. Please help!',
+      categories: ['access', 'billing', 'bug', 'feature request'],
+      teams: ['support', 'engineering', 'finance'],
+    },
+    response: {
+      priority: 'urgent',
+      category: 'access',
+      team: 'support',
+      sentiment: 'negative',
+      slaRisk: true,
+      summary: 'A whole team is locked out hours before a launch.',
+      suggestedFirstResponse: "I'm sorry you're locked out. I'm looking into your team's access right now and will update you within 15 minutes.",
+    },
+  },
+  handler,
+})
