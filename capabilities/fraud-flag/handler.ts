@@ -1,0 +1,92 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { CapabilityContext } from '../../core/capability.ts'
+import { ApiError } from '../../core/errors.ts'
+import type { FraudFlagResult } from './manifest.ts'
+
+/** A string enum as `{type: 'string', enum}`: the form providers' strict structured-output modes accept. */
+export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+
+interface Input {
+  order: Record<string, unknown>
+  context?: string
+}
+
+type Result = Static<typeof FraudFlagResult>
+export type Level = 'low' | 'medium' | 'high'
+
+export const Weight = StringEnum(['low', 'medium', 'high'] as const)
+
+/**
+ * What the model is asked for: the score and the evidence. `riskLevel` and `recommendation` are not asked
+ * for; code derives them from the score. All properties required, no length keywords (strict-mode safe).
+ */
+export const FraudFlagAnswer = Type.Object(
+  {
+    riskScore: Type.Number({ minimum: 0, maximum: 1 }),
+    signals: Type.Array(
+      Type.Object({ signal: Type.String(), weight: Weight, note: Type.String() }, { additionalProperties: false }),
+    ),
+    recommendedChecks: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+)
+type Answer = Static<typeof FraudFlagAnswer>
+
+/** The bands (README): [0, 0.34) low, [0.34, 0.67) medium, [0.67, 1] high, on the score rounded to 2 decimals. */
+export function levelOf(score: number): Level {
+  if (score < 0.34) return 'low'
+  if (score < 0.67) return 'medium'
+  return 'high'
+}
+
+export const RECOMMENDATION = { low: 'allow', medium: 'review', high: 'block' } as const
+
+const ORDER_MAX_CHARS = 200_000
+const WEIGHT_RANK: Record<Level, number> = { high: 0, medium: 1, low: 2 }
+
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+  const order = JSON.stringify(input.order, null, 1)
+  // The request schema bounds the keys of `order`, not what is nested inside it.
+  if (order.length > ORDER_MAX_CHARS) {
+    throw new ApiError('invalid_request', `order is too large: at most ${ORDER_MAX_CHARS} characters of JSON.`, [
+      { path: '/order', message: `must be at most ${ORDER_MAX_CHARS} characters as JSON` },
+    ])
+  }
+  const answer = await ctx.ai.object<Answer>({
+    system: [
+      'You are a payments fraud analyst. Assess the order or transaction for fraud risk.',
+      'Return JSON with exactly these fields:',
+      '- riskScore: a number from 0 (certainly legitimate) to 1 (certainly fraudulent). The score alone decides the outcome:',
+      '  below 0.34 the order is allowed, 0.34 to 0.66 goes to manual review, 0.67 and above is blocked.',
+      '- signals: each concrete risk or trust indicator you see in the data (signal: short name; weight: low, medium or high,',
+      '  how much it moves the risk; note: one line citing the data). Only signals supported by the data given.',
+      '- recommendedChecks: short, specific verification steps for a reviewer (empty when none are needed).',
+    ].join('\n'),
+    content: [`Order:\n${order}`, input.context ? `\nContext from the merchant:\n${input.context}` : ''].join(''),
+    schema: FraudFlagAnswer,
+  })
+
+  const riskScore = Math.round(answer.riskScore * 100) / 100
+  const riskLevel = levelOf(riskScore)
+  const signals = answer.signals
+    .map((s) => ({ signal: clip(s.signal.trim(), 200), weight: s.weight, note: clip(s.note.trim(), 500) }))
+    .filter((s) => s.signal)
+    .sort((a, b) => WEIGHT_RANK[a.weight] - WEIGHT_RANK[b.weight])
+    .slice(0, 50)
+  // A score outside "low" with nothing to show for it is no assessment a reviewer can act on.
+  if (riskLevel !== 'low' && signals.length === 0) {
+    throw new ApiError('inference_failed', 'The model gave an elevated risk score without any signal behind it.')
+  }
+  const seen = new Set<string>()
+  const recommendedChecks = answer.recommendedChecks
+    .map((c) => clip(c.trim(), 300))
+    .filter((c) => c && !seen.has(c.toLowerCase()) && seen.add(c.toLowerCase()))
+    .slice(0, 20)
+
+  return { riskScore, riskLevel, signals, recommendedChecks, recommendation: RECOMMENDATION[riskLevel] }
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
+}

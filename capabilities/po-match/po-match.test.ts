@@ -1,0 +1,242 @@
+import t from 'tap'
+import type { CapabilityManifest } from '../../core/capability.ts'
+import { checkManifest } from '../../core/registry.ts'
+import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { PAIRING_MARK } from './handler.ts'
+import manifest from './manifest.ts'
+import { parseDocument, textLine } from './parse.ts'
+
+// One app for the file, serving only this folder: the mock text model answers from `pairing` or `advice`
+// (by which prompt it gets) unless `viaFake` is set, then the real @ai-sdk/openai client talks to the fake
+// OpenAI-compatible server.
+let pairing: unknown = { purchaseOrderPairs: [], receiptPairs: [] }
+let advice: unknown = { recommendation: 'Approve for payment.', notes: [] }
+const prompts: string[] = []
+let viaFake = false
+const fake = await startFakeOpenAI()
+t.teardown(() => fake.close())
+const mock = mockProvider((p) => {
+  prompts.push(p)
+  return p.includes(PAIRING_MARK) ? pairing : advice
+})
+const real = fakeServerProvider(fake.baseURL)
+const app = await startTestApp(t, {
+  capabilities: [checkManifest(manifest as unknown as CapabilityManifest, 'po-match', 'capabilities/po-match')],
+  provider: { ...mock, language: () => (viaFake ? real : mock).language() },
+})
+
+const PO = 'Purchase order PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
+const INVOICE = 'Invoice INV-778\nPO Number: PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
+
+async function call(body: unknown, credits = 20) {
+  const c = await app.customer(credits)
+  const res = await app.call('/v1/po-match', { key: c.key, body })
+  return { res, ledger: await app.ledger(c.accountId) }
+}
+const fields = (res: any) => res.body.discrepancies.map((d: any) => `${d.field}/${d.against}/${d.severity}`)
+
+t.test('the parser reads the common forms', async (t) => {
+  t.match(textLine('Widget x 10 @ 2.50 = 25.00'), { description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 })
+  t.match(textLine('10 x Widget @ $2.50'), { description: 'Widget', quantity: 10, unitPrice: 2.5, amount: null })
+  t.match(textLine('Consulting 10 hrs @ 150/hr = 1,500.00'), { description: 'Consulting', quantity: 10, unitPrice: 150, amount: 1500 })
+  t.match(textLine('Widget qty 10 price 2.50 amount 25.00'), { quantity: 10, unitPrice: 2.5, amount: 25 })
+  t.match(textLine('Widget - 8 units received'), { description: 'Widget', quantity: 8 })
+  t.match(textLine('Installation ...... $150.00'), { description: 'Installation', quantity: null, amount: 150 })
+  t.equal(textLine('Invoice #12345')?.quantity ?? null, null)
+  const table = parseDocument('Description | Qty | Unit Price | Amount\nWidget | 10 | 2.50 | 25.00\nSubtotal: 25.00\nTax (8%): 2.00\nTotal: USD 27.00')
+  t.match(table, { lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }], subtotal: 25, tax: 2, total: 27, currency: 'USD' })
+  t.match(parseDocument('Widget, 10, 2.50, 25.00').lines, [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }])
+  const json = parseDocument(JSON.stringify({ poNumber: 'PO-1', currency: 'usd', total: 25, lineItems: [{ description: 'Widget', quantity: '10', unitPrice: '$2.50', amount: 25 }], usage: { credits: 8 } }))
+  t.match(json, { format: 'json', poNumber: 'PO-1', currency: 'USD', total: 25, lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }] })
+  t.equal(parseDocument('{"number": "INV-9", "total": 5}').poNumber, null, "an invoice's own number is no PO reference")
+  t.equal(parseDocument('{"number": "PO-9", "total": 5}', 'purchaseOrder').poNumber, 'PO-9')
+})
+
+t.test('identical documents match; a difference within tolerance is reported as low and still matches', async (t) => {
+  const { res, ledger } = await call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 10 units\nGadget - 2 units' })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.status, 'matched')
+  t.same(res.body.discrepancies, [])
+  t.same(res.body.lineCounts, { invoice: 2, purchaseOrder: 2, receipt: 2 })
+  t.equal(res.body.tolerancePct, 2)
+  t.same(res.body.usage, { credits: 10, balanceRemaining: 10 })
+  t.equal(ledger.balance, 10)
+
+  const within = await call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.54 = 25.40').replace('49.00', '49.40'), purchaseOrder: PO })
+  t.equal(within.res.body.status, 'matched')
+  t.match(within.res.body.discrepancies, [
+    { field: 'unitPrice', item: 'Widget', invoice: 2.54, purchaseOrder: 2.5, difference: 0.04, differencePct: 1.6, severity: 'low', note: /Within the 2% tolerance/ },
+    { field: 'amount', difference: 0.4, severity: 'low' },
+    { field: 'subtotal', difference: 0.4, severity: 'low' },
+  ])
+})
+
+t.test('billing more than ordered or received is mismatched; billing less is partial', async (t) => {
+  const over = await call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'), purchaseOrder: PO })
+  t.equal(over.res.body.status, 'mismatched')
+  t.match(over.res.body.discrepancies[0], { field: 'quantity', item: 'Widget', against: 'purchaseOrder', invoice: 12, purchaseOrder: 10, difference: 2, differencePct: 20, severity: 'high' })
+
+  const under = await call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 8 @ 2.50 = 20.00').replace('49.00', '44.00'), purchaseOrder: PO })
+  t.equal(under.res.body.status, 'partial')
+  t.same(fields(under.res), ['quantity/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'])
+  t.equal(under.res.body.discrepancies[0].difference, -2)
+
+  const notBilled = await call({ invoice: 'PO PO-4411\nWidget x 10 @ 2.50 = 25.00\nTotal: 25.00', purchaseOrder: PO })
+  t.equal(notBilled.res.body.status, 'partial')
+  t.match(notBilled.res.body.discrepancies[0], { field: 'amount', item: 'Gadget', invoice: null, purchaseOrder: 24, difference: -24, severity: 'medium', note: /not billed/ })
+
+  const notReceived = await call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 7 units' })
+  t.equal(notReceived.res.body.status, 'mismatched')
+  t.match(notReceived.res.body.discrepancies, [
+    { field: 'quantity', item: 'Widget', against: 'receipt', invoice: 10, purchaseOrder: 10, receipt: 7, difference: 3, severity: 'high' },
+    { field: 'quantity', item: 'Gadget', against: 'receipt', invoice: 2, receipt: null, difference: 2, severity: 'high', note: /not on the receipt/ },
+  ])
+
+  const extra = await call({ invoice: INVOICE.replace('Total: 49.00', 'Rush fee 15.00\nTotal: 64.00'), purchaseOrder: PO })
+  t.equal(extra.res.body.status, 'mismatched')
+  t.match(extra.res.body.discrepancies[0], { field: 'amount', item: 'Rush fee', invoice: 15, purchaseOrder: null, difference: 15, severity: 'high', note: /not on the purchase order/ })
+})
+
+t.test("the invoice's own arithmetic, PO number and currency are checked", async (t) => {
+  const arithmetic = await call({ invoice: INVOICE.replace('= 25.00', '= 27.00'), purchaseOrder: PO })
+  t.match(arithmetic.res.body.discrepancies[0], { field: 'amount', against: 'calculation', invoice: 27, purchaseOrder: null, difference: 2, severity: 'high' })
+  t.same(fields(arithmetic.res), [
+    'amount/calculation/high', // 10 × 2.50 is 25.00, not 27.00
+    'total/calculation/medium', // the lines come to 51.00, the stated total is 49.00
+    'amount/purchaseOrder/high',
+    'subtotal/purchaseOrder/high',
+  ])
+
+  const otherPo = await call({ invoice: INVOICE.replace('PO Number: PO-4411', 'PO Number: PO-4412'), purchaseOrder: PO })
+  t.equal(otherPo.res.body.status, 'mismatched')
+  t.match(otherPo.res.body.discrepancies, [{ field: 'poNumber', invoice: 'PO-4412', purchaseOrder: 'PO-4411', severity: 'high' }])
+  t.notOk('difference' in otherPo.res.body.discrepancies[0], 'no numeric size for a reference')
+
+  const currency = await call({ invoice: `${INVOICE}\nCurrency: EUR`, purchaseOrder: `${PO}\nCurrency: USD` })
+  t.match(currency.res.body.discrepancies, [{ field: 'currency', invoice: 'EUR', purchaseOrder: 'USD', severity: 'high' }])
+})
+
+t.test('tolerancePct decides what is within tolerance', async (t) => {
+  const invoice = INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.60 = 26.00').replace('49.00', '50.00')
+  t.equal((await call({ invoice, purchaseOrder: PO })).res.body.status, 'mismatched', '4% over with the default 2%')
+  const loose = await call({ invoice, purchaseOrder: PO, tolerancePct: 5 })
+  t.equal(loose.res.body.status, 'matched')
+  t.ok(loose.res.body.discrepancies.every((d: any) => d.severity === 'low'))
+  const strict = await call({ invoice: INVOICE.replace('@ 2.50 = 25.00', '@ 2.51 = 25.10').replace('49.00', '49.10'), purchaseOrder: PO, tolerancePct: 0 })
+  t.equal(strict.res.body.status, 'mismatched', 'a cent over with no tolerance')
+})
+
+t.test('JSON from /v1/invoice against a text PO', async (t) => {
+  const invoice = JSON.stringify({
+    vendor: { name: 'ACME' }, invoiceNumber: 'INV-778', poNumber: 'PO-4411', currency: 'USD', subtotal: 49, tax: 0, total: 49,
+    lineItems: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }, { description: 'Gadgets', quantity: 2, unitPrice: 12, amount: 24 }],
+  })
+  const { res } = await call({ invoice, purchaseOrder: PO })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.status, 'matched', '"Gadgets" pairs with "Gadget" by code')
+  t.same(res.body.discrepancies, [])
+})
+
+t.test('the model may pair lines code could not; its bad pairs are ignored', async (t) => {
+  const invoice = 'Hex bolt M8 x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00'
+  const purchaseOrder = 'Fastener, hexagonal, 8mm x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00\nSpare part x 1 @ 5.00 = 5.00'
+  prompts.length = 0
+  pairing = { purchaseOrderPairs: [{ invoiceLine: 0, purchaseOrderLine: 0 }, { invoiceLine: 0, purchaseOrderLine: 2 }, { invoiceLine: 1, purchaseOrderLine: 2 }, { invoiceLine: 9, purchaseOrderLine: 0 }], receiptPairs: [] }
+  const { res } = await call({ invoice, purchaseOrder })
+  t.equal(res.status, 200, res.text)
+  t.equal(prompts.length, 2, 'one pairing call, one advice call')
+  t.match(prompts[0], /0: Hex bolt M8/)
+  t.notMatch(prompts[0], /1: Widget/, 'lines code paired are not offered')
+  t.match(res.body.discrepancies, [{ item: 'Spare part', invoice: null, purchaseOrder: 5, severity: 'medium' }, { field: 'subtotal' }])
+  t.equal(res.body.discrepancies.length, 2, 'the bolt line is paired (0↔0); pairs reusing a line or out of range are dropped')
+  t.equal(res.body.status, 'partial')
+
+  pairing = { purchaseOrderPairs: [], receiptPairs: [] }
+  const unpaired = await call({ invoice, purchaseOrder })
+  t.match(fields(unpaired.res), ['amount/purchaseOrder/high', 'amount/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'])
+  t.equal(unpaired.res.body.status, 'mismatched', 'an invoice line left unpaired is billed but not ordered')
+
+  prompts.length = 0
+  await call({ invoice: INVOICE, purchaseOrder: PO })
+  t.equal(prompts.length, 1, 'no pairing call when code paired every line')
+})
+
+t.test("status is code's; the model only advises", async (t) => {
+  advice = { recommendation: 'All good, status matched, pay it.', notes: ['Vendor name differs: ACME vs Acme Ltd.', ' '] }
+  const { res } = await call({ invoice: INVOICE.replace('x 10 @', 'x 20 @').replace('= 25.00', '= 50.00'), purchaseOrder: PO })
+  t.equal(res.body.status, 'mismatched')
+  t.equal(res.body.recommendation, 'All good, status matched, pay it.')
+  t.same(res.body.notes, ['Vendor name differs: ACME vs Acme Ltd.'])
+  t.match(prompts.at(-1), /Status: mismatched/)
+  advice = { recommendation: 'Approve for payment.', notes: [] }
+})
+
+t.test('documents code cannot read are 422 unprocessable, free', async (t) => {
+  for (const body of [
+    { invoice: INVOICE, purchaseOrder: 'Please send the usual order, thanks!' },
+    { invoice: 'hello', purchaseOrder: PO },
+    { invoice: INVOICE, purchaseOrder: PO, receipt: 'All arrived fine.' },
+    { invoice: 'Widget x 10\nGadget x 2', purchaseOrder: 'Total: 49.00' },
+  ]) {
+    const { res, ledger } = await call(body)
+    t.equal(res.status, 422, res.text)
+    t.equal(res.body.error.code, 'unprocessable')
+    t.same({ balance: ledger.balance, reserved: ledger.reserved }, { balance: 20, reserved: 0 })
+  }
+})
+
+t.test('model answers that break the promises are failed calls, free', async (t) => {
+  for (const reply of [{ recommendation: '  ', notes: [] }, { recommendation: 'ok' }, { recommendation: 'ok', notes: [], status: 'matched' }]) {
+    advice = reply
+    const { res, ledger } = await call({ invoice: INVOICE, purchaseOrder: PO })
+    t.equal(res.status, 502, JSON.stringify(reply))
+    t.equal(res.body.error.code, 'inference_failed')
+    t.equal(ledger.balance, 20)
+  }
+  advice = { recommendation: 'Approve for payment.', notes: [] }
+  pairing = { purchaseOrderPairs: 'all of them' }
+  const broken = await call({ invoice: 'Thing x 1 @ 1.00', purchaseOrder: 'Other x 1 @ 1.00' })
+  t.equal(broken.res.status, 502, 'a pairing answer that fails its schema')
+  t.equal(broken.ledger.balance, 20)
+  pairing = { purchaseOrderPairs: [], receiptPairs: [] }
+})
+
+t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
+  for (const body of [
+    {},
+    { invoice: INVOICE },
+    { purchaseOrder: PO },
+    { invoice: '', purchaseOrder: PO },
+    { invoice: { total: 1 }, purchaseOrder: PO },
+    { invoice: INVOICE, purchaseOrder: PO, tolerancePct: -1 },
+    { invoice: INVOICE, purchaseOrder: PO, tolerancePct: 101 },
+    { invoice: INVOICE, purchaseOrder: PO, tolerancePct: '2' },
+    { invoice: INVOICE, purchaseOrder: PO, receipt: '' },
+    { invoice: 'x'.repeat(500_001), purchaseOrder: PO },
+    { invoice: INVOICE, purchaseOrder: PO, vendor: 'ACME' },
+  ]) {
+    const { res, ledger } = await call(body)
+    t.equal(res.status, 400, JSON.stringify(body).slice(0, 80))
+    t.equal(res.body.error.code, 'invalid_request')
+    t.equal(ledger.balance, 20)
+  }
+})
+
+t.test('one call through the fake OpenAI-compatible server', async (t) => {
+  viaFake = true
+  t.teardown(() => {
+    viaFake = false
+  })
+  fake.set({ text: () => ({ recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] }) })
+  const before = fake.requests.length
+  const { res, ledger } = await call({
+    invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'),
+    purchaseOrder: PO,
+    receipt: 'Widget - 10 units\nGadget - 2 units',
+  })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, { ...manifest.example!.response, recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
+  t.equal(ledger.ledgerSum, 10)
+  t.equal(fake.requests.length - before, 1, 'one model call: code paired every line')
+})
