@@ -1,0 +1,262 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import type { ModelProvider } from '../../core/models/provider.ts'
+import { checkManifest } from '../../core/registry.ts'
+import manifest from './manifest.ts'
+import { isFreeMail, normalizeDomain } from './domain.ts'
+import { homepageFetch, readHomepage } from './homepage.ts'
+
+// Homepages served on loopback; a test resolver points made-up company hosts at it (C8/C12 guard with
+// callbacksAllowPrivate, as in development), and homepageFetch is pointed at its port.
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Northwind Logistics &amp; Freight</title>
+<meta name="description" content="Freight forwarding for mid-market retailers.">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Northwind","sameAs":["https://www.linkedin.com/company/northwind-test/"]}</script>
+<style>body{color:red}</style></head>
+<body><nav><a href="/about">About</a> <a href="https://twitter.com/intent/tweet?text=hi">Share</a> <a href="https://github.com/northwind-test">GitHub</a></nav>
+<h1>We move freight</h1><p>Warehousing in Rotterdam since 2004.</p><!-- hidden comment -->
+<script>var tracking = "SCRIPTCONTENT"</script></body></html>`
+const pages: Record<string, { status: number; type: string; body: string }> = {
+  'northwind-test.com': { status: 200, type: 'text/html; charset=utf-8', body: PAGE },
+  'broken-test.com': { status: 500, type: 'text/html', body: 'oops' },
+  'pdf-test.com': { status: 200, type: 'application/pdf', body: '%PDF-1.4' },
+}
+const site = createServer((req, res) => {
+  const page = pages[(req.headers.host ?? '').replace(/:\d+$/, '')]
+  if (!page) return res.writeHead(404).end()
+  res.writeHead(page.status, { 'content-type': page.type }).end(page.body)
+})
+await new Promise<void>((r) => site.listen(0, '127.0.0.1', r))
+t.teardown(() => new Promise((r) => site.close(r)))
+const port = (site.address() as AddressInfo).port
+homepageFetch.urls = (domain) => [`http://${domain}:${port}/`]
+
+/** One app per file: the provider the app sees is whichever `use()` was given last. */
+function switchable(initial: ModelProvider) {
+  let current = initial
+  const provider: ModelProvider = {
+    get configured() {
+      return current.configured
+    },
+    get acceptsFiles() {
+      return current.acceptsFiles
+    },
+    language: () => current.language(),
+    image: () => current.image(),
+    speech: () => current.speech(),
+    transcription: () => current.transcription(),
+    embedding: () => current.embedding(),
+    webSearch: () => current.webSearch(),
+  }
+  return { provider, use: (next: ModelProvider) => void (current = next) }
+}
+
+const resolver = async (host: string) => (host in pages ? [{ address: '127.0.0.1', family: 4 as const }] : [])
+
+let reply: (prompt: string) => unknown = () => ({})
+let prompts: string[] = []
+const mock = mockProvider((p) => (prompts.push(p), reply(p)))
+const providers = switchable(mock)
+// Only this folder is served: the test does not depend on other capability folders booting.
+const capabilities = [checkManifest(manifest as never, 'enrich', 'capabilities/enrich')]
+const app = await startTestApp(t, { capabilities, config: { callbacksAllowPrivate: true }, resolver, provider: providers.provider })
+t.beforeEach(() => providers.use(mock))
+
+const profile = (extra: object = {}) => ({
+  name: 'Northwind Logistics',
+  description: 'Freight forwarding.',
+  industry: 'Logistics',
+  headquarters: 'Rotterdam, Netherlands',
+  employeeRange: '201-500',
+  founded: 2004,
+  links: { linkedin: null, twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null },
+  ...extra,
+})
+
+async function call(body: unknown, credits = 100) {
+  const c = await app.customer(credits)
+  prompts = []
+  const res = await app.call('/v1/enrich', { key: c.key, body })
+  return { res, ledger: await app.ledger(c.accountId) }
+}
+
+t.test('domain normalisation and the free-mail list', async (t) => {
+  t.same(normalizeDomain('HTTPS://WWW.Acme.COM/about?x=1'), { domain: 'acme.com' })
+  t.same(normalizeDomain(' acme.co.uk. '), { domain: 'acme.co.uk' })
+  t.same(normalizeDomain('bücher.de'), { domain: 'xn--bcher-kva.de' })
+  t.same(normalizeDomain('www.com'), { domain: 'www.com' }, 'www is only dropped before a registrable name')
+  t.same(normalizeDomain('10.0.0.1'), { problem: 'ip' })
+  t.same(normalizeDomain('intranet.local'), { problem: 'reserved' })
+  t.same(normalizeDomain('a_b.com'), { problem: 'invalid' })
+  for (const d of ['gmail.com', 'yahoo.co.uk', 'hotmail.fr', 'outlook.de', 'gmx.at', 'yandex.kz', 'mail.ru', 'qq.com', '163.com', 'proton.me', 'icloud.com', 'eu.gmail.com']) {
+    t.ok(isFreeMail(d), d)
+  }
+  for (const d of ['acme.com', 'gmail-tools.com', 'yahoo-inc.example.com', 'mailchimp.com']) t.notOk(isFreeMail(d), d)
+  t.same(homepageFetch.budgetMs, 8000)
+})
+
+t.test('work email: domain by code, homepage fetched and stripped, grounded true', async (t) => {
+  reply = () =>
+    profile({
+      founded: 2999,
+      links: { linkedin: null, twitter: 'https://twitter.com/northwind', github: null, facebook: null, instagram: null, youtube: null, crunchbase: 'https://www.crunchbase.com/organization/northwind' },
+    })
+  const { res, ledger } = await call({ email: 'Dana.Ruiz@Northwind-Test.com' })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, {
+    name: 'Northwind Logistics',
+    domain: 'northwind-test.com',
+    description: 'Freight forwarding.',
+    industry: 'Logistics',
+    headquarters: 'Rotterdam, Netherlands',
+    employeeRange: '201-500',
+    links: {
+      website: `http://northwind-test.com:${port}/`,
+      linkedin: 'https://www.linkedin.com/company/northwind-test/',
+      github: 'https://github.com/northwind-test',
+    },
+    grounded: true,
+    sources: [{ url: `http://northwind-test.com:${port}/`, title: 'Northwind Logistics & Freight' }],
+    usage: { credits: 5, balanceRemaining: 95 },
+  }, 'founded in the future dropped; links not seen in the evidence dropped; share links are not profiles')
+  t.equal(ledger.balance, 95)
+  const prompt = prompts[0]!
+  t.match(prompt, 'Title: Northwind Logistics & Freight')
+  t.match(prompt, 'Freight forwarding for mid-market retailers.')
+  t.match(prompt, 'Warehousing in Rotterdam since 2004.')
+  t.notMatch(prompt, 'SCRIPTCONTENT', 'script bodies are not evidence')
+  t.notMatch(prompt, 'color:red')
+  t.notMatch(prompt, 'hidden comment')
+})
+
+t.test('a domain given as a URL is normalised', async (t) => {
+  reply = () => profile()
+  const { res } = await call({ domain: 'HTTPS://WWW.Northwind-Test.com/about?x=1' })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.domain, 'northwind-test.com')
+  t.equal(res.body.grounded, true)
+})
+
+t.test('no homepage (error status, unresolvable, not HTML) and no search: grounded false', async (t) => {
+  for (const domain of ['broken-test.com', 'nowhere-test.com', 'pdf-test.com']) {
+    reply = () => profile()
+    const { res } = await call({ domain })
+    t.equal(res.status, 200, res.text)
+    t.equal(res.body.grounded, false, domain)
+    t.equal(res.body.sources, undefined, domain)
+    t.same(res.body.links, { website: `https://${domain}/` }, domain)
+    t.match(prompts[0], 'The homepage could not be fetched.')
+    t.same(res.body.usage, { credits: 5, balanceRemaining: 95 })
+  }
+})
+
+t.test('free-mail and non-company domains are 422 unprocessable, charged nothing, no model call', async (t) => {
+  const cases = [
+    { email: 'dana@gmail.com' }, { email: 'dana@yahoo.co.uk' }, { email: 'x@gmx.de' }, { email: 'x@qq.com' },
+    { email: 'x@mail.ru' }, { domain: 'outlook.com' }, { domain: 'https://www.hotmail.com/' }, { domain: '163.com' },
+    { domain: '127.0.0.1' }, { domain: 'intranet.local' }, { email: 'x@corp.internal' },
+  ]
+  for (const body of cases) {
+    reply = () => profile()
+    const { res, ledger } = await call(body)
+    t.equal(res.status, 422, `${JSON.stringify(body)}: ${res.text}`)
+    t.equal(res.body.error.code, 'unprocessable')
+    t.equal(ledger.balance, 100)
+    t.equal(prompts.length, 0)
+  }
+})
+
+t.test('model answers that break the promises', async (t) => {
+  reply = () => profile({ name: null })
+  let r = await call({ domain: 'northwind-test.com' })
+  t.equal(r.res.status, 422, 'no company identified')
+  t.equal(r.ledger.balance, 100)
+
+  reply = () => profile({ employeeRange: '200-500' })
+  r = await call({ domain: 'northwind-test.com' })
+  t.equal(r.res.status, 502, 'employeeRange outside the buckets')
+  t.equal(r.res.body.error.code, 'inference_failed')
+  t.equal(r.ledger.balance, 100)
+
+  reply = () => profile({ grounded: true, domain: 'evil.com' })
+  r = await call({ domain: 'broken-test.com' })
+  t.equal(r.res.status, 502, 'extra fields (grounded, domain) are not the model\'s to give')
+  t.equal(r.ledger.balance, 100)
+
+  reply = () => profile({ name: '  ', links: { linkedin: 'https://www.linkedin.com/company/made-up/' } })
+  r = await call({ domain: 'northwind-test.com' })
+  t.equal(r.res.status, 502, 'links missing platforms')
+})
+
+t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
+  const bad: Array<[string, unknown]> = [
+    ['neither', {}],
+    ['both', { domain: 'acme.com', email: 'a@acme.com' }],
+    ['not an email', { email: 'acme.com' }],
+    ['no dot', { domain: 'acme' }],
+    ['an email in domain', { domain: 'a@acme.com' }],
+    ['domain too long', { domain: `${'a'.repeat(2045)}.com` }],
+    ['email too long', { email: `${'a'.repeat(320)}@acme.com` }],
+    ['bad label', { domain: 'acme..com' }],
+    ['unknown field', { domain: 'acme.com', company: 'Acme' }],
+  ]
+  reply = () => profile()
+  for (const [name, body] of bad) {
+    const { res, ledger } = await call(body)
+    t.equal(res.status, 400, `${name}: ${res.text}`)
+    t.equal(res.body.error.code, 'invalid_request', name)
+    t.equal(ledger.balance, 100, `${name}: nothing charged`)
+  }
+})
+
+t.test('readHomepage survives hostile markup', async (t) => {
+  const nasty = Buffer.from(`<title>x</title>${'<a '.repeat(100_000)}`)
+  const started = performance.now()
+  t.ok(readHomepage(nasty, 'text/html', 'https://x.com/'))
+  t.ok(performance.now() - started < 1000, 'linear time')
+  t.equal(readHomepage(Buffer.from('<html><body>   </body></html>'), 'text/html', 'https://x.com/'), null, 'no text, no evidence')
+})
+
+t.test('through the fake OpenAI-compatible server', async (t) => {
+  const fake = await startFakeOpenAI()
+  t.teardown(() => fake.close())
+
+  t.test('responses API: web search sources ground the answer when the homepage is down', async (t) => {
+    fake.set({
+      text: () => profile({ links: { linkedin: 'https://www.linkedin.com/company/broken-test', twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null } }),
+      webSearch: [
+        { url: 'https://www.linkedin.com/company/broken-test', title: 'Broken Test | LinkedIn' },
+        { url: 'https://news.example.org/broken-test', title: 'News' },
+        { url: 'https://news.example.org/broken-test#top', title: 'News again' },
+      ],
+    })
+    providers.use(fakeServerProvider(fake.baseURL))
+    const c = await app.customer(5)
+    const res = await app.call('/v1/enrich', { key: c.key, body: { domain: 'broken-test.com' } })
+    t.equal(res.status, 200, res.text)
+    t.equal(res.body.grounded, true)
+    t.same(res.body.links, { website: 'https://broken-test.com/', linkedin: 'https://www.linkedin.com/company/broken-test' })
+    t.same(res.body.sources, [
+      { url: 'https://www.linkedin.com/company/broken-test', title: 'Broken Test | LinkedIn' },
+      { url: 'https://news.example.org/broken-test', title: 'News' },
+    ])
+    t.same(res.body.usage, { credits: 5, balanceRemaining: 0 })
+    t.same(fake.requests.at(-1)?.body.tools, [{ type: 'web_search' }])
+  })
+
+  t.test('chat wire API: no web search, homepage only', async (t) => {
+    fake.set({ text: () => profile(), webSearch: [{ url: 'https://unused.example.org/', title: 'x' }] })
+    providers.use(fakeServerProvider(fake.baseURL, 'chat'))
+    const c = await app.customer(10)
+    let res = await app.call('/v1/enrich', { key: c.key, body: { domain: 'northwind-test.com' } })
+    t.equal(res.status, 200, res.text)
+    t.equal(res.body.grounded, true)
+    t.equal(res.body.sources.length, 1)
+    res = await app.call('/v1/enrich', { key: c.key, body: { domain: 'broken-test.com' } })
+    t.equal(res.status, 200, res.text)
+    t.equal(res.body.grounded, false)
+    t.same(res.body.usage, { credits: 5, balanceRemaining: 0 })
+  })
+})

@@ -1,0 +1,72 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { defineCapability } from '../../core/capability.ts'
+import { CHANNELS, handler } from './handler.ts'
+
+const StringEnum = <T extends string>(values: readonly T[], opts: object = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts })
+
+export const ProductCopyRequest = Type.Object(
+  {
+    product: Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        features: Type.Optional(Type.String({ maxLength: 10_000 })),
+        audience: Type.Optional(Type.String({ maxLength: 1000 })),
+        keywords: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+        // Optional addition (README.md): the brand, which Amazon titles lead with.
+        brand: Type.Optional(Type.String({ maxLength: 100 })),
+      },
+      { additionalProperties: false },
+    ),
+    channel: Type.Optional(StringEnum(CHANNELS, { default: 'generic' })),
+    // Optional addition (README.md): brand voice or tone.
+    voice: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+)
+
+export const ProductCopyResult = Type.Object(
+  {
+    titles: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 5 }),
+    bullets: Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { minItems: 1, maxItems: 10 }),
+    description: Type.String({ minLength: 1, maxLength: 5000 }),
+    seoKeywords: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 }),
+  },
+  { additionalProperties: false },
+)
+export type ProductCopyResult = Static<typeof ProductCopyResult>
+
+export default defineCapability({
+  name: 'product-copy',
+  summary: 'Titles, bullets, description and SEO keywords per channel',
+  price: 5,
+  async: false,
+  ratePerMinute: 120,
+  model: 'text',
+  request: ProductCopyRequest,
+  response: ProductCopyResult,
+  example: {
+    request: {
+      product: {
+        name: 'Trailhead 2L Insulated Water Bottle',
+        brand: 'Trailhead',
+        features: 'Double-wall steel, keeps drinks cold 24 h, leak-proof lid, fits car cup holders',
+        audience: 'hikers and commuters',
+        keywords: ['insulated water bottle', 'leak proof'],
+      },
+      channel: 'amazon',
+    },
+    response: {
+      titles: ['Trailhead Insulated Water Bottle, 2L Double-Wall Stainless Steel, Leak-Proof Lid, Cold 24 Hours, Fits Cup Holders'],
+      bullets: [
+        'COLD FOR 24 HOURS: double-wall vacuum insulation keeps water icy from trailhead to summit.',
+        'LEAK-PROOF LID: toss it in your pack without a second thought.',
+        'FITS CUP HOLDERS: tapered base slides into most car cup holders.',
+        'BUILT TO LAST: food-grade stainless steel that does not retain flavours.',
+        'MADE FOR THE DAY: 2 litres for long hikes, commutes and gym sessions.',
+      ],
+      description: 'The Trailhead 2L bottle keeps drinks cold for a full day, seals tight in a backpack and still fits the car cup holder on the way home.',
+      seoKeywords: ['insulated water bottle', 'leak proof', 'stainless steel water bottle', '2 liter bottle'],
+    },
+  },
+  handler,
+})

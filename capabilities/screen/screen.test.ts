@@ -1,0 +1,158 @@
+import t from 'tap'
+import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
+import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import type { ModelProvider } from '../../core/models/provider.ts'
+import { checkManifest } from '../../core/registry.ts'
+import manifest from './manifest.ts'
+import { verdictFor } from './handler.ts'
+
+/** One app per file: the provider the app sees is whichever `use()` was given last. */
+function switchable(initial: ModelProvider) {
+  let current = initial
+  const provider: ModelProvider = {
+    get configured() {
+      return current.configured
+    },
+    get acceptsFiles() {
+      return current.acceptsFiles
+    },
+    language: () => current.language(),
+    image: () => current.image(),
+    speech: () => current.speech(),
+    transcription: () => current.transcription(),
+    embedding: () => current.embedding(),
+    webSearch: () => current.webSearch(),
+  }
+  return { provider, use: (next: ModelProvider) => void (current = next) }
+}
+
+const fake = await startFakeOpenAI()
+t.teardown(() => fake.close())
+const responses = fakeServerProvider(fake.baseURL)
+const providers = switchable(responses)
+// Only this folder is served: the test does not depend on other capability folders booting.
+const capabilities = [checkManifest(manifest as never, 'screen', 'capabilities/screen')]
+const app = await startTestApp(t, { capabilities, provider: providers.provider })
+t.beforeEach(() => providers.use(responses))
+
+const SITE = { url: 'https://northwind-test.com/', title: 'Northwind Logistics' }
+const LI = { url: 'https://www.linkedin.com/company/northwind-test/', title: 'Northwind | LinkedIn' }
+const JOBS = { url: 'https://jobs.example.org/northwind?utm_source=openai', title: 'Jobs' }
+const NOT_SEARCHED = 'https://made-up.example.io/northwind'
+const criteria = ['Logistics or freight company', 'At least 200 employees', 'Uses SAP']
+const lead = { company: 'Northwind Logistics', domain: 'northwind-test.com' }
+const emptyProfile = { name: null, website: null, industry: null, headquarters: null, employeeRange: null, description: null }
+const item = (evidence: string, sourceUrls: string[], criterion: string | null = null) => ({ evidence, criterion, sourceUrls })
+
+async function call(body: unknown, credits = 100) {
+  const c = await app.customer(credits)
+  const res = await app.call('/v1/screen', { key: c.key, body })
+  return { res, ledger: await app.ledger(c.accountId) }
+}
+
+t.test('verdict follows score', async (t) => {
+  t.same([0, 0.39, 0.4, 0.69, 0.7, 1].map(verdictFor), ['disqualified', 'disqualified', 'maybe', 'maybe', 'qualified', 'qualified'])
+})
+
+t.test('evidence cites search results only; verdict from score; criteria from the caller\'s list', async (t) => {
+  fake.set({
+    webSearch: [SITE, LI, JOBS, { url: 'https://northwind-test.com/#about', title: 'dup' }],
+    text: () => ({
+      score: 0.82,
+      evidenceFor: [
+        item('Freight forwarder with Rotterdam warehouses ([northwind-test.com](https://northwind-test.com/)).', [], 'logistics or freight company'),
+        item('LinkedIn lists 201-500 employees.', ['https://linkedin.com/company/northwind-test', NOT_SEARCHED], 'At least 200 employees'),
+        item('Won an award (no source).', [NOT_SEARCHED], 'Logistics or freight company'),
+      ],
+      evidenceAgainst: [item('Job posts mention Oracle, not SAP.', ['https://jobs.example.org/northwind'], 'Something not in the list')],
+      unverified: ['ignored for list criteria'],
+      profile: { ...emptyProfile, name: 'Northwind Logistics', website: 'northwind-test.com', employeeRange: '201-500', industry: ' ' },
+    }),
+  })
+  const { res, ledger } = await call({ lead, criteria })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body, {
+    verdict: 'qualified',
+    score: 0.82,
+    evidenceFor: [
+      { evidence: 'Freight forwarder with Rotterdam warehouses.', criterion: 'Logistics or freight company', sourceIndexes: [0] },
+      { evidence: 'LinkedIn lists 201-500 employees.', criterion: 'At least 200 employees', sourceIndexes: [1] },
+    ],
+    evidenceAgainst: [{ evidence: 'Job posts mention Oracle, not SAP.', sourceIndexes: [2] }],
+    unverified: ['Uses SAP'],
+    profile: { name: 'Northwind Logistics', website: 'https://northwind-test.com/', employeeRange: '201-500' },
+    sources: [SITE, LI, JOBS],
+    usage: { credits: 10, balanceRemaining: 90 },
+  })
+  t.equal(ledger.balance, 90)
+  t.same(fake.requests.at(-1)?.body.tools, [{ type: 'web_search' }])
+})
+
+t.test('criteria as text: the model\'s unverified list, no criterion names; score 0.5 is maybe', async (t) => {
+  fake.set({
+    webSearch: [SITE],
+    text: () => ({ score: 0.5, evidenceFor: [item('Logistics firm.', [SITE.url], 'logistics')], evidenceAgainst: [], unverified: [' SAP usage ', 'SAP usage'], profile: emptyProfile }),
+  })
+  const { res } = await call({ lead: 'Northwind Logistics, northwind-test.com', criteria: 'Logistics company using SAP', depth: 'deep' })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.verdict, 'maybe')
+  t.same(res.body.evidenceFor, [{ evidence: 'Logistics firm.', sourceIndexes: [0] }], 'no criterion without a list')
+  t.same(res.body.unverified, ['SAP usage'])
+  t.same(res.body.profile, {})
+  t.match(JSON.stringify(fake.requests.at(-1)!.body), 'Search thoroughly')
+})
+
+t.test('answers that cannot be grounded are failed calls, charged nothing', async (t) => {
+  const ok = { score: 0.9, evidenceFor: [item('x', [SITE.url])], evidenceAgainst: [], unverified: [], profile: emptyProfile }
+  const cases: Array<[string, Array<{ url: string; title: string }> | undefined, unknown]> = [
+    ['the search returned no sources', undefined, ok],
+    ['no evidence cites a searched URL', [SITE], { ...ok, evidenceFor: [item('x', [NOT_SEARCHED])], evidenceAgainst: [item('y', [])] }],
+    ['no evidence at all', [SITE], { ...ok, evidenceFor: [] }],
+    ['score above 1', [SITE], { ...ok, score: 1.5 }],
+    ['a verdict from the model is not accepted', [SITE], { ...ok, verdict: 'qualified' }],
+    ['employeeRange outside the buckets', [SITE], { ...ok, profile: { ...emptyProfile, employeeRange: 'about 300' } }],
+  ]
+  for (const [name, webSearch, answer] of cases) {
+    fake.set({ webSearch, text: () => answer })
+    const { res, ledger } = await call({ lead, criteria })
+    t.equal(res.status, 502, `${name}: ${res.text}`)
+    t.equal(res.body.error.code, 'inference_failed', name)
+    t.equal(ledger.balance, 100, `${name}: nothing charged`)
+  }
+})
+
+t.test('no web search: 503 inference_unavailable, charged nothing', async (t) => {
+  providers.use(fakeServerProvider(fake.baseURL, 'chat'))
+  const before = fake.requests.length
+  let r = await call({ lead, criteria })
+  t.equal(r.res.status, 503, r.res.text)
+  t.equal(r.res.body.error.code, 'inference_unavailable')
+  t.equal(r.ledger.balance, 100)
+  t.equal(fake.requests.length, before, 'the chat wire API is never called')
+
+  providers.use(mockProvider(() => ({})))
+  r = await call({ lead, criteria })
+  t.equal(r.res.status, 503, 'a provider without webSearch()')
+  t.equal(r.ledger.balance, 100)
+})
+
+t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
+  const bad: Array<[string, unknown]> = [
+    ['no lead', { criteria }],
+    ['no criteria', { lead }],
+    ['empty criteria list', { lead, criteria: [] }],
+    ['too many criteria', { lead, criteria: Array.from({ length: 31 }, (_, i) => `c${i}`) }],
+    ['criterion too long', { lead, criteria: ['c'.repeat(1001)] }],
+    ['criteria text too long', { lead, criteria: 'c'.repeat(10_001) }],
+    ['criteria as object', { lead, criteria: { size: '200+' } }],
+    ['lead too long', { lead: 'l'.repeat(20_001), criteria }],
+    ['unknown depth', { lead, criteria, depth: 'max' }],
+    ['unknown field', { lead, criteria, threshold: 0.5 }],
+  ]
+  for (const [name, body] of bad) {
+    const { res, ledger } = await call(body)
+    t.equal(res.status, 400, `${name}: ${res.text}`)
+    t.equal(res.body.error.code, 'invalid_request', name)
+    t.equal(ledger.balance, 100, `${name}: nothing charged`)
+  }
+})
