@@ -1,0 +1,125 @@
+import type { Static } from '@sinclair/typebox'
+import { experimental_transcribe as transcribe, NoTranscriptGeneratedError } from 'ai'
+import type { CapabilityContext } from '../../core/capability.ts'
+import { ApiError } from '../../core/errors.ts'
+import { ClientGone } from '../../core/models/generate.ts'
+import { loadAudio } from './media.ts'
+import type { Segment, TranscribeResult } from './manifest.ts'
+
+interface Input {
+  audioUrl?: string
+  audio?: { data: string; mimeType: string }
+  diarize?: boolean
+  language?: string
+  prompt?: string
+}
+
+type Result = Static<typeof TranscribeResult>
+type OutSegment = Static<typeof Segment>
+
+// The kernel's sync model timeout (config.syncModelTimeoutMs default); the context does not expose it.
+const TIMEOUT_MS = 60_000
+
+/** Seconds → MM:SS, whole seconds rounded down; minutes are not wrapped into hours (4503 s → "75:03"). */
+export function clock(seconds: number): string {
+  const s = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0))
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`
+}
+
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+  const audio = await loadAudio(input, ctx)
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)])
+  let result: Awaited<ReturnType<typeof transcribe>>
+  try {
+    result = await transcribe({
+      model: ctx.ai.provider.transcription(),
+      audio: audio.bytes,
+      // Any openai option makes the SDK ask for verbose_json (segments) from the models that support it.
+      providerOptions: {
+        openai: {
+          timestampGranularities: ['segment'],
+          ...(input.language ? { language: input.language.toLowerCase() } : {}),
+          ...(input.prompt ? { prompt: input.prompt } : {}),
+        },
+      },
+      abortSignal: signal,
+      maxRetries: 0,
+    })
+  } catch (e) {
+    if (ctx.signal.aborted) throw new ClientGone('client disconnected')
+    if (signal.aborted) throw new ApiError('inference_failed', 'The transcription provider timed out.')
+    if (NoTranscriptGeneratedError.isInstance(e)) {
+      throw new ApiError('unprocessable', 'No speech was recognised in the audio.', [{ path: input.audio ? '/audio' : '/audioUrl', message: 'no speech recognised' }])
+    }
+    ctx.log(`transcription model failed: ${(e as Error).message}`)
+    throw new ApiError('inference_failed', 'The transcription provider failed.')
+  }
+  const text = result.text.trim()
+  if (!text) throw new ApiError('unprocessable', 'No speech was recognised in the audio.')
+  const speakers = input.diarize ? speakersOf(result.responses, result.segments.length) : null
+  const segments = toSegments(result.segments, speakers, text, result.durationInSeconds)
+  const out: Result = { text, segments }
+  const language = result.language ?? rawLanguage(result.responses)
+  if (language) out.language = language
+  if (result.durationInSeconds !== undefined && Number.isFinite(result.durationInSeconds) && result.durationInSeconds >= 0) {
+    out.durationSec = round(result.durationInSeconds)
+  }
+  if (input.diarize) out.diarized = segments.some((s) => s.speaker !== undefined)
+  return out
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000
+
+/**
+ * Code guarantees: segments in time order, start ≤ end, no empty text, MM:SS computed from seconds. A provider
+ * that gives no segments (json-only models) yields one segment with the whole text from 00:00.
+ */
+export function toSegments(
+  raw: ReadonlyArray<{ text: string; startSecond: number; endSecond: number }>,
+  speakers: Array<string | undefined> | null,
+  text: string,
+  duration: number | undefined,
+): OutSegment[] {
+  const out: OutSegment[] = []
+  raw.forEach((s, i) => {
+    const t = s.text.trim()
+    if (!t) return
+    const start = Math.max(0, Number.isFinite(s.startSecond) ? s.startSecond : 0)
+    const end = Number.isFinite(s.endSecond) ? Math.max(start, s.endSecond) : undefined
+    const seg: OutSegment = { start: clock(start), startSec: round(start), text: t }
+    if (end !== undefined) Object.assign(seg, { end: clock(end), endSec: round(end) })
+    const speaker = speakers?.[i]
+    if (speaker) seg.speaker = speaker
+    out.push(seg)
+  })
+  if (out.length === 0) {
+    const seg: OutSegment = { start: clock(0), startSec: 0, text }
+    if (duration !== undefined && Number.isFinite(duration) && duration > 0) Object.assign(seg, { end: clock(duration), endSec: round(duration) })
+    out.push(seg)
+  }
+  // Stable: equal starts keep the provider's order.
+  return out.map((s, i) => [s, i] as const).sort((a, b) => a[0].startSec - b[0].startSec || a[1] - b[1]).map(([s]) => s)
+}
+
+/**
+ * Speaker labels from the provider's raw answer: `segments[i].speaker`, one per segment the SDK returned, as
+ * diarizing OpenAI-compatible servers send them. The ai SDK does not surface them, so they are read from the
+ * raw body; when the counts differ the labels cannot be matched and none are given.
+ */
+export function speakersOf(responses: ReadonlyArray<unknown>, count: number): Array<string | undefined> | null {
+  const body = (responses[0] as { body?: unknown } | undefined)?.body
+  const rawSegments = (body as { segments?: unknown } | undefined)?.segments
+  if (!Array.isArray(rawSegments) || rawSegments.length !== count) return null
+  const labels = rawSegments.map((s) => {
+    const v = (s as { speaker?: unknown } | null)?.speaker
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v)
+    return typeof v === 'string' && v.trim() ? v.trim().slice(0, 64) : undefined
+  })
+  return labels.some((l) => l !== undefined) ? labels : null
+}
+
+/** The SDK maps only full language names ("english"); servers that answer with a code ("en") keep it. */
+function rawLanguage(responses: ReadonlyArray<unknown>): string | undefined {
+  const v = ((responses[0] as { body?: { language?: unknown } } | undefined)?.body as { language?: unknown } | undefined)?.language
+  return typeof v === 'string' && /^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(v) ? v : undefined
+}
