@@ -20,14 +20,19 @@ export interface CapabilityContext {
     object<T = any>(request: ObjectRequest): Promise<T>
     /** Same, with the URL sources the provider reported (web search). */
     objectWithSources<T = any>(request: ObjectRequest): Promise<ObjectResult<T>>
+    /**
+     * Any other provider call (image, speech, transcription, embeddings) under the call's deadline: a
+     * disconnect, a timeout or a provider error becomes a free failure with a message naming `what`.
+     */
+    run<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T>
   }
   documents: {
     resolve(input: DocumentInput): Promise<ResolvedDocument>
     /** User-message parts for a model: text with page markers, plus the file or image when useful. */
     parts(doc: ResolvedDocument): UserContent
   }
-  /** Fetches a caller-supplied URL under the C12 guard (public addresses, size and time limits). */
-  fetchPublic(url: string, opts?: { maxBytes?: number }): Promise<{ bytes: Buffer; contentType: string | null; finalUrl: string }>
+  /** Fetches a caller-supplied URL under the C12 guard (public addresses; default 20 MiB and 20 s). */
+  fetchPublic(url: string, opts?: { maxBytes?: number; timeoutMs?: number }): Promise<{ bytes: Buffer; contentType: string | null; finalUrl: string }>
   /** For capabilities that keep their own rows (memory). Always scope queries by accountId. */
   db: Query
   log: (message: string) => void
@@ -47,6 +52,11 @@ export interface CapabilityManifest<Req extends TObject = TObject, Res extends T
   /** Needs the provider's web search tool: without one (e.g. AI_WIRE_API=chat) calls are 503 and free. */
   webSearch?: boolean
   request: Req
+  /**
+   * Checks the schema cannot express (sizes of open objects, a caller-supplied schema …), run at stage 4
+   * like the schema, so dry runs report them too. Return the problems; none means valid.
+   */
+  check?: (input: Static<Req>) => Array<{ path: string; message: string }>
   response: Res
   example?: { request: Static<Req>; response: Static<Res> }
   handler: (input: Static<Req>, ctx: CapabilityContext) => Promise<Static<Res>>

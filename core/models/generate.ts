@@ -25,6 +25,27 @@ export interface ObjectResult<T> {
 
 export class ClientGone extends Error {}
 
+/**
+ * Runs one provider call under the call's deadline (C11): aborted with the client (→ ClientGone, free),
+ * timed out or failed (→ 502 inference_failed, free, no provider detail). `what` names the model in messages.
+ */
+export async function runModel<T>(
+  what: string,
+  opts: { signal: AbortSignal; timeoutMs: number; log?: (m: string) => void },
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)])
+  try {
+    return await fn(signal)
+  } catch (e) {
+    if (opts.signal.aborted) throw new ClientGone('client disconnected')
+    if (signal.aborted) throw new ApiError('inference_failed', `The ${what} provider timed out.`)
+    if (e instanceof ApiError) throw e
+    opts.log?.(`${what} model failed: ${(e as Error).message}`)
+    throw new ApiError('inference_failed', `The ${what} provider failed.`)
+  }
+}
+
 const validators = new WeakMap<TSchema, ValidateFunction>()
 function validatorFor(schema: TSchema): ValidateFunction {
   let v = validators.get(schema)
@@ -39,19 +60,17 @@ function validatorFor(schema: TSchema): ValidateFunction {
 export async function generateObject<T>(
   provider: ModelProvider,
   request: ObjectRequest & { schema: TSchema },
-  opts: { signal: AbortSignal; timeoutMs: number },
+  opts: { signal: AbortSignal; timeoutMs: number; log?: (m: string) => void },
 ): Promise<ObjectResult<T>> {
   if (!provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
   const webSearch = request.webSearch ? provider.webSearch() : null
   if (request.webSearch && !webSearch) throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
   const validate = validatorFor(request.schema)
   const messages: ModelMessage[] = [{ role: 'user', content: request.content }]
-  const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)])
   let problem = ''
   for (let attempt = 0; attempt < 2; attempt++) {
-    let result
-    try {
-      result = await generateText({
+    const result = await runModel('model', opts, (abortSignal) =>
+      generateText({
         model: provider.language(),
         system: request.system,
         messages,
@@ -60,18 +79,18 @@ export async function generateObject<T>(
         // Our schemas carry optional fields and length bounds that OpenAI's strict mode refuses; Ajv checks
         // the answer against the full schema instead.
         providerOptions: { openai: { strictJsonSchema: false } },
-        abortSignal: signal,
+        abortSignal,
         maxRetries: 0,
-      })
-    } catch (e) {
-      if (opts.signal.aborted) throw new ClientGone('client disconnected')
-      if (signal.aborted) throw new ApiError('inference_failed', 'The model provider timed out.')
-      if ((e as Error).name === 'AI_NoObjectGeneratedError' || (e as Error).name === 'AI_NoOutputGeneratedError') {
-        problem = 'The answer was not valid JSON.'
-        messages.push({ role: 'user', content: `${problem} Answer again with only the JSON object.` })
-        continue
-      }
-      throw new ApiError('inference_failed', 'The model provider failed.')
+      }).catch((e: Error) => {
+        // Unparseable output is an answer to retry, not a provider failure.
+        if (e.name === 'AI_NoObjectGeneratedError' || e.name === 'AI_NoOutputGeneratedError') return null
+        throw e
+      }),
+    )
+    if (result === null) {
+      problem = 'The answer was not valid JSON.'
+      messages.push({ role: 'user', content: `${problem} Answer again with only the JSON object.` })
+      continue
     }
     const object = parseOutput(result)
     if (object !== undefined && validate(object)) return { object: object as T, sources: searchSources(result) }

@@ -2,10 +2,13 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { CapabilityContext } from '../capability.ts'
 import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
-import { generateObject, type ObjectRequest } from '../models/generate.ts'
+import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { fetchPublic } from '../net/safe-fetch.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
+
+/** C12: a file fetched from a caller's URL is at most 20 MiB. */
+export const FETCH_LIMIT_BYTES = 20 * 1024 * 1024
 
 export function capabilityContext(
   services: Services,
@@ -15,8 +18,10 @@ export function capabilityContext(
   const { config, provider, resolver } = services
   const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
   const fetchDocument = publicDocumentFetcher(guard)
+  const log = (m: string) => services.log(`[${cap.name}] ${call.requestId} ${m}`)
+  const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const objectWithSources = <T>(request: ObjectRequest) =>
-    generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, { signal: call.signal, timeoutMs: call.timeoutMs })
+    generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, deadline)
   return {
     requestId: call.requestId,
     accountId: call.accountId,
@@ -25,15 +30,16 @@ export function capabilityContext(
       provider,
       objectWithSources,
       object: async (request) => (await objectWithSources(request)).object as never,
+      run: (what, fn) => runModel(what, deadline, fn),
     },
     documents: {
       resolve: (input) => resolveDocument(input, { fetch: fetchDocument, signal: call.signal }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
     },
     fetchPublic: (url, opts) =>
-      fetchPublic(url, { ...guard, maxBytes: opts?.maxBytes ?? config.bodyLimitBytes, timeoutMs: 20_000, maxRedirects: 3, signal: call.signal }),
+      fetchPublic(url, { ...guard, maxBytes: opts?.maxBytes ?? FETCH_LIMIT_BYTES, timeoutMs: opts?.timeoutMs ?? 20_000, maxRedirects: 3, signal: call.signal }),
     db: services.db,
-    log: (m) => services.log(`[${cap.name}] ${call.requestId} ${m}`),
+    log,
     now: services.now,
   }
 }

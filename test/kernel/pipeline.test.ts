@@ -19,7 +19,11 @@ const refusing = testCapability({
   },
 })
 const wrongShape = testCapability({ name: 'wrong-shape', handler: async () => ({ echo: 42 }) as never })
-const capabilities = [echo, limited, slowAsync, broken, refusing, wrongShape]
+const checked = testCapability({
+  name: 'checked',
+  check: (input: any) => (input.text.includes('\u0000') ? [{ path: '/text', message: 'must not contain U+0000' }] : []),
+})
+const capabilities = [echo, limited, slowAsync, broken, refusing, wrongShape, checked]
 
 const app = await startTestApp(t, {
   capabilities,
@@ -103,6 +107,12 @@ t.test('stage 4: headers and body (C1, C2, C12)', async (t) => {
   const notAsync = await app.call('/v1/echo', { body: { ...ok, async: true }, key: c.key })
   isError(t, notAsync, 400, 'invalid_request')
   t.equal(notAsync.body.error.details[0].path, '/async')
+  // A manifest's own check runs with the schema, before any money moves; dry runs report it.
+  const refused = await app.call('/v1/checked', { body: { text: 'a\u0000b' }, key: c.key })
+  isError(t, refused, 400, 'invalid_request')
+  t.same(refused.body.error.details, [{ path: '/text', message: 'must not contain U+0000' }])
+  const dry = await app.call('/v1/checked', { body: { text: 'a\u0000b' }, key: c.key, headers: { 'service-dry-run': '1' } })
+  t.equal(dry.body.liveStatus, 400)
   // A bad body with zero balance is 400, not 402: validation comes before the precheck.
   isError(t, await app.call('/v1/echo', { body: {}, key: c.key }), 400, 'invalid_request')
   // callbackUrl without async is ignored (spec 6.4.7), even when it is not https.
