@@ -30,7 +30,11 @@ const dbName = `capapi_bench_${Date.now()}`
 await ensureDatabaseExists(withDatabase(server.url, 'postgres'), dbName)
 const config = { ...loadConfig(), databaseUrl: withDatabase(server.url, dbName), rateLimits: { classify: 1e9, parse: 1e9 } }
 const { services, close } = await boot(config, {
-  provider: mockProvider((prompt) => (prompt.includes('"docType"') ? { docType: 'invoice', fields: [] } : answer)),
+  provider: mockProvider((prompt) =>
+    prompt.includes('You parse one business document')
+      ? { docType: 'invoice', party: null, documentNumber: null, date: null, totalAmount: null, currency: null, lineItems: [], fields: [] }
+      : answer,
+  ),
   log: () => {},
 })
 

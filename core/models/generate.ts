@@ -41,7 +41,7 @@ export async function runModel<T>(
     if (opts.signal.aborted) throw new ClientGone('client disconnected')
     if (signal.aborted) throw new ApiError('inference_failed', `The ${what} provider timed out.`)
     if (e instanceof ApiError) throw e
-    opts.log?.(`${what} model failed: ${(e as Error).message}`)
+    opts.log?.(`${what} provider call failed: ${(e as Error).message}`)
     throw new ApiError('inference_failed', `The ${what} provider failed.`)
   }
 }
