@@ -19,3 +19,22 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): ErrorDet
     return { path: path || '/', message: e.message ?? 'is invalid' }
   })
 }
+
+/**
+ * For a manifest's `check`: the first entry of a caller's list of names (at `path`) that is blank or names the
+ * same thing as an earlier entry under `key` (e.g. case-insensitively), as one detail; [] when there is none.
+ */
+export function ambiguousEntry(
+  list: readonly string[] | undefined,
+  path: string,
+  key: (name: string) => string,
+  say: { blank: string; repeat: (name: string) => string },
+): ErrorDetail[] {
+  const seen = new Set<string>()
+  for (const [i, name] of (list ?? []).entries()) {
+    const k = key(name)
+    if (k === '' || seen.has(k)) return [{ path: `${path}/${i}`, message: k === '' ? say.blank : say.repeat(name) }]
+    seen.add(k)
+  }
+  return []
+}

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { ambiguousEntry } from '../../core/validation.ts'
 import type { CategorizeResult } from './manifest.ts'
 
 interface Input {
@@ -47,16 +48,16 @@ const key = (s: string) => s.trim().toLowerCase()
  * index, or names a category outside the taxonomy, is a failed call (502 inference_failed, free): with a batch
  * a guessed category would be silently wrong data.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
-  const allowed = new Map<string, string>()
-  input.taxonomy.forEach((c, i) => {
-    const k = key(c)
-    if (k === '' || allowed.has(k)) {
-      const message = k === '' ? 'a category must not be blank' : `"${c}" repeats another category (categories are matched case-insensitively)`
-      throw new ApiError('invalid_request', 'The taxonomy is ambiguous.', [{ path: `/taxonomy/${i}`, message }])
-    }
-    allowed.set(k, c)
+/** Stage 4 (manifest `check`): no category of the taxonomy is blank or equal to another but for case. */
+export const check = (input: Input): ErrorDetail[] =>
+  ambiguousEntry(input.taxonomy, '/taxonomy', key, {
+    blank: 'a category must not be blank',
+    repeat: (c) => `"${c}" repeats another category (categories are matched case-insensitively)`,
   })
+
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+  // Unambiguous (check): one spelling per key.
+  const allowed = new Map(input.taxonomy.map((c) => [key(c), c]))
   const multi = input.multi === true
   const n = input.items.length
 

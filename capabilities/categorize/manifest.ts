@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { handler } from './handler.ts'
+import { check, handler } from './handler.ts'
 
 const Category = Type.String({ minLength: 1, maxLength: 200 })
 
@@ -56,5 +56,6 @@ export default defineCapability({
       ],
     },
   },
+  check,
   handler,
 })

@@ -1,12 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
+import { clip, StringEnum } from '../../core/models/answers.ts'
 import { CATEGORIES, NETWORKS, codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
 import type { ChargebackResult } from './manifest.ts'
-
-/** A string enum as `{type: 'string', enum}`: the form providers' strict structured-output modes accept. */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
 interface Input {
   reason: string
@@ -153,6 +150,3 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   return result
 }
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
-}

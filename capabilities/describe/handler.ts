@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
+import { IMAGE_TYPES, loadMedia } from '../../core/documents/media.ts'
+import { oneLine } from '../../core/models/answers.ts'
 import type { DescribeResult, PURPOSES } from './manifest.ts'
-import { loadImage } from './media.ts'
 
 interface Input {
   imageUrl?: string
@@ -41,7 +42,11 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   const purpose = input.purpose ?? 'alt'
   const maxTags = input.maxTags ?? 10
   const wantDetailed = purpose === 'detailed' || purpose === 'product'
-  const image = await loadImage(input, ctx)
+  const image = await loadMedia(
+    { inline: input.image, url: input.imageUrl },
+    { inlinePath: '/image', urlPath: '/imageUrl', accept: IMAGE_TYPES, what: 'image', expected: 'send a PNG, JPEG, GIF or WebP image' },
+    ctx,
+  )
   const answer = await ctx.ai.object<{ altText: string; caption: string; detailed?: string; tags: string[]; embeddedText: string }>({
     system: [
       'You describe one image for accessibility and publishing.',
@@ -70,7 +75,6 @@ export function shape(
   answer: { altText: string; caption: string; detailed?: string; tags: string[]; embeddedText: string },
   opts: { wantDetailed: boolean; maxTags: number },
 ): Result {
-  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
   const tags = [...new Set(answer.tags.map((t) => oneLine(t).toLowerCase()).filter((t) => t !== ''))].slice(0, opts.maxTags)
   const result: Result = {
     altText: oneLine(answer.altText).slice(0, 300) || oneLine(answer.caption).slice(0, 300),

@@ -1,11 +1,8 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
+import { clip, StringEnum } from '../../core/models/answers.ts'
 import type { DunningResult } from './manifest.ts'
-
-/** A string enum as `{type: 'string', enum}`: the form providers' strict structured-output modes accept. */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
 interface Input {
   invoice: { number?: string; amount: number; currency?: string; dueDate?: string; daysOverdue?: number }
@@ -132,6 +129,3 @@ function formatAmount(amount: number, currency?: string): string {
   return currency ? `${currency.toUpperCase()} ${value}` : value
 }
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
-}

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { Channel, DEFAULT_STEPS, MAX_DAY, StringEnum, handler } from './handler.ts'
+import { StringEnum } from '../../core/models/answers.ts'
+import { Channel, DEFAULT_STEPS, MAX_DAY, handler } from './handler.ts'
 
 export const DunningResult = Type.Object(
   {

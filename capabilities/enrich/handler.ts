@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, type ErrorDetail } from '../../core/errors.ts'
 import { emailDomain, isFreeMail, normalizeDomain, type DomainCheck } from './domain.ts'
-import { fetchHomepage, PLATFORMS, platformOf, publicHref, urlKey, type Homepage, type Platform } from './homepage.ts'
+import { oneLine } from '../../core/models/answers.ts'
+import { publicHref, uniqueSources, urlKey } from '../../core/models/sources.ts'
+import { fetchHomepage, PLATFORMS, platformOf, type Homepage, type Platform } from './homepage.ts'
 import type { EnrichRequest, EnrichResult } from './manifest.ts'
 
 export const EMPLOYEE_RANGES = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+'] as const
@@ -84,7 +86,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Enr
     webSearch,
   })
 
-  const sources = searchSources(found)
+  // The provider's search results: http(s) only, one per URL, at most MAX_SEARCH_SOURCES.
+  const sources = uniqueSources(found).slice(0, MAX_SEARCH_SOURCES).map(({ url, title }) => ({ url, title }))
   const grounded = homepage !== null || sources.length > 0
   const name = oneLine(answer.name)
   if (!name) throw new ApiError('unprocessable', `No company could be identified for ${domain}. Nothing was charged.`)
@@ -113,45 +116,28 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Enr
   return result
 }
 
+function domainOf(input: Input): { field: 'domain' | 'email'; found: DomainCheck } {
+  if (input.email !== undefined) return { field: 'email', found: emailDomain(input.email) }
+  return { field: 'domain', found: normalizeDomain(input.domain ?? '') }
+}
+
+/** Stage 4 (manifest `check`): `domain`, or the part of `email` after "@", is a domain name at all. */
+export function check(input: Input): ErrorDetail[] {
+  const { field, found } = domainOf(input)
+  return 'problem' in found && found.problem === 'invalid' ? [{ path: `/${field}`, message: 'must be a domain name' }] : []
+}
+
 export function companyDomain(input: Input): string {
-  let check: DomainCheck
-  let field: 'domain' | 'email'
-  if (input.email !== undefined) {
-    field = 'email'
-    check = emailDomain(input.email)
-  } else {
-    field = 'domain'
-    check = normalizeDomain(input.domain ?? '')
+  const { found } = domainOf(input)
+  if ('problem' in found) {
+    // 'invalid' is refused at stage 4 (check) and never gets here.
+    if (found.problem === 'invalid') throw new ApiError('invalid_request', 'The body does not match the rules of this endpoint.', check(input))
+    throw new ApiError('unprocessable', found.problem === 'ip' ? 'An IP address is not a company domain. Nothing was charged.' : 'A reserved or private-use domain is not a company domain. Nothing was charged.')
   }
-  if ('problem' in check) {
-    if (check.problem === 'invalid') {
-      throw new ApiError('invalid_request', 'The body does not match the schema of this endpoint.', [{ path: `/${field}`, message: 'must be a domain name' }])
-    }
-    throw new ApiError('unprocessable', check.problem === 'ip' ? 'An IP address is not a company domain. Nothing was charged.' : 'A reserved or private-use domain is not a company domain. Nothing was charged.')
+  if (isFreeMail(found.domain)) {
+    throw new ApiError('unprocessable', `${found.domain} is a free e-mail provider, not a company domain: send a work e-mail or the company's domain. Nothing was charged.`)
   }
-  if (isFreeMail(check.domain)) {
-    throw new ApiError('unprocessable', `${check.domain} is a free e-mail provider, not a company domain: send a work e-mail or the company's domain. Nothing was charged.`)
-  }
-  return check.domain
-}
-
-function oneLine(s: string | null | undefined): string {
-  return (s ?? '').replace(/\s+/g, ' ').trim()
-}
-
-/** The provider's search results: http(s) only, one per URL, at most MAX_SEARCH_SOURCES. */
-function searchSources(found: Array<{ url: string; title: string }>): Array<{ url: string; title: string }> {
-  const seen = new Set<string>()
-  const out: Array<{ url: string; title: string }> = []
-  for (const s of found) {
-    const key = urlKey(s.url)
-    if (!key || seen.has(key)) continue
-    seen.add(key)
-    const url = publicHref(s.url)!
-    out.push({ url, title: oneLine(s.title) || new URL(url).hostname })
-    if (out.length >= MAX_SEARCH_SOURCES) break
-  }
-  return out
+  return found.domain
 }
 
 /** Profile links: those on the homepage (found by code), then the model's, kept only when the evidence shows the same URL. */

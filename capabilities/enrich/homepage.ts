@@ -2,6 +2,7 @@
 // by code (title, meta descriptions, visible text, JSON-LD), with the company's profile links found in it.
 // Linear-time string scanning throughout: the page is untrusted input.
 import type { CapabilityContext } from '../../core/capability.ts'
+import { publicHref, urlKey } from '../../core/models/sources.ts'
 
 export const HOMEPAGE_MAX_BYTES = 512 * 1024
 const TEXT_MAX = 6000
@@ -265,36 +266,4 @@ function canonicalProfile(u: URL): string {
   c.hash = ''
   c.search = ''
   return publicHref(c.href)!
-}
-
-/**
- * A URL as a response publishes it: http(s) only, no credentials, WHATWG-serialised (punycode host), and the
- * characters RFC 3986 does not allow after the host percent-encoded, so that it is a valid `uri` (Ajv).
- */
-export function publicHref(raw: string): string | null {
-  let u: URL
-  try {
-    u = new URL(raw.trim())
-  } catch {
-    return null
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null
-  u.username = ''
-  u.password = ''
-  const rest = u.href.slice(u.origin.length)
-  return u.origin + rest.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c))
-}
-
-/** A comparison key for URLs: host without "www.", path without trailing slash, no fragment, no utm_* parameters. */
-export function urlKey(href: string): string | null {
-  let u: URL
-  try {
-    u = new URL(href)
-  } catch {
-    return null
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null
-  for (const k of [...u.searchParams.keys()]) if (/^utm_/i.test(k)) u.searchParams.delete(k)
-  const path = u.pathname.replace(/\/+$/, '')
-  return `${u.hostname.toLowerCase().replace(/^www\./, '')}${path}${u.search}`
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { EMPLOYEE_RANGES, handler } from './handler.ts'
+import { check, EMPLOYEE_RANGES, handler } from './handler.ts'
 
 const Url = Type.String({ format: 'uri' })
 
@@ -74,5 +74,6 @@ export default defineCapability({
       sources: [{ url: 'https://northwind-logistics.com/', title: 'Northwind Logistics | Freight and warehousing' }],
     },
   },
+  check,
   handler,
 })

@@ -1,11 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { clip, StringEnum } from '../../core/models/answers.ts'
 import type { FraudFlagResult } from './manifest.ts'
-
-/** A string enum as `{type: 'string', enum}`: the form providers' strict structured-output modes accept. */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
 interface Input {
   order: Record<string, unknown>
@@ -45,14 +42,17 @@ export const RECOMMENDATION = { low: 'allow', medium: 'review', high: 'block' } 
 const ORDER_MAX_CHARS = 200_000
 const WEIGHT_RANK: Record<Level, number> = { high: 0, medium: 1, low: 2 }
 
+/** As the model reads it. */
+const orderJson = (input: Input) => JSON.stringify(input.order, null, 1)
+
+/** Stage 4 (manifest `check`): the request schema bounds the keys of `order`, not what is nested inside it. */
+export function check(input: Input): ErrorDetail[] {
+  if (orderJson(input).length <= ORDER_MAX_CHARS) return []
+  return [{ path: '/order', message: `must be at most ${ORDER_MAX_CHARS} characters as JSON` }]
+}
+
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
-  const order = JSON.stringify(input.order, null, 1)
-  // The request schema bounds the keys of `order`, not what is nested inside it.
-  if (order.length > ORDER_MAX_CHARS) {
-    throw new ApiError('invalid_request', `order is too large: at most ${ORDER_MAX_CHARS} characters of JSON.`, [
-      { path: '/order', message: `must be at most ${ORDER_MAX_CHARS} characters as JSON` },
-    ])
-  }
+  const order = orderJson(input)
   const answer = await ctx.ai.object<Answer>({
     system: [
       'You are a payments fraud analyst. Assess the order or transaction for fraud risk.',
@@ -87,6 +87,3 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   return { riskScore, riskLevel, signals, recommendedChecks, recommendation: RECOMMENDATION[riskLevel] }
 }
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
-}

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { handler, StringEnum, Weight } from './handler.ts'
+import { StringEnum } from '../../core/models/answers.ts'
+import { check, handler, Weight } from './handler.ts'
 
 const Level = StringEnum(['low', 'medium', 'high'] as const, {
   description: 'from riskScore by code: below 0.34 low, 0.34 to below 0.67 medium, 0.67 and above high',
@@ -33,12 +34,13 @@ export default defineCapability({
   request: Type.Object(
     {
       // Free-form: whatever the shop or processor knows about the order (C12: at most 200 keys at the top;
-      // the handler also bounds its size as JSON).
+      // `check` also bounds its size as JSON).
       order: Type.Object({}, { additionalProperties: true, minProperties: 1, maxProperties: 200 }),
       context: Type.Optional(Type.String({ maxLength: 20_000 })),
     },
     { additionalProperties: false },
   ),
+  check,
   response: FraudFlagResult,
   example: {
     request: {

@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox'
 import { generateImage } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
+import { IMAGE_TYPES } from '../../core/documents/media.ts'
 import { sniffMediaType } from '../../core/documents/sniff.ts'
 import { ApiError } from '../../core/errors.ts'
-import { ClientGone } from '../../core/models/generate.ts'
 import { imageDimensions } from './dimensions.ts'
 import type { ASPECT_RATIOS, ImageResult } from './manifest.ts'
 
@@ -25,23 +25,12 @@ export const SIZES: Record<(typeof ASPECT_RATIOS)[number], `${number}x${number}`
   '3:4': '1024x1536',
 }
 
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
-// The kernel's sync model timeout (config.syncModelTimeoutMs default); the context does not expose it.
-const TIMEOUT_MS = 60_000
-
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Static<typeof ImageResult>> {
   const size = SIZES[input.aspectRatio ?? '1:1']
   const prompt = input.style ? `${input.prompt.trim()}\n\nStyle: ${input.style.trim()}` : input.prompt.trim()
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)])
-  let result: Awaited<ReturnType<typeof generateImage>>
-  try {
-    result = await generateImage({ model: ctx.ai.provider.image(), prompt, size, n: 1, abortSignal: signal, maxRetries: 0 })
-  } catch (e) {
-    if (ctx.signal.aborted) throw new ClientGone('client disconnected')
-    if (signal.aborted) throw new ApiError('inference_failed', 'The image provider timed out.')
-    ctx.log(`image model failed: ${(e as Error).message}`)
-    throw new ApiError('inference_failed', 'The image provider failed.')
-  }
+  const result = await ctx.ai.run('image', (abortSignal) =>
+    generateImage({ model: ctx.ai.provider.image(), prompt, size, n: 1, abortSignal, maxRetries: 0 }),
+  )
   const image = result.images[0]
   if (!image || image.uint8Array.length === 0) throw new ApiError('inference_failed', 'The image provider returned no image.')
   const bytes = Buffer.from(image.uint8Array)

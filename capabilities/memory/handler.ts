@@ -3,8 +3,7 @@
 import type { Static } from '@sinclair/typebox'
 import { embed, embedMany, type EmbeddingModel } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { ClientGone } from '../../core/models/generate.ts'
+import { ApiError, type ErrorDetail } from '../../core/errors.ts'
 import { MAX_METADATA_BYTES, type MemoryResult } from './manifest.ts'
 
 type Meta = Record<string, unknown>
@@ -27,8 +26,6 @@ type Result = Static<typeof MemoryResult>
 export const EMBED_CHARS = 6000
 /** Memories embedded per search when the embedding model changed or was switched on after they were stored. */
 export const BACKFILL_PER_SEARCH = 32
-// The kernel's sync model timeout (config.syncModelTimeoutMs default); the context does not expose it.
-const TIMEOUT_MS = 60_000
 
 interface Embedder {
   model: EmbeddingModel
@@ -44,29 +41,24 @@ function embedder(ctx: CapabilityContext): Embedder | null {
   return { model, name }
 }
 
-async function withModel<T>(ctx: CapabilityContext, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)])
-  try {
-    return await fn(signal)
-  } catch (e) {
-    if (ctx.signal.aborted) throw new ClientGone('client disconnected')
-    if (signal.aborted) throw new ApiError('inference_failed', 'The embedding provider timed out.')
-    ctx.log(`embedding model failed: ${(e as Error).message}`)
-    throw new ApiError('inference_failed', 'The embedding provider failed.')
-  }
-}
-
 const embedOne = (ctx: CapabilityContext, e: Embedder, text: string) =>
-  withModel(ctx, async (abortSignal) => (await embed({ model: e.model, value: text.slice(0, EMBED_CHARS), abortSignal, maxRetries: 0 })).embedding)
+  ctx.ai.run('embedding', async (abortSignal) => (await embed({ model: e.model, value: text.slice(0, EMBED_CHARS), abortSignal, maxRetries: 0 })).embedding)
+
+/**
+ * Stage 4 (manifest `check`): PostgreSQL text and jsonb cannot hold U+0000, so it is refused with the schema
+ * rather than failing in the database; metadata is bounded as JSON. The first problem only.
+ */
+export function check(input: Input): ErrorDetail[] {
+  for (const field of ['content', 'query', 'metadata', 'filter'] as const) {
+    if (hasNul(input[field])) return [{ path: `/${field}`, message: 'contains U+0000' }]
+  }
+  const size = input.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(input.metadata))
+  if (size > MAX_METADATA_BYTES) return [{ path: '/metadata', message: `metadata is ${size} bytes as JSON; at most ${MAX_METADATA_BYTES} are accepted` }]
+  return []
+}
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
   const namespace = input.namespace ?? 'default'
-  // PostgreSQL text and jsonb cannot hold U+0000: refuse it here rather than fail in the database.
-  for (const field of ['content', 'query', 'metadata', 'filter'] as const) {
-    if (hasNul(input[field])) {
-      throw new ApiError('invalid_request', `${field} must not contain the NUL character (U+0000)`, [{ path: `/${field}`, message: 'contains U+0000' }])
-    }
-  }
   switch (input.op) {
     case 'store':
       return store(input, namespace, ctx)
@@ -87,11 +79,6 @@ function hasNul(v: unknown): boolean {
 async function store(input: Input, namespace: string, ctx: CapabilityContext): Promise<Result> {
   const content = input.content!
   const metadata = input.metadata ?? {}
-  const size = Buffer.byteLength(JSON.stringify(metadata))
-  if (size > MAX_METADATA_BYTES) {
-    const message = `metadata is ${size} bytes as JSON; at most ${MAX_METADATA_BYTES} are accepted`
-    throw new ApiError('invalid_request', message, [{ path: '/metadata', message }])
-  }
   const e = embedder(ctx)
   // Embed before writing: a failed embedding stores nothing (and the call is free).
   const vector = e ? await embedOne(ctx, e, content) : null
@@ -177,7 +164,7 @@ async function backfill(ctx: CapabilityContext, e: Embedder, namespace: string):
     [ctx.accountId, namespace, e.name, BACKFILL_PER_SEARCH],
   )
   if (stale.length === 0) return
-  const { embeddings } = await withModel(ctx, (abortSignal) =>
+  const { embeddings } = await ctx.ai.run('embedding', (abortSignal) =>
     embedMany({ model: e.model, values: stale.map((r) => r.content.slice(0, EMBED_CHARS)), abortSignal, maxRetries: 0 }),
   )
   const rows = stale.map((r, i) => ({ id: r.id, e: embeddings[i] }))

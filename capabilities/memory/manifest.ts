@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { handler } from './handler.ts'
+import { check, handler } from './handler.ts'
 
 export const MAX_CONTENT = 20_000
 export const MAX_METADATA_BYTES = 16 * 1024
@@ -76,6 +76,7 @@ export default defineCapability({
       ],
     },
   ),
+  check,
   response: MemoryResult,
   example: {
     request: { op: 'search', namespace: 'user-42', query: 'preferred drink', limit: 3 },

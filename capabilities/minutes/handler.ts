@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { normalizeDate } from '../../core/documents/checks.ts'
 import { ApiError } from '../../core/errors.ts'
+import { oneLine } from '../../core/models/answers.ts'
 import type { MinutesResult } from './shapes.ts'
 
 interface Input {
@@ -36,7 +37,6 @@ const Answer = Type.Object(
 )
 type ModelAnswer = Static<typeof Answer>
 
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
 const words = (s: string): string[] => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
 
 /** Trimmed, without blanks and repeats (case-insensitive), order kept. */

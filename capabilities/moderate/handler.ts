@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { UserContent } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { sniffMediaType } from '../../core/documents/sniff.ts'
-import { ApiError } from '../../core/errors.ts'
-import { FetchError } from '../../core/net/safe-fetch.ts'
-import { DECISIONS, SEVERITIES, StringEnum, type ModerateResult, type Severity } from './shapes.ts'
+import { IMAGE_TYPES, loadMedia, urlProblem } from '../../core/documents/media.ts'
+import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { oneLine, StringEnum } from '../../core/models/answers.ts'
+import { ambiguousEntry } from '../../core/validation.ts'
+import { DECISIONS, SEVERITIES, type ModerateResult, type Severity } from './shapes.ts'
 
 interface Input {
   text?: string
@@ -39,72 +40,25 @@ const Answer = Type.Object(
 )
 type ModelAnswer = Static<typeof Answer>
 
-const MiB = 1024 * 1024
-/** The image types vision models take. */
-const MODEL_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 const RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2 }
 const DEFAULT_POLICY =
   'Flag hate or harassment, threats and violence, sexual content, self-harm, illegal goods or activity, spam or scams, and personal data exposure.'
 
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
 const key = (s: string) => oneLine(s).toLowerCase()
 const unprocessable = (path: string, message: string) => new ApiError('unprocessable', message, [{ path, message }])
 
-// Buffer.from(s, 'base64') skips invalid characters silently, so check first (same rules as core/documents).
-function decodeBase64(data: string): Buffer | null {
-  const b64 = data.replace(/^data:[^,]{0,200};base64,/i, '').replace(/[\r\n\t ]+/g, '')
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64) || b64.length % 4 === 1) return null
-  if (b64.includes('=') && b64.length % 4 !== 0) return null
-  return Buffer.from(b64, 'base64')
-}
-
-function fetchFailure(err: FetchError): string {
-  switch (err.kind) {
-    case 'refused':
-      return 'imageUrl points to a non-public address (or its host cannot be resolved)'
-    case 'too_large':
-      return 'the image at imageUrl is larger than 20 MiB'
-    case 'timeout':
-      return 'fetching imageUrl timed out (limit 20 s)'
-    case 'http_status':
-      return `fetching imageUrl failed: the server answered HTTP ${err.status ?? 'with an error'}`
-    case 'too_many_redirects':
-      return 'imageUrl redirected too many times (at most 3 redirects are followed)'
-    case 'network':
-      return 'imageUrl could not be fetched (network error)'
-  }
-}
-
-/** The image's bytes and their media type, sniffed from the bytes (the declared type is only a hint). */
-async function loadImage(input: Input, ctx: CapabilityContext): Promise<{ bytes: Uint8Array; mediaType: string }> {
-  let bytes: Uint8Array
-  let at: string
-  if (input.image) {
-    at = '/image'
-    const decoded = decodeBase64(input.image.data)
-    if (!decoded) throw new ApiError('invalid_request', 'image.data is not valid base64', [{ path: '/image/data', message: 'is not valid base64' }])
-    bytes = decoded
-  } else {
-    at = '/imageUrl'
-    const url = URL.canParse(input.imageUrl!) ? new URL(input.imageUrl!) : null
-    if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password) {
-      const message = 'imageUrl must be an http or https URL without credentials'
-      throw new ApiError('invalid_request', message, [{ path: at, message }])
-    }
-    try {
-      bytes = (await ctx.fetchPublic(url.href, { maxBytes: 20 * MiB })).bytes
-    } catch (err) {
-      // Our own wording only: the fetcher's messages may name resolved hosts or redirect targets.
-      if (err instanceof FetchError) throw unprocessable(at, fetchFailure(err))
-      throw err // cancellation or a bug: not the caller's input
-    }
-  }
-  if (bytes.length === 0) throw unprocessable(at, 'the image is empty')
-  const mediaType = sniffMediaType(bytes)
-  if (!mediaType || !MODEL_IMAGES.has(mediaType)) {
-    throw unprocessable(at, `unsupported image type${mediaType ? ` ${mediaType}` : ''}: the image must be PNG, JPEG, GIF or WebP`)
-  }
-  return { bytes, mediaType }
+/**
+ * Stage 4 (manifest `check`): with `categories` given, none is blank and no two are equal but for case and
+ * spacing; an imageUrl carries no credentials. The first problem only.
+ */
+export function check(input: Input): ErrorDetail[] {
+  const categories = ambiguousEntry(input.categories, '/categories', key, {
+    blank: 'must not be blank',
+    repeat: (c) => `"${c}" repeats another category (categories are matched case-insensitively)`,
+  })
+  if (categories.length) return categories
+  const badUrl = input.imageUrl === undefined ? null : urlProblem(input.imageUrl, 'imageUrl')
+  return badUrl ? [{ path: '/imageUrl', message: badUrl }] : []
 }
 
 /** The passage of `text` an excerpt quotes (ignoring case and runs of whitespace), in the text's own spelling. */
@@ -126,24 +80,19 @@ export function findExcerpt(text: string, excerpt: string): string | null {
  * is left out.
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
-  let allowed: Map<string, string> | null = null
-  if (input.categories) {
-    allowed = new Map()
-    for (const [i, c] of input.categories.entries()) {
-      if (key(c) === '' || allowed.has(key(c))) {
-        const message = key(c) === '' ? 'must not be blank' : `"${c}" repeats another category (categories are matched case-insensitively)`
-        throw new ApiError('invalid_request', 'The categories list is ambiguous.', [{ path: `/categories/${i}`, message }])
-      }
-      allowed.set(key(c), c)
-    }
-  }
+  // Unambiguous (check, stage 4): one caller spelling per key.
+  const allowed = input.categories ? new Map(input.categories.map((c) => [key(c), c])) : null
 
   const isText = input.text !== undefined
   if (isText && input.text!.trim() === '') throw unprocessable('/text', 'the text is empty')
   let content: string | UserContent
   if (isText) content = input.text!
   else {
-    const image = await loadImage(input, ctx)
+    const image = await loadMedia(
+      { inline: input.image, url: input.imageUrl },
+      { inlinePath: '/image', urlPath: '/imageUrl', accept: IMAGE_TYPES, what: 'image', expected: 'the image must be PNG, JPEG, GIF or WebP' },
+      ctx,
+    )
     content = [
       { type: 'text', text: 'Moderate this image against the policy.' },
       { type: 'image', image: image.bytes, mediaType: image.mediaType },

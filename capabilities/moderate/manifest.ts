@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { InlineFile } from '../../core/documents/schema.ts'
-import { handler } from './handler.ts'
+import { check, handler } from './handler.ts'
 import { CategoryName, ModerateResult } from './shapes.ts'
 
 export default defineCapability({
@@ -30,6 +30,7 @@ export default defineCapability({
     },
     { additionalProperties: false, oneOf: [{ required: ['text'] }, { required: ['image'] }, { required: ['imageUrl'] }] },
   ),
+  check,
   response: ModerateResult,
   example: {
     request: { text: 'Buy cheap followers now!!! DM me at spam@example.com', policy: 'No spam, no harassment, no adult content.' },

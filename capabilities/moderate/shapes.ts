@@ -1,7 +1,5 @@
-import { Type, type TUnsafe } from '@sinclair/typebox'
-
-/** A string enum as JSON Schema `enum`. */
-export const StringEnum = <T extends string>(values: readonly T[]): TUnsafe<T> => Type.Unsafe<T>({ type: 'string', enum: [...values] })
+import { Type } from '@sinclair/typebox'
+import { StringEnum } from '../../core/models/answers.ts'
 
 export const DECISIONS = ['allow', 'review', 'block'] as const
 export const SEVERITIES = ['low', 'medium', 'high'] as const

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
+import { StringEnum } from '../../core/models/answers.ts'
 import { CHANNELS, handler, MAX_STEPS } from './handler.ts'
-
-const StringEnum = <T extends string>(values: readonly T[], opts: object = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts })
 
 // A lead or a product: free text, or a flat JSON object (e.g. the result of /v1/enrich), bounded (C12).
 // Values: scalars, arrays of scalars, or one level of nested object of scalars.

@@ -1,13 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
+import { clip } from '../../core/models/answers.ts'
 import { addPairs, compareDocuments, pairLines, statusOf, type Pairs } from './match.ts'
 import { parseDocument, type ParsedDocument } from './parse.ts'
 import type { PoMatchResult } from './manifest.ts'
-
-/** A string enum as `{type: 'string', enum}`: the form providers' strict structured-output modes accept. */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
 interface Input {
   invoice: string
@@ -157,6 +154,3 @@ function excerpt(s: string, max = 20_000): string {
   return s.length <= max ? s : `${s.slice(0, max)}\n[… ${s.length - max} more characters]`
 }
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
-}

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
+import { distinctTexts, oneLine } from '../../core/models/answers.ts'
 import type { ProductCopyRequest, ProductCopyResult } from './manifest.ts'
 
 export const CHANNELS = ['amazon', 'shopify', 'generic'] as const
@@ -68,7 +69,6 @@ const schemas: Record<Channel, TSchema> = Object.fromEntries(
 ) as Record<Channel, TSchema>
 
 const HTML = /<\/?[a-z][^>]*>/i
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
 const stripBullet = (s: string) => oneLine(s).replace(/^(?:[-*•·▪►✓✔]|\d+[.)])\s+/, '')
 
 /**
@@ -119,7 +119,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Pro
     problems = findProblems(answer, rules, brand).filter((x) => !x.startsWith('title'))
     if (problems.length) throw new ApiError('inference_failed', `The model's copy breaks the ${channel} limits: ${problems.join('; ')}. Nothing was charged.`)
   }
-  const titles = unique(answer.titles.map(oneLine).filter((t) => t && !titleProblem(t, rules, brand))).slice(0, 5)
+  const titles = distinctTexts(answer.titles.map(oneLine).filter((t) => t && !titleProblem(t, rules, brand))).slice(0, 5)
   if (!titles.length) throw new ApiError('inference_failed', `The model wrote no title within the ${channel} limits. Nothing was charged.`)
   return {
     titles,
@@ -159,16 +159,11 @@ export function findProblems(a: ModelAnswer, rules: Rules, brand: string | undef
   return out
 }
 
-function unique(items: string[]): string[] {
-  const seen = new Set<string>()
-  return items.filter((s) => !seen.has(s.toLowerCase()) && seen.add(s.toLowerCase()))
-}
-
 /** Caller's keywords first, then the model's; trimmed, deduplicated, within the channel's budget. */
 export function keywords(all: string[], rules: Rules, callerCount: number): string[] {
   const out: string[] = []
   let bytes = -1
-  for (const k of unique(all.map(oneLine).filter((k) => k && k.length <= 100))) {
+  for (const k of distinctTexts(all.map(oneLine).filter((k) => k && k.length <= 100))) {
     if (out.length >= 50) break
     if (rules.keywordBytes !== null) {
       const next = bytes + 1 + Buffer.byteLength(k)

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
+import { StringEnum } from '../../core/models/answers.ts'
 import { CHANNELS, handler } from './handler.ts'
-
-const StringEnum = <T extends string>(values: readonly T[], opts: object = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts })
 
 export const ProductCopyRequest = Type.Object(
   {

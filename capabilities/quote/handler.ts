@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { sum } from '../../core/documents/checks.ts'
 import { ApiError } from '../../core/errors.ts'
+import { clip, distinctTexts } from '../../core/models/answers.ts'
 import type { QuoteResult } from './manifest.ts'
 
 export interface Rate {
@@ -123,7 +124,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     lineItems,
     subtotal,
     total,
-    assumptions: dedupe(answer.assumptions.map((a) => clip(a.trim(), 500)).filter(Boolean)).slice(0, 50),
+    assumptions: distinctTexts(answer.assumptions.map((a) => clip(a.trim(), 500)).filter(Boolean)).slice(0, 50),
   }
   if (tax !== null) result.tax = cents(tax)
   const cur = currency ?? answer.currency?.trim().toUpperCase()
@@ -151,11 +152,3 @@ export function rateFor(description: string, rates: Rate[]): Rate | null {
   return best
 }
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
-}
-
-function dedupe(items: string[]): string[] {
-  const seen = new Set<string>()
-  return items.filter((i) => !seen.has(i.toLowerCase()) && Boolean(seen.add(i.toLowerCase())))
-}

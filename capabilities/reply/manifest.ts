@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
+import { StringEnum } from '../../core/models/answers.ts'
 import { handler } from './handler.ts'
-import { ReplyResult, StringEnum, TONES } from './shapes.ts'
+import { ReplyResult, TONES } from './shapes.ts'
 
 export default defineCapability({
   name: 'reply',

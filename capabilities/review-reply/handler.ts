@@ -1,11 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
+import { clip, distinctTexts, StringEnum } from '../../core/models/answers.ts'
 import type { ReviewReplyResult } from './manifest.ts'
-
-/** A string enum as `{type: 'string', enum}`: the form providers' strict structured-output modes accept. */
-export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
 interface Input {
   review: string
@@ -70,7 +67,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   if (!reply) throw new ApiError('inference_failed', 'The model returned an empty reply.')
   if (PLACEHOLDER.test(reply)) throw new ApiError('inference_failed', 'The model left a template placeholder in the reply.')
 
-  const issues = dedupe(answer.issues.map((i) => clip(i.trim().replace(/\s+/g, ' '), 300)).filter(Boolean)).slice(0, 20)
+  const issues = distinctTexts(answer.issues.map((i) => clip(i.trim().replace(/\s+/g, ' '), 300)).filter(Boolean)).slice(0, 20)
 
   // Stars and words that disagree are, by definition, mixed.
   let sentiment = answer.sentiment
@@ -91,10 +88,6 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   return result
 }
 
-function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1).trimEnd() + '…'
-}
-
 /** Cuts an over-long text at the last sentence end that fits. */
 function clipSentences(s: string, max: number): string {
   if (s.length <= max) return s
@@ -103,12 +96,3 @@ function clipSentences(s: string, max: number): string {
   return end > max / 2 ? head.slice(0, end + 1) : clip(s, max)
 }
 
-function dedupe(items: string[]): string[] {
-  const seen = new Set<string>()
-  return items.filter((i) => {
-    const k = i.toLowerCase()
-    if (seen.has(k)) return false
-    seen.add(k)
-    return true
-  })
-}

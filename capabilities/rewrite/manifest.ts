@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
+import { StringEnum } from '../../core/models/answers.ts'
 import { handler } from './handler.ts'
-import { LENGTHS, MAX_TEXT, RewriteResult, StringEnum } from './shapes.ts'
+import { LENGTHS, MAX_TEXT, RewriteResult } from './shapes.ts'
 
 const Brief = Type.String({ maxLength: 2000 })
 

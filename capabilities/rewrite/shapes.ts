@@ -1,7 +1,4 @@
-import { Type, type TUnsafe } from '@sinclair/typebox'
-
-/** A string enum as JSON Schema `enum`. */
-export const StringEnum = <T extends string>(values: readonly T[]): TUnsafe<T> => Type.Unsafe<T>({ type: 'string', enum: [...values] })
+import { Type } from '@sinclair/typebox'
 
 export const LENGTHS = ['shorter', 'same', 'longer'] as const
 export type Length = (typeof LENGTHS)[number]

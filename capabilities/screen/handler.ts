@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
 import type { ScreenRequest, ScreenResult } from './manifest.ts'
+import { oneLine } from '../../core/models/answers.ts'
 import { inlineCitations, publicHref, publishSources, uniqueSources, urlKey } from '../../core/models/sources.ts'
 
 export const VERDICTS = ['qualified', 'maybe', 'disqualified'] as const
@@ -51,7 +52,6 @@ interface ModelAnswer {
   profile: Record<'name' | 'website' | 'industry' | 'headquarters' | 'employeeRange' | 'description', string | null>
 }
 
-const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim()
 const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2))
 
 export function verdictFor(score: number): (typeof VERDICTS)[number] {

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
+import { StringEnum } from '../../core/models/answers.ts'
 import { DEPTHS, EMPLOYEE_RANGES, handler, MAX_EVIDENCE, MAX_SOURCES, VERDICTS } from './handler.ts'
-
-const StringEnum = <T extends string>(values: readonly T[], opts: object = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts })
 
 // The lead: free text, or a flat JSON object (e.g. the result of /v1/enrich), bounded (C12).
 const Scalar = Type.Union([Type.String({ maxLength: 4000 }), Type.Number(), Type.Boolean(), Type.Null()])

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
+import { distinctTexts } from '../../core/models/answers.ts'
 import { Sentiment, type SentimentResult } from './schema.ts'
 
 interface Input {
@@ -59,7 +60,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     score: clamp(answer.score, -1, 1),
     confidence: clamp(answer.confidence, 0, 1),
     aspects: asked ? requestedAspects(asked, answer.aspects) : foundAspects(answer.aspects),
-    themes: distinct(answer.themes).slice(0, MAX_THEMES),
+    themes: distinctTexts(answer.themes).slice(0, MAX_THEMES),
   }
 }
 
@@ -89,18 +90,6 @@ function foundAspects(answers: Answer['aspects']): Aspect[] {
     seen.add(aspect.toLowerCase())
     out.push({ aspect, sentiment: a.sentiment, score: clamp(a.score, -1, 1) })
     if (out.length === MAX_FOUND_ASPECTS) break
-  }
-  return out
-}
-
-function distinct(items: string[]): string[] {
-  const seen = new Set<string>()
-  const out: string[] = []
-  for (const raw of items) {
-    const s = raw.trim()
-    if (!s || seen.has(s.toLowerCase())) continue
-    seen.add(s.toLowerCase())
-    out.push(s)
   }
   return out
 }

@@ -3,7 +3,6 @@ import { experimental_generateSpeech as generateSpeech } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { sniffMediaType } from '../../core/documents/sniff.ts'
 import { ApiError } from '../../core/errors.ts'
-import { ClientGone } from '../../core/models/generate.ts'
 import { audioDuration } from './duration.ts'
 import type { FORMATS, PACES, SpeakResult, VOICES } from './manifest.ts'
 
@@ -17,31 +16,22 @@ interface Input {
 
 /** pace → the provider's speed multiplier (OpenAI accepts 0.25–4). */
 export const SPEEDS: Record<(typeof PACES)[number], number> = { slow: 0.85, normal: 1, fast: 1.2 }
-// The kernel's sync model timeout (config.syncModelTimeoutMs default); the context does not expose it.
-const TIMEOUT_MS = 60_000
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Static<typeof SpeakResult>> {
   const pace = input.pace ?? 'normal'
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)])
-  let audio: Uint8Array
-  try {
-    const result = await generateSpeech({
+  const { audio: generated } = await ctx.ai.run('speech', (abortSignal) =>
+    generateSpeech({
       model: ctx.ai.provider.speech(),
       text: input.text,
       voice: input.voice ?? 'alloy',
       outputFormat: input.format ?? 'mp3',
       ...(pace !== 'normal' ? { speed: SPEEDS[pace] } : {}),
       ...(input.instructions ? { instructions: input.instructions } : {}),
-      abortSignal: signal,
+      abortSignal,
       maxRetries: 0,
-    })
-    audio = result.audio.uint8Array
-  } catch (e) {
-    if (ctx.signal.aborted) throw new ClientGone('client disconnected')
-    if (signal.aborted) throw new ApiError('inference_failed', 'The speech provider timed out.')
-    ctx.log(`speech model failed: ${(e as Error).message}`)
-    throw new ApiError('inference_failed', 'The speech provider failed.')
-  }
+    }),
+  )
+  const audio = generated.uint8Array
   if (audio.length === 0) throw new ApiError('inference_failed', 'The speech provider returned no audio.')
   // The media type is the bytes' own; audio without a recognisable container (e.g. raw PCM) is refused.
   const mimeType = sniffMediaType(audio)

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { UserContent } from 'ai'
-import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../../core/capability.ts'
+import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
 import { normalizeDate } from '../../core/documents/checks.ts'
+import { pagedContent, pageTexts } from '../../core/documents/pages.ts'
 import { ApiError } from '../../core/errors.ts'
 import type { SplitResult } from './manifest.ts'
 
@@ -29,20 +29,6 @@ export const ModelSplit = Type.Object(
 )
 type ModelSplit = Static<typeof ModelSplit>
 type ModelDocument = ModelSplit['documents'][number]
-
-/** The bundle's pages: PDF pages, text split at form feeds (a trailing form feed adds no page), 1 for an image. */
-export function pageTexts(doc: ResolvedDocument): string[] {
-  if (doc.kind === 'pdf') return doc.pages
-  if (doc.kind === 'image') return ['']
-  const pages = doc.text.split('\f')
-  while (pages.length > 1 && pages[pages.length - 1]!.trim() === '') pages.pop()
-  return pages
-}
-
-function pagedContent(doc: ResolvedDocument, pages: string[], ctx: CapabilityContext): UserContent {
-  if (doc.kind === 'text' && pages.length > 1) return [{ type: 'text', text: pages.map((p, i) => `--- page ${i + 1} ---\n${p}`).join('\n\n') }]
-  return ctx.documents.parts(doc)
-}
 
 /**
  * What is wrong with the model's page ranges, in words the model can act on; [] when nothing is.

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { distinctTexts } from '../../core/models/answers.ts'
 import { formatErrors } from '../../core/validation.ts'
 import { META, draftOf, sharedAjv, type Draft } from './ajv-factory.mjs'
 import type { StructureResult } from './schema.ts'
@@ -40,59 +41,51 @@ interface Attempt {
 }
 
 /**
- * Code guarantees: the caller's schema is a compilable JSON Schema (else 400 invalid_request with details, free);
+ * Code guarantees: the caller's schema is a compilable JSON Schema (else 400 invalid_request with details at stage 4, free);
  * `valid` is true exactly when `data` validates against it (checked with Ajv, not claimed by the model); a first
  * answer that fails is retried once with the validation errors; after that the call still succeeds with
  * `valid: false`, the best `data` and the errors in `notes`.
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
-  const { draft, schema } = checkSchema(input.schema)
-  const ajv = sharedAjv(draft)
-  try {
-    let validate: ValidateFunction
-    try {
-      validate = ajv.compile(schema)
-    } catch (e) {
-      throw new ApiError('invalid_request', 'schema is not a usable JSON Schema.', [{ path: '/schema', message: (e as Error).message }])
-    }
-    const slow = usesPatterns(schema)
-    const check = async (data: unknown): Promise<ErrorObject[]> => {
-      if (slow) return validateInWorker(schema, draft, data)
-      if (validate(data)) return []
-      return validate.errors?.length ? [...validate.errors] : [{ instancePath: '', schemaPath: '#', keyword: 'validation', params: {}, message: 'does not validate' }]
-    }
-    const system = [
-      'You turn the input the user sends into JSON that validates against this JSON Schema:',
-      JSON.stringify(schema),
-      'Use only information in the input; never invent values. Where the input lacks something, leave it out or use null if the schema allows it.',
-      'Answer {"json": "<the JSON value, serialized as a string>", "notes": [...]}; notes are short remarks on assumptions or information that did not fit, [] when none.',
-      input.instructions ? `Caller instructions: ${input.instructions}` : '',
-    ].filter(Boolean).join('\n')
-
-    const first = await attempt(ctx, system, input.input, check)
-    if (first.problems.length === 0) return { data: first.data, valid: true, notes: first.notes }
-    const retry = [
-      system,
-      '',
-      'Your previous answer was:',
-      first.parsed ? JSON.stringify(first.data) : '(not valid JSON)',
-      `It does not validate: ${first.problems.join('; ')}.`,
-      'Answer again with corrected JSON.',
-    ].join('\n')
-    const second = await attempt(ctx, retry, input.input, check)
-    if (second.problems.length === 0) return { data: second.data, valid: true, notes: second.notes }
-    // Still invalid: a successful call (spec 4.3). The retry saw the errors, so its answer is kept, unless it is
-    // not JSON at all and the first one was.
-    const best = second.parsed || !first.parsed ? second : first
-    return { data: best.data, valid: false, notes: [...best.problems, ...best.notes].slice(0, MAX_NOTES) }
-  } finally {
-    ajv.removeSchema(schema) // also after a failed compile: Ajv caches a schema before compiling it
+  const usable = usableSchema(input.schema)
+  // Refused at stage 4 already (`check`); this only narrows the type.
+  if ('problems' in usable) throw new ApiError('invalid_request', 'schema is not a usable JSON Schema.', usable.problems)
+  const { draft, schema, validate } = usable
+  const slow = usesPatterns(schema)
+  const check = async (data: unknown): Promise<ErrorObject[]> => {
+    if (slow) return validateInWorker(schema, draft, data)
+    if (validate(data)) return []
+    return validate.errors?.length ? [...validate.errors] : [{ instancePath: '', schemaPath: '#', keyword: 'validation', params: {}, message: 'does not validate' }]
   }
+  const system = [
+    'You turn the input the user sends into JSON that validates against this JSON Schema:',
+    JSON.stringify(schema),
+    'Use only information in the input; never invent values. Where the input lacks something, leave it out or use null if the schema allows it.',
+    'Answer {"json": "<the JSON value, serialized as a string>", "notes": [...]}; notes are short remarks on assumptions or information that did not fit, [] when none.',
+    input.instructions ? `Caller instructions: ${input.instructions}` : '',
+  ].filter(Boolean).join('\n')
+
+  const first = await attempt(ctx, system, input.input, check)
+  if (first.problems.length === 0) return { data: first.data, valid: true, notes: first.notes }
+  const retry = [
+    system,
+    '',
+    'Your previous answer was:',
+    first.parsed ? JSON.stringify(first.data) : '(not valid JSON)',
+    `It does not validate: ${first.problems.join('; ')}.`,
+    'Answer again with corrected JSON.',
+  ].join('\n')
+  const second = await attempt(ctx, retry, input.input, check)
+  if (second.problems.length === 0) return { data: second.data, valid: true, notes: second.notes }
+  // Still invalid: a successful call (spec 4.3). The retry saw the errors, so its answer is kept, unless it is
+  // not JSON at all and the first one was.
+  const best = second.parsed || !first.parsed ? second : first
+  return { data: best.data, valid: false, notes: [...best.problems, ...best.notes].slice(0, MAX_NOTES) }
 }
 
 async function attempt(ctx: CapabilityContext, system: string, content: string, check: (data: unknown) => Promise<ErrorObject[]>): Promise<Attempt> {
   const answer = await ctx.ai.object<Answer>({ system, content, schema: Envelope })
-  const notes = distinct(answer.notes).slice(0, MAX_NOTES)
+  const notes = distinctTexts(answer.notes, { caseSensitive: true }).slice(0, MAX_NOTES)
   let data: unknown
   try {
     data = JSON.parse(answer.json)
@@ -103,24 +96,52 @@ async function attempt(ctx: CapabilityContext, system: string, content: string, 
   return { data, parsed: true, problems, notes }
 }
 
-/** Size, depth and draft of the caller's schema; a copy with `$schema` spelled the way Ajv knows it. */
-export function checkSchema(raw: Record<string, unknown>): { draft: Draft; schema: Record<string, unknown> } {
-  const fail = (path: string, message: string): never => {
-    throw new ApiError('invalid_request', 'schema is not a usable JSON Schema.', [{ path, message }])
-  }
+interface UsableSchema {
+  draft: Draft
+  /** A copy of the caller's schema with `$schema` spelled the way Ajv knows it. */
+  schema: Record<string, unknown>
+  validate: ValidateFunction
+}
+
+// Stage 4 (`check`) and the handler receive the same schema object: the handler reuses what the check compiled.
+// Weak, so nothing outlives the request; a handler given another object (a job) compiles again.
+const usable = new WeakMap<object, UsableSchema | { problems: ErrorDetail[] }>()
+
+/** Stage 4 (manifest `check`): the caller's schema is a usable JSON Schema. */
+export function check(input: Input): ErrorDetail[] {
+  const u = usableSchema(input.schema)
+  return 'problems' in u ? u.problems : []
+}
+
+/** Size, depth, draft, meta-schema and compilation of the caller's schema: the compiled schema, or what is wrong. */
+export function usableSchema(raw: Record<string, unknown>): UsableSchema | { problems: ErrorDetail[] } {
+  let u = usable.get(raw)
+  if (!u) usable.set(raw, (u = compileSchema(raw)))
+  return u
+}
+
+function compileSchema(raw: Record<string, unknown>): UsableSchema | { problems: ErrorDetail[] } {
+  const fail = (path: string, message: string) => ({ problems: [{ path, message }] })
   const text = JSON.stringify(raw)
-  if (text.length > MAX_SCHEMA_CHARS) fail('/schema', `must be at most ${MAX_SCHEMA_CHARS} characters of JSON (is ${text.length})`)
-  if (depth(raw) > MAX_SCHEMA_DEPTH) fail('/schema', `must nest at most ${MAX_SCHEMA_DEPTH} levels deep`)
+  if (text.length > MAX_SCHEMA_CHARS) return fail('/schema', `must be at most ${MAX_SCHEMA_CHARS} characters of JSON (is ${text.length})`)
+  if (depth(raw) > MAX_SCHEMA_DEPTH) return fail('/schema', `must nest at most ${MAX_SCHEMA_DEPTH} levels deep`)
   const draft = draftOf(raw)
-  if (!draft) fail('/schema/$schema', 'must be draft-07, 2019-09 or 2020-12 (or left out for draft-07)')
+  if (!draft) return fail('/schema/$schema', 'must be draft-07, 2019-09 or 2020-12 (or left out for draft-07)')
   const schema = JSON.parse(text) as Record<string, unknown>
-  if (schema.$schema !== undefined) schema.$schema = META[draft!]
-  const ajv = sharedAjv(draft!)
+  if (schema.$schema !== undefined) schema.$schema = META[draft]
+  const ajv = sharedAjv(draft)
   if (!ajv.validateSchema(schema)) {
-    const details: ErrorDetail[] = formatErrors(ajv.errors).map((d) => ({ path: `/schema${d.path === '/' ? '' : d.path}`, message: d.message }))
-    throw new ApiError('invalid_request', 'schema is not a valid JSON Schema.', details)
+    return { problems: formatErrors(ajv.errors).map((d) => ({ path: `/schema${d.path === '/' ? '' : d.path}`, message: d.message })) }
   }
-  return { draft: draft!, schema }
+  try {
+    return { draft, schema, validate: ajv.compile(schema) }
+  } catch (e) {
+    return fail('/schema', (e as Error).message)
+  } finally {
+    // The compiled function keeps working; Ajv's cache would keep every caller's schema (it caches one before
+    // compiling it, so also after a failed compile).
+    ajv.removeSchema(schema)
+  }
 }
 
 function depth(v: unknown): number {
@@ -178,16 +199,4 @@ function validateInWorker(schema: Record<string, unknown>, draft: Draft, data: u
     worker.once('error', (e) => finish(problem(`validation could not run (${e.message})`)))
     worker.once('exit', (code) => finish(problem(`validation could not run (exit code ${code})`)))
   })
-}
-
-function distinct(items: string[]): string[] {
-  const seen = new Set<string>()
-  const out: string[] = []
-  for (const raw of items) {
-    const s = raw.trim()
-    if (!s || seen.has(s)) continue
-    seen.add(s)
-    out.push(s)
-  }
-  return out
 }

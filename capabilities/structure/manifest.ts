@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { handler } from './handler.ts'
+import { check, handler } from './handler.ts'
 import { StructureResult } from './schema.ts'
 
 export default defineCapability({
@@ -13,7 +13,7 @@ export default defineCapability({
   request: Type.Object(
     {
       input: Type.String({ minLength: 1, maxLength: 500_000 }),
-      // The schema's own size and depth are checked by the handler, and it is compiled, strictly, before any model call.
+      // The schema's own size and depth are checked by `check` (stage 4, so dry runs see it), and it is compiled, strictly, before any model call.
       schema: Type.Object(
         {},
         {
@@ -27,6 +27,7 @@ export default defineCapability({
     },
     { additionalProperties: false },
   ),
+  check,
   response: StructureResult,
   example: {
     request: {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
+import { distinctTexts } from '../../core/models/answers.ts'
 import type { SummarizeResult } from './manifest.ts'
 
 type Length = 'brief' | 'standard' | 'detailed'
@@ -57,7 +58,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   if (!summary) throw new ApiError('inference_failed', 'The model returned an empty summary.')
   const result: Result = {
     summary,
-    keyPoints: distinct(answer.keyPoints).slice(0, shape.maxPoints),
+    keyPoints: distinctTexts(answer.keyPoints).slice(0, shape.maxPoints),
     actionItems: [],
   }
   if (wantActions) {
@@ -73,16 +74,4 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     }
   }
   return result
-}
-
-function distinct(items: string[]): string[] {
-  const seen = new Set<string>()
-  const out: string[] = []
-  for (const raw of items) {
-    const s = raw.trim()
-    if (!s || seen.has(s.toLowerCase())) continue
-    seen.add(s.toLowerCase())
-    out.push(s)
-  }
-  return out
 }

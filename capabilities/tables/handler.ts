@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { UserContent } from 'ai'
-import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../../core/capability.ts'
+import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
+import { pagedContent, pageTexts } from '../../core/documents/pages.ts'
 import type { TablesResult } from './manifest.ts'
 
 // Asked of the model: the response fields code cannot compute. Cells may come back as numbers or null; code
@@ -23,21 +23,6 @@ export const ModelTables = Type.Object(
   { additionalProperties: false },
 )
 type ModelTables = Static<typeof ModelTables>
-
-/** The document's pages: PDF pages, text split at form feeds (a trailing form feed adds no page), 1 for an image. */
-export function pageTexts(doc: ResolvedDocument): string[] {
-  if (doc.kind === 'pdf') return doc.pages
-  if (doc.kind === 'image') return ['']
-  const pages = doc.text.split('\f')
-  while (pages.length > 1 && pages[pages.length - 1]!.trim() === '') pages.pop()
-  return pages
-}
-
-/** Model content with page markers, also for text that has form feeds (ctx.documents.parts sends text as is). */
-export function pagedContent(doc: ResolvedDocument, pages: string[], ctx: CapabilityContext): UserContent {
-  if (doc.kind === 'text' && pages.length > 1) return [{ type: 'text', text: pages.map((p, i) => `--- page ${i + 1} ---\n${p}`).join('\n\n') }]
-  return ctx.documents.parts(doc)
-}
 
 const cellText = (c: string | number | boolean | null): string => (c === null ? '' : String(c).trim())
 

@@ -1,9 +1,8 @@
 import type { Static } from '@sinclair/typebox'
 import { experimental_transcribe as transcribe, NoTranscriptGeneratedError } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
+import { AUDIO_TYPES, loadMedia } from '../../core/documents/media.ts'
 import { ApiError } from '../../core/errors.ts'
-import { ClientGone } from '../../core/models/generate.ts'
-import { loadAudio } from './media.ts'
 import type { Segment, TranscribeResult } from './manifest.ts'
 
 interface Input {
@@ -17,9 +16,6 @@ interface Input {
 type Result = Static<typeof TranscribeResult>
 type OutSegment = Static<typeof Segment>
 
-// The kernel's sync model timeout (config.syncModelTimeoutMs default); the context does not expose it.
-const TIMEOUT_MS = 60_000
-
 /** Seconds → MM:SS, whole seconds rounded down; minutes are not wrapped into hours (4503 s → "75:03"). */
 export function clock(seconds: number): string {
   const s = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0))
@@ -27,11 +23,13 @@ export function clock(seconds: number): string {
 }
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
-  const audio = await loadAudio(input, ctx)
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIMEOUT_MS)])
-  let result: Awaited<ReturnType<typeof transcribe>>
-  try {
-    result = await transcribe({
+  const audio = await loadMedia(
+    { inline: input.audio, url: input.audioUrl },
+    { inlinePath: '/audio', urlPath: '/audioUrl', accept: AUDIO_TYPES, what: 'audio', expected: 'send WAV, MP3, M4A, OGG, FLAC or WebM audio' },
+    ctx,
+  )
+  const result = await ctx.ai.run('transcription', (abortSignal) =>
+    transcribe({
       model: ctx.ai.provider.transcription(),
       audio: audio.bytes,
       // Any openai option makes the SDK ask for verbose_json (segments) from the models that support it.
@@ -42,18 +40,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
           ...(input.prompt ? { prompt: input.prompt } : {}),
         },
       },
-      abortSignal: signal,
+      abortSignal,
       maxRetries: 0,
-    })
-  } catch (e) {
-    if (ctx.signal.aborted) throw new ClientGone('client disconnected')
-    if (signal.aborted) throw new ApiError('inference_failed', 'The transcription provider timed out.')
-    if (NoTranscriptGeneratedError.isInstance(e)) {
+    }).catch((e: unknown) => {
+      // An answer without speech is the caller's audio, not a provider failure (ApiErrors pass through run).
+      if (!NoTranscriptGeneratedError.isInstance(e)) throw e
       throw new ApiError('unprocessable', 'No speech was recognised in the audio.', [{ path: input.audio ? '/audio' : '/audioUrl', message: 'no speech recognised' }])
-    }
-    ctx.log(`transcription model failed: ${(e as Error).message}`)
-    throw new ApiError('inference_failed', 'The transcription provider failed.')
-  }
+    }),
+  )
   const text = result.text.trim()
   if (!text) throw new ApiError('unprocessable', 'No speech was recognised in the audio.')
   const speakers = input.diarize ? speakersOf(result.responses, result.segments.length) : null

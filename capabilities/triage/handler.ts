@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { PRIORITIES, SENTIMENTS, StringEnum, type TriageResult } from './shapes.ts'
+import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { oneLine, StringEnum } from '../../core/models/answers.ts'
+import { ambiguousEntry } from '../../core/validation.ts'
+import { PRIORITIES, SENTIMENTS, type TriageResult } from './shapes.ts'
 
 interface Input {
   ticket: string
@@ -28,22 +30,17 @@ type ModelAnswer = Static<typeof Answer>
 
 const key = (s: string) => s.trim().toLowerCase()
 
-/** Caller's list → lookup by case-insensitive key; a list with two spellings of one name is ambiguous (400). */
-function lookup(list: string[] | undefined, field: string): Map<string, string> | null {
-  if (!list) return null
-  const map = new Map<string, string>()
-  list.forEach((name, i) => {
-    const k = key(name)
-    if (k === '' || map.has(k)) {
-      const message = k === '' ? 'must not be blank' : `"${name}" repeats another entry (names are matched case-insensitively)`
-      throw new ApiError('invalid_request', `The ${field} list is ambiguous.`, [{ path: `/${field}/${i}`, message }])
-    }
-    map.set(k, name)
-  })
-  return map
+/** Stage 4 (manifest `check`): a list with a blank name or two spellings of one name is ambiguous (400). */
+export function check(input: Input): ErrorDetail[] {
+  const say = { blank: 'must not be blank', repeat: (name: string) => `"${name}" repeats another entry (names are matched case-insensitively)` }
+  const categories = ambiguousEntry(input.categories, '/categories', key, say)
+  return categories.length ? categories : ambiguousEntry(input.teams, '/teams', key, say)
 }
 
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
+/** Caller's list → lookup by case-insensitive key (unambiguous: check). */
+function lookup(list: string[] | undefined): Map<string, string> | null {
+  return list ? new Map(list.map((name) => [key(name), name])) : null
+}
 
 /**
  * Code guarantees: `priority` and `sentiment` are from their enums (schema); `category` is one of the caller's
@@ -51,8 +48,8 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
  * answer is 502 inference_failed, free); `slaRisk` is a boolean; empty strings never reach the caller.
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
-  const categories = lookup(input.categories, 'categories')
-  const teams = lookup(input.teams, 'teams')
+  const categories = lookup(input.categories)
+  const teams = lookup(input.teams)
 
   const answer = await ctx.ai.object<ModelAnswer>({
     system: [

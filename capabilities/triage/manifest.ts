@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { handler } from './handler.ts'
+import { check, handler } from './handler.ts'
 import { Name, TriageResult } from './shapes.ts'
 
 export default defineCapability({
@@ -35,5 +35,6 @@ export default defineCapability({
       suggestedFirstResponse: "I'm sorry you're locked out. I'm looking into your team's access right now and will update you within 15 minutes.",
     },
   },
+  check,
   handler,
 })

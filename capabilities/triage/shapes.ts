@@ -1,7 +1,5 @@
-import { Type, type TUnsafe } from '@sinclair/typebox'
-
-/** A string enum as JSON Schema `enum` (what structured-output models handle best). */
-export const StringEnum = <T extends string>(values: readonly T[]): TUnsafe<T> => Type.Unsafe<T>({ type: 'string', enum: [...values] })
+import { Type } from '@sinclair/typebox'
+import { StringEnum } from '../../core/models/answers.ts'
 
 export const Name = Type.String({ minLength: 1, maxLength: 200 })
 export const PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const

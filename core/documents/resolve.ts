@@ -4,6 +4,8 @@ import type { FilePart, ImagePart, TextPart } from 'ai'
 import { ApiError } from '../errors.ts'
 import type { Resolver } from '../net/address-guard.ts'
 import { FetchError, fetchPublic } from '../net/safe-fetch.ts'
+import { decodeBase64, fetchFailureMessage, IMAGE_TYPES, MAX_MEDIA_BYTES, urlProblem } from './media.ts'
+import { markPages } from './pages.ts'
 import { extractPdfText } from './pdf.ts'
 import { sniffMediaType } from './sniff.ts'
 
@@ -35,16 +37,14 @@ export interface ResolveDeps {
   at?: string
 }
 
-const MiB = 1024 * 1024
 export const PAGE_SEPARATOR = '\n\f\n'
-const MODEL_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 // Plain-text files carry no signature; accepted only when declared so, and only if they are real UTF-8.
 const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/csv', 'text/tab-separated-values'])
 
 /** The production fetcher: SSRF-guarded, with the C12 limits (20 MiB, 20 s, 3 redirects). */
 export function publicDocumentFetcher(opts: { allowPrivate: boolean; resolver?: Resolver }): DocumentFetcher {
   return (url, signal) =>
-    fetchPublic(url, { ...opts, maxBytes: 20 * MiB, timeoutMs: 20_000, maxRedirects: 3, ...(signal ? { signal } : {}) })
+    fetchPublic(url, { ...opts, maxBytes: MAX_MEDIA_BYTES, timeoutMs: 20_000, maxRedirects: 3, ...(signal ? { signal } : {}) })
 }
 
 export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): Promise<ResolvedDocument> {
@@ -72,38 +72,18 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
   }
 
   const url = input.fileUrl!
-  const parsed = URL.canParse(url) ? new URL(url) : null
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.username || parsed.password) {
-    const message = 'fileUrl must be an http or https URL without credentials'
-    throw new ApiError('invalid_request', message, [{ path: `${at}/fileUrl`, message }])
-  }
+  const badUrl = urlProblem(url, 'fileUrl')
+  if (badUrl) throw new ApiError('invalid_request', badUrl, [{ path: `${at}/fileUrl`, message: badUrl }])
   let fetched: Awaited<ReturnType<DocumentFetcher>>
   try {
     fetched = await deps.fetch(url, deps.signal)
   } catch (err) {
     // Only our own wording: the fetcher's messages may name resolved hosts or redirect targets.
-    if (err instanceof FetchError) throw unprocessable('/fileUrl', fetchFailureMessage(err))
+    if (err instanceof FetchError) throw unprocessable('/fileUrl', fetchFailureMessage('fileUrl', 'file', err))
     throw err // cancellation or a bug: not the caller's input
   }
   if (fetched.bytes.length === 0) throw unprocessable('/fileUrl', 'the file at fileUrl is empty')
   return fromBytes(fetched.bytes, fetched.contentType, 'fileUrl', (m) => unprocessable('/fileUrl', m), deps.signal)
-}
-
-function fetchFailureMessage(err: FetchError): string {
-  switch (err.kind) {
-    case 'refused':
-      return 'fileUrl points to a non-public address (or its host cannot be resolved)'
-    case 'too_large':
-      return 'the file at fileUrl is larger than 20 MiB'
-    case 'timeout':
-      return 'fetching fileUrl timed out (limit 20 s)'
-    case 'http_status':
-      return `fetching fileUrl failed: the server answered HTTP ${err.status ?? 'with an error'}`
-    case 'too_many_redirects':
-      return 'fileUrl redirected too many times (at most 3 redirects are followed)'
-    case 'network':
-      return 'fileUrl could not be fetched (network error)'
-  }
 }
 
 async function fromBytes(
@@ -125,7 +105,7 @@ async function fromBytes(
     const hasTextLayer = pages.some((p) => p.trim() !== '')
     return { kind: 'pdf', mediaType: sniffed, text: hasTextLayer ? pages.join(PAGE_SEPARATOR) : '', pages, bytes, hasTextLayer }
   }
-  if (sniffed && MODEL_IMAGES.has(sniffed)) return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
+  if (sniffed && IMAGE_TYPES.has(sniffed)) return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
   if (sniffed === null && TEXT_TYPES.has(baseType(declared))) {
     const text = decodeUtf8(bytes)
     if (text !== null) {
@@ -149,15 +129,6 @@ function decodeUtf8(bytes: Uint8Array): string | null {
   }
 }
 
-// Buffer.from(s, 'base64') silently skips invalid characters, so validate first. Accepts line breaks,
-// a data: URL prefix and the URL-safe alphabet, which clients commonly send.
-function decodeBase64(data: string): Buffer | null {
-  const b64 = data.replace(/^data:[^,]{0,200};base64,/i, '').replace(/[\r\n\t ]+/g, '')
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64) || b64.length % 4 === 1) return null
-  if (b64.includes('=') && b64.length % 4 !== 0) return null
-  return Buffer.from(b64, 'base64')
-}
-
 /**
  * `ai` SDK user-content parts for a resolved document. PDFs get their text with page markers (so models can
  * cite pages) and the file itself when the model accepts files or when there is no text to send.
@@ -166,7 +137,7 @@ export function documentParts(doc: ResolvedDocument, acceptsFiles: boolean): Arr
   if (doc.kind === 'text') return [{ type: 'text', text: doc.text }]
   if (doc.kind === 'image') return [{ type: 'image', image: doc.bytes!, mediaType: doc.mediaType }]
   const parts: Array<TextPart | FilePart> = []
-  if (doc.hasTextLayer) parts.push({ type: 'text', text: doc.pages.map((p, i) => `--- page ${i + 1} ---\n${p}`).join('\n\n') })
+  if (doc.hasTextLayer) parts.push({ type: 'text', text: markPages(doc.pages) })
   if (acceptsFiles || !doc.hasTextLayer) parts.push({ type: 'file', data: doc.bytes!, mediaType: doc.mediaType })
   return parts
 }

@@ -1,6 +1,7 @@
 // Web-grounded answers (capabilities.md, research and screen): `sources` are built by code from the URL
 // sources the provider's web search reported, never from URLs the model writes; the model cites by URL
 // and code maps each cited URL to its index in `sources`, dropping what the search did not return.
+import { oneLine } from './answers.ts'
 
 export interface Source {
   url: string
@@ -37,8 +38,6 @@ export function publicHref(raw: string): string | null {
   const rest = u.href.slice(u.origin.length)
   return u.origin + rest.replace(/%(?![0-9A-Fa-f]{2})/g, '%25').replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c))
 }
-
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
 
 /** The search's sources in the provider's order: http(s) only, one per URL (first title wins, else the host). */
 export function uniqueSources(found: Source[]): Array<Source & { key: string }> {
