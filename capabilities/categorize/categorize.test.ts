@@ -1,64 +1,42 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI, type FakeTextRequest } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
+import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
-// One app per file. The provider's text model is switchable: the ai SDK mock (replies set per subtest) for the
-// guarantees, the real @ai-sdk/openai client against the fake OpenAI-compatible server for the happy path.
-let reply: (prompt: string) => unknown = () => ({})
-let fakeReply: (req: FakeTextRequest) => unknown = () => undefined
-let viaFake = false
-const fake = await startFakeOpenAI({ text: (req) => fakeReply(req) })
-t.teardown(() => fake.close())
-const mock = mockProvider((p) => reply(p))
-const wire = fakeServerProvider(fake.baseURL)
-const provider: ModelProvider = { ...mock, language: () => (viaFake ? wire : mock).language() }
-const app = await startTestApp(t, { provider })
+// The mock model (replies set per subtest) for the guarantees, the fake OpenAI-compatible server for the happy path.
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
-const PRICE = 3
 const taxonomy = ['Billing', 'Technical', 'Shipping']
 const items = ['charged twice', 'app crashes', 'box arrived late']
 
-async function call(body: unknown, funds = 10) {
-  const c = await app.customer(funds)
-  const res = await app.call('/v1/categorize', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
-
 t.test('results are re-keyed by index, one per item, in order; categories in the caller spelling', async (t) => {
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return {
-      results: [
-        { index: 2, category: ' shipping ', confidence: 0.7 },
-        { index: 0, category: 'BILLING', confidence: 0.9 },
-        { index: 1, category: 'technical', confidence: 0.8 },
-      ],
-    }
-  }
-  const { res, ledger } = await call({ items, taxonomy })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body.results, [
+  cap.reply({
+    results: [
+      { index: 2, category: ' shipping ', confidence: 0.7 },
+      { index: 0, category: 'BILLING', confidence: 0.9 },
+      { index: 1, category: 'technical', confidence: 0.8 },
+    ],
+  })
+  const call = await cap.call({ items, taxonomy })
+  cap.expectCharged(t, call)
+  t.same(call.res.body.results, [
     { index: 0, category: 'Billing', confidence: 0.9 },
     { index: 1, category: 'Technical', confidence: 0.8 },
     { index: 2, category: 'Shipping', confidence: 0.7 },
   ])
-  t.notOk('categories' in res.body.results[0], 'no categories unless multi')
-  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 10 - PRICE })
-  t.equal(ledger.balance, 10 - PRICE)
-  t.match(prompt, /box arrived late/)
-  t.match(prompt, /Billing/)
+  t.notOk('categories' in call.res.body.results[0], 'no categories unless multi')
+  t.match(cap.prompts[0], /box arrived late/)
+  t.match(cap.prompts[0], /Billing/)
 })
 
 t.test('multi: categories from the taxonomy only, category first, no duplicates', async (t) => {
-  reply = () => ({
+  cap.reply({
     results: [
       { index: 0, category: 'billing', categories: ['Shipping', 'refunds', 'billing', 'SHIPPING'], confidence: 0.6 },
       { index: 1, category: 'Technical', categories: [], confidence: 0.9 },
     ],
   })
-  const { res } = await call({ items: items.slice(0, 2), taxonomy, multi: true })
+  const { res } = await cap.call({ items: items.slice(0, 2), taxonomy, multi: true })
   t.equal(res.status, 200, res.text)
   t.same(res.body.results, [
     { index: 0, category: 'Billing', categories: ['Billing', 'Shipping'], confidence: 0.6 },
@@ -76,16 +54,13 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
     ['no results at all', { results: [] }],
   ]
   for (const [why, answer] of broken) {
-    reply = () => answer
-    const { res, ledger } = await call({ items, taxonomy })
-    t.equal(res.status, 502, why)
-    t.equal(res.body.error.code, 'inference_failed', why)
-    t.same([ledger.balance, ledger.reserved], [10, 0], `${why}: nothing charged, hold released`)
+    cap.reply(answer)
+    await cap.expectRefused(t, { items, taxonomy }, { status: 502, code: 'inference_failed', why })
   }
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  reply = () => t.fail('the model must not be called')
+  cap.reply(() => t.fail('the model must not be called'))
   const bad: Array<[string, unknown]> = [
     ['no items', { items: [], taxonomy }],
     ['101 items', { items: Array.from({ length: 101 }, (_, i) => `item ${i}`), taxonomy }],
@@ -101,33 +76,27 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['instructions too long', { items, taxonomy, instructions: 'z'.repeat(4001) }],
     ['categories equal but for case', { items, taxonomy: ['Billing', 'billing'] }],
   ]
-  for (const [why, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, why)
-    t.equal(res.body.error?.code, 'invalid_request', why)
-    t.same([ledger.balance, ledger.reserved], [10, 0], `${why}: nothing charged`)
-  }
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  viaFake = true
-  t.teardown(() => void (viaFake = false))
   let seen: FakeTextRequest | undefined
-  fakeReply = (req) => {
-    seen = req
-    return { results: items.map((_, index) => ({ index, category: taxonomy[index], confidence: 0.75 })) }
-  }
-  const { res, ledger } = await call({ items, taxonomy }, 7)
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  await cap.useFake({
+    text: (req) => {
+      seen = req
+      return { results: items.map((_, index) => ({ index, category: taxonomy[index], confidence: 0.75 })) }
+    },
+  })
+  const call = await cap.call({ items, taxonomy }, { funds: 7 })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     results: [
       { index: 0, category: 'Billing', confidence: 0.75 },
       { index: 1, category: 'Technical', confidence: 0.75 },
       { index: 2, category: 'Shipping', confidence: 0.75 },
     ],
-    usage: { credits: PRICE, balanceRemaining: 7 - PRICE },
+    usage: { credits: 3, balanceRemaining: 4 },
   })
-  t.same([ledger.balance, ledger.reserved, ledger.ledgerSum], [7 - PRICE, 0, 7 - PRICE])
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /app crashes/)
 })

@@ -1,23 +1,10 @@
 import t from 'tap'
-import type { CapabilityManifest } from '../../core/capability.ts'
-import { checkManifest } from '../../core/registry.ts'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { codeInText, lookup, lookupAny, normalizeCode, REASON_CODES } from './codes.ts'
 import manifest from './manifest.ts'
 
-// One app for the file, serving only this folder: the mock text model answers from `answer` unless
-// `viaFake` is set, then the real @ai-sdk/openai client talks to the fake OpenAI-compatible server.
-let answer: (prompt: string) => unknown = () => ({})
-let viaFake = false
-const fake = await startFakeOpenAI()
-t.teardown(() => fake.close())
-const mock = mockProvider((p) => answer(p))
-const real = fakeServerProvider(fake.baseURL)
-const app = await startTestApp(t, {
-  capabilities: [checkManifest(manifest as unknown as CapabilityManifest, 'chargeback', 'capabilities/chargeback')],
-  provider: { ...mock, language: () => (viaFake ? real : mock).language() },
-})
+// The mock text model answers unless a subtest moves to the fake OpenAI-compatible server.
+const cap = await capabilityHarness(t, manifest, { funds: 30 })
 
 const transaction = { amount: 249.99, currency: 'USD', date: '2026-02-03', descriptor: 'ACME*OUTDOOR' }
 const base = { reason: 'Cardholder says the order never arrived.', transaction }
@@ -31,12 +18,6 @@ const model = (over: object = {}) => ({
   rationale: 'Delivery proof usually wins.',
   ...over,
 })
-
-async function call(body: unknown, credits = 30) {
-  const c = await app.customer(credits)
-  const res = await app.call('/v1/chargeback', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 
 t.test('the reason code tables', async (t) => {
   t.equal(lookup('visa', 'Visa 10.4')?.category, 'fraud')
@@ -69,40 +50,38 @@ t.test('the reason code tables', async (t) => {
 })
 
 t.test("a reason code outside the network's table is dropped; the category follows the table", async (t) => {
-  answer = () => model({ reasonCode: '4853', reasonCategory: 'consumer_dispute' })
-  const wrongNetwork = await call({ ...base, network: 'visa' })
-  t.equal(wrongNetwork.res.status, 200, wrongNetwork.res.text)
+  cap.reply(model({ reasonCode: '4853', reasonCategory: 'consumer_dispute' }))
+  const wrongNetwork = await cap.call({ ...base, network: 'visa' })
+  cap.expectCharged(t, wrongNetwork)
   t.equal(wrongNetwork.res.body.reasonCode, null)
   t.equal(wrongNetwork.res.body.reasonCategory, 'consumer_dispute', "no code: the model's category")
   t.equal(wrongNetwork.res.body.network, 'visa')
   t.notOk('reasonDescription' in wrongNetwork.res.body)
-  t.same(wrongNetwork.res.body.usage, { credits: 15, balanceRemaining: 15 })
-  t.equal(wrongNetwork.ledger.balance, 15)
 
-  answer = () => model({ reasonCode: '99.9' })
-  t.equal((await call({ ...base, network: 'visa' })).res.body.reasonCode, null, 'an invented code is dropped')
+  cap.reply(model({ reasonCode: '99.9' }))
+  t.equal((await cap.call({ ...base, network: 'visa' })).res.body.reasonCode, null, 'an invented code is dropped')
 
-  answer = () => model({ reasonCode: 'Visa 13.1', reasonCategory: 'fraud' })
-  const visa = await call({ ...base, network: 'visa' })
+  cap.reply(model({ reasonCode: 'Visa 13.1', reasonCategory: 'fraud' }))
+  const visa = await cap.call({ ...base, network: 'visa' })
   t.match(visa.res.body, { reasonCode: '13.1', reasonCategory: 'consumer_dispute', reasonDescription: 'Merchandise/Services Not Received' })
 
-  answer = () => model({ reasonCode: 'C08', reasonCategory: 'processing_error' })
-  t.match((await call({ ...base, network: 'amex' })).res.body, { reasonCode: 'C08', reasonCategory: 'consumer_dispute', network: 'amex' })
+  cap.reply(model({ reasonCode: 'C08', reasonCategory: 'processing_error' }))
+  t.match((await cap.call({ ...base, network: 'amex' })).res.body, { reasonCode: 'C08', reasonCategory: 'consumer_dispute', network: 'amex' })
 
-  answer = () => model({ reasonCode: 'NA', reasonCategory: 'consumer_dispute' })
-  t.equal((await call({ ...base, network: 'discover' })).res.body.reasonCode, null, '"NA" from the model is "not applicable", not Discover NA')
+  cap.reply(model({ reasonCode: 'NA', reasonCategory: 'consumer_dispute' }))
+  t.equal((await cap.call({ ...base, network: 'discover' })).res.body.reasonCode, null, '"NA" from the model is "not applicable", not Discover NA')
 
-  answer = () => model({ reasonCode: '4837', reasonCategory: 'consumer_dispute' })
-  const inferred = await call(base)
+  cap.reply(model({ reasonCode: '4837', reasonCategory: 'consumer_dispute' }))
+  const inferred = await cap.call(base)
   t.match(inferred.res.body, { reasonCode: '4837', reasonCategory: 'fraud', network: 'mastercard' }, 'no network given: a code of exactly one network')
 })
 
 t.test("the code the caller's reason states wins over the model's", async (t) => {
-  answer = () => model({ reasonCode: '13.1', reasonCategory: 'consumer_dispute' })
-  const { res } = await call({ ...base, reason: 'Visa 10.4 – cardholder does not recognise the purchase' })
+  cap.reply(model({ reasonCode: '13.1', reasonCategory: 'consumer_dispute' }))
+  const { res } = await cap.call({ ...base, reason: 'Visa 10.4 – cardholder does not recognise the purchase' })
   t.equal(res.status, 200, res.text)
   t.match(res.body, { reasonCode: '10.4', reasonCategory: 'fraud', network: 'visa' })
-  const discover = await call({ ...base, network: 'discover', reason: 'Reason code RG, goods not received' })
+  const discover = await cap.call({ ...base, network: 'discover', reason: 'Reason code RG, goods not received' })
   t.match(discover.res.body, { reasonCode: 'RG', reasonCategory: 'consumer_dispute' })
 })
 
@@ -114,8 +93,8 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
     { item: 'AVS and CVV results', evidenceIndexes: [] },
     { item: 'Proof of delivery (carrier tracking)', evidenceIndexes: [] },
   ]
-  answer = () => model({ evidenceChecklist: checklist })
-  const none = await call(base)
+  cap.reply(model({ evidenceChecklist: checklist }))
+  const none = await cap.call(base)
   t.same(
     none.res.body.evidenceChecklist.map((e: any) => e.have),
     [false, false, false, false],
@@ -123,7 +102,7 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
   )
 
   const evidence = ['UPS tracking 1Z999 shows delivered 2026-02-06', 'Screenshot of order page', 'AVS: Y, CVV: M']
-  const { res } = await call({ ...base, evidence })
+  const { res } = await cap.call({ ...base, evidence })
   t.equal(res.status, 200, res.text)
   t.same(res.body.evidenceChecklist, [
     { item: 'Proof of delivery (carrier tracking)', have: true, matchedEvidence: [evidence[0]] },
@@ -142,16 +121,13 @@ t.test('answers that break the promises are failed calls, free', async (t) => {
     ['no narrative', model({ narrative: ' ' })],
     ['no rationale', model({ rationale: '' })],
   ] as const) {
-    answer = () => reply
-    const { res, ledger } = await call({ ...base, network: 'visa' })
-    t.equal(res.status, 502, why)
-    t.equal(res.body.error.code, 'inference_failed')
-    t.same({ balance: ledger.balance, reserved: ledger.reserved }, { balance: 30, reserved: 0 })
+    cap.reply(reply)
+    await cap.expectRefused(t, { ...base, network: 'visa' }, { status: 502, code: 'inference_failed', why })
   }
 })
 
 t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  answer = () => model()
+  cap.reply(model())
   for (const body of [
     {},
     { reason: 'x' },
@@ -169,22 +145,15 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { ...base, context: 'x'.repeat(20_001) },
     { ...base, winLikelihood: 1 },
   ]) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, JSON.stringify(body).slice(0, 80))
-    t.equal(res.body.error.code, 'invalid_request')
-    t.equal(ledger.balance, 30)
+    await cap.expectRefused(t, body)
   }
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {
-  viaFake = true
-  t.teardown(() => {
-    viaFake = false
-  })
-  fake.set({ text: () => model({ evidenceChecklist: [{ item: 'Proof of delivery', evidenceIndexes: [0] }] }) })
-  const { res, ledger } = await call({ ...base, network: 'visa', evidence: ['Photo of parcel at door'] })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const fake = await cap.useFake({ text: () => model({ evidenceChecklist: [{ item: 'Proof of delivery', evidenceIndexes: [0] }] }) })
+  const call = await cap.call({ ...base, network: 'visa', evidence: ['Photo of parcel at door'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     reasonCategory: 'consumer_dispute',
     reasonCode: '13.1',
     reasonDescription: 'Merchandise/Services Not Received',
@@ -196,6 +165,5 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     rationale: 'Delivery proof usually wins.',
     usage: { credits: 15, balanceRemaining: 15 },
   })
-  t.equal(ledger.ledgerSum, 15)
   t.match(JSON.stringify(fake.requests.at(-1)!.body), /0\. Photo of parcel at door/, 'evidence is numbered for the model')
 })

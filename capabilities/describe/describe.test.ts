@@ -1,138 +1,99 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { checkManifest } from '../../core/registry.ts'
-import { fakeServerProvider, mockLanguageModel, startTestApp } from '../../test/helpers/app.ts'
-import { makeWav, startFakeOpenAI, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
 import manifest from './manifest.ts'
 
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'describe', 'capabilities/describe')]
 const png = { data: TINY_PNG.toString('base64'), mimeType: 'image/png' }
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9])
 
-t.test('describe', async (t) => {
-  const fake = await startFakeOpenAI()
-  t.teardown(() => fake.close())
-  const files = createServer((req, res) => {
-    // Content-Type lies on purpose: the bytes decide.
-    if (req.url === '/photo') return res.writeHead(200, { 'content-type': 'text/plain' }).end(JPEG)
-    if (req.url === '/sound') return res.writeHead(200, { 'content-type': 'image/png' }).end(makeWav(0.1))
-    res.writeHead(404).end()
-  })
-  await new Promise<void>((r) => files.listen(0, '127.0.0.1', r))
-  t.teardown(() => new Promise((r) => files.close(r)))
-  const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`
+const files = createServer((req, res) => {
+  // Content-Type lies on purpose: the bytes decide.
+  if (req.url === '/photo') return res.writeHead(200, { 'content-type': 'text/plain' }).end(JPEG)
+  if (req.url === '/sound') return res.writeHead(200, { 'content-type': 'image/png' }).end(makeWav(0.1))
+  res.writeHead(404).end()
+})
+await new Promise<void>((r) => files.listen(0, '127.0.0.1', r))
+t.teardown(() => new Promise((r) => files.close(r)))
+const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`
 
-  // The vision model: an ai SDK mock whose answer each test sets, or the fake OpenAI server.
-  let reply: (prompt: string) => unknown = () => ({})
-  let prompts: string[] = []
-  let useFake = false
-  const mock = mockLanguageModel((p) => {
-    prompts.push(p)
-    return reply(p)
-  })
-  const real = fakeServerProvider(fake.baseURL)
-  const provider = { ...real, language: () => (useFake ? real.language() : mock) }
-  const app = await startTestApp(t, { capabilities, provider, config: { callbacksAllowPrivate: true } })
-  const c = await app.customer(1000)
-  const call = (body: unknown) => app.call('/v1/describe', { key: c.key, body })
+// The vision model: the ai SDK mock whose answer each test sets, or the fake OpenAI server.
+const cap = await capabilityHarness(t, manifest, { config: { callbacksAllowPrivate: true }, funds: 1000 })
 
-  await t.test('inline image, product purpose: code cleans the answer', async (t) => {
-    prompts = []
-    reply = () => ({
-      altText: 'Red sneaker,\nside view',
-      caption: 'A red sneaker. ',
-      detailed: 'Canvas upper, white sole.',
-      tags: ['Sneaker', 'sneaker ', 'RED', '', 'shoe', 'canvas', 'footwear'],
-      embeddedText: '   ',
-    })
-    const r = await call({ image: png, purpose: 'product', maxTags: 3 })
-    t.equal(r.status, 200, r.text)
-    t.same(r.body, {
-      altText: 'Red sneaker, side view',
-      caption: 'A red sneaker.',
-      detailed: 'Canvas upper, white sole.',
-      tags: ['sneaker', 'red', 'shoe'],
-      usage: { credits: 3, balanceRemaining: 997 },
-    })
-    t.match(prompts[0], /"type":"file".*"mediaType":"image\/png"|"type":"image"/, 'the image goes to the model')
-    t.match(prompts[0], /product/)
+t.test('inline image, product purpose: code cleans the answer', async (t) => {
+  cap.reply({
+    altText: 'Red sneaker,\nside view',
+    caption: 'A red sneaker. ',
+    detailed: 'Canvas upper, white sole.',
+    tags: ['Sneaker', 'sneaker ', 'RED', '', 'shoe', 'canvas', 'footwear'],
+    embeddedText: '   ',
   })
+  const { res: r } = await cap.call({ image: png, purpose: 'product', maxTags: 3 })
+  t.equal(r.status, 200, r.text)
+  t.same(r.body, {
+    altText: 'Red sneaker, side view',
+    caption: 'A red sneaker.',
+    detailed: 'Canvas upper, white sole.',
+    tags: ['sneaker', 'red', 'shoe'],
+    usage: { credits: 3, balanceRemaining: 997 },
+  })
+  t.match(cap.prompts[0], /"type":"file".*"mediaType":"image\/png"|"type":"image"/, 'the image goes to the model')
+  t.match(cap.prompts[0], /product/)
+})
 
-  await t.test('imageUrl: fetched, sniffed (Content-Type ignored); alt purpose has no detailed', async (t) => {
-    prompts = []
-    reply = () => ({ altText: 'A cat', caption: 'A cat on a mat.', tags: ['cat'], embeddedText: 'WELCOME' })
-    const r = await call({ imageUrl: `${base}/photo` })
-    t.equal(r.status, 200, r.text)
-    t.same(r.body, { altText: 'A cat', caption: 'A cat on a mat.', tags: ['cat'], embeddedText: 'WELCOME', usage: r.body.usage })
-    t.match(prompts[0], /image\/jpeg/)
-  })
+t.test('imageUrl: fetched, sniffed (Content-Type ignored); alt purpose has no detailed', async (t) => {
+  cap.reply({ altText: 'A cat', caption: 'A cat on a mat.', tags: ['cat'], embeddedText: 'WELCOME' })
+  const { res: r } = await cap.call({ imageUrl: `${base}/photo` })
+  t.equal(r.status, 200, r.text)
+  t.same(r.body, { altText: 'A cat', caption: 'A cat on a mat.', tags: ['cat'], embeddedText: 'WELCOME', usage: r.body.usage })
+  t.match(cap.prompts[0], /image\/jpeg/)
+})
 
-  await t.test('a product/detailed answer without "detailed" is retried, then 502, free', async (t) => {
-    const before = await app.ledger(c.accountId)
-    prompts = []
-    reply = () => ({ altText: 'A cat', caption: 'A cat.', tags: [], embeddedText: '' })
-    const r = await call({ image: png, purpose: 'detailed' })
-    t.equal(r.status, 502, r.text)
-    t.equal(r.body.error.code, 'inference_failed')
-    t.equal(prompts.length, 2, 'one retry')
-    t.same(await app.ledger(c.accountId), before)
-  })
+t.test('a product/detailed answer without "detailed" is retried, then 502, free', async (t) => {
+  cap.reply({ altText: 'A cat', caption: 'A cat.', tags: [], embeddedText: '' })
+  await cap.expectRefused(t, { image: png, purpose: 'detailed' }, { status: 502, code: 'inference_failed', why: 'no "detailed"' })
+  t.equal(cap.prompts.length, 2, 'one retry')
+})
 
-  await t.test('through the fake OpenAI server', async (t) => {
-    useFake = true
-    t.teardown(() => {
-      useFake = false
-    })
-    fake.set({ text: (req) => (req.files.length ? { altText: 'Blue square', caption: 'A blue square.', tags: ['blue', 'Blue'], embeddedText: '' } : { $status: 400 }) })
-    const r = await call({ image: png, purpose: 'caption' })
-    t.equal(r.status, 200, r.text)
-    t.same(r.body.tags, ['blue'])
-    const sent = fake.requests.at(-1)!
-    t.equal(sent.path, '/v1/responses')
-    t.match(JSON.stringify(sent.body), /data:image\/png;base64,iVBORw0KGgo/)
+t.test('through the fake OpenAI server', async (t) => {
+  const fake = await cap.useFake({
+    text: (req) => (req.files.length ? { altText: 'Blue square', caption: 'A blue square.', tags: ['blue', 'Blue'], embeddedText: '' } : { $status: 400 }),
   })
+  const { res: r } = await cap.call({ image: png, purpose: 'caption' })
+  t.equal(r.status, 200, r.text)
+  t.same(r.body.tags, ['blue'])
+  const sent = fake.requests.at(-1)!
+  t.equal(sent.path, '/v1/responses')
+  t.match(JSON.stringify(sent.body), /data:image\/png;base64,iVBORw0KGgo/)
+})
 
-  await t.test('bad input: 400 or 422, and free', async (t) => {
-    const before = await app.ledger(c.accountId)
-    prompts = []
-    const invalid: unknown[] = [
-      {},
-      { image: png, imageUrl: `${base}/photo` },
-      { image: { data: png.data } },
-      { imageUrl: 'file:///etc/passwd' },
-      { image: png, purpose: 'poem' },
-      { image: png, maxTags: 31 },
-      { image: png, context: 'x'.repeat(2001) },
-      { image: png, extra: true },
-      { image: { data: '***', mimeType: 'image/png' } },
-    ]
-    for (const body of invalid) {
-      const r = await call(body)
-      t.equal(r.status, 400, JSON.stringify(body).slice(0, 80))
-      t.equal(r.body.error.code, 'invalid_request')
-    }
-    const pdf = Buffer.from('%PDF-1.4\n%%EOF\n')
-    const heicLike = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic'), Buffer.alloc(12)])
-    const unprocessable: Array<[unknown, RegExp]> = [
-      [{ image: { data: pdf.toString('base64'), mimeType: 'image/png' } }, /unsupported image type application\/pdf/],
-      [{ image: { data: heicLike.toString('base64'), mimeType: 'image/heic' } }, /unsupported image type image\/heic/],
-      [{ image: { data: '', mimeType: 'image/png' } }, /empty/],
-      [{ imageUrl: `${base}/sound` }, /unsupported image type audio\/wav/],
-      [{ imageUrl: `${base}/nothing` }, /HTTP 404/],
-    ]
-    for (const [body, message] of unprocessable) {
-      const r = await call(body)
-      t.equal(r.status, 422, r.text)
-      t.match(r.body.error, { code: 'unprocessable', message })
-    }
-    app.services.config.callbacksAllowPrivate = false
-    const refused = await call({ imageUrl: `${base}/photo` })
-    app.services.config.callbacksAllowPrivate = true
-    t.equal(refused.status, 422)
-    t.match(refused.body.error.message, /non-public address/)
-    t.equal(prompts.length, 0, 'no model call for bad input')
-    t.same(await app.ledger(c.accountId), before)
-  })
+t.test('bad input: 400 or 422, and free', async (t) => {
+  cap.reply()
+  const invalid: unknown[] = [
+    {},
+    { image: png, imageUrl: `${base}/photo` },
+    { image: { data: png.data } },
+    { imageUrl: 'file:///etc/passwd' },
+    { image: png, purpose: 'poem' },
+    { image: png, maxTags: 31 },
+    { image: png, context: 'x'.repeat(2001) },
+    { image: png, extra: true },
+    { image: { data: '***', mimeType: 'image/png' } },
+  ]
+  for (const body of invalid) await cap.expectRefused(t, body)
+  const pdf = Buffer.from('%PDF-1.4\n%%EOF\n')
+  const heicLike = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic'), Buffer.alloc(12)])
+  const unprocessable: Array<[unknown, RegExp]> = [
+    [{ image: { data: pdf.toString('base64'), mimeType: 'image/png' } }, /unsupported image type application\/pdf/],
+    [{ image: { data: heicLike.toString('base64'), mimeType: 'image/heic' } }, /unsupported image type image\/heic/],
+    [{ image: { data: '', mimeType: 'image/png' } }, /empty/],
+    [{ imageUrl: `${base}/sound` }, /unsupported image type audio\/wav/],
+    [{ imageUrl: `${base}/nothing` }, /HTTP 404/],
+  ]
+  for (const [body, message] of unprocessable) await cap.expectRefused(t, body, { status: 422, code: 'unprocessable', message })
+  cap.app.services.config.callbacksAllowPrivate = false
+  t.teardown(() => void (cap.app.services.config.callbacksAllowPrivate = true))
+  await cap.expectRefused(t, { imageUrl: `${base}/photo` }, { status: 422, code: 'unprocessable', message: /non-public address/, why: 'a private address' })
+  t.equal(cap.prompts.length, 0, 'no model call for bad input')
 })

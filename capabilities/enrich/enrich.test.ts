@@ -1,10 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
-import { checkManifest } from '../../core/registry.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 import { isFreeMail, normalizeDomain } from './domain.ts'
 import { homepageFetch, readHomepage } from './homepage.ts'
@@ -33,36 +30,9 @@ t.teardown(() => new Promise((r) => site.close(r)))
 const port = (site.address() as AddressInfo).port
 homepageFetch.urls = (domain) => [`http://${domain}:${port}/`]
 
-/** One app per file: the provider the app sees is whichever `use()` was given last. */
-function switchable(initial: ModelProvider) {
-  let current = initial
-  const provider: ModelProvider = {
-    get configured() {
-      return current.configured
-    },
-    get acceptsFiles() {
-      return current.acceptsFiles
-    },
-    language: () => current.language(),
-    image: () => current.image(),
-    speech: () => current.speech(),
-    transcription: () => current.transcription(),
-    embedding: () => current.embedding(),
-    webSearch: () => current.webSearch(),
-  }
-  return { provider, use: (next: ModelProvider) => void (current = next) }
-}
-
 const resolver = async (host: string) => (host in pages ? [{ address: '127.0.0.1', family: 4 as const }] : [])
 
-let reply: (prompt: string) => unknown = () => ({})
-let prompts: string[] = []
-const mock = mockProvider((p) => (prompts.push(p), reply(p)))
-const providers = switchable(mock)
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'enrich', 'capabilities/enrich')]
-const app = await startTestApp(t, { capabilities, config: { callbacksAllowPrivate: true }, resolver, provider: providers.provider })
-t.beforeEach(() => providers.use(mock))
+const cap = await capabilityHarness(t, manifest, { config: { callbacksAllowPrivate: true }, resolver })
 
 const profile = (extra: object = {}) => ({
   name: 'Northwind Logistics',
@@ -74,13 +44,6 @@ const profile = (extra: object = {}) => ({
   links: { linkedin: null, twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null },
   ...extra,
 })
-
-async function call(body: unknown, credits = 100) {
-  const c = await app.customer(credits)
-  prompts = []
-  const res = await app.call('/v1/enrich', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 
 t.test('domain normalisation and the free-mail list', async (t) => {
   t.same(normalizeDomain('HTTPS://WWW.Acme.COM/about?x=1'), { domain: 'acme.com' })
@@ -98,14 +61,15 @@ t.test('domain normalisation and the free-mail list', async (t) => {
 })
 
 t.test('work email: domain by code, homepage fetched and stripped, grounded true', async (t) => {
-  reply = () =>
+  cap.reply(
     profile({
       founded: 2999,
       links: { linkedin: null, twitter: 'https://twitter.com/northwind', github: null, facebook: null, instagram: null, youtube: null, crunchbase: 'https://www.crunchbase.com/organization/northwind' },
-    })
-  const { res, ledger } = await call({ email: 'Dana.Ruiz@Northwind-Test.com' })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+    }),
+  )
+  const call = await cap.call({ email: 'Dana.Ruiz@Northwind-Test.com' })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     name: 'Northwind Logistics',
     domain: 'northwind-test.com',
     description: 'Freight forwarding.',
@@ -121,8 +85,7 @@ t.test('work email: domain by code, homepage fetched and stripped, grounded true
     sources: [{ url: `http://northwind-test.com:${port}/`, title: 'Northwind Logistics & Freight' }],
     usage: { credits: 5, balanceRemaining: 95 },
   }, 'founded in the future dropped; links not seen in the evidence dropped; share links are not profiles')
-  t.equal(ledger.balance, 95)
-  const prompt = prompts[0]!
+  const prompt = cap.prompts[0]!
   t.match(prompt, 'Title: Northwind Logistics & Freight')
   t.match(prompt, 'Freight forwarding for mid-market retailers.')
   t.match(prompt, 'Warehousing in Rotterdam since 2004.')
@@ -132,8 +95,8 @@ t.test('work email: domain by code, homepage fetched and stripped, grounded true
 })
 
 t.test('a domain given as a URL is normalised', async (t) => {
-  reply = () => profile()
-  const { res } = await call({ domain: 'HTTPS://WWW.Northwind-Test.com/about?x=1' })
+  cap.reply(profile())
+  const { res } = await cap.call({ domain: 'HTTPS://WWW.Northwind-Test.com/about?x=1' })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.domain, 'northwind-test.com')
   t.equal(res.body.grounded, true)
@@ -141,13 +104,13 @@ t.test('a domain given as a URL is normalised', async (t) => {
 
 t.test('no homepage (error status, unresolvable, not HTML) and no search: grounded false', async (t) => {
   for (const domain of ['broken-test.com', 'nowhere-test.com', 'pdf-test.com']) {
-    reply = () => profile()
-    const { res } = await call({ domain })
+    cap.reply(profile())
+    const { res } = await cap.call({ domain })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.grounded, false, domain)
     t.equal(res.body.sources, undefined, domain)
     t.same(res.body.links, { website: `https://${domain}/` }, domain)
-    t.match(prompts[0], 'The homepage could not be fetched.')
+    t.match(cap.prompts[0], 'The homepage could not be fetched.')
     t.same(res.body.usage, { credits: 5, balanceRemaining: 95 })
   }
 })
@@ -159,34 +122,31 @@ t.test('free-mail and non-company domains are 422 unprocessable, charged nothing
     { domain: '127.0.0.1' }, { domain: 'intranet.local' }, { email: 'x@corp.internal' },
   ]
   for (const body of cases) {
-    reply = () => profile()
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 422, `${JSON.stringify(body)}: ${res.text}`)
-    t.equal(res.body.error.code, 'unprocessable')
-    t.equal(ledger.balance, 100)
-    t.equal(prompts.length, 0)
+    cap.reply(profile())
+    await cap.expectRefused(t, body, { status: 422, code: 'unprocessable', why: JSON.stringify(body) })
+    t.equal(cap.prompts.length, 0)
   }
 })
 
 t.test('model answers that break the promises', async (t) => {
-  reply = () => profile({ name: null })
-  let r = await call({ domain: 'northwind-test.com' })
+  cap.reply(profile({ name: null }))
+  let r = await cap.call({ domain: 'northwind-test.com' })
   t.equal(r.res.status, 422, 'no company identified')
   t.equal(r.ledger.balance, 100)
 
-  reply = () => profile({ employeeRange: '200-500' })
-  r = await call({ domain: 'northwind-test.com' })
+  cap.reply(profile({ employeeRange: '200-500' }))
+  r = await cap.call({ domain: 'northwind-test.com' })
   t.equal(r.res.status, 502, 'employeeRange outside the buckets')
   t.equal(r.res.body.error.code, 'inference_failed')
   t.equal(r.ledger.balance, 100)
 
-  reply = () => profile({ grounded: true, domain: 'evil.com' })
-  r = await call({ domain: 'broken-test.com' })
+  cap.reply(profile({ grounded: true, domain: 'evil.com' }))
+  r = await cap.call({ domain: 'broken-test.com' })
   t.equal(r.res.status, 502, 'extra fields (grounded, domain) are not the model\'s to give')
   t.equal(r.ledger.balance, 100)
 
-  reply = () => profile({ name: '  ', links: { linkedin: 'https://www.linkedin.com/company/made-up/' } })
-  r = await call({ domain: 'northwind-test.com' })
+  cap.reply(profile({ name: '  ', links: { linkedin: 'https://www.linkedin.com/company/made-up/' } }))
+  r = await cap.call({ domain: 'northwind-test.com' })
   t.equal(r.res.status, 502, 'links missing platforms')
 })
 
@@ -202,13 +162,8 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['bad label', { domain: 'acme..com' }],
     ['unknown field', { domain: 'acme.com', company: 'Acme' }],
   ]
-  reply = () => profile()
-  for (const [name, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'invalid_request', name)
-    t.equal(ledger.balance, 100, `${name}: nothing charged`)
-  }
+  cap.reply(profile())
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('readHomepage survives hostile markup', async (t) => {
@@ -220,11 +175,8 @@ t.test('readHomepage survives hostile markup', async (t) => {
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI()
-  t.teardown(() => fake.close())
-
   t.test('responses API: web search sources ground the answer when the homepage is down', async (t) => {
-    fake.set({
+    const fake = await cap.useFake({
       text: () => profile({ links: { linkedin: 'https://www.linkedin.com/company/broken-test', twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null } }),
       webSearch: [
         { url: 'https://www.linkedin.com/company/broken-test', title: 'Broken Test | LinkedIn' },
@@ -232,29 +184,26 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
         { url: 'https://news.example.org/broken-test#top', title: 'News again' },
       ],
     })
-    providers.use(fakeServerProvider(fake.baseURL))
-    const c = await app.customer(5)
-    const res = await app.call('/v1/enrich', { key: c.key, body: { domain: 'broken-test.com' } })
-    t.equal(res.status, 200, res.text)
+    const call = await cap.call({ domain: 'broken-test.com' }, { funds: 5 })
+    cap.expectCharged(t, call)
+    const { res } = call
     t.equal(res.body.grounded, true)
     t.same(res.body.links, { website: 'https://broken-test.com/', linkedin: 'https://www.linkedin.com/company/broken-test' })
     t.same(res.body.sources, [
       { url: 'https://www.linkedin.com/company/broken-test', title: 'Broken Test | LinkedIn' },
       { url: 'https://news.example.org/broken-test', title: 'News' },
     ])
-    t.same(res.body.usage, { credits: 5, balanceRemaining: 0 })
     t.same(fake.requests.at(-1)?.body.tools, [{ type: 'web_search' }])
   })
 
   t.test('chat wire API: no web search, homepage only', async (t) => {
-    fake.set({ text: () => profile(), webSearch: [{ url: 'https://unused.example.org/', title: 'x' }] })
-    providers.use(fakeServerProvider(fake.baseURL, 'chat'))
-    const c = await app.customer(10)
-    let res = await app.call('/v1/enrich', { key: c.key, body: { domain: 'northwind-test.com' } })
+    await cap.useFake({ wire: 'chat', text: () => profile(), webSearch: [{ url: 'https://unused.example.org/', title: 'x' }] })
+    const c = await cap.customer(10)
+    let res = await cap.post(c, { domain: 'northwind-test.com' })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.grounded, true)
     t.equal(res.body.sources.length, 1)
-    res = await app.call('/v1/enrich', { key: c.key, body: { domain: 'broken-test.com' } })
+    res = await cap.post(c, { domain: 'broken-test.com' })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.grounded, false)
     t.same(res.body.usage, { credits: 5, balanceRemaining: 0 })

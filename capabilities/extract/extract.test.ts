@@ -1,16 +1,14 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
-// One app per file; each subtest sets `reply` (what the mock model answers) and uses its own customer.
-let reply: (prompt: string) => unknown = () => ({ results: [] })
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+// Each subtest sets what the mock model answers and calls as its own customer.
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const text = 'Invoice INV-2041 from Acme GmbH. Total due: 1,250.00 EUR by 2026-03-31.'
 
 t.test('one result per requested field, in order, keyed by the requested name', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({
+  cap.reply({
     results: [
       { field: 'total', value: '1250.00', confidence: 0.9 }, // out of order
       { field: 'Invoice Number', value: 'INV-2041', confidence: 0.97 }, // loose spelling of invoiceNumber
@@ -19,21 +17,19 @@ t.test('one result per requested field, in order, keyed by the requested name', 
       { field: 'vendor', value: '   ', confidence: 0.7 }, // blank is no value
     ],
   })
-  const res = await app.call('/v1/extract', { key: c.key, body: { text, fields: ['invoiceNumber', 'vendor', 'total', 'dueDate'] } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body.results, [
+  const call = await cap.call({ text, fields: ['invoiceNumber', 'vendor', 'total', 'dueDate'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body.results, [
     { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.97 },
     { field: 'vendor', value: null, confidence: 0.7 },
     { field: 'total', value: '1250.00', confidence: 0.9 },
     { field: 'dueDate', value: null, confidence: 0 }, // the model left it out
   ])
-  t.same(res.body.usage, { credits: 4, balanceRemaining: 6 })
 })
 
 t.test('a model that answers nothing still yields every field', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ results: [] })
-  const res = await app.call('/v1/extract', { key: c.key, body: { text, fields: ['a', 'b'] } })
+  cap.reply({ results: [] })
+  const { res } = await cap.call({ text, fields: ['a', 'b'] })
   t.equal(res.status, 200, res.text)
   t.same(res.body.results, [
     { field: 'a', value: null, confidence: 0 },
@@ -42,27 +38,21 @@ t.test('a model that answers nothing still yields every field', async (t) => {
 })
 
 t.test('a loose spelling shared by two requested fields is not guessed', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ results: [{ field: 'due date', value: '2026-03-31', confidence: 0.9 }] })
-  const res = await app.call('/v1/extract', { key: c.key, body: { text, fields: ['dueDate', 'due_date'] } })
+  cap.reply({ results: [{ field: 'due date', value: '2026-03-31', confidence: 0.9 }] })
+  const { res } = await cap.call({ text, fields: ['dueDate', 'due_date'] })
   t.equal(res.status, 200, res.text)
   t.same(res.body.results.map((r: any) => r.value), [null, null])
 })
 
 t.test('a confidence outside 0..1 twice is a free 502', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ results: [{ field: 'a', value: 'x', confidence: 7 }] })
-  const res = await app.call('/v1/extract', { key: c.key, body: { text, fields: ['a'] } })
-  t.equal(res.status, 502, res.text)
-  t.equal(res.body.error.code, 'inference_failed')
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  cap.reply({ results: [{ field: 'a', value: 'x', confidence: 7 }] })
+  await cap.expectRefused(t, { text, fields: ['a'] }, { status: 502, code: 'inference_failed', why: 'confidence 7' })
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  const c = await app.customer(10)
-  reply = () => {
+  cap.reply(() => {
     throw new Error('the model must not be called')
-  }
+  })
   const bad: Array<[string, unknown]> = [
     ['no fields', { text }],
     ['empty fields', { text, fields: [] }],
@@ -75,28 +65,22 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['text too long', { text: 'x'.repeat(500_001), fields: ['a'] }],
     ['unknown property', { text, fields: ['a'], extra: true }],
   ]
-  for (const [name, body] of bad) {
-    const res = await app.call('/v1/extract', { key: c.key, body })
-    t.equal(res.status, 400, name)
-    t.equal(res.body.error.code, 'invalid_request', name)
-    t.ok(Array.isArray(res.body.error.details), name)
+  for (const [why, body] of bad) {
+    const { res } = await cap.expectRefused(t, body, { why })
+    t.ok(Array.isArray(res.body.error.details), why)
   }
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({
+  const fake = await cap.useFake({
     text: (req) => {
       if (!req.prompt.includes('INV-2041')) return undefined
       return { results: [{ field: 'invoiceNumber', value: 'INV-2041', confidence: 0.96 }, { field: 'vendor', value: 'Acme GmbH', confidence: 0.9 }] }
     },
   })
-  t.teardown(() => fake.close())
-  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await served.customer(10)
-  const res = await served.call('/v1/extract', { key: c.key, body: { text, fields: ['invoiceNumber', 'vendor', 'dueDate'] } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ text, fields: ['invoiceNumber', 'vendor', 'dueDate'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     results: [
       { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.96 },
       { field: 'vendor', value: 'Acme GmbH', confidence: 0.9 },
@@ -104,6 +88,5 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     ],
     usage: { credits: 4, balanceRemaining: 6 },
   })
-  t.same(await served.ledger(c.accountId), { balance: 6, reserved: 0, ledgerSum: 6 })
   t.equal(fake.requests.length, 1)
 })

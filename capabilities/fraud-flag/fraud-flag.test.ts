@@ -1,32 +1,13 @@
 import t from 'tap'
-import type { CapabilityManifest } from '../../core/capability.ts'
-import { checkManifest } from '../../core/registry.ts'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { levelOf } from './handler.ts'
 import manifest from './manifest.ts'
 
-// One app for the file, serving only this folder: the mock text model answers from `answer` unless
-// `viaFake` is set, then the real @ai-sdk/openai client talks to the fake OpenAI-compatible server.
-let answer: (prompt: string) => unknown = () => ({})
-let viaFake = false
-const fake = await startFakeOpenAI()
-t.teardown(() => fake.close())
-const mock = mockProvider((p) => answer(p))
-const real = fakeServerProvider(fake.baseURL, 'chat')
-const app = await startTestApp(t, {
-  capabilities: [checkManifest(manifest as unknown as CapabilityManifest, 'fraud-flag', 'capabilities/fraud-flag')],
-  provider: { ...mock, language: () => (viaFake ? real : mock).language() },
-})
+// The mock text model answers unless a subtest moves to the fake OpenAI-compatible server.
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const order = { id: 'A-1', amount: 120, currency: 'USD', email: 'ann@example.com', billingCountry: 'US', shippingCountry: 'US' }
 const signal = (weight: string) => ({ signal: `${weight} thing`, weight, note: 'from the data' })
-
-async function call(body: unknown, credits = 10) {
-  const c = await app.customer(credits)
-  const res = await app.call('/v1/fraud-flag', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 
 t.test('the bands: level and recommendation follow from the score, by code', async (t) => {
   t.equal(levelOf(0), 'low')
@@ -44,8 +25,8 @@ t.test('the bands: level and recommendation follow from the score, by code', asy
     [0.99, 'high', 'block'],
   ] as const) {
     // Level and recommendation are not asked of the model (its schema has no room for them): code derives both.
-    answer = () => ({ riskScore: score, signals: [signal('low'), signal('high')], recommendedChecks: [] })
-    const { res } = await call({ order })
+    cap.reply({ riskScore: score, signals: [signal('low'), signal('high')], recommendedChecks: [] })
+    const { res } = await cap.call({ order })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.riskScore, Math.round(score * 100) / 100, 'score rounded to 2 decimals')
     t.equal(res.body.riskLevel, level, `${score} → ${level}`)
@@ -54,17 +35,16 @@ t.test('the bands: level and recommendation follow from the score, by code', asy
 })
 
 t.test('signals are ordered by weight and checks deduplicated', async (t) => {
-  answer = () => ({
+  cap.reply({
     riskScore: 0.5,
     signals: [signal('low'), signal('high'), signal('medium'), { signal: '  ', weight: 'low', note: 'x' }],
     recommendedChecks: ['Call the customer', 'call the customer ', ''],
   })
-  const { res, ledger } = await call({ order, context: 'first order' })
-  t.equal(res.status, 200, res.text)
+  const call = await cap.call({ order, context: 'first order' })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(res.body.signals.map((s: any) => s.weight), ['high', 'medium', 'low'])
   t.same(res.body.recommendedChecks, ['Call the customer'])
-  t.same(res.body.usage, { credits: 6, balanceRemaining: 4 })
-  t.equal(ledger.balance, 4)
 })
 
 t.test('answers that break the promises are failed calls, free', async (t) => {
@@ -75,18 +55,15 @@ t.test('answers that break the promises are failed calls, free', async (t) => {
     ['an elevated score with no signal', { riskScore: 0.8, signals: [], recommendedChecks: [] }],
     ['no JSON at all', 'I think it is fine'],
   ] as const) {
-    answer = () => reply
-    const { res, ledger } = await call({ order })
-    t.equal(res.status, 502, why)
-    t.equal(res.body.error.code, 'inference_failed')
-    t.same({ balance: ledger.balance, reserved: ledger.reserved }, { balance: 10, reserved: 0 })
+    cap.reply(reply)
+    await cap.expectRefused(t, { order }, { status: 502, code: 'inference_failed', why })
   }
-  answer = () => ({ riskScore: 0.1, signals: [], recommendedChecks: [] })
-  t.equal((await call({ order })).res.status, 200, 'a low score needs no signal')
+  cap.reply({ riskScore: 0.1, signals: [], recommendedChecks: [] })
+  t.equal((await cap.call({ order })).res.status, 200, 'a low score needs no signal')
 })
 
 t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  answer = () => ({ riskScore: 0.1, signals: [], recommendedChecks: [] })
+  cap.reply({ riskScore: 0.1, signals: [], recommendedChecks: [] })
   const wide = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`k${i}`, i]))
   for (const body of [
     {},
@@ -98,22 +75,15 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { order, score: 1 },
     { order: { blob: 'x'.repeat(200_001) } },
   ]) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, JSON.stringify(body).slice(0, 60))
-    t.equal(res.body.error.code, 'invalid_request')
-    t.equal(ledger.balance, 10)
+    await cap.expectRefused(t, body, { why: JSON.stringify(body).slice(0, 60) })
   }
 })
 
 t.test('one call through the fake OpenAI-compatible server (chat wire API)', async (t) => {
-  viaFake = true
-  t.teardown(() => {
-    viaFake = false
-  })
-  fake.set({ text: () => ({ riskScore: 0.42, signals: [signal('medium')], recommendedChecks: ['Verify the phone number'] }) })
-  const { res, ledger } = await call({ order })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const fake = await cap.useFake({ wire: 'chat', text: () => ({ riskScore: 0.42, signals: [signal('medium')], recommendedChecks: ['Verify the phone number'] }) })
+  const call = await cap.call({ order })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     riskScore: 0.42,
     riskLevel: 'medium',
     signals: [signal('medium')],
@@ -121,7 +91,5 @@ t.test('one call through the fake OpenAI-compatible server (chat wire API)', asy
     recommendation: 'review',
     usage: { credits: 6, balanceRemaining: 4 },
   })
-  t.equal(ledger.balance, 4)
-  t.equal(ledger.ledgerSum, 4)
   t.equal(fake.requests.at(-1)!.path, '/v1/chat/completions')
 })

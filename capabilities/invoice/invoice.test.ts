@@ -1,17 +1,9 @@
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { checkManifest } from '../../core/registry.ts'
 import { invoice1, invoice2, type InvoiceData } from '../../test/fixtures/documents.ts'
-import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 8
-const capability = checkManifest(manifest as never, 'invoice', 'capabilities/invoice')
-const pdf = (name: string) => ({
-  data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-  mimeType: 'application/pdf',
-})
 
 /** A well-behaved model answer for a known invoice (every field, null where absent). */
 function answerFor(i: InvoiceData) {
@@ -51,29 +43,11 @@ function expected(i: InvoiceData) {
   }
 }
 
-const withoutUsage = (body: any) => {
-  const { usage: _u, ...rest } = body
-  return rest
-}
-
-async function pollJob(app: TestApp, key: string, jobId: string): Promise<any> {
-  for (let i = 0; i < 150; i++) {
-    const res = await app.call(`/v1/jobs/${jobId}`, { key })
-    if (res.body?.status === 'succeeded' || res.body?.status === 'failed') return res.body
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`job ${jobId} did not finish`)
-}
-
-let reply: (prompt: string) => unknown = () => answerFor(invoice1)
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)), capabilities: [capability] })
-
-/** Balance, holds and ledger of an account that was never charged. */
-const untouched = (credits: number) => ({ balance: credits, reserved: 0, ledgerSum: credits })
+// A worker runs the async calls.
+const cap = await capabilityHarness(t, manifest, { worker: true, funds: 100 })
 
 t.test('a sloppy but correct answer comes back normalised, charged once', async (t) => {
-  const c = await app.customer(100)
-  reply = () => ({
+  cap.reply({
     ...answerFor(invoice1),
     vendor: { name: '  Northwind Office Supply LLC ', address: '410 Harbor Street\nPortland, OR 97204', taxId: '93-4417820' },
     issueDate: 'March 4, 2024',
@@ -84,23 +58,19 @@ t.test('a sloppy but correct answer comes back normalised, charged once', async 
     total: 'USD 2,535.24',
     lineItems: invoice1.lineItems.map((l) => ({ description: l.description, quantity: String(l.quantity), unitPrice: `$${l.unitPrice}`, amount: l.amount.toFixed(2) })),
   })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
-  t.equal(res.status, 200, res.text)
+  const call = await cap.call({ text: invoice1.toText() })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(withoutUsage(res.body), { ...expected(invoice1), vendor: { ...invoice1.vendor, address: '410 Harbor Street, Portland, OR 97204' } })
-  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
   t.equal(typeof res.body.total, 'number')
 })
 
 t.test('a PDF given inline: text extracted locally and the file sent along', async (t) => {
-  const c = await app.customer(100)
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return answerFor(invoice1)
-  }
-  const res = await app.call('/v1/invoice', { key: c.key, body: { file: pdf('invoice-1') } })
+  cap.reply(answerFor(invoice1))
+  const { res } = await cap.call({ file: pdf('invoice-1') })
   t.equal(res.status, 200, res.text)
   t.same(withoutUsage(res.body), expected(invoice1))
+  const prompt = cap.prompts.at(-1)
   t.match(prompt, /--- page 1 ---/, 'page markers from local extraction')
   t.match(prompt, /NW-2024-0117/, 'the extracted text reaches the model')
   t.match(prompt, /application\/pdf/, 'the PDF itself is sent to a model that accepts files')
@@ -108,11 +78,10 @@ t.test('a PDF given inline: text extracted locally and the file sent along', asy
 })
 
 t.test('sums that do not add up are reported, never fixed', async (t) => {
-  const c = await app.customer(100)
   const lines = invoice1.lineItems.map((l) => ({ ...l }))
   lines[0]!.amount = 999 // 4 × 249.50 is 998
-  reply = () => ({ ...answerFor(invoice1), lineItems: lines, total: 2600 })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  cap.reply({ ...answerFor(invoice1), lineItems: lines, total: 2600 })
+  const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.lineItems[0].amount, 999, 'the stated line amount is kept')
   t.equal(res.body.subtotal, 2347.44, 'the stated subtotal is kept')
@@ -126,17 +95,15 @@ t.test('sums that do not add up are reported, never fixed', async (t) => {
 })
 
 t.test('without a subtotal the lines are checked against the total', async (t) => {
-  const c = await app.customer(100)
-  reply = () => ({ ...answerFor(invoice2), subtotal: null, total: 8600 })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice2.toText() } })
+  cap.reply({ ...answerFor(invoice2), subtotal: null, total: 8600 })
+  const { res } = await cap.call({ text: invoice2.toText() })
   t.equal(res.status, 200, res.text)
   t.notOk('subtotal' in res.body)
   t.same(res.body.warnings, ['lineItems + tax vs total: the parts add up to 8508.5, the document states 8600.'])
 })
 
 t.test('odd dates, currencies and unreadable values: normalised or omitted with a warning', async (t) => {
-  const c = await app.customer(100)
-  reply = () => ({
+  cap.reply({
     ...answerFor(invoice2),
     issueDate: '31/31/2024',
     dueDate: '29.05.2024', // day.month.year
@@ -146,7 +113,7 @@ t.test('odd dates, currencies and unreadable values: normalised or omitted with 
     customer: null,
     paymentTerms: '',
   })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice2.toText() } })
+  const { res } = await cap.call({ text: invoice2.toText() })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.dueDate, '2024-05-29')
   t.equal(res.body.currency, 'EUR')
@@ -158,22 +125,20 @@ t.test('odd dates, currencies and unreadable values: normalised or omitted with 
 })
 
 t.test('a currency that is not ISO 4217 is omitted with a warning', async (t) => {
-  const c = await app.customer(100)
-  reply = () => ({ ...answerFor(invoice1), currency: 'dollars' })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  cap.reply({ ...answerFor(invoice1), currency: 'dollars' })
+  const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
   t.notOk('currency' in res.body)
   t.same(res.body.warnings, ['currency: "dollars" is not an ISO 4217 currency code; omitted.'])
 })
 
 t.test('line items without an amount: computed from quantity × unitPrice, or left out, and said so', async (t) => {
-  const c = await app.customer(100)
   const lines: any[] = invoice1.lineItems.map((l) => ({ ...l }))
   lines[1].amount = null
   lines.push({ description: 'Delivery note: leave at reception', quantity: null, unitPrice: null, amount: null })
   lines.push({ description: null, quantity: null, unitPrice: null, amount: 5 })
-  reply = () => ({ ...answerFor(invoice1), lineItems: lines })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
+  cap.reply({ ...answerFor(invoice1), lineItems: lines })
+  const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
   t.same(res.body.lineItems, invoice1.lineItems)
   t.same(res.body.warnings, [
@@ -184,31 +149,18 @@ t.test('line items without an amount: computed from quantity × unitPrice, or le
 })
 
 t.test('no vendor: 502 inference_failed, free', async (t) => {
-  const c = await app.customer(100)
-  reply = () => ({ ...answerFor(invoice1), vendor: { name: '  ', address: null, taxId: null } })
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
-  t.equal(res.status, 502, res.text)
-  t.equal(res.body.error.code, 'inference_failed')
-  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+  cap.reply({ ...answerFor(invoice1), vendor: { name: '  ', address: null, taxId: null } })
+  await cap.expectRefused(t, { text: invoice1.toText() }, { status: 502, code: 'inference_failed', why: 'no vendor' })
 })
 
 t.test('an answer that breaks the schema twice: 502 inference_failed, free', async (t) => {
-  const c = await app.customer(100)
-  let calls = 0
-  reply = () => {
-    calls++
-    return { ...answerFor(invoice1), lineItems: 'see attached', total: { value: 1 } }
-  }
-  const res = await app.call('/v1/invoice', { key: c.key, body: { text: invoice1.toText() } })
-  t.equal(res.status, 502, res.text)
-  t.equal(res.body.error.code, 'inference_failed')
-  t.equal(calls, 2, 'one retry')
-  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+  cap.reply({ ...answerFor(invoice1), lineItems: 'see attached', total: { value: 1 } })
+  await cap.expectRefused(t, { text: invoice1.toText() }, { status: 502, code: 'inference_failed', why: 'lineItems not a list' })
+  t.equal(cap.prompts.length, 2, 'one retry')
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  const c = await app.customer(100)
-  reply = () => answerFor(invoice1)
+  cap.reply(answerFor(invoice1))
   const bodies: Array<[string, unknown]> = [
     ['no document', {}],
     ['two documents', { text: 'x', fileUrl: 'https://example.com/a.pdf' }],
@@ -220,46 +172,33 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['async not a boolean', { text: 'x', async: 'yes' }],
     ['text too long', { text: 'x'.repeat(500_001) }],
   ]
-  for (const [why, body] of bodies) {
-    const res = await app.call('/v1/invoice', { key: c.key, body })
-    t.equal(res.status, 400, `${why}: ${res.text.slice(0, 200)}`)
-    t.equal(res.body?.error?.code, 'invalid_request', why)
-  }
-  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
+  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
 })
 
 t.test('valid input that cannot be processed: 422 unprocessable, nothing charged', async (t) => {
-  const c = await app.customer(100)
   for (const body of [{ text: '   \n ' }, { file: { data: Buffer.from('PK\u0003\u0004 not a pdf').toString('base64'), mimeType: 'application/pdf' } }]) {
-    const res = await app.call('/v1/invoice', { key: c.key, body })
-    t.equal(res.status, 422, res.text)
-    t.equal(res.body.error.code, 'unprocessable')
+    await cap.expectRefused(t, body, { status: 422, code: 'unprocessable' })
   }
-  t.same(await app.ledger(c.accountId), untouched(100), 'nothing charged, no hold left')
 })
 
 t.test('through the fake OpenAI-compatible server: sync, then async with the same result', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => answerFor(invoice2) })
-  t.teardown(() => fake.close())
-  const real = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL), capabilities: [capability], worker: true })
-  const c = await real.customer(100)
-
-  const sync = await real.call('/v1/invoice', { key: c.key, body: { file: pdf('invoice-2') } })
-  t.equal(sync.status, 200, sync.text)
+  const fake = await cap.useFake({ text: () => answerFor(invoice2) })
+  const call = await cap.call({ file: pdf('invoice-2') })
+  cap.expectCharged(t, call)
+  const { res: sync, customer: c } = call
   t.same(withoutUsage(sync.body), expected(invoice2))
-  t.same(sync.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
   const sent = fake.requests.find((r) => r.path === '/v1/responses')?.body
   t.ok(sent, 'the Responses API was called')
   t.match(JSON.stringify(sent.input), /KCC-7731/, 'extracted text sent')
   t.match(JSON.stringify(sent.input), /application\/pdf/, 'PDF sent as a file')
   t.notOk(JSON.stringify(sent.text?.format?.schema ?? {}).includes('warnings'), 'the model is not asked for warnings')
 
-  const accepted = await real.call('/v1/invoice', { key: c.key, body: { file: pdf('invoice-2'), async: true } })
+  const accepted = await cap.post(c, { file: pdf('invoice-2'), async: true })
   t.equal(accepted.status, 202, accepted.text)
   t.equal(accepted.body.status, 'queued')
-  const job = await pollJob(real, c.key, accepted.body.jobId)
+  const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
   t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })
-  t.same(await real.ledger(c.accountId), { balance: 100 - 2 * PRICE, reserved: 0, ledgerSum: 100 - 2 * PRICE })
+  t.same(await cap.app.ledger(c.accountId), { balance: 100 - 2 * PRICE, reserved: 0, ledgerSum: 100 - 2 * PRICE })
 })

@@ -1,17 +1,15 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
-let reply: (prompt: string) => unknown = () => ({ matches: [] })
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const a = [{ name: 'Acme GmbH', city: 'Berlin' }, { name: 'Globex Ltd', city: 'London' }, { name: 'Hooli', city: 'Palo Alto' }]
 const b = [{ company: 'GLOBEX LIMITED', town: 'London' }, { company: 'ACME Gesellschaft mbH', town: 'Berlin' }, { company: 'Initech', town: 'Austin' }]
 const m = (aIndex: number, bIndex: number, confidence: number, reason = 'r') => ({ aIndex, bIndex, confidence, reason })
 
 t.test('indexes in range, one-to-one keeping the highest confidence, unmatched computed', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({
+  cap.reply({
     matches: [
       m(0, 1, 0.6, 'weak guess'),
       m(0, 1, 0.9, 'same name and city'), // duplicate pair: the higher confidence wins
@@ -23,9 +21,9 @@ t.test('indexes in range, one-to-one keeping the highest confidence, unmatched c
       m(2, 0, 0.5), // b[0] already matched
     ],
   })
-  const res = await app.call('/v1/match', { key: c.key, body: { a, b, keys: ['name', 'city'] } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ a, b, keys: ['name', 'city'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     matches: [
       { aIndex: 0, bIndex: 1, confidence: 0.9, reason: 'same name and city' },
       { aIndex: 1, bIndex: 0, confidence: 0.95, reason: 'Ltd = Limited' },
@@ -37,25 +35,19 @@ t.test('indexes in range, one-to-one keeping the highest confidence, unmatched c
 })
 
 t.test('the model sees every record with its index', async (t) => {
-  const c = await app.customer(10)
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return { matches: [] }
-  }
-  const res = await app.call('/v1/match', { key: c.key, body: { a, b } })
+  cap.reply({ matches: [] })
+  const { res } = await cap.call({ a, b })
   t.equal(res.status, 200, res.text)
   t.same(res.body.matches, [])
   t.same(res.body.unmatchedA, [0, 1, 2])
   t.same(res.body.unmatchedB, [0, 1, 2])
-  t.match(prompt, 'A[2] ')
-  t.match(prompt, 'B[2] ')
+  t.match(cap.prompts[0], 'A[2] ')
+  t.match(cap.prompts[0], 'B[2] ')
 })
 
 t.test('minConfidence drops weak pairs and frees their rows', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ matches: [m(0, 1, 0.9), m(1, 0, 0.4, '')] })
-  const res = await app.call('/v1/match', { key: c.key, body: { a, b, minConfidence: 0.5 } })
+  cap.reply({ matches: [m(0, 1, 0.9), m(1, 0, 0.4, '')] })
+  const { res } = await cap.call({ a, b, minConfidence: 0.5 })
   t.equal(res.status, 200, res.text)
   t.same(res.body.matches, [{ aIndex: 0, bIndex: 1, confidence: 0.9, reason: 'r' }])
   t.same(res.body.unmatchedA, [1, 2])
@@ -63,18 +55,14 @@ t.test('minConfidence drops weak pairs and frees their rows', async (t) => {
 })
 
 t.test('a non-integer index (twice) is a free 502', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ matches: [m(0.5, 1, 0.9)] })
-  const res = await app.call('/v1/match', { key: c.key, body: { a, b } })
-  t.equal(res.status, 502, res.text)
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  cap.reply({ matches: [m(0.5, 1, 0.9)] })
+  await cap.expectRefused(t, { a, b }, { status: 502, code: 'inference_failed', why: 'aIndex 0.5' })
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  const c = await app.customer(10)
-  reply = () => {
+  cap.reply(() => {
     throw new Error('the model must not be called')
-  }
+  })
   const wide = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, i]))
   const bad: Array<[string, unknown]> = [
     ['no b', { a }],
@@ -89,22 +77,14 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['minConfidence above 1', { a, b, minConfidence: 2 }],
     ['unknown property', { a, b, fuzzy: true }],
   ]
-  for (const [name, body] of bad) {
-    const res = await app.call('/v1/match', { key: c.key, body })
-    t.equal(res.status, 400, name)
-    t.equal(res.body.error.code, 'invalid_request', name)
-  }
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => ({ matches: [m(1, 0, 0.95, 'Ltd = Limited'), m(0, 1, 0.9, 'same city')] }) })
-  t.teardown(() => fake.close())
-  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await served.customer(10)
-  const res = await served.call('/v1/match', { key: c.key, body: { a, b } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  await cap.useFake({ text: () => ({ matches: [m(1, 0, 0.95, 'Ltd = Limited'), m(0, 1, 0.9, 'same city')] }) })
+  const call = await cap.call({ a, b })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     matches: [
       { aIndex: 0, bIndex: 1, confidence: 0.9, reason: 'same city' },
       { aIndex: 1, bIndex: 0, confidence: 0.95, reason: 'Ltd = Limited' },
@@ -113,5 +93,4 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     unmatchedB: [2],
     usage: { credits: 8, balanceRemaining: 2 },
   })
-  t.same(await served.ledger(c.accountId), { balance: 2, reserved: 0, ledgerSum: 2 })
 })

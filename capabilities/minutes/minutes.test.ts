@@ -1,19 +1,11 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI, type FakeTextRequest } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
+import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { matchAttendee } from './handler.ts'
+import manifest from './manifest.ts'
 
-// One app per file; the text model is the ai SDK mock (guarantees) or the fake OpenAI server (happy path).
-let reply: (prompt: string) => unknown = () => ({})
-let fakeReply: (req: FakeTextRequest) => unknown = () => undefined
-let viaFake = false
-const fake = await startFakeOpenAI({ text: (req) => fakeReply(req) })
-t.teardown(() => fake.close())
-const mock = mockProvider((p) => reply(p))
-const wire = fakeServerProvider(fake.baseURL)
-const provider: ModelProvider = { ...mock, language: () => (viaFake ? wire : mock).language() }
-const app = await startTestApp(t, { provider })
+// The ai SDK mock answers (guarantees) unless a subtest moves to the fake OpenAI-compatible server (happy path).
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const PRICE = 6
 const transcript = 'Dana: we ship on the 14th. Lee, release notes by Wednesday? Lee: yes. Dana: pricing is still open. Ask Bob from legal.'
@@ -27,12 +19,6 @@ const answer = (over: Record<string, unknown> = {}) => ({
   ...over,
 })
 
-async function call(body: unknown, funds = 10) {
-  const c = await app.customer(funds)
-  const res = await app.call('/v1/minutes', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
-
 t.test('matchAttendee', async (t) => {
   t.equal(matchAttendee('LEE CHEN', attendees), 'Lee Chen')
   t.equal(matchAttendee('Dana', attendees), 'Dana Ortiz')
@@ -45,19 +31,16 @@ t.test('matchAttendee', async (t) => {
 })
 
 t.test('owners are attendees in the caller spelling; dates are YYYY-MM-DD; lists cleaned', async (t) => {
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return answer({
-      actionItems: [
-        { task: 'Write the release notes', owner: 'lee chen', due: 'March 12, 2025' },
-        { task: 'Confirm the ship date', owner: 'Dana', due: null },
-        { task: '  ', owner: null, due: null },
-      ],
-    })
-  }
-  const { res, ledger } = await call({ transcript, attendees, meetingDate: '2025-03-10' })
-  t.equal(res.status, 200, res.text)
+  cap.reply(answer({
+    actionItems: [
+      { task: 'Write the release notes', owner: 'lee chen', due: 'March 12, 2025' },
+      { task: 'Confirm the ship date', owner: 'Dana', due: null },
+      { task: '  ', owner: null, due: null },
+    ],
+  }))
+  const call = await cap.call({ transcript, attendees, meetingDate: '2025-03-10' })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(res.body, {
     title: 'Beta planning',
     summary: 'Ship date agreed; pricing open.',
@@ -69,20 +52,20 @@ t.test('owners are attendees in the caller spelling; dates are YYYY-MM-DD; lists
     openQuestions: ['Beta pricing?'],
     usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
   })
-  t.equal(ledger.balance, 10 - PRICE)
-  t.match(prompt, /2025-03-10/, 'the meeting date reaches the model')
-  t.match(prompt, /Lee Chen/)
+  t.match(cap.prompts[0], /2025-03-10/, 'the meeting date reaches the model')
+  t.match(cap.prompts[0], /Lee Chen/)
 })
 
 t.test('an owner outside the attendees or a due that is no date: kept out, reported in warnings', async (t) => {
-  reply = () =>
+  cap.reply(
     answer({
       actionItems: [
         { task: 'Review the terms', owner: 'Bob from legal', due: 'next week' },
         { task: 'Fix pricing', owner: 'Lee', due: '2025-02-30' },
       ],
-    })
-  const { res } = await call({ transcript, attendees })
+    }),
+  )
+  const { res } = await cap.call({ transcript, attendees })
   t.equal(res.status, 200, res.text)
   t.same(res.body.actionItems, [{ task: 'Review the terms' }, { task: 'Fix pricing', owner: 'Lee Chen' }])
   t.same(res.body.warnings, [
@@ -93,8 +76,8 @@ t.test('an owner outside the attendees or a due that is no date: kept out, repor
 })
 
 t.test('without attendees the owner named in the transcript is kept', async (t) => {
-  reply = () => answer({ actionItems: [{ task: 'Review the terms', owner: 'Bob', due: null }] })
-  const { res } = await call({ transcript })
+  cap.reply(answer({ actionItems: [{ task: 'Review the terms', owner: 'Bob', due: null }] }))
+  const { res } = await cap.call({ transcript })
   t.equal(res.status, 200, res.text)
   t.same(res.body.actionItems, [{ task: 'Review the terms', owner: 'Bob' }])
   t.notOk('warnings' in res.body)
@@ -109,16 +92,13 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
     ['not JSON', 'The meeting was about shipping.'],
   ]
   for (const [why, a] of broken) {
-    reply = () => a
-    const { res, ledger } = await call({ transcript, attendees })
-    t.equal(res.status, 502, why)
-    t.equal(res.body.error?.code, 'inference_failed', why)
-    t.same([ledger.balance, ledger.reserved], [10, 0], `${why}: nothing charged`)
+    cap.reply(a)
+    await cap.expectRefused(t, { transcript, attendees }, { status: 502, code: 'inference_failed', why })
   }
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  reply = () => t.fail('the model must not be called')
+  cap.reply(() => t.fail('the model must not be called'))
   const bad: Array<[string, unknown]> = [
     ['no transcript', { attendees }],
     ['empty transcript', { transcript: '' }],
@@ -131,21 +111,15 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['meetingDate impossible', { transcript, meetingDate: '2025-02-30' }],
     ['unknown field', { transcript, language: 'en' }],
   ]
-  for (const [why, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, why)
-    t.equal(res.body.error?.code, 'invalid_request', why)
-    t.same([ledger.balance, ledger.reserved], [10, 0], `${why}: nothing charged`)
-  }
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  viaFake = true
-  t.teardown(() => void (viaFake = false))
   let seen: FakeTextRequest | undefined
-  fakeReply = (req) => ((seen = req), answer())
-  const { res, ledger } = await call({ transcript, attendees }, 8)
-  t.equal(res.status, 200, res.text)
+  await cap.useFake({ text: (req) => ((seen = req), answer()) })
+  const call = await cap.call({ transcript, attendees }, { funds: 8 })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(res.body, {
     title: 'Beta planning',
     summary: 'Ship date agreed; pricing open.',
@@ -154,7 +128,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     openQuestions: ['Beta pricing?'],
     usage: { credits: PRICE, balanceRemaining: 8 - PRICE },
   })
-  t.same([ledger.balance, ledger.reserved, ledger.ledgerSum], [8 - PRICE, 0, 8 - PRICE])
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /release notes/)
 })

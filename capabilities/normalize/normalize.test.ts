@@ -1,9 +1,8 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
-let reply: (prompt: string) => unknown = () => ({ changes: [] })
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const records = [
   { name: 'ACME gmbh', phone: '030 1234567', country: 'germany' },
@@ -13,8 +12,7 @@ const records = [
 const e = (index: number, field: string, to: unknown, reason = '') => ({ index, field, to, reason })
 
 t.test('changes are the real diff: no-ops, unknown records and repeated cells dropped, reasons kept', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({
+  cap.reply({
     changes: [
       e(0, 'name', 'ACME GmbH', 'Legal form capitalised.\nmore'),
       e(0, 'name', 'Acme', 'a second edit of the same cell'), // the first edit wins
@@ -26,9 +24,9 @@ t.test('changes are the real diff: no-ops, unknown records and repeated cells dr
       e(0, 'website', 'acme.de'), // not a field of the record
     ],
   })
-  const res = await app.call('/v1/normalize', { key: c.key, body: { records } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ records })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     records: [
       { name: 'ACME GmbH', phone: '030 1234567', country: 'germany' },
       { name: 'Globex Ltd.', phone: '+44 20 7946 0958', country: 'GB' },
@@ -44,9 +42,8 @@ t.test('changes are the real diff: no-ops, unknown records and repeated cells dr
 })
 
 t.test('fields limits what may change, and may add a listed field', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ changes: [e(0, 'name', 'Acme'), e(0, 'country', 'DE'), e(2, 'phone', null), e(2, 'phone', '+1')] })
-  const res = await app.call('/v1/normalize', { key: c.key, body: { records, fields: ['country', 'phone'] } })
+  cap.reply({ changes: [e(0, 'name', 'Acme'), e(0, 'country', 'DE'), e(2, 'phone', null), e(2, 'phone', '+1')] })
+  const { res } = await cap.call({ records, fields: ['country', 'phone'] })
   t.equal(res.status, 200, res.text)
   t.same(res.body.records[0], { name: 'ACME gmbh', phone: '030 1234567', country: 'DE' })
   t.same(res.body.records[2], { name: 'hooli', country: null, phone: null })
@@ -57,9 +54,8 @@ t.test('fields limits what may change, and may add a listed field', async (t) =>
 })
 
 t.test('a type change is a change; a field called __proto__ stays plain data', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ changes: [e(0, 'amount', 1200), e(0, '__proto__', null)] })
-  const res = await app.call('/v1/normalize', { key: c.key, body: { records: [{ amount: '1,200' }], fields: ['amount', '__proto__'] } })
+  cap.reply({ changes: [e(0, 'amount', 1200), e(0, '__proto__', null)] })
+  const { res } = await cap.call({ records: [{ amount: '1,200' }], fields: ['amount', '__proto__'] })
   t.equal(res.status, 200, res.text)
   t.match(res.text, '"records":[{"amount":1200,"__proto__":null}]')
   t.same(res.body.changes, [
@@ -69,16 +65,15 @@ t.test('a type change is a change; a field called __proto__ stays plain data', a
 })
 
 t.test('1,000 records: batched model calls, same count and order, edits only count for records a batch showed', async (t) => {
-  const c = await app.customer(10)
   const many = Array.from({ length: 1000 }, (_, i) => ({ id: i, city: `city ${i}` }))
   const seen: number[][] = []
-  reply = (p) => {
+  cap.reply((p: string) => {
     const shown = [...p.matchAll(/R\[(\d+)\]/g)].map((m) => Number(m[1]))
     seen.push(shown)
     // Each batch edits its own records and also claims record 999 (which only the last batch showed).
     return { changes: [...shown.map((i) => e(i, 'city', `CITY ${i}`)), e(999, 'city', 'hijacked')] }
-  }
-  const res = await app.call('/v1/normalize', { key: c.key, body: { records: many } })
+  })
+  const { res } = await cap.call({ records: many })
   t.equal(res.status, 200, res.text)
   t.equal(seen.length, 10)
   t.same(seen.flat().sort((x, y) => x - y), many.map((_, i) => i), 'every record shown exactly once')
@@ -89,19 +84,15 @@ t.test('1,000 records: batched model calls, same count and order, edits only cou
 })
 
 t.test('one failed batch fails the call, free', async (t) => {
-  const c = await app.customer(10)
   const many = Array.from({ length: 250 }, (_, i) => ({ id: i }))
-  reply = (p) => (p.includes('R[100]') ? { changes: 'not a list' } : { changes: [] })
-  const res = await app.call('/v1/normalize', { key: c.key, body: { records: many } })
-  t.equal(res.status, 502, res.text)
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  cap.reply((p: string) => (p.includes('R[100]') ? { changes: 'not a list' } : { changes: [] }))
+  await cap.expectRefused(t, { records: many }, { status: 502, code: 'inference_failed', why: 'the second batch fails' })
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  const c = await app.customer(10)
-  reply = () => {
+  cap.reply(() => {
     throw new Error('the model must not be called')
-  }
+  })
   const wide = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, i]))
   const bad: Array<[string, unknown]> = [
     ['no records', {}],
@@ -115,25 +106,16 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['instructions too long', { records, instructions: 'x'.repeat(4001) }],
     ['unknown property', { records, strict: true }],
   ]
-  for (const [name, body] of bad) {
-    const res = await app.call('/v1/normalize', { key: c.key, body })
-    t.equal(res.status, 400, name)
-    t.equal(res.body.error.code, 'invalid_request', name)
-  }
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => ({ changes: [e(1, 'country', 'GB', 'ISO 3166 code')] }) })
-  t.teardown(() => fake.close())
-  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await served.customer(10)
-  const res = await served.call('/v1/normalize', { key: c.key, body: { records } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  await cap.useFake({ text: () => ({ changes: [e(1, 'country', 'GB', 'ISO 3166 code')] }) })
+  const call = await cap.call({ records })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     records: [records[0], { ...records[1], country: 'GB' }, records[2]],
     changes: [{ index: 1, field: 'country', from: 'UK', to: 'GB', reason: 'ISO 3166 code' }],
     usage: { credits: 5, balanceRemaining: 5 },
   })
-  t.same(await served.ledger(c.accountId), { balance: 5, reserved: 0, ledgerSum: 5 })
 })

@@ -1,64 +1,27 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
-import { checkManifest } from '../../core/registry.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
-/** One app per file: the provider the app sees is whichever `use()` was given last. */
-function switchable(initial: ModelProvider) {
-  let current = initial
-  const provider: ModelProvider = {
-    get configured() {
-      return current.configured
-    },
-    get acceptsFiles() {
-      return current.acceptsFiles
-    },
-    language: () => current.language(),
-    image: () => current.image(),
-    speech: () => current.speech(),
-    transcription: () => current.transcription(),
-    embedding: () => current.embedding(),
-    webSearch: () => current.webSearch(),
-  }
-  return { provider, use: (next: ModelProvider) => void (current = next) }
-}
-
-let reply: (prompt: string) => unknown = () => ({})
-const mock = mockProvider((p) => reply(p))
-const providers = switchable(mock)
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'outreach', 'capabilities/outreach')]
-const app = await startTestApp(t, { capabilities, provider: providers.provider })
-t.beforeEach(() => providers.use(mock))
+const cap = await capabilityHarness(t, manifest)
 
 const lead = { name: 'Dana Ruiz', title: 'VP Finance', company: 'Northwind Logistics', links: { linkedin: 'https://www.linkedin.com/in/dana' } }
 const product = 'Ledgerly: invoice capture and three-way matching.'
 const step = (day: number, extra: object = {}) => ({ day, subject: `Subject ${day}`, message: `Message for day ${day}`, ...extra })
 
-async function call(body: unknown, credits = 100) {
-  const c = await app.customer(credits)
-  const res = await app.call('/v1/outreach', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
-
 t.test('exactly `steps` steps, days strictly increasing, the caller\'s channel on every step', async (t) => {
-  let prompt = ''
-  reply = (p) => ((prompt = p), { sequence: [step(1), step(3), step(7)], personalizationPoints: ['Hiring AP clerks', ' hiring AP clerks ', ''] })
-  const { res, ledger } = await call({ lead, product, steps: 3, sender: { name: 'Sam' } })
-  t.equal(res.status, 200, res.text)
+  cap.reply({ sequence: [step(1), step(3), step(7)], personalizationPoints: ['Hiring AP clerks', ' hiring AP clerks ', ''] })
+  const call = await cap.call({ lead, product, steps: 3, sender: { name: 'Sam' } })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(res.body.sequence.map((s: any) => [s.day, s.channel, s.subject]), [[1, 'email', 'Subject 1'], [3, 'email', 'Subject 3'], [7, 'email', 'Subject 7']])
   t.same(res.body.personalizationPoints, ['Hiring AP clerks'], 'points trimmed, deduplicated, empty dropped')
-  t.same(res.body.usage, { credits: 6, balanceRemaining: 94 })
-  t.equal(ledger.balance, 94)
-  t.match(prompt, 'exactly 3 emails')
-  t.match(prompt, 'Northwind Logistics')
+  t.match(cap.prompts[0], 'exactly 3 emails')
+  t.match(cap.prompts[0], 'Northwind Logistics')
 })
 
 t.test('steps defaults to 3; linkedin steps carry no subject', async (t) => {
-  reply = () => ({ sequence: [{ day: 1, message: 'Hi' }, { day: 2, message: 'Again' }, { day: 9, message: 'Last' }], personalizationPoints: [] })
-  const { res } = await call({ lead: 'Dana, VP Finance at Northwind', product, channel: 'linkedin' })
+  cap.reply({ sequence: [{ day: 1, message: 'Hi' }, { day: 2, message: 'Again' }, { day: 9, message: 'Last' }], personalizationPoints: [] })
+  const { res } = await cap.call({ lead: 'Dana, VP Finance at Northwind', product, channel: 'linkedin' })
   t.equal(res.status, 200, res.text)
   t.same(res.body.sequence, [
     { day: 1, channel: 'linkedin', message: 'Hi' },
@@ -79,12 +42,9 @@ t.test('model answers that break the promises are failed calls, charged nothing'
     ['a subject on linkedin', { sequence: [step(1), step(2), step(3)], personalizationPoints: [] }, { channel: 'linkedin' }],
     ['not JSON', 'Sure! Here is your sequence.'],
   ]
-  for (const [name, answer, extra] of cases) {
-    reply = () => answer
-    const { res, ledger } = await call({ lead, product, steps: 3, ...extra })
-    t.equal(res.status, 502, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'inference_failed', name)
-    t.same(ledger, { balance: 100, reserved: 0, ledgerSum: 100 }, `${name}: nothing charged`)
+  for (const [why, answer, extra] of cases) {
+    cap.reply(answer)
+    await cap.expectRefused(t, { lead, product, steps: 3, ...extra }, { status: 502, code: 'inference_failed', why })
   }
 })
 
@@ -104,22 +64,14 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['unknown sender field', { lead, product, sender: { email: 'x@y.z' } }],
     ['unknown field', { lead, product, tone: 'warm' }],
   ]
-  for (const [name, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'invalid_request', name)
-    t.equal(ledger.balance, 100, `${name}: nothing charged`)
-  }
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => ({ sequence: [step(1), step(4)], personalizationPoints: ['VP Finance'] }) })
-  t.teardown(() => fake.close())
-  providers.use(fakeServerProvider(fake.baseURL))
-  const c = await app.customer(10)
-  const res = await app.call('/v1/outreach', { key: c.key, body: { lead, product, steps: 2 } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const fake = await cap.useFake({ text: () => ({ sequence: [step(1), step(4)], personalizationPoints: ['VP Finance'] }) })
+  const call = await cap.call({ lead, product, steps: 2 }, { funds: 10 })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     sequence: [
       { day: 1, channel: 'email', subject: 'Subject 1', message: 'Message for day 1' },
       { day: 4, channel: 'email', subject: 'Subject 4', message: 'Message for day 4' },

@@ -1,18 +1,10 @@
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import type { ModelProvider } from '../../core/models/provider.ts'
-import { checkManifest } from '../../core/registry.ts'
 import { invoice1, receipt1 } from '../../test/fixtures/documents.ts'
-import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
+import { TINY_PNG } from '../../test/helpers/fake-openai.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 10
-const capability = checkManifest(manifest as never, 'parse', 'capabilities/parse')
-const pdf = (name: string) => ({
-  data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-  mimeType: 'application/pdf',
-})
 
 /** A well-behaved model answer for invoice-1. */
 function answer(over: Record<string, unknown> = {}) {
@@ -51,31 +43,12 @@ const expected = {
   warnings: [],
 }
 
-const withoutUsage = (body: any) => {
-  const { usage: _u, ...rest } = body
-  return rest
-}
-const untouched = (credits: number) => ({ balance: credits, reserved: 0, ledgerSum: credits })
-
-async function pollJob(app: TestApp, key: string, jobId: string): Promise<any> {
-  for (let i = 0; i < 150; i++) {
-    const res = await app.call(`/v1/jobs/${jobId}`, { key })
-    if (res.body?.status === 'succeeded' || res.body?.status === 'failed') return res.body
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`job ${jobId} did not finish`)
-}
-
-let reply: (prompt: string) => unknown = () => answer()
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)), capabilities: [capability] })
-const post = (key: string, body: unknown) => app.call('/v1/parse', { key, body })
+// A worker runs the async calls.
+const cap = await capabilityHarness(t, manifest, { worker: true, funds: 100 })
 
 t.test('a PDF with a docType hint: text extracted, file sent, odd values normalised', async (t) => {
-  const c = await app.customer(100)
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return answer({
+  cap.reply(
+    answer({
       docType: ' Invoice ',
       date: '03/04/2024',
       totalAmount: '$2,535.24',
@@ -88,12 +61,12 @@ t.test('a PDF with a docType hint: text extracted, file sent, odd values normali
         { label: 'Payment terms', value: 'Net 30', confidence: 0.92 },
         { label: 'Payment terms', value: 'Net 30', confidence: 0.92 }, // a duplicate
       ],
-    })
-  }
-  const res = await post(c.key, { file: pdf('invoice-1'), docType: 'invoice' })
-  t.equal(res.status, 200, res.text)
-  t.same(withoutUsage(res.body), expected)
-  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+    }),
+  )
+  const call = await cap.call({ file: pdf('invoice-1'), docType: 'invoice' })
+  cap.expectCharged(t, call)
+  t.same(withoutUsage(call.res.body), expected)
+  const prompt = cap.prompts.at(-1)
   t.match(prompt, /--- page 1 ---/, 'text extracted locally, with page markers')
   t.match(prompt, /NW-2024-0117/)
   t.match(prompt, /application\/pdf/, 'the PDF is sent as a file to a model that accepts files')
@@ -101,26 +74,21 @@ t.test('a PDF with a docType hint: text extracted, file sent, odd values normali
 })
 
 t.test('an image goes to the model as an image; a PDF without text goes as a file', async (t) => {
-  const c = await app.customer(100)
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return answer({ docType: 'receipt', party: receipt1.merchant, lineItems: [], fields: [] })
-  }
-  let res = await post(c.key, { file: { data: TINY_PNG.toString('base64'), mimeType: 'image/png' } })
-  t.equal(res.status, 200, res.text)
-  t.equal(res.body.docType, 'receipt')
-  t.match(prompt, /image\/png/, 'the image is in the prompt')
-  t.notMatch(prompt, /--- page/, 'no text layer for an image')
+  cap.reply(answer({ docType: 'receipt', party: receipt1.merchant, lineItems: [], fields: [] }))
+  const image = await cap.call({ file: { data: TINY_PNG.toString('base64'), mimeType: 'image/png' } })
+  t.equal(image.res.status, 200, image.res.text)
+  t.equal(image.res.body.docType, 'receipt')
+  t.match(cap.prompts.at(-1), /image\/png/, 'the image is in the prompt')
+  t.notMatch(cap.prompts.at(-1), /--- page/, 'no text layer for an image')
 
-  res = await post(c.key, { file: pdf('image-only') })
-  t.equal(res.status, 200, res.text)
-  t.match(prompt, /application\/pdf/, 'the scanned PDF is sent as a file')
-  t.notMatch(prompt, /--- page/, 'no text to send')
+  const scan = await cap.call({ file: pdf('image-only') })
+  t.equal(scan.res.status, 200, scan.res.text)
+  t.match(cap.prompts.at(-1), /application\/pdf/, 'the scanned PDF is sent as a file')
+  t.notMatch(cap.prompts.at(-1), /--- page/, 'no text to send')
 })
 
 t.test('docType: normalised, aliases mapped, the hint as fallback, none at all is a failed call', async (t) => {
-  const c = await app.customer(100)
+  const c = await cap.customer()
   for (const [given, hint, want] of [
     ['Explanation of Benefits', undefined, 'eob'],
     ['Certificate of Insurance', 'coi', 'coi'],
@@ -129,38 +97,29 @@ t.test('docType: normalised, aliases mapped, the hint as fallback, none at all i
     [null, 'ERA', 'era'],
     ['  ', 'Purchase order', 'purchase_order'],
   ] as const) {
-    reply = () => answer({ docType: given })
-    const res = await post(c.key, { text: invoice1.toText(), ...(hint ? { docType: hint } : {}) })
+    cap.reply(answer({ docType: given }))
+    const res = await cap.post(c, { text: invoice1.toText(), ...(hint ? { docType: hint } : {}) })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.docType, want, `${given} (hint ${hint}) → ${want}`)
   }
-  const before = await app.ledger(c.accountId)
-  reply = () => answer({ docType: null })
-  const res = await post(c.key, { text: invoice1.toText() })
-  t.equal(res.status, 502, res.text)
-  t.equal(res.body.error.code, 'inference_failed')
-  t.same(await app.ledger(c.accountId), before, 'free')
+  cap.reply(answer({ docType: null }))
+  await cap.expectRefused(t, { text: invoice1.toText() }, { customer: c, status: 502, code: 'inference_failed', why: 'no docType at all' })
 })
 
 t.test('confidence: always 0..1; percentages read as such; out of range is a failed call', async (t) => {
-  const c = await app.customer(100)
-  reply = () => answer({ fields: [{ label: 'A', value: 'x', confidence: 1 }, { label: 'B', value: 'y', confidence: 0 }, { label: 'C', value: 'z', confidence: '87%' }] })
-  let res = await post(c.key, { text: invoice1.toText() })
+  const c = await cap.customer()
+  cap.reply(answer({ fields: [{ label: 'A', value: 'x', confidence: 1 }, { label: 'B', value: 'y', confidence: 0 }, { label: 'C', value: 'z', confidence: '87%' }] }))
+  const res = await cap.post(c, { text: invoice1.toText() })
   t.same(res.body.fields.map((f: any) => f.confidence), [1, 0, 0.87])
 
   for (const bad of [250, -0.2, 'high', null]) {
-    const before = await app.ledger(c.accountId)
-    reply = () => answer({ fields: [{ label: 'Invoice number', value: 'NW-2024-0117', confidence: bad }] })
-    res = await post(c.key, { text: invoice1.toText() })
-    t.equal(res.status, 502, `${bad}: ${res.text}`)
-    t.equal(res.body.error.code, 'inference_failed')
-    t.same(await app.ledger(c.accountId), before, 'free')
+    cap.reply(answer({ fields: [{ label: 'Invoice number', value: 'NW-2024-0117', confidence: bad }] }))
+    await cap.expectRefused(t, { text: invoice1.toText() }, { customer: c, status: 502, code: 'inference_failed', why: `confidence ${bad}` })
   }
 })
 
 t.test('values: dates and amounts by label, other strings kept; unreadable values omitted and reported', async (t) => {
-  const c = await app.customer(100)
-  reply = () =>
+  cap.reply(
     answer({
       date: '2024-02-30',
       totalAmount: 'see page 2',
@@ -176,8 +135,9 @@ t.test('values: dates and amounts by label, other strings kept; unreadable value
         { label: 'Notes', value: null, confidence: 0.5 },
         { label: ' ', value: 'orphan', confidence: 0.5 },
       ],
-    })
-  const res = await post(c.key, { text: invoice1.toText() })
+    }),
+  )
+  const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
   for (const k of ['date', 'totalAmount', 'currency']) t.notOk(k in res.body, `${k} omitted`)
   t.same(res.body.lineItems, [{ description: 'Chair', amount: 998 }])
@@ -204,8 +164,7 @@ t.test('values: dates and amounts by label, other strings kept; unreadable value
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  const c = await app.customer(100)
-  reply = () => answer()
+  cap.reply(answer())
   const bodies: Array<[string, unknown]> = [
     ['docType over 64 characters', { text: 'x', docType: 'i'.repeat(65) }],
     ['docType not a string', { text: 'x', docType: ['invoice'] }],
@@ -214,51 +173,33 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['unknown field', { text: 'x', pages: [1] }],
     ['fileUrl with credentials', { fileUrl: 'https://user:pw@example.com/a.pdf' }],
   ]
-  for (const [why, body] of bodies) {
-    const res = await post(c.key, body)
-    t.equal(res.status, 400, `${why}: ${res.text.slice(0, 200)}`)
-    t.equal(res.body?.error?.code, 'invalid_request', why)
-  }
-  t.same(await app.ledger(c.accountId), untouched(100))
+  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server: both wire APIs sync, then async with the same result', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => answer() })
-  t.teardown(() => fake.close())
-  // One app whose provider speaks either wire API: Responses accepts files, chat completions does not (C11).
-  let wire: 'responses' | 'chat' = 'responses'
-  const providers = { responses: fakeServerProvider(fake.baseURL, 'responses'), chat: fakeServerProvider(fake.baseURL, 'chat') }
-  const provider: ModelProvider = {
-    ...providers.responses,
-    get acceptsFiles() {
-      return providers[wire].acceptsFiles
-    },
-    language: () => providers[wire].language(),
-  }
-  const real = await startTestApp(t, { provider, capabilities: [capability], worker: true })
-  const c = await real.customer(100)
-
-  const sync = await real.call('/v1/parse', { key: c.key, body: { file: pdf('invoice-1'), docType: 'invoice' } })
-  t.equal(sync.status, 200, sync.text)
+  // Responses accepts files, chat completions does not (C11).
+  const fake = await cap.useFake({ text: () => answer() })
+  const call = await cap.call({ file: pdf('invoice-1'), docType: 'invoice' })
+  cap.expectCharged(t, call)
+  const { res: sync, customer: c } = call
   t.same(withoutUsage(sync.body), expected)
-  t.same(sync.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
   const sent = JSON.stringify(fake.requests.at(-1))
   t.equal(fake.requests.at(-1)?.path, '/v1/responses')
   t.match(sent, /NW-2024-0117/, 'extracted text sent')
   t.match(sent, /application\/pdf/, 'the PDF sent as a file on the Responses API')
 
-  wire = 'chat'
-  const chat = await real.call('/v1/parse', { key: c.key, body: { file: pdf('invoice-1'), docType: 'invoice' } })
+  await cap.useFake({ wire: 'chat' })
+  const chat = await cap.post(c, { file: pdf('invoice-1'), docType: 'invoice' })
   t.equal(chat.status, 200, chat.text)
   t.same(withoutUsage(chat.body), expected)
   t.equal(fake.requests.at(-1)?.path, '/v1/chat/completions')
   t.match(JSON.stringify(fake.requests.at(-1)), /NW-2024-0117/, 'extracted text sent')
   t.notMatch(JSON.stringify(fake.requests.at(-1)), /application\/pdf/, 'no file part where the wire API takes none')
 
-  wire = 'responses'
-  const accepted = await real.call('/v1/parse', { key: c.key, body: { file: pdf('invoice-1'), docType: 'invoice', async: true } })
+  await cap.useFake({ wire: 'responses' })
+  const accepted = await cap.post(c, { file: pdf('invoice-1'), docType: 'invoice', async: true })
   t.equal(accepted.status, 202, accepted.text)
-  const job = await pollJob(real, c.key, accepted.body.jobId)
+  const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
   t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 3 * PRICE })

@@ -1,39 +1,20 @@
 import t from 'tap'
-import type { CapabilityManifest } from '../../core/capability.ts'
-import { checkManifest } from '../../core/registry.ts'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { PAIRING_MARK } from './handler.ts'
 import manifest from './manifest.ts'
 import { parseDocument, textLine } from './parse.ts'
 
-// One app for the file, serving only this folder: the mock text model answers from `pairing` or `advice`
-// (by which prompt it gets) unless `viaFake` is set, then the real @ai-sdk/openai client talks to the fake
-// OpenAI-compatible server.
+// The mock text model answers from `pairing` or `advice` (by which prompt it gets) unless a subtest moves to
+// the fake OpenAI-compatible server.
 let pairing: unknown = { purchaseOrderPairs: [], receiptPairs: [] }
 let advice: unknown = { recommendation: 'Approve for payment.', notes: [] }
-const prompts: string[] = []
-let viaFake = false
-const fake = await startFakeOpenAI()
-t.teardown(() => fake.close())
-const mock = mockProvider((p) => {
-  prompts.push(p)
-  return p.includes(PAIRING_MARK) ? pairing : advice
-})
-const real = fakeServerProvider(fake.baseURL)
-const app = await startTestApp(t, {
-  capabilities: [checkManifest(manifest as unknown as CapabilityManifest, 'po-match', 'capabilities/po-match')],
-  provider: { ...mock, language: () => (viaFake ? real : mock).language() },
-})
+const cap = await capabilityHarness(t, manifest, { funds: 20 })
+cap.reply((p: string) => (p.includes(PAIRING_MARK) ? pairing : advice))
+const prompts = cap.prompts
 
 const PO = 'Purchase order PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
 const INVOICE = 'Invoice INV-778\nPO Number: PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
 
-async function call(body: unknown, credits = 20) {
-  const c = await app.customer(credits)
-  const res = await app.call('/v1/po-match', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 const fields = (res: any) => res.body.discrepancies.map((d: any) => `${d.field}/${d.against}/${d.severity}`)
 
 t.test('the parser reads the common forms', async (t) => {
@@ -54,16 +35,15 @@ t.test('the parser reads the common forms', async (t) => {
 })
 
 t.test('identical documents match; a difference within tolerance is reported as low and still matches', async (t) => {
-  const { res, ledger } = await call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 10 units\nGadget - 2 units' })
-  t.equal(res.status, 200, res.text)
+  const call = await cap.call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 10 units\nGadget - 2 units' })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.equal(res.body.status, 'matched')
   t.same(res.body.discrepancies, [])
   t.same(res.body.lineCounts, { invoice: 2, purchaseOrder: 2, receipt: 2 })
   t.equal(res.body.tolerancePct, 2)
-  t.same(res.body.usage, { credits: 10, balanceRemaining: 10 })
-  t.equal(ledger.balance, 10)
 
-  const within = await call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.54 = 25.40').replace('49.00', '49.40'), purchaseOrder: PO })
+  const within = await cap.call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.54 = 25.40').replace('49.00', '49.40'), purchaseOrder: PO })
   t.equal(within.res.body.status, 'matched')
   t.match(within.res.body.discrepancies, [
     { field: 'unitPrice', item: 'Widget', invoice: 2.54, purchaseOrder: 2.5, difference: 0.04, differencePct: 1.6, severity: 'low', note: /Within the 2% tolerance/ },
@@ -73,33 +53,33 @@ t.test('identical documents match; a difference within tolerance is reported as 
 })
 
 t.test('billing more than ordered or received is mismatched; billing less is partial', async (t) => {
-  const over = await call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'), purchaseOrder: PO })
+  const over = await cap.call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'), purchaseOrder: PO })
   t.equal(over.res.body.status, 'mismatched')
   t.match(over.res.body.discrepancies[0], { field: 'quantity', item: 'Widget', against: 'purchaseOrder', invoice: 12, purchaseOrder: 10, difference: 2, differencePct: 20, severity: 'high' })
 
-  const under = await call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 8 @ 2.50 = 20.00').replace('49.00', '44.00'), purchaseOrder: PO })
+  const under = await cap.call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 8 @ 2.50 = 20.00').replace('49.00', '44.00'), purchaseOrder: PO })
   t.equal(under.res.body.status, 'partial')
   t.same(fields(under.res), ['quantity/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'])
   t.equal(under.res.body.discrepancies[0].difference, -2)
 
-  const notBilled = await call({ invoice: 'PO PO-4411\nWidget x 10 @ 2.50 = 25.00\nTotal: 25.00', purchaseOrder: PO })
+  const notBilled = await cap.call({ invoice: 'PO PO-4411\nWidget x 10 @ 2.50 = 25.00\nTotal: 25.00', purchaseOrder: PO })
   t.equal(notBilled.res.body.status, 'partial')
   t.match(notBilled.res.body.discrepancies[0], { field: 'amount', item: 'Gadget', invoice: null, purchaseOrder: 24, difference: -24, severity: 'medium', note: /not billed/ })
 
-  const notReceived = await call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 7 units' })
+  const notReceived = await cap.call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 7 units' })
   t.equal(notReceived.res.body.status, 'mismatched')
   t.match(notReceived.res.body.discrepancies, [
     { field: 'quantity', item: 'Widget', against: 'receipt', invoice: 10, purchaseOrder: 10, receipt: 7, difference: 3, severity: 'high' },
     { field: 'quantity', item: 'Gadget', against: 'receipt', invoice: 2, receipt: null, difference: 2, severity: 'high', note: /not on the receipt/ },
   ])
 
-  const extra = await call({ invoice: INVOICE.replace('Total: 49.00', 'Rush fee 15.00\nTotal: 64.00'), purchaseOrder: PO })
+  const extra = await cap.call({ invoice: INVOICE.replace('Total: 49.00', 'Rush fee 15.00\nTotal: 64.00'), purchaseOrder: PO })
   t.equal(extra.res.body.status, 'mismatched')
   t.match(extra.res.body.discrepancies[0], { field: 'amount', item: 'Rush fee', invoice: 15, purchaseOrder: null, difference: 15, severity: 'high', note: /not on the purchase order/ })
 })
 
 t.test("the invoice's own arithmetic, PO number and currency are checked", async (t) => {
-  const arithmetic = await call({ invoice: INVOICE.replace('= 25.00', '= 27.00'), purchaseOrder: PO })
+  const arithmetic = await cap.call({ invoice: INVOICE.replace('= 25.00', '= 27.00'), purchaseOrder: PO })
   t.match(arithmetic.res.body.discrepancies[0], { field: 'amount', against: 'calculation', invoice: 27, purchaseOrder: null, difference: 2, severity: 'high' })
   t.same(fields(arithmetic.res), [
     'amount/calculation/high', // 10 × 2.50 is 25.00, not 27.00
@@ -108,22 +88,22 @@ t.test("the invoice's own arithmetic, PO number and currency are checked", async
     'subtotal/purchaseOrder/high',
   ])
 
-  const otherPo = await call({ invoice: INVOICE.replace('PO Number: PO-4411', 'PO Number: PO-4412'), purchaseOrder: PO })
+  const otherPo = await cap.call({ invoice: INVOICE.replace('PO Number: PO-4411', 'PO Number: PO-4412'), purchaseOrder: PO })
   t.equal(otherPo.res.body.status, 'mismatched')
   t.match(otherPo.res.body.discrepancies, [{ field: 'poNumber', invoice: 'PO-4412', purchaseOrder: 'PO-4411', severity: 'high' }])
   t.notOk('difference' in otherPo.res.body.discrepancies[0], 'no numeric size for a reference')
 
-  const currency = await call({ invoice: `${INVOICE}\nCurrency: EUR`, purchaseOrder: `${PO}\nCurrency: USD` })
+  const currency = await cap.call({ invoice: `${INVOICE}\nCurrency: EUR`, purchaseOrder: `${PO}\nCurrency: USD` })
   t.match(currency.res.body.discrepancies, [{ field: 'currency', invoice: 'EUR', purchaseOrder: 'USD', severity: 'high' }])
 })
 
 t.test('tolerancePct decides what is within tolerance', async (t) => {
   const invoice = INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.60 = 26.00').replace('49.00', '50.00')
-  t.equal((await call({ invoice, purchaseOrder: PO })).res.body.status, 'mismatched', '4% over with the default 2%')
-  const loose = await call({ invoice, purchaseOrder: PO, tolerancePct: 5 })
+  t.equal((await cap.call({ invoice, purchaseOrder: PO })).res.body.status, 'mismatched', '4% over with the default 2%')
+  const loose = await cap.call({ invoice, purchaseOrder: PO, tolerancePct: 5 })
   t.equal(loose.res.body.status, 'matched')
   t.ok(loose.res.body.discrepancies.every((d: any) => d.severity === 'low'))
-  const strict = await call({ invoice: INVOICE.replace('@ 2.50 = 25.00', '@ 2.51 = 25.10').replace('49.00', '49.10'), purchaseOrder: PO, tolerancePct: 0 })
+  const strict = await cap.call({ invoice: INVOICE.replace('@ 2.50 = 25.00', '@ 2.51 = 25.10').replace('49.00', '49.10'), purchaseOrder: PO, tolerancePct: 0 })
   t.equal(strict.res.body.status, 'mismatched', 'a cent over with no tolerance')
 })
 
@@ -132,7 +112,7 @@ t.test('JSON from /v1/invoice against a text PO', async (t) => {
     vendor: { name: 'ACME' }, invoiceNumber: 'INV-778', poNumber: 'PO-4411', currency: 'USD', subtotal: 49, tax: 0, total: 49,
     lineItems: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }, { description: 'Gadgets', quantity: 2, unitPrice: 12, amount: 24 }],
   })
-  const { res } = await call({ invoice, purchaseOrder: PO })
+  const { res } = await cap.call({ invoice, purchaseOrder: PO })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.status, 'matched', '"Gadgets" pairs with "Gadget" by code')
   t.same(res.body.discrepancies, [])
@@ -143,7 +123,7 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
   const purchaseOrder = 'Fastener, hexagonal, 8mm x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00\nSpare part x 1 @ 5.00 = 5.00'
   prompts.length = 0
   pairing = { purchaseOrderPairs: [{ invoiceLine: 0, purchaseOrderLine: 0 }, { invoiceLine: 0, purchaseOrderLine: 2 }, { invoiceLine: 1, purchaseOrderLine: 2 }, { invoiceLine: 9, purchaseOrderLine: 0 }], receiptPairs: [] }
-  const { res } = await call({ invoice, purchaseOrder })
+  const { res } = await cap.call({ invoice, purchaseOrder })
   t.equal(res.status, 200, res.text)
   t.equal(prompts.length, 2, 'one pairing call, one advice call')
   t.match(prompts[0], /0: Hex bolt M8/)
@@ -153,18 +133,18 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
   t.equal(res.body.status, 'partial')
 
   pairing = { purchaseOrderPairs: [], receiptPairs: [] }
-  const unpaired = await call({ invoice, purchaseOrder })
+  const unpaired = await cap.call({ invoice, purchaseOrder })
   t.match(fields(unpaired.res), ['amount/purchaseOrder/high', 'amount/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'])
   t.equal(unpaired.res.body.status, 'mismatched', 'an invoice line left unpaired is billed but not ordered')
 
   prompts.length = 0
-  await call({ invoice: INVOICE, purchaseOrder: PO })
+  await cap.call({ invoice: INVOICE, purchaseOrder: PO })
   t.equal(prompts.length, 1, 'no pairing call when code paired every line')
 })
 
 t.test("status is code's; the model only advises", async (t) => {
   advice = { recommendation: 'All good, status matched, pay it.', notes: ['Vendor name differs: ACME vs Acme Ltd.', ' '] }
-  const { res } = await call({ invoice: INVOICE.replace('x 10 @', 'x 20 @').replace('= 25.00', '= 50.00'), purchaseOrder: PO })
+  const { res } = await cap.call({ invoice: INVOICE.replace('x 10 @', 'x 20 @').replace('= 25.00', '= 50.00'), purchaseOrder: PO })
   t.equal(res.body.status, 'mismatched')
   t.equal(res.body.recommendation, 'All good, status matched, pay it.')
   t.same(res.body.notes, ['Vendor name differs: ACME vs Acme Ltd.'])
@@ -179,26 +159,18 @@ t.test('documents code cannot read are 422 unprocessable, free', async (t) => {
     { invoice: INVOICE, purchaseOrder: PO, receipt: 'All arrived fine.' },
     { invoice: 'Widget x 10\nGadget x 2', purchaseOrder: 'Total: 49.00' },
   ]) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 422, res.text)
-    t.equal(res.body.error.code, 'unprocessable')
-    t.same({ balance: ledger.balance, reserved: ledger.reserved }, { balance: 20, reserved: 0 })
+    await cap.expectRefused(t, body, { status: 422, code: 'unprocessable' })
   }
 })
 
 t.test('model answers that break the promises are failed calls, free', async (t) => {
   for (const reply of [{ recommendation: '  ', notes: [] }, { recommendation: 'ok' }, { recommendation: 'ok', notes: [], status: 'matched' }]) {
     advice = reply
-    const { res, ledger } = await call({ invoice: INVOICE, purchaseOrder: PO })
-    t.equal(res.status, 502, JSON.stringify(reply))
-    t.equal(res.body.error.code, 'inference_failed')
-    t.equal(ledger.balance, 20)
+    await cap.expectRefused(t, { invoice: INVOICE, purchaseOrder: PO }, { status: 502, code: 'inference_failed', why: JSON.stringify(reply) })
   }
   advice = { recommendation: 'Approve for payment.', notes: [] }
   pairing = { purchaseOrderPairs: 'all of them' }
-  const broken = await call({ invoice: 'Thing x 1 @ 1.00', purchaseOrder: 'Other x 1 @ 1.00' })
-  t.equal(broken.res.status, 502, 'a pairing answer that fails its schema')
-  t.equal(broken.ledger.balance, 20)
+  await cap.expectRefused(t, { invoice: 'Thing x 1 @ 1.00', purchaseOrder: 'Other x 1 @ 1.00' }, { status: 502, code: 'inference_failed', why: 'a pairing answer that fails its schema' })
   pairing = { purchaseOrderPairs: [], receiptPairs: [] }
 })
 
@@ -216,27 +188,19 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { invoice: 'x'.repeat(500_001), purchaseOrder: PO },
     { invoice: INVOICE, purchaseOrder: PO, vendor: 'ACME' },
   ]) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, JSON.stringify(body).slice(0, 80))
-    t.equal(res.body.error.code, 'invalid_request')
-    t.equal(ledger.balance, 20)
+    await cap.expectRefused(t, body)
   }
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {
-  viaFake = true
-  t.teardown(() => {
-    viaFake = false
-  })
-  fake.set({ text: () => ({ recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] }) })
+  const fake = await cap.useFake({ text: () => ({ recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] }) })
   const before = fake.requests.length
-  const { res, ledger } = await call({
+  const call = await cap.call({
     invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'),
     purchaseOrder: PO,
     receipt: 'Widget - 10 units\nGadget - 2 units',
   })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, { ...manifest.example!.response, recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
-  t.equal(ledger.ledgerSum, 10)
+  cap.expectCharged(t, call)
+  t.same(call.res.body, { ...manifest.example!.response, recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
   t.equal(fake.requests.length - before, 1, 'one model call: code paired every line')
 })

@@ -1,10 +1,9 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { detect } from './detectors.ts'
+import manifest from './manifest.ts'
 
-let reply: (prompt: string) => unknown = () => ({ entities: [] })
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const ALL = new Set(['email', 'phone', 'ssn', 'card'])
 const text = [
@@ -16,10 +15,10 @@ const text = [
 const survivors = (s: string) => detect(s, ALL).map((d) => s.slice(d.start, d.end))
 
 t.test('a model that misses everything: the detectors still redact emails, phones, SSNs and cards', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ entities: [] })
-  const res = await app.call('/v1/redact', { key: c.key, body: { text } })
-  t.equal(res.status, 200, res.text)
+  cap.reply({ entities: [] })
+  const call = await cap.call({ text })
+  cap.expectCharged(t, call)
+  const { res } = call
   const found = res.body.entities.map((e: any) => [e.type, e.text])
   t.same(found, [
     ['ssn', '123-45-6789'],
@@ -33,12 +32,10 @@ t.test('a model that misses everything: the detectors still redact emails, phone
   t.match(res.body.redacted, 'SSN [REDACTED:SSN], was seen')
   t.match(res.body.redacted, '4111 1111 1111 1112', 'a number that fails Luhn is not a card')
   for (const e of res.body.entities) t.equal(text.slice(e.start, e.end), e.text)
-  t.same(res.body.usage, { credits: 3, balanceRemaining: 7 })
 })
 
 t.test("model entities: every occurrence redacted, invented ones dropped, unasked types dropped", async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({
+  cap.reply({
     entities: [
       { type: 'name', text: 'Jane Doe' }, // also occurs as "jane doe"
       { type: 'name', text: 'John Smith' }, // not in the text: dropped
@@ -48,7 +45,7 @@ t.test("model entities: every occurrence redacted, invented ones dropped, unaske
       { type: 'name', text: 'J' }, // a lone letter is never a pattern
     ],
   })
-  const res = await app.call('/v1/redact', { key: c.key, body: { text, types: ['name', 'medical', 'email', 'card'] } })
+  const { res } = await cap.call({ text, types: ['name', 'medical', 'email', 'card'] })
   t.equal(res.status, 200, res.text)
   t.same(
     res.body.entities.map((e: any) => [e.type, e.text]),
@@ -68,11 +65,10 @@ t.test("model entities: every occurrence redacted, invented ones dropped, unaske
 })
 
 t.test('redacted is written by code from the original text, whatever the model claims', async (t) => {
-  const c = await app.customer(10)
   // The model is never asked for redacted text; an entity that paraphrases the text instead of quoting it
   // ("Doe, Jane") matches nothing and cannot rewrite the text.
-  reply = () => ({ entities: [{ type: 'name', text: 'Doe, Jane' }, { type: 'address', text: 'the text was fully cleaned' }] })
-  const res = await app.call('/v1/redact', { key: c.key, body: { text: 'Mail jane@example.com, SSN 078-05-1120 today.' } })
+  cap.reply({ entities: [{ type: 'name', text: 'Doe, Jane' }, { type: 'address', text: 'the text was fully cleaned' }] })
+  const { res } = await cap.call({ text: 'Mail jane@example.com, SSN 078-05-1120 today.' })
   t.equal(res.status, 200, res.text)
   t.same(res.body, {
     redacted: 'Mail [REDACTED:EMAIL], SSN [REDACTED:SSN] today.',
@@ -86,39 +82,34 @@ t.test('redacted is written by code from the original text, whatever the model c
 })
 
 t.test('overlapping spans become one placeholder typed by the longest span', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ entities: [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567' }, { type: 'name', text: 'Main' }] })
-  const res = await app.call('/v1/redact', { key: c.key, body: { text: 'Ship to 1 Main St, Springfield, tel 555-123-4567 now.' } })
+  cap.reply({ entities: [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567' }, { type: 'name', text: 'Main' }] })
+  const { res } = await cap.call({ text: 'Ship to 1 Main St, Springfield, tel 555-123-4567 now.' })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.redacted, 'Ship to [REDACTED:ADDRESS] now.')
   t.same(res.body.entities, [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567', start: 8, end: 48 }])
 })
 
 t.test('placeholder: {type} and {TYPE} tokens, or a fixed string', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ entities: [{ type: 'name', text: 'Jane' }] })
+  const c = await cap.customer()
+  cap.reply({ entities: [{ type: 'name', text: 'Jane' }] })
   const body = { text: 'Jane: jane@example.com' }
-  let res = await app.call('/v1/redact', { key: c.key, body: { ...body, placeholder: '<{type}/{TYPE}>' } })
+  let res = await cap.post(c, { ...body, placeholder: '<{type}/{TYPE}>' })
   t.equal(res.body.redacted, '<name/NAME>: <email/EMAIL>')
-  res = await app.call('/v1/redact', { key: c.key, body: { ...body, placeholder: '$& ***' } })
+  res = await cap.post(c, { ...body, placeholder: '$& ***' })
   t.equal(res.body.redacted, '$& ***: $& ***')
-  res = await app.call('/v1/redact', { key: c.key, body: { ...body, placeholder: '' } })
+  res = await cap.post(c, { ...body, placeholder: '' })
   t.equal(res.body.redacted, ': ')
 })
 
 t.test('an entity type outside the list (twice) is a free 502', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({ entities: [{ type: 'password', text: 'hunter2' }] })
-  const res = await app.call('/v1/redact', { key: c.key, body: { text: 'pw hunter2' } })
-  t.equal(res.status, 502, res.text)
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  cap.reply({ entities: [{ type: 'password', text: 'hunter2' }] })
+  await cap.expectRefused(t, { text: 'pw hunter2' }, { status: 502, code: 'inference_failed', why: 'type "password"' })
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  const c = await app.customer(10)
-  reply = () => {
+  cap.reply(() => {
     throw new Error('the model must not be called')
-  }
+  })
   const bad: Array<[string, unknown]> = [
     ['no text', {}],
     ['empty text', { text: '' }],
@@ -130,22 +121,14 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['placeholder not a string', { text, placeholder: 1 }],
     ['unknown property', { text, mode: 'mask' }],
   ]
-  for (const [name, body] of bad) {
-    const res = await app.call('/v1/redact', { key: c.key, body })
-    t.equal(res.status, 400, name)
-    t.equal(res.body.error.code, 'invalid_request', name)
-  }
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => ({ entities: [{ type: 'name', text: 'Jane Doe' }] }) })
-  t.teardown(() => fake.close())
-  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await served.customer(10)
-  const res = await served.call('/v1/redact', { key: c.key, body: { text: 'Call Jane Doe at 555-123-4567 or jane@example.com.' } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  await cap.useFake({ text: () => ({ entities: [{ type: 'name', text: 'Jane Doe' }] }) })
+  const call = await cap.call({ text: 'Call Jane Doe at 555-123-4567 or jane@example.com.' })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     redacted: 'Call [REDACTED:NAME] at [REDACTED:PHONE] or [REDACTED:EMAIL].',
     entities: [
       { type: 'name', text: 'Jane Doe', start: 5, end: 13 },
@@ -155,5 +138,4 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     entityCount: 3,
     usage: { credits: 3, balanceRemaining: 7 },
   })
-  t.same(await served.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 })
 })

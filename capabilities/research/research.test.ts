@@ -1,52 +1,18 @@
 import { createOpenAI } from '@ai-sdk/openai'
 import type { Tool } from 'ai'
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
-import { checkManifest } from '../../core/registry.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 import { inlineCitations, publicHref, urlKey } from '../../core/models/sources.ts'
 
-/** One app per file: the provider the app sees is whichever `use()` was given last. */
-function switchable(initial: ModelProvider) {
-  let current = initial
-  const provider: ModelProvider = {
-    get configured() {
-      return current.configured
-    },
-    get acceptsFiles() {
-      return current.acceptsFiles
-    },
-    language: () => current.language(),
-    image: () => current.image(),
-    speech: () => current.speech(),
-    transcription: () => current.transcription(),
-    embedding: () => current.embedding(),
-    webSearch: () => current.webSearch(),
-  }
-  return { provider, use: (next: ModelProvider) => void (current = next) }
-}
-
-const fake = await startFakeOpenAI()
-t.teardown(() => fake.close())
-const responses = fakeServerProvider(fake.baseURL)
-const providers = switchable(responses)
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'research', 'capabilities/research')]
-const app = await startTestApp(t, { capabilities, provider: providers.provider })
-t.beforeEach(() => providers.use(responses))
+// Every subtest starts on the fake OpenAI-compatible server (Responses API, with its web search).
+const cap = await capabilityHarness(t, manifest, { via: 'responses' })
+const fake = cap.fake
 
 const A = { url: 'https://www.example.com/a', title: 'Report A' }
 const B = { url: 'https://example.org/b?id=1', title: 'B' }
 const D = { url: 'https://news.example.net/d', title: '' }
 const NOT_SEARCHED = 'https://made-up.example.io/x'
-
-async function call(body: unknown, credits = 100) {
-  const c = await app.customer(credits)
-  const res = await app.call('/v1/research', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 
 t.test('URL helpers', async (t) => {
   t.equal(urlKey('https://WWW.Example.com/a/?utm_source=openai#top'), 'example.com/a')
@@ -74,9 +40,9 @@ t.test('sources come only from the search; sourceIndexes re-mapped by code', asy
       ],
     }),
   })
-  const { res, ledger } = await call({ query: 'heat pumps in Europe', focus: 'policy' })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ query: 'heat pumps in Europe', focus: 'policy' })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     brief: 'Short answer.',
     findings: [
       { finding: 'Fact one.', sourceIndexes: [0] },
@@ -85,7 +51,6 @@ t.test('sources come only from the search; sourceIndexes re-mapped by code', asy
     sources: [A, B, { url: D.url, title: 'news.example.net' }],
     usage: { credits: 50, balanceRemaining: 50 },
   }, 'unknown URLs dropped, uncited and duplicate findings dropped, duplicate sources merged')
-  t.equal(ledger.balance, 50)
   const sent = fake.requests.at(-1)!
   t.equal(sent.path, '/v1/responses')
   t.same(sent.body.tools, [{ type: 'web_search' }])
@@ -94,7 +59,7 @@ t.test('sources come only from the search; sourceIndexes re-mapped by code', asy
 
 t.test('depth deep asks for a broader search', async (t) => {
   fake.set({ webSearch: [A], text: () => ({ brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] }) })
-  const { res } = await call({ query: 'q', depth: 'deep' })
+  const { res } = await cap.call({ query: 'q', depth: 'deep' })
   t.equal(res.status, 200, res.text)
   t.match(JSON.stringify(fake.requests.at(-1)!.body), '6 to 12 findings')
 })
@@ -109,34 +74,27 @@ t.test('answers that cannot be grounded are failed calls, charged nothing', asyn
   ]
   for (const [name, webSearch, answer] of cases) {
     fake.set({ webSearch, text: () => answer })
-    const { res, ledger } = await call({ query: 'q' })
-    t.equal(res.status, 502, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'inference_failed', name)
-    t.equal(ledger.balance, 100, `${name}: nothing charged`)
+    await cap.expectRefused(t, { query: 'q' }, { status: 502, code: 'inference_failed', why: name })
   }
 })
 
 t.test('no web search: 503 inference_unavailable, charged nothing', async (t) => {
-  providers.use(fakeServerProvider(fake.baseURL, 'chat'))
+  await cap.useFake({ wire: 'chat' })
   const before = fake.requests.length
-  let r = await call({ query: 'q' })
-  t.equal(r.res.status, 503, r.res.text)
-  t.equal(r.res.body.error.code, 'inference_unavailable')
-  t.equal(r.ledger.balance, 100)
+  await cap.expectRefused(t, { query: 'q' }, { status: 503, code: 'inference_unavailable', why: 'the chat wire API' })
   t.equal(fake.requests.length, before, 'the chat wire API is never called')
 
-  providers.use(mockProvider(() => ({}), { configured: false }))
-  r = await call({ query: 'q' })
-  t.equal(r.res.status, 503, 'no provider configured')
-  t.equal(r.ledger.balance, 100)
+  cap.useMock()
+  cap.use({ configured: false })
+  await cap.expectRefused(t, { query: 'q' }, { status: 503, code: 'inference_unavailable', why: 'no provider configured' })
 })
 
 t.test('a provider whose search reports nothing (mock model) fails free', async (t) => {
   const tool = createOpenAI({ apiKey: 'x' }).tools.webSearch({}) as Tool
-  providers.use(mockProvider(() => ({ brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] }), { webSearch: () => tool }))
-  const r = await call({ query: 'q' })
-  t.equal(r.res.status, 502, r.res.text)
-  t.equal(r.ledger.balance, 100)
+  cap.useMock()
+  cap.reply({ brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] })
+  cap.use({ webSearch: () => tool })
+  await cap.expectRefused(t, { query: 'q' }, { status: 502, code: 'inference_failed', why: 'no sources reported' })
 })
 
 t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
@@ -149,10 +107,5 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['unknown field', { query: 'q', sources: 5 }],
     ['async', { query: 'q', async: true }],
   ]
-  for (const [name, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'invalid_request', name)
-    t.equal(ledger.balance, 100, `${name}: nothing charged`)
-  }
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })

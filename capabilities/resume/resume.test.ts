@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
 import { resume } from '../../test/fixtures/documents.ts'
-
-const pdf = (name: string) => ({ data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' })
+import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
 // test/fixtures/documents.ts spreads `name: 'resume'` (the fixture's file name) over the candidate's name.
 const CANDIDATE = 'Daniel Okafor'
@@ -27,31 +24,14 @@ const good = () => ({
   links: resume.links,
 })
 
-let reply: (prompt: string) => unknown = good
-let calls = 0
-const app = await startTestApp(t, {
-  worker: true,
-  provider: mockProvider((p) => {
-    calls++
-    return reply(p)
-  }),
-})
-
-async function waitForJob(a: TestApp, key: string, id: string) {
-  for (let i = 0; i < 200; i++) {
-    const r = await a.call(`/v1/jobs/${id}`, { key })
-    if (r.body?.status === 'succeeded' || r.body?.status === 'failed') return r.body
-    await new Promise((res) => setTimeout(res, 50))
-  }
-  throw new Error(`job ${id} did not finish`)
-}
+// A worker runs the async calls.
+const cap = await capabilityHarness(t, manifest, { worker: true, funds: 10 })
 
 t.test('a PDF resume: dates as YYYY-MM-DD with their precision, "present" as current, skills once', async (t) => {
-  reply = good
-  const c = await app.customer(10)
-  const res = await app.call('/v1/resume', { key: c.key, body: { file: pdf('resume') } })
-  t.equal(res.status, 200, res.text)
-  const b = res.body
+  cap.reply(good)
+  const call = await cap.call({ file: pdf('resume') })
+  cap.expectCharged(t, call)
+  const b = call.res.body
   t.equal(b.name, 'Daniel Okafor')
   t.same(b.skills, resume.skills, 'the duplicate "typescript" is dropped, order kept')
   t.match(b.experience[0], { company: 'Paylane', startDate: '2020-02-01', startDatePrecision: 'month', endDate: null, endDatePrecision: null, current: true })
@@ -59,11 +39,10 @@ t.test('a PDF resume: dates as YYYY-MM-DD with their precision, "present" as cur
   t.same(b.education, [{ degree: 'B.S. Computer Science', school: 'University of Michigan', year: 2015 }])
   t.same(b.links, { linkedin: 'linkedin.com/in/danielokafor', github: 'github.com/dokafor', website: null })
   t.same(b.warnings, [])
-  t.same(b.usage, { credits: 8, balanceRemaining: 2 })
 })
 
 t.test('answers that break the promises: reported in warnings, never passed through', async (t) => {
-  reply = () => ({
+  cap.reply({
     ...good(),
     email: 'daniel at example',
     phone: 'n/a',
@@ -76,8 +55,7 @@ t.test('answers that break the promises: reported in warnings, never passed thro
     education: [{ degree: '', school: 'MIT', year: 3020 }],
     links: { linkedin: 'github.com/dokafor', github: 'github.com/dokafor', website: '' },
   })
-  const c = await app.customer(10)
-  const res = await app.call('/v1/resume', { key: c.key, body: { text: resume.toText() } })
+  const { res } = await cap.call({ text: resume.toText() })
   t.equal(res.status, 200, res.text)
   const b = res.body
   t.equal(b.email, null)
@@ -96,19 +74,13 @@ t.test('answers that break the promises: reported in warnings, never passed thro
 })
 
 t.test('a model answer without a name fails after one retry, free', async (t) => {
-  reply = () => ({ ...good(), name: '   ' })
-  calls = 0
-  const c = await app.customer(10)
-  const res = await app.call('/v1/resume', { key: c.key, body: { text: resume.toText() } })
-  t.equal(res.status, 502, res.text)
-  t.equal(res.body.error.code, 'inference_failed')
-  t.equal(calls, 2, 'one retry')
-  t.match(await app.ledger(c.accountId), { balance: 10, reserved: 0 })
+  cap.reply({ ...good(), name: '   ' })
+  await cap.expectRefused(t, { text: resume.toText() }, { status: 502, code: 'inference_failed', why: 'a blank name' })
+  t.equal(cap.prompts.length, 2, 'one retry')
 })
 
 t.test('bad input is 400 invalid_request and free; an empty document is 422', async (t) => {
-  reply = good
-  const c = await app.customer(10)
+  cap.reply(good)
   for (const body of [
     {},
     { text: 'a', fileUrl: 'https://example.com/cv.pdf' },
@@ -118,22 +90,16 @@ t.test('bad input is 400 invalid_request and free; an empty document is 422', as
     { fileUrl: 'ftp://example.com/cv.pdf' },
     { text: 'x'.repeat(500_001) },
   ]) {
-    const res = await app.call('/v1/resume', { key: c.key, body })
-    t.equal(res.status, 400, JSON.stringify(body).slice(0, 80))
-    t.equal(res.body?.error?.code, 'invalid_request')
+    await cap.expectRefused(t, body)
   }
-  const empty = await app.call('/v1/resume', { key: c.key, body: { text: '   \n ' } })
-  t.equal(empty.status, 422)
-  t.equal(empty.body.error.code, 'unprocessable')
-  t.match(await app.ledger(c.accountId), { balance: 10, reserved: 0 })
+  await cap.expectRefused(t, { text: '   \n ' }, { status: 422, code: 'unprocessable', why: 'an empty document' })
 })
 
 t.test('async: 202, then the job result has the sync shape with usage', async (t) => {
-  reply = good
-  const c = await app.customer(20)
-  const res = await app.call('/v1/resume', { key: c.key, body: { file: pdf('resume'), async: true } })
+  cap.reply(good)
+  const { res, customer } = await cap.call({ file: pdf('resume'), async: true }, { funds: 20 })
   t.equal(res.status, 202, res.text)
-  const job = await waitForJob(app, c.key, res.body.jobId)
+  const job = await cap.job(customer, res.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.equal(job.result.name, 'Daniel Okafor')
   t.equal(job.result.experience[0].startDate, '2020-02-01')
@@ -141,14 +107,10 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
 })
 
 t.test('through the fake OpenAI-compatible server (responses wire API)', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => good() })
-  t.teardown(() => fake.close())
-  const live = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await live.customer(10)
-  const res = await live.call('/v1/resume', { key: c.key, body: { file: pdf('resume') } })
-  t.equal(res.status, 200, res.text)
-  t.match(res.body, { name: 'Daniel Okafor', email: resume.email, skills: resume.skills, experience: [{ startDate: '2020-02-01', current: true }, {}] })
-  t.same(res.body.usage, { credits: 8, balanceRemaining: 2 })
+  const fake = await cap.useFake({ text: () => good() })
+  const call = await cap.call({ file: pdf('resume') })
+  cap.expectCharged(t, call)
+  t.match(call.res.body, { name: 'Daniel Okafor', email: resume.email, skills: resume.skills, experience: [{ startDate: '2020-02-01', current: true }, {}] })
   const sent = fake.requests.find((r) => r.path === '/v1/responses')?.body
   t.ok(JSON.stringify(sent).includes('Paylane'), 'the PDF text went to the model')
 })

@@ -1,29 +1,15 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI, type FakeTextRequest } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
+import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { lengthProblem } from './handler.ts'
+import manifest from './manifest.ts'
 
-// One app per file; the text model is the ai SDK mock (guarantees) or the fake OpenAI server (happy path).
-let reply: (prompt: string) => unknown = () => ({})
-let fakeReply: (req: FakeTextRequest) => unknown = () => undefined
-let viaFake = false
-const fake = await startFakeOpenAI({ text: (req) => fakeReply(req) })
-t.teardown(() => fake.close())
-const mock = mockProvider((p) => reply(p))
-const wire = fakeServerProvider(fake.baseURL)
-const provider: ModelProvider = { ...mock, language: () => (viaFake ? wire : mock).language() }
-const app = await startTestApp(t, { provider })
+// The ai SDK mock answers (guarantees) unless a subtest moves to the fake OpenAI-compatible server (happy path).
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const PRICE = 3
 const text = 'Our platform provides users with the ability to efficiently manage all of their Acme Invoices in one single place.'
 const short = 'Manage all your Acme Invoices in one place.'
-
-async function call(body: unknown, funds = 10) {
-  const c = await app.customer(funds)
-  const res = await app.call('/v1/rewrite', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 
 t.test('lengthProblem measures, it does not trust', async (t) => {
   t.equal(lengthProblem('shorter', 'a b c d', 'a b c'), null)
@@ -38,18 +24,17 @@ t.test('lengthProblem measures, it does not trust', async (t) => {
 })
 
 t.test('a rewrite that keeps the promises', async (t) => {
-  let prompt = ''
-  reply = (p) => ((prompt = p), { rewritten: `  ${short}\n`, changes: [' Cut filler ', 'Cut filler', '', 'Spoke to the reader'] })
-  const { res, ledger } = await call({ text, voice: 'plain', goal: 'clarity', audience: 'CFOs', length: 'shorter', preserve: ['Acme Invoices', 'not in the text'] })
-  t.equal(res.status, 200, res.text)
+  cap.reply({ rewritten: `  ${short}\n`, changes: [' Cut filler ', 'Cut filler', '', 'Spoke to the reader'] })
+  const call = await cap.call({ text, voice: 'plain', goal: 'clarity', audience: 'CFOs', length: 'shorter', preserve: ['Acme Invoices', 'not in the text'] })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(res.body, {
     rewritten: short,
     changes: ['Cut filler', 'Spoke to the reader'],
     usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
   })
-  t.equal(ledger.balance, 10 - PRICE)
-  for (const s of ['plain', 'clarity', 'CFOs', 'shorter', 'Acme Invoices']) t.match(prompt, s)
-  t.notMatch(prompt, 'not in the text', 'a preserve phrase that is not in the text is not demanded')
+  for (const s of ['plain', 'clarity', 'CFOs', 'shorter', 'Acme Invoices']) t.match(cap.prompts[0], s)
+  t.notMatch(cap.prompts[0], 'not in the text', 'a preserve phrase that is not in the text is not demanded')
 })
 
 t.test('model answers that break the promises: 502 inference_failed, nothing charged', async (t) => {
@@ -64,16 +49,13 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
     ['no rewritten field', { text }, { changes: [] }],
   ]
   for (const [why, body, a] of broken) {
-    reply = () => a
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 502, why)
-    t.equal(res.body.error?.code, 'inference_failed', why)
-    t.same([ledger.balance, ledger.reserved], [10, 0], `${why}: nothing charged`)
+    cap.reply(a)
+    await cap.expectRefused(t, body, { status: 502, code: 'inference_failed', why })
   }
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  reply = () => t.fail('the model must not be called')
+  cap.reply(() => t.fail('the model must not be called'))
   const bad: Array<[string, unknown]> = [
     ['no text', { voice: 'plain' }],
     ['empty text', { text: '' }],
@@ -85,23 +67,16 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['empty preserve phrase', { text, preserve: [''] }],
     ['unknown field', { text, tone: 'warm' }],
   ]
-  for (const [why, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, why)
-    t.equal(res.body.error?.code, 'invalid_request', why)
-    t.same([ledger.balance, ledger.reserved], [10, 0], `${why}: nothing charged`)
-  }
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  viaFake = true
-  t.teardown(() => void (viaFake = false))
   let seen: FakeTextRequest | undefined
-  fakeReply = (req) => ((seen = req), { rewritten: short, changes: ['Cut filler'] })
-  const { res, ledger } = await call({ text, length: 'shorter', voice: 'plain' }, 4)
-  t.equal(res.status, 200, res.text)
+  await cap.useFake({ text: (req) => ((seen = req), { rewritten: short, changes: ['Cut filler'] }) })
+  const call = await cap.call({ text, length: 'shorter', voice: 'plain' }, { funds: 4 })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(res.body, { rewritten: short, changes: ['Cut filler'], usage: { credits: PRICE, balanceRemaining: 4 - PRICE } })
-  t.same([ledger.balance, ledger.reserved, ledger.ledgerSum], [4 - PRICE, 0, 4 - PRICE])
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /efficiently manage/)
   t.match(seen?.system, /shorter/)

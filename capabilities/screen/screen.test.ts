@@ -1,39 +1,11 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
-import type { ModelProvider } from '../../core/models/provider.ts'
-import { checkManifest } from '../../core/registry.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 import { verdictFor } from './handler.ts'
 
-/** One app per file: the provider the app sees is whichever `use()` was given last. */
-function switchable(initial: ModelProvider) {
-  let current = initial
-  const provider: ModelProvider = {
-    get configured() {
-      return current.configured
-    },
-    get acceptsFiles() {
-      return current.acceptsFiles
-    },
-    language: () => current.language(),
-    image: () => current.image(),
-    speech: () => current.speech(),
-    transcription: () => current.transcription(),
-    embedding: () => current.embedding(),
-    webSearch: () => current.webSearch(),
-  }
-  return { provider, use: (next: ModelProvider) => void (current = next) }
-}
-
-const fake = await startFakeOpenAI()
-t.teardown(() => fake.close())
-const responses = fakeServerProvider(fake.baseURL)
-const providers = switchable(responses)
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'screen', 'capabilities/screen')]
-const app = await startTestApp(t, { capabilities, provider: providers.provider })
-t.beforeEach(() => providers.use(responses))
+// Every subtest starts on the fake OpenAI-compatible server (Responses API, with its web search).
+const cap = await capabilityHarness(t, manifest, { via: 'responses' })
+const fake = cap.fake
 
 const SITE = { url: 'https://northwind-test.com/', title: 'Northwind Logistics' }
 const LI = { url: 'https://www.linkedin.com/company/northwind-test/', title: 'Northwind | LinkedIn' }
@@ -43,12 +15,6 @@ const criteria = ['Logistics or freight company', 'At least 200 employees', 'Use
 const lead = { company: 'Northwind Logistics', domain: 'northwind-test.com' }
 const emptyProfile = { name: null, website: null, industry: null, headquarters: null, employeeRange: null, description: null }
 const item = (evidence: string, sourceUrls: string[], criterion: string | null = null) => ({ evidence, criterion, sourceUrls })
-
-async function call(body: unknown, credits = 100) {
-  const c = await app.customer(credits)
-  const res = await app.call('/v1/screen', { key: c.key, body })
-  return { res, ledger: await app.ledger(c.accountId) }
-}
 
 t.test('verdict follows score', async (t) => {
   t.same([0, 0.39, 0.4, 0.69, 0.7, 1].map(verdictFor), ['disqualified', 'disqualified', 'maybe', 'maybe', 'qualified', 'qualified'])
@@ -69,9 +35,9 @@ t.test('evidence cites search results only; verdict from score; criteria from th
       profile: { ...emptyProfile, name: 'Northwind Logistics', website: 'northwind-test.com', employeeRange: '201-500', industry: ' ' },
     }),
   })
-  const { res, ledger } = await call({ lead, criteria })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ lead, criteria })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     verdict: 'qualified',
     score: 0.82,
     evidenceFor: [
@@ -84,7 +50,6 @@ t.test('evidence cites search results only; verdict from score; criteria from th
     sources: [SITE, LI, JOBS],
     usage: { credits: 10, balanceRemaining: 90 },
   })
-  t.equal(ledger.balance, 90)
   t.same(fake.requests.at(-1)?.body.tools, [{ type: 'web_search' }])
 })
 
@@ -93,7 +58,7 @@ t.test('criteria as text: the model\'s unverified list, no criterion names; scor
     webSearch: [SITE],
     text: () => ({ score: 0.5, evidenceFor: [item('Logistics firm.', [SITE.url], 'logistics')], evidenceAgainst: [], unverified: [' SAP usage ', 'SAP usage'], profile: emptyProfile }),
   })
-  const { res } = await call({ lead: 'Northwind Logistics, northwind-test.com', criteria: 'Logistics company using SAP', depth: 'deep' })
+  const { res } = await cap.call({ lead: 'Northwind Logistics, northwind-test.com', criteria: 'Logistics company using SAP', depth: 'deep' })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.verdict, 'maybe')
   t.same(res.body.evidenceFor, [{ evidence: 'Logistics firm.', sourceIndexes: [0] }], 'no criterion without a list')
@@ -114,26 +79,18 @@ t.test('answers that cannot be grounded are failed calls, charged nothing', asyn
   ]
   for (const [name, webSearch, answer] of cases) {
     fake.set({ webSearch, text: () => answer })
-    const { res, ledger } = await call({ lead, criteria })
-    t.equal(res.status, 502, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'inference_failed', name)
-    t.equal(ledger.balance, 100, `${name}: nothing charged`)
+    await cap.expectRefused(t, { lead, criteria }, { status: 502, code: 'inference_failed', why: name })
   }
 })
 
 t.test('no web search: 503 inference_unavailable, charged nothing', async (t) => {
-  providers.use(fakeServerProvider(fake.baseURL, 'chat'))
+  await cap.useFake({ wire: 'chat' })
   const before = fake.requests.length
-  let r = await call({ lead, criteria })
-  t.equal(r.res.status, 503, r.res.text)
-  t.equal(r.res.body.error.code, 'inference_unavailable')
-  t.equal(r.ledger.balance, 100)
+  await cap.expectRefused(t, { lead, criteria }, { status: 503, code: 'inference_unavailable', why: 'the chat wire API' })
   t.equal(fake.requests.length, before, 'the chat wire API is never called')
 
-  providers.use(mockProvider(() => ({})))
-  r = await call({ lead, criteria })
-  t.equal(r.res.status, 503, 'a provider without webSearch()')
-  t.equal(r.ledger.balance, 100)
+  cap.useMock()
+  await cap.expectRefused(t, { lead, criteria }, { status: 503, code: 'inference_unavailable', why: 'a provider without webSearch()' })
 })
 
 t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
@@ -149,10 +106,5 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['unknown depth', { lead, criteria, depth: 'max' }],
     ['unknown field', { lead, criteria, threshold: 0.5 }],
   ]
-  for (const [name, body] of bad) {
-    const { res, ledger } = await call(body)
-    t.equal(res.status, 400, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'invalid_request', name)
-    t.equal(ledger.balance, 100, `${name}: nothing charged`)
-  }
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })

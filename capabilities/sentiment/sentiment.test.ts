@@ -1,16 +1,14 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
-let reply: (prompt: string) => unknown = () => ({})
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)) })
+const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const text = 'Delivery was fast, but the blender broke after two days and support never answered.'
 const base = { sentiment: 'negative', score: -0.5, confidence: 0.8, aspects: [], themes: [] }
 
 t.test('requested aspects: exactly those, in order, missing or unmentioned ones neutral', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({
+  cap.reply({
     ...base,
     aspects: [
       { aspect: 'Support', sentiment: 'negative', score: -0.7, mentioned: true }, // other case
@@ -20,9 +18,9 @@ t.test('requested aspects: exactly those, in order, missing or unmentioned ones 
     ],
     themes: ['durability', ' Durability ', '', 'support'],
   })
-  const res = await app.call('/v1/sentiment', { key: c.key, body: { text, aspects: ['delivery', 'support', 'price', 'warranty'] } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ text, aspects: ['delivery', 'support', 'price', 'warranty'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     sentiment: 'negative',
     score: -0.5,
     confidence: 0.8,
@@ -38,8 +36,7 @@ t.test('requested aspects: exactly those, in order, missing or unmentioned ones 
 })
 
 t.test('found aspects: de-duplicated, capped at 20, no mentioned flag', async (t) => {
-  const c = await app.customer(10)
-  reply = () => ({
+  cap.reply({
     ...base,
     aspects: [
       { aspect: 'quality', sentiment: 'negative', score: -0.8, mentioned: true },
@@ -48,7 +45,7 @@ t.test('found aspects: de-duplicated, capped at 20, no mentioned flag', async (t
     ],
     themes: Array.from({ length: 15 }, (_, i) => `t${i}`),
   })
-  const res = await app.call('/v1/sentiment', { key: c.key, body: { text } })
+  const { res } = await cap.call({ text })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.aspects.length, 20)
   t.same(res.body.aspects[0], { aspect: 'quality', sentiment: 'negative', score: -0.8 })
@@ -56,31 +53,24 @@ t.test('found aspects: de-duplicated, capped at 20, no mentioned flag', async (t
 })
 
 t.test('a label outside the enum or a score outside -1..1 (twice) is a free 502', async (t) => {
-  const c = await app.customer(10)
   for (const bad of [{ ...base, sentiment: 'angry' }, { ...base, score: -3 }, { ...base, confidence: 1.2 }]) {
-    reply = () => bad
-    const res = await app.call('/v1/sentiment', { key: c.key, body: { text } })
-    t.equal(res.status, 502, res.text)
-    t.equal(res.body.error.code, 'inference_failed')
+    cap.reply(bad)
+    await cap.expectRefused(t, { text }, { status: 502, code: 'inference_failed', why: JSON.stringify(bad) })
   }
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
 })
 
 t.test('a bad first answer is retried once with the errors', async (t) => {
-  const c = await app.customer(10)
-  let calls = 0
-  reply = () => (++calls === 1 ? { ...base, sentiment: 'Negative!' } : base)
-  const res = await app.call('/v1/sentiment', { key: c.key, body: { text } })
+  cap.reply({ ...base, sentiment: 'Negative!' }, base)
+  const { res } = await cap.call({ text })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.sentiment, 'negative')
-  t.equal(calls, 2)
+  t.equal(cap.prompts.length, 2)
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  const c = await app.customer(10)
-  reply = () => {
+  cap.reply(() => {
     throw new Error('the model must not be called')
-  }
+  })
   const bad: Array<[string, unknown]> = [
     ['no text', {}],
     ['empty text', { text: '' }],
@@ -91,16 +81,11 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['aspect too long', { text, aspects: ['x'.repeat(201)] }],
     ['unknown property', { text, language: 'en' }],
   ]
-  for (const [name, body] of bad) {
-    const res = await app.call('/v1/sentiment', { key: c.key, body })
-    t.equal(res.status, 400, name)
-    t.equal(res.body.error.code, 'invalid_request', name)
-  }
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({
+  await cap.useFake({
     text: () => ({
       sentiment: 'mixed',
       score: -0.2,
@@ -109,12 +94,9 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
       themes: ['durability'],
     }),
   })
-  t.teardown(() => fake.close())
-  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await served.customer(10)
-  const res = await served.call('/v1/sentiment', { key: c.key, body: { text, aspects: ['delivery'] } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  const call = await cap.call({ text, aspects: ['delivery'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     sentiment: 'mixed',
     score: -0.2,
     confidence: 0.7,
@@ -122,5 +104,4 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     themes: ['durability'],
     usage: { credits: 2, balanceRemaining: 8 },
   })
-  t.same(await served.ledger(c.accountId), { balance: 8, reserved: 0, ledgerSum: 8 })
 })

@@ -1,14 +1,10 @@
 import t from 'tap'
 import type { SpeechModel } from 'ai'
 import { MockSpeechModelV3 } from 'ai/test'
-import { checkManifest } from '../../core/registry.ts'
-import { fakeServerProvider, startTestApp } from '../../test/helpers/app.ts'
-import { makeWav, startFakeOpenAI, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
 import { audioDuration, mp3Duration, wavDuration } from './duration.ts'
 import manifest from './manifest.ts'
-
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'speak', 'capabilities/speak')]
 
 /** MPEG-1 Layer III frames: 128 kbps at 44.1 kHz is 417 bytes (+1 padded), 1152 samples each. */
 function mp3(frames: number, opts: { id3?: boolean; xing?: boolean } = {}): Buffer {
@@ -51,93 +47,79 @@ t.test('durations measured from the audio', async (t) => {
   t.equal(audioDuration(Buffer.from('OggS'), 'audio/ogg'), null, 'other formats: not measured')
 })
 
-t.test('speak', async (t) => {
-  const fake = await startFakeOpenAI()
-  t.teardown(() => fake.close())
-  const real = fakeServerProvider(fake.baseURL)
-  let model: SpeechModel | null = null
-  const provider = { ...real, speech: () => model ?? real.speech() }
-  const app = await startTestApp(t, { capabilities, provider })
-  const c = await app.customer(1000)
-  const call = (body: unknown) => app.call('/v1/speak', { key: c.key, body })
+// Speech comes from the fake OpenAI server unless a subtest swaps in an ai SDK mock speech model.
+const cap = await capabilityHarness(t, manifest, { via: 'responses', funds: 1000 })
+const fake = cap.fake
+const useSpeech = (model: SpeechModel) => cap.use({ speech: () => model })
 
-  await t.test('through the fake OpenAI server: mp3 by default', async (t) => {
-    const r = await call({ text: 'Your order has shipped.' })
-    t.equal(r.status, 200, r.text)
-    t.equal(r.body.mimeType, 'audio/mpeg')
-    t.equal(r.body.durationSec, Math.round((20 * 1152 * 1000) / 44100) / 1000, 'frames walked')
-    t.ok(Buffer.from(r.body.audio, 'base64').length > 1000)
-    t.same(r.body.usage, { credits: 5, balanceRemaining: 995 })
-    const sent = fake.requests.at(-1)!
-    t.equal(sent.path, '/v1/audio/speech')
-    t.match(sent.body, { model: 'test-speech', input: 'Your order has shipped.', voice: 'alloy', response_format: 'mp3' })
-    t.notOk('speed' in sent.body, 'normal pace sends no speed')
-    t.notOk('instructions' in sent.body)
-  })
+t.test('through the fake OpenAI server: mp3 by default', async (t) => {
+  const { res: r } = await cap.call({ text: 'Your order has shipped.' })
+  t.equal(r.status, 200, r.text)
+  t.equal(r.body.mimeType, 'audio/mpeg')
+  t.equal(r.body.durationSec, Math.round((20 * 1152 * 1000) / 44100) / 1000, 'frames walked')
+  t.ok(Buffer.from(r.body.audio, 'base64').length > 1000)
+  t.same(r.body.usage, { credits: 5, balanceRemaining: 995 })
+  const sent = fake.requests.at(-1)!
+  t.equal(sent.path, '/v1/audio/speech')
+  t.match(sent.body, { model: 'test-speech', input: 'Your order has shipped.', voice: 'alloy', response_format: 'mp3' })
+  t.notOk('speed' in sent.body, 'normal pace sends no speed')
+  t.notOk('instructions' in sent.body)
+})
 
-  await t.test('wav, voice, pace → speed, instructions', async (t) => {
-    const r = await call({ text: 'Hello there', voice: 'nova', pace: 'slow', format: 'wav', instructions: 'warm and calm' })
-    t.equal(r.status, 200, r.text)
-    t.equal(r.body.mimeType, 'audio/wav')
-    t.equal(r.body.durationSec, 0.5)
-    t.match(fake.requests.at(-1)!.body, { voice: 'nova', speed: 0.85, response_format: 'wav', instructions: 'warm and calm' })
-    await call({ text: 'Hello there', pace: 'fast' })
-    t.equal(fake.requests.at(-1)!.body.speed, 1.2)
-  })
+t.test('wav, voice, pace → speed, instructions', async (t) => {
+  const { res: r } = await cap.call({ text: 'Hello there', voice: 'nova', pace: 'slow', format: 'wav', instructions: 'warm and calm' })
+  t.equal(r.status, 200, r.text)
+  t.equal(r.body.mimeType, 'audio/wav')
+  t.equal(r.body.durationSec, 0.5)
+  t.match(fake.requests.at(-1)!.body, { voice: 'nova', speed: 0.85, response_format: 'wav', instructions: 'warm and calm' })
+  await cap.call({ text: 'Hello there', pace: 'fast' })
+  t.equal(fake.requests.at(-1)!.body.speed, 1.2)
+})
 
-  await t.test('the media type comes from the bytes, not the request', async (t) => {
-    model = mockSpeech(makeWav(1.25))
-    const r = await call({ text: 'Hello', format: 'mp3' })
-    t.equal(r.status, 200, r.text)
-    t.same([r.body.mimeType, r.body.durationSec], ['audio/wav', 1.25])
-    model = mockSpeech(mp3(5, { id3: true }))
-    const tagged = await call({ text: 'Hello' })
-    t.same([tagged.body.mimeType, tagged.body.durationSec], ['audio/mpeg', Math.round((5 * 1152 * 1000) / 44100) / 1000])
-    model = mockSpeech(Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)]))
-    const ogg = await call({ text: 'Hello' })
-    t.equal(ogg.body.mimeType, 'audio/ogg')
-    t.notOk('durationSec' in ogg.body, 'omitted where it cannot be measured')
-  })
+t.test('the media type comes from the bytes, not the request', async (t) => {
+  useSpeech(mockSpeech(makeWav(1.25)))
+  const { res: r } = await cap.call({ text: 'Hello', format: 'mp3' })
+  t.equal(r.status, 200, r.text)
+  t.same([r.body.mimeType, r.body.durationSec], ['audio/wav', 1.25])
+  useSpeech(mockSpeech(mp3(5, { id3: true })))
+  const { res: tagged } = await cap.call({ text: 'Hello' })
+  t.same([tagged.body.mimeType, tagged.body.durationSec], ['audio/mpeg', Math.round((5 * 1152 * 1000) / 44100) / 1000])
+  useSpeech(mockSpeech(Buffer.concat([Buffer.from('OggS'), Buffer.alloc(60)])))
+  const { res: ogg } = await cap.call({ text: 'Hello' })
+  t.equal(ogg.body.mimeType, 'audio/ogg')
+  t.notOk('durationSec' in ogg.body, 'omitted where it cannot be measured')
+})
 
-  await t.test('provider failures are 502 and free', async (t) => {
-    const before = await app.ledger(c.accountId)
-    for (const bytes of [Buffer.alloc(4800) /* raw PCM: no container */, TINY_PNG, new Uint8Array()]) {
-      model = mockSpeech(bytes)
-      const r = await call({ text: 'Hello' })
-      t.equal(r.status, 502, r.text)
-      t.equal(r.body.error.code, 'inference_failed')
-    }
-    model = new MockSpeechModelV3({
+t.test('provider failures are 502 and free', async (t) => {
+  for (const [why, bytes] of [['raw PCM: no container', Buffer.alloc(4800)], ['PNG bytes', TINY_PNG], ['no bytes', new Uint8Array()]] as const) {
+    useSpeech(mockSpeech(bytes))
+    await cap.expectRefused(t, { text: 'Hello' }, { status: 502, code: 'inference_failed', why })
+  }
+  useSpeech(
+    new MockSpeechModelV3({
       doGenerate: async () => {
         throw new Error('upstream 500 from 10.1.2.3')
       },
-    })
-    const r = await call({ text: 'Hello' })
-    t.equal(r.status, 502)
-    t.notMatch(r.text, /10\.1\.2\.3/)
-    t.same(await app.ledger(c.accountId), before)
-    model = null
-  })
+    }),
+  )
+  const { res: r } = await cap.expectRefused(t, { text: 'Hello' }, { status: 502, code: 'inference_failed', why: 'a provider error' })
+  t.notMatch(r.text, /10\.1\.2\.3/)
+})
 
-  await t.test('bad input is 400 and free', async (t) => {
-    const before = await app.ledger(c.accountId)
-    const n = fake.requests.length
-    for (const body of [
-      {},
-      { text: '' },
-      { text: ' \n ' },
-      { text: 'x'.repeat(4097) },
-      { text: 'Hi', voice: 'darth' },
-      { text: 'Hi', pace: 'ludicrous' },
-      { text: 'Hi', format: 'pcm' },
-      { text: 'Hi', instructions: 'x'.repeat(1001) },
-      { text: 'Hi', speed: 2 },
-    ]) {
-      const r = await call(body)
-      t.equal(r.status, 400, JSON.stringify(body).slice(0, 80))
-      t.equal(r.body.error.code, 'invalid_request')
-    }
-    t.equal(fake.requests.length, n, 'no provider call')
-    t.same(await app.ledger(c.accountId), before)
-  })
+t.test('bad input is 400 and free', async (t) => {
+  const n = fake.requests.length
+  for (const body of [
+    {},
+    { text: '' },
+    { text: ' \n ' },
+    { text: 'x'.repeat(4097) },
+    { text: 'Hi', voice: 'darth' },
+    { text: 'Hi', pace: 'ludicrous' },
+    { text: 'Hi', format: 'pcm' },
+    { text: 'Hi', instructions: 'x'.repeat(1001) },
+    { text: 'Hi', speed: 2 },
+  ]) {
+    await cap.expectRefused(t, body)
+  }
+  t.equal(fake.requests.length, n, 'no provider call')
 })

@@ -1,17 +1,9 @@
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { checkManifest } from '../../core/registry.ts'
 import { statement } from '../../test/fixtures/documents.ts'
-import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 12
-const capability = checkManifest(manifest as never, 'statement', 'capabilities/statement')
-const pdf = (name: string) => ({
-  data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-  mimeType: 'application/pdf',
-})
 
 type RawTx = { date: unknown; description: unknown; amount: unknown; direction: unknown; category: unknown; balance: unknown }
 
@@ -46,28 +38,11 @@ const expected = {
   warnings: [],
 }
 
-const withoutUsage = (body: any) => {
-  const { usage: _u, ...rest } = body
-  return rest
-}
-const untouched = (credits: number) => ({ balance: credits, reserved: 0, ledgerSum: credits })
-
-async function pollJob(app: TestApp, key: string, jobId: string): Promise<any> {
-  for (let i = 0; i < 150; i++) {
-    const res = await app.call(`/v1/jobs/${jobId}`, { key })
-    if (res.body?.status === 'succeeded' || res.body?.status === 'failed') return res.body
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`job ${jobId} did not finish`)
-}
-
-let reply: (prompt: string) => unknown = () => answer()
-const app = await startTestApp(t, { provider: mockProvider((p) => reply(p)), capabilities: [capability] })
-const post = (key: string, body: unknown) => app.call('/v1/statement', { key, body })
+// A worker runs the async calls.
+const cap = await capabilityHarness(t, manifest, { worker: true, funds: 100 })
 
 t.test('signed amounts, DR/CR, strings and odd dates come back normalised, charged once', async (t) => {
-  const c = await app.customer(100)
-  reply = () =>
+  cap.reply(
     answer(
       { periodStart: 'April 1, 2024', periodEnd: '30.04.2024', currency: 'usd', openingBalance: '2,450.00', closingBalance: '$4,331.38' },
       statement.transactions.map((x) => ({
@@ -78,34 +53,30 @@ t.test('signed amounts, DR/CR, strings and odd dates come back normalised, charg
         category: null,
         balance: x.balance.toFixed(2),
       })),
-    )
-  const res = await post(c.key, { text: statement.toText() })
-  t.equal(res.status, 200, res.text)
+    ),
+  )
+  const call = await cap.call({ text: statement.toText() })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.same(withoutUsage(res.body), expected)
-  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
   t.ok(res.body.transactions.every((x: any) => x.amount >= 0), 'amounts ≥ 0')
 })
 
 t.test('a PDF given inline: text extracted locally and the file sent along', async (t) => {
-  const c = await app.customer(100)
-  let prompt = ''
-  reply = (p) => {
-    prompt = p
-    return answer()
-  }
-  const res = await post(c.key, { file: pdf('statement') })
+  cap.reply(answer())
+  const { res } = await cap.call({ file: pdf('statement') })
   t.equal(res.status, 200, res.text)
   t.same(withoutUsage(res.body), expected)
+  const prompt = cap.prompts.at(-1)
   t.match(prompt, /Payroll deposit - Acme Corp/, 'the extracted text reaches the model')
   t.match(prompt, /application\/pdf/, 'the PDF itself is sent')
 })
 
 t.test('balances that do not reconcile are reported, never fixed', async (t) => {
-  const c = await app.customer(100)
   const txs = statement.transactions.map((x) => ({ ...x, category: null as unknown }))
   txs[3]!.balance = 4230.23 // should be 4220.23
-  reply = () => answer({ closingBalance: 4400 }, txs)
-  const res = await post(c.key, { text: statement.toText() })
+  cap.reply(answer({ closingBalance: 4400 }, txs))
+  const { res } = await cap.call({ text: statement.toText() })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.closingBalance, 4400, 'the stated closing balance is kept')
   t.equal(res.body.transactions[3].balance, 4230.23, 'the stated running balance is kept')
@@ -118,26 +89,26 @@ t.test('balances that do not reconcile are reported, never fixed', async (t) => 
 })
 
 t.test('newest-first statements and card statements reconcile without warnings', async (t) => {
-  const c = await app.customer(100)
-  reply = () => answer({}, statement.transactions.map((x) => ({ ...x, category: null })).reverse())
-  let res = await post(c.key, { text: statement.toText() })
+  const c = await cap.customer()
+  cap.reply(answer({}, statement.transactions.map((x) => ({ ...x, category: null })).reverse()))
+  let res = await cap.post(c, { text: statement.toText() })
   t.equal(res.status, 200, res.text)
   t.same(res.body.warnings, [], 'newest first')
   t.equal(res.body.transactions[0].description, 'Card purchase - Books & Co', 'the document order is kept')
 
   // A card statement: the balance is what is owed, purchases raise it and payments lower it.
-  reply = () =>
+  cap.reply(
     answer({ institution: 'Harbor Card Services', openingBalance: 500, closingBalance: 420.5 }, [
       { date: '2024-04-03', description: 'Coffee Roasters', amount: 120.5, direction: 'debit', category: 'meals', balance: 620.5 },
       { date: '2024-04-20', description: 'Payment - thank you', amount: 200, direction: 'credit', category: null, balance: 420.5 },
-    ])
-  res = await post(c.key, { text: 'card statement' })
+    ]),
+  )
+  res = await cap.post(c, { text: 'card statement' })
   t.same(res.body.warnings, [], 'card statement')
   t.equal(res.body.transactions[0].category, 'meals')
 })
 
 t.test('directions: synonyms, signs, the running balance, or left out', async (t) => {
-  const c = await app.customer(100)
   const txs: RawTx[] = statement.transactions.map((x) => ({ ...x, category: null }))
   txs[0]!.direction = 'Withdrawal'
   txs[1]!.direction = 'deposit'
@@ -145,8 +116,8 @@ t.test('directions: synonyms, signs, the running balance, or left out', async (t
   txs[3] = { ...txs[3]!, direction: 'credit', amount: -94.1 } // contradictory: kept as a credit, said so
   txs[4]!.direction = 'sideways' // the running balance says credit
   txs.push({ date: '2024-04-29', description: 'Memo: statement fee waived', amount: 0, direction: 'n/a', category: null, balance: null })
-  reply = () => answer({}, txs)
-  const res = await post(c.key, { text: statement.toText() })
+  cap.reply(answer({}, txs))
+  const { res } = await cap.call({ text: statement.toText() })
   t.equal(res.status, 200, res.text)
   t.same(
     res.body.transactions.map((x: any) => x.direction),
@@ -164,12 +135,12 @@ t.test('directions: synonyms, signs, the running balance, or left out', async (t
 })
 
 t.test('transactionCount always equals the array; lines without amount or description are left out', async (t) => {
-  const c = await app.customer(100)
+  const c = await cap.customer()
   const txs: RawTx[] = statement.transactions.slice(0, 2).map((x) => ({ ...x, category: null }))
   txs.push({ date: '2024-04-03', description: 'Pending hold', amount: 'pending', direction: 'debit', category: null, balance: null })
   txs.push({ date: '2024-04-04', description: '', amount: 10, direction: 'debit', category: null, balance: null })
-  reply = () => answer({ closingBalance: 4400.75 }, txs)
-  const res = await post(c.key, { text: statement.toText() })
+  cap.reply(answer({ closingBalance: 4400.75 }, txs))
+  const res = await cap.post(c, { text: statement.toText() })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.transactionCount, 2)
   t.equal(res.body.transactions.length, 2)
@@ -178,31 +149,30 @@ t.test('transactionCount always equals the array; lines without amount or descri
     'A transaction without a description (amount 10) was left out.',
   ])
 
-  reply = () => answer({ openingBalance: null, closingBalance: null }, [])
-  const empty = await post(c.key, { text: 'No activity this period.' })
+  cap.reply(answer({ openingBalance: null, closingBalance: null }, []))
+  const empty = await cap.post(c, { text: 'No activity this period.' })
   t.equal(empty.status, 200, empty.text)
   t.same([empty.body.transactions, empty.body.transactionCount, empty.body.warnings], [[], 0, []])
 })
 
 t.test('account numbers are masked to the last 4 digits; dates outside the period are reported', async (t) => {
-  const c = await app.customer(100)
+  const c = await cap.customer()
   const txs: RawTx[] = statement.transactions.map((x) => ({ ...x, category: null }))
   txs[5]!.date = '2024-05-02'
-  reply = () => answer({ accountNumberMasked: '1234-5678-0012-6621', periodStart: '2024-04-31' }, txs)
-  let res = await post(c.key, { text: statement.toText() })
+  cap.reply(answer({ accountNumberMasked: '1234-5678-0012-6621', periodStart: '2024-04-31' }, txs))
+  let res = await cap.post(c, { text: statement.toText() })
   t.equal(res.body.accountNumberMasked, '****-****-****-6621')
   t.notOk('periodStart' in res.body)
   t.same(res.body.warnings, ['periodStart: "2024-04-31" is not a valid date; omitted.'])
 
-  reply = () => answer({ accountNumberMasked: 'CHK 000123456621' }, txs)
-  res = await post(c.key, { text: statement.toText() })
+  cap.reply(answer({ accountNumberMasked: 'CHK 000123456621' }, txs))
+  res = await cap.post(c, { text: statement.toText() })
   t.equal(res.body.accountNumberMasked, 'CHK ********6621')
   t.same(res.body.warnings, ['transactions[5]: dated 2024-05-02, outside the statement period.'])
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  const c = await app.customer(100)
-  reply = () => answer()
+  cap.reply(answer())
   const bodies: Array<[string, unknown]> = [
     ['no document', {}],
     ['three documents', { text: 'x', fileUrl: 'https://example.com/s.pdf', file: pdf('statement') }],
@@ -211,40 +181,27 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['mimeType too long', { file: { data: 'JVBERi0=', mimeType: 'x'.repeat(200) } }],
     ['callbackUrl not a URI', { text: 'x', async: true, callbackUrl: 'not a url' }],
   ]
-  for (const [why, body] of bodies) {
-    const res = await post(c.key, body)
-    t.equal(res.status, 400, `${why}: ${res.text.slice(0, 200)}`)
-    t.equal(res.body?.error?.code, 'invalid_request', why)
-  }
-  t.same(await app.ledger(c.accountId), untouched(100))
+  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
 })
 
 t.test('a model answer that breaks the schema twice: 502 inference_failed, free', async (t) => {
-  const c = await app.customer(100)
-  reply = () => ({ ...answer(), transactions: [{ date: '2024-04-02', description: 'Rent' }] })
-  const res = await post(c.key, { text: statement.toText() })
-  t.equal(res.status, 502, res.text)
-  t.equal(res.body.error.code, 'inference_failed')
-  t.same(await app.ledger(c.accountId), untouched(100))
+  cap.reply({ ...answer(), transactions: [{ date: '2024-04-02', description: 'Rent' }] })
+  await cap.expectRefused(t, { text: statement.toText() }, { status: 502, code: 'inference_failed', why: 'transactions without amounts' })
 })
 
 t.test('through the fake OpenAI-compatible server: sync, then async with the same result', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => answer() })
-  t.teardown(() => fake.close())
-  const real = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL), capabilities: [capability], worker: true })
-  const c = await real.customer(100)
-
-  const sync = await real.call('/v1/statement', { key: c.key, body: { file: pdf('statement') } })
-  t.equal(sync.status, 200, sync.text)
+  const fake = await cap.useFake({ text: () => answer() })
+  const call = await cap.call({ file: pdf('statement') })
+  cap.expectCharged(t, call)
+  const { res: sync, customer: c } = call
   t.same(withoutUsage(sync.body), expected)
-  t.same(sync.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
   const schema = fake.requests.find((r) => r.path === '/v1/responses')?.body?.text?.format?.schema
   t.ok(schema?.properties?.transactions, 'structured output requested')
   t.notOk('transactionCount' in (schema?.properties ?? {}), 'the model is never asked for the count')
 
-  const accepted = await real.call('/v1/statement', { key: c.key, body: { file: pdf('statement'), async: true } })
+  const accepted = await cap.post(c, { file: pdf('statement'), async: true })
   t.equal(accepted.status, 202, accepted.text)
-  const job = await pollJob(real, c.key, accepted.body.jobId)
+  const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
   t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })

@@ -1,21 +1,10 @@
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { limits } from './handler.ts'
+import manifest from './manifest.ts'
 
-// Every model call is recorded; `answers` are served in turn (the last one repeats).
-let answers: unknown[] = []
-let prompts: string[] = []
-const answer = (...list: unknown[]) => {
-  answers = list
-  prompts = []
-}
-const app = await startTestApp(t, {
-  provider: mockProvider((p) => {
-    prompts.push(p)
-    return answers.length > 1 ? answers.shift() : answers[0]
-  }),
-})
+// Every model call is recorded in cap.cap.prompts; the answers given to cap.reply() are served in turn (the last one repeats).
+const cap = await capabilityHarness(t, manifest, { funds: 20 })
 const env = (data: unknown, notes: string[] = []) => ({ json: typeof data === 'string' ? data : JSON.stringify(data), notes })
 
 const input = 'hi, this is Dana Reyes from Northwind, need 40 chairs by march 3rd 2026'
@@ -32,52 +21,48 @@ const schema = {
 const good = { name: 'Dana Reyes', quantity: 40, deliverBy: '2026-03-03' }
 
 t.test('valid on the first answer', async (t) => {
-  const c = await app.customer(20)
-  answer(env(good, ['company has no field', 'company has no field', ' ']))
-  const res = await app.call('/v1/structure', { key: c.key, body: { input, schema } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, { data: good, valid: true, notes: ['company has no field'], usage: { credits: 6, balanceRemaining: 14 } })
-  t.equal(prompts.length, 1)
-  t.match(prompts[0], '\\"deliverBy\\"', 'the model sees the schema')
+  cap.reply(env(good, ['company has no field', 'company has no field', ' ']))
+  const call = await cap.call({ input, schema })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, { data: good, valid: true, notes: ['company has no field'], usage: { credits: 6, balanceRemaining: 14 } })
+  t.equal(cap.prompts.length, 1)
+  t.match(cap.prompts[0], '\\"deliverBy\\"', 'the model sees the schema')
 })
 
 t.test('an invalid first answer is retried once with the validation errors', async (t) => {
-  const c = await app.customer(20)
-  answer(env({ name: 'Dana', quantity: '40', deliverBy: 'March 3' }), env(good))
-  const res = await app.call('/v1/structure', { key: c.key, body: { input, schema } })
+  cap.reply(env({ name: 'Dana', quantity: '40', deliverBy: 'March 3' }), env(good))
+  const { res } = await cap.call({ input, schema })
   t.equal(res.status, 200, res.text)
   t.same(res.body.data, good)
   t.equal(res.body.valid, true)
-  t.equal(prompts.length, 2)
-  t.match(prompts[1], '/quantity: must be integer')
-  t.match(prompts[1], '/deliverBy: must match format')
+  t.equal(cap.prompts.length, 2)
+  t.match(cap.prompts[1], '/quantity: must be integer')
+  t.match(cap.prompts[1], '/deliverBy: must match format')
 })
 
 t.test('invalid twice: 200, valid false, the errors in notes, charged', async (t) => {
-  const c = await app.customer(20)
-  answer(env({ name: 'Dana' }), env({ name: 'Dana', quantity: 0, extra: 1 }, ['unsure about quantity']))
-  const res = await app.call('/v1/structure', { key: c.key, body: { input, schema } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, {
+  cap.reply(env({ name: 'Dana' }), env({ name: 'Dana', quantity: 0, extra: 1 }, ['unsure about quantity']))
+  const call = await cap.call({ input, schema })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, {
     data: { name: 'Dana', quantity: 0, extra: 1 },
     valid: false,
     notes: ['/extra: must NOT have additional properties', '/quantity: must be >= 1', 'unsure about quantity'],
     usage: { credits: 6, balanceRemaining: 14 },
   })
-  t.same(await app.ledger(c.accountId), { balance: 14, reserved: 0, ledgerSum: 14 })
 })
 
 t.test('not JSON at all: the parsed answer is kept; never JSON: data null', async (t) => {
-  const c = await app.customer(20)
-  answer(env({ name: 'Dana' }), env('{"name": "Dana", quantity: 40'))
-  let res = await app.call('/v1/structure', { key: c.key, body: { input, schema } })
+  const c = await cap.customer()
+  cap.reply(env({ name: 'Dana' }), env('{"name": "Dana", quantity: 40'))
+  let res = await cap.post(c, { input, schema })
   t.equal(res.status, 200, res.text)
   t.same(res.body.data, { name: 'Dana' })
   t.equal(res.body.valid, false)
   t.same(res.body.notes, ['/quantity: must have required property \'quantity\''])
 
-  answer(env('not json'))
-  res = await app.call('/v1/structure', { key: c.key, body: { input, schema } })
+  cap.reply(env('not json'))
+  res = await cap.post(c, { input, schema })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.data, null)
   t.equal(res.body.valid, false)
@@ -85,32 +70,32 @@ t.test('not JSON at all: the parsed answer is kept; never JSON: data null', asyn
 })
 
 t.test('valid is computed by Ajv, for any JSON value and draft', async (t) => {
-  const c = await app.customer(40)
-  answer(env(['a', 1]))
-  let res = await app.call('/v1/structure', {
-    key: c.key,
-    body: { input: 'a, 1', schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } },
+  const c = await cap.customer(40)
+  cap.reply(env(['a', 1]))
+  let res = await cap.post(c, {
+    input: 'a, 1',
+    schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false },
   })
   t.equal(res.status, 200, res.text)
   t.same([res.body.data, res.body.valid], [['a', 1], true])
 
-  answer(env(42))
-  res = await app.call('/v1/structure', { key: c.key, body: { input: 'forty-two', schema: { $schema: 'http://json-schema.org/draft-07/schema', type: 'string' } } })
+  cap.reply(env(42))
+  res = await cap.post(c, { input: 'forty-two', schema: { $schema: 'http://json-schema.org/draft-07/schema', type: 'string' } })
   t.same([res.body.data, res.body.valid], [42, false])
 
   // Two callers may use the same $id with different schemas: nothing is registered between calls.
-  answer(env({ a: 1 }))
-  res = await app.call('/v1/structure', { key: c.key, body: { input: 'a=1', schema: { $id: 'https://example.com/s.json', type: 'object', required: ['a'] } } })
+  cap.reply(env({ a: 1 }))
+  res = await cap.post(c, { input: 'a=1', schema: { $id: 'https://example.com/s.json', type: 'object', required: ['a'] } })
   t.equal(res.body.valid, true)
-  res = await app.call('/v1/structure', { key: c.key, body: { input: 'a=1', schema: { $id: 'https://example.com/s.json', type: 'object', required: ['b'] } } })
+  res = await cap.post(c, { input: 'a=1', schema: { $id: 'https://example.com/s.json', type: 'object', required: ['b'] } })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.valid, false)
 })
 
 t.test('patterns are validated off the main thread, with a deadline', async (t) => {
-  const c = await app.customer(20)
-  answer(env({ code: 'ABC' }))
-  let res = await app.call('/v1/structure', { key: c.key, body: { input: 'code abc', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } } } } })
+  const c = await cap.customer()
+  cap.reply(env({ code: 'ABC' }))
+  let res = await cap.post(c, { input: 'code abc', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' } } } })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.valid, true)
 
@@ -118,11 +103,11 @@ t.test('patterns are validated off the main thread, with a deadline', async (t) 
   t.teardown(() => {
     limits.patternValidationMs = 2000
   })
-  answer(env({ code: `${'a'.repeat(40)}!` })) // (a+)+$ on this backtracks for longer than anyone waits
-  const evil = app.call('/v1/structure', { key: c.key, body: { input: 'evil', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } } })
+  cap.reply(env({ code: `${'a'.repeat(40)}!` })) // (a+)+$ on this backtracks for longer than anyone waits
+  const evil = cap.post(c, { input: 'evil', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } })
   await new Promise((r) => setTimeout(r, 300))
   const asked = Date.now()
-  const health = await app.call('/healthz')
+  const health = await cap.app.call('/healthz')
   t.equal(health.status, 200)
   t.ok(Date.now() - asked < 1000, 'the process answers other requests meanwhile')
   res = await evil
@@ -132,8 +117,7 @@ t.test('patterns are validated off the main thread, with a deadline', async (t) 
 })
 
 t.test('a bad schema is 400 invalid_request with details, free, and no model call', async (t) => {
-  const c = await app.customer(20)
-  answer(env({}))
+  cap.reply(env({}))
   const deep: Record<string, unknown> = { type: 'object' }
   let node = deep
   for (let i = 0; i < 40; i++) node = (node.properties = { x: { type: 'object' } }).x as Record<string, unknown>
@@ -147,11 +131,9 @@ t.test('a bad schema is 400 invalid_request with details, free, and no model cal
     ['too deep', deep, '/schema'],
     ['bad regex', { type: 'string', pattern: '(' }, '/schema'],
   ]
-  for (const [name, s, path] of cases) {
-    const res = await app.call('/v1/structure', { key: c.key, body: { input, schema: s } })
-    t.equal(res.status, 400, `${name}: ${res.text}`)
-    t.equal(res.body.error.code, 'invalid_request', name)
-    t.equal(res.body.error.details?.[0]?.path, path, name)
+  for (const [why, s, path] of cases) {
+    const { res } = await cap.expectRefused(t, { input, schema: s }, { why })
+    t.equal(res.body.error.details?.[0]?.path, path, why)
   }
   const shape: Array<[string, unknown]> = [
     ['schema not an object', { input, schema: ['type', 'object'] }],
@@ -161,22 +143,13 @@ t.test('a bad schema is 400 invalid_request with details, free, and no model cal
     ['input too long', { input: 'x'.repeat(500_001), schema }],
     ['unknown property', { input, schema, strict: true }],
   ]
-  for (const [name, body] of shape) {
-    const res = await app.call('/v1/structure', { key: c.key, body })
-    t.equal(res.status, 400, name)
-    t.equal(res.body.error.code, 'invalid_request', name)
-  }
-  t.equal(prompts.length, 0, 'the model was never called')
-  t.same(await app.ledger(c.accountId), { balance: 20, reserved: 0, ledgerSum: 20 })
+  for (const [why, body] of shape) await cap.expectRefused(t, body, { why })
+  t.equal(cap.prompts.length, 0, 'the model was never called')
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
-  const fake = await startFakeOpenAI({ text: (req) => (req.system.includes('deliverBy') ? env(good, ['company left out']) : undefined) })
-  t.teardown(() => fake.close())
-  const served = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL) })
-  const c = await served.customer(10)
-  const res = await served.call('/v1/structure', { key: c.key, body: { input, schema } })
-  t.equal(res.status, 200, res.text)
-  t.same(res.body, { data: good, valid: true, notes: ['company left out'], usage: { credits: 6, balanceRemaining: 4 } })
-  t.same(await served.ledger(c.accountId), { balance: 4, reserved: 0, ledgerSum: 4 })
+  await cap.useFake({ text: (req) => (req.system.includes('deliverBy') ? env(good, ['company left out']) : undefined) })
+  const call = await cap.call({ input, schema }, { funds: 10 })
+  cap.expectCharged(t, call)
+  t.same(call.res.body, { data: good, valid: true, notes: ['company left out'], usage: { credits: 6, balanceRemaining: 4 } })
 })

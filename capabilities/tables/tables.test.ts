@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { fakeServerProvider, mockProvider, startTestApp, type TestApp } from '../../test/helpers/app.ts'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
 import { statement } from '../../test/fixtures/documents.ts'
-
-const pdf = (name: string) => ({ data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' })
+import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import manifest from './manifest.ts'
 
 const statementTable = {
   title: null,
@@ -13,40 +10,24 @@ const statementTable = {
   rows: statement.transactions.map((x) => [x.date, x.description, x.direction === 'debit' ? x.amount.toFixed(2) : '', x.direction === 'credit' ? x.amount.toFixed(2) : '', x.balance.toFixed(2)]),
 }
 
-let reply: (prompt: string) => unknown = () => ({ tables: [statementTable] })
-let lastPrompt = ''
-const app = await startTestApp(t, {
-  worker: true,
-  provider: mockProvider((p) => {
-    lastPrompt = p
-    return reply(p)
-  }),
-})
-
-async function waitForJob(a: TestApp, key: string, id: string) {
-  for (let i = 0; i < 200; i++) {
-    const r = await a.call(`/v1/jobs/${id}`, { key })
-    if (r.body?.status === 'succeeded' || r.body?.status === 'failed') return r.body
-    await new Promise((res) => setTimeout(res, 50))
-  }
-  throw new Error(`job ${id} did not finish`)
-}
+// A worker runs the async calls.
+const cap = await capabilityHarness(t, manifest, { worker: true, funds: 10 })
+const lastPrompt = () => cap.prompts.at(-1) ?? ''
 
 t.test('a PDF statement: one table, tableCount from the array, page known for a one-page document', async (t) => {
-  reply = () => ({ tables: [statementTable] })
-  const c = await app.customer(10)
-  const res = await app.call('/v1/tables', { key: c.key, body: { file: pdf('statement') } })
-  t.equal(res.status, 200, res.text)
+  cap.reply({ tables: [statementTable] })
+  const call = await cap.call({ file: pdf('statement') })
+  cap.expectCharged(t, call)
+  const { res } = call
   t.equal(res.body.tableCount, 1)
   t.equal(res.body.pageCount, 1)
   t.same(res.body.tables[0], { ...statementTable, page: 1 })
   t.same(res.body.warnings, [])
-  t.same(res.body.usage, { credits: 8, balanceRemaining: 2 })
-  t.ok(lastPrompt.includes('--- page 1 ---'), 'the model saw the PDF text with page markers')
+  t.ok(lastPrompt().includes('--- page 1 ---'), 'the model saw the PDF text with page markers')
 })
 
 t.test('ragged rows become rectangular, with warnings; cells become strings; empty tables are left out', async (t) => {
-  reply = () => ({
+  cap.reply({
     tables: [
       {
         title: '  Prices ',
@@ -62,8 +43,7 @@ t.test('ragged rows become rectangular, with warnings; cells become strings; emp
       { title: null, page: 1, headers: [], rows: [['a', 'b'], ['c']] },
     ],
   })
-  const c = await app.customer(10)
-  const res = await app.call('/v1/tables', { key: c.key, body: { text: 'Item Qty Price\nChair 4 249.50 extra note\nDesk 2\nPaper 6' } })
+  const { res } = await cap.call({ text: 'Item Qty Price\nChair 4 249.50 extra note\nDesk 2\nPaper 6' })
   t.equal(res.status, 200, res.text)
   const [a, b] = res.body.tables
   t.equal(res.body.tableCount, 2, 'counted from the returned tables, the empty one left out')
@@ -86,55 +66,49 @@ t.test('ragged rows become rectangular, with warnings; cells become strings; emp
 })
 
 t.test('pages: within the document, from PDF pages or form feeds', async (t) => {
-  reply = () => ({
+  cap.reply({
     tables: [
       { title: 'a', page: 2, headers: ['x'], rows: [['1']] },
       { title: 'b', page: 5, headers: ['x'], rows: [['1']] },
       { title: 'c', page: 0, headers: ['x'], rows: [['1']] },
     ],
   })
-  const c = await app.customer(20)
-  const res = await app.call('/v1/tables', { key: c.key, body: { file: pdf('bundle') } })
+  const c = await cap.customer(20)
+  const res = await cap.post(c, { file: pdf('bundle') })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.pageCount, 3)
   t.same(res.body.tables.map((x: { page: number | null }) => x.page), [2, null, null])
   t.match(res.body.warnings.join('\n'), /tables\[1\]: page 5 is outside the document's 3 page\(s\)/)
 
-  const text = await app.call('/v1/tables', { key: c.key, body: { text: 'cover page\fA | B\n1 | 2\f' } })
+  const text = await cap.post(c, { text: 'cover page\fA | B\n1 | 2\f' })
   t.equal(text.status, 200, text.text)
   t.equal(text.body.pageCount, 2, 'a trailing form feed adds no page')
   t.same(text.body.tables.map((x: { page: number | null }) => x.page), [2, null, null])
-  t.ok(lastPrompt.includes('--- page 2 ---'), 'text pages are marked for the model')
+  t.ok(lastPrompt().includes('--- page 2 ---'), 'text pages are marked for the model')
 })
 
 t.test('a scanned PDF without text layer goes to the model as a file', async (t) => {
-  reply = () => ({ tables: [] })
-  const c = await app.customer(10)
-  const res = await app.call('/v1/tables', { key: c.key, body: { file: pdf('image-only') } })
+  cap.reply({ tables: [] })
+  const { res } = await cap.call({ file: pdf('image-only') })
   t.equal(res.status, 200, res.text)
   t.same(res.body, { tables: [], tableCount: 0, pageCount: 1, warnings: [], usage: { credits: 8, balanceRemaining: 2 } })
-  t.ok(lastPrompt.includes('application/pdf'), 'the PDF file part was sent')
-  t.notOk(lastPrompt.includes('--- page'), 'no (empty) text layer was sent')
+  t.ok(lastPrompt().includes('application/pdf'), 'the PDF file part was sent')
+  t.notOk(lastPrompt().includes('--- page'), 'no (empty) text layer was sent')
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  const c = await app.customer(10)
   for (const body of [{}, { text: 'a', file: { data: 'YQ==', mimeType: 'text/plain' } }, { text: 1 }, { text: 'x', pages: [1] }, { file: { data: 'YQ==', mimeType: 'x'.repeat(200) } }]) {
-    const res = await app.call('/v1/tables', { key: c.key, body })
-    t.equal(res.status, 400, JSON.stringify(body))
-    t.equal(res.body?.error?.code, 'invalid_request')
+    await cap.expectRefused(t, body, { why: JSON.stringify(body) })
   }
-  const notPdf = await app.call('/v1/tables', { key: c.key, body: { file: { data: Buffer.from('hello').toString('base64'), mimeType: 'application/zip' } } })
-  t.equal(notPdf.status, 422, 'an unsupported file type is unprocessable')
-  t.match(await app.ledger(c.accountId), { balance: 10, reserved: 0 })
+  const zip = { data: Buffer.from('hello').toString('base64'), mimeType: 'application/zip' }
+  await cap.expectRefused(t, { file: zip }, { status: 422, code: 'unprocessable', why: 'an unsupported file type is unprocessable' })
 })
 
 t.test('async: 202, then the job result has the sync shape with usage', async (t) => {
-  reply = () => ({ tables: [statementTable] })
-  const c = await app.customer(20)
-  const res = await app.call('/v1/tables', { key: c.key, body: { file: pdf('statement'), async: true } })
+  cap.reply({ tables: [statementTable] })
+  const { res, customer } = await cap.call({ file: pdf('statement'), async: true }, { funds: 20 })
   t.equal(res.status, 202, res.text)
-  const job = await waitForJob(app, c.key, res.body.jobId)
+  const job = await cap.job(customer, res.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.equal(job.result.tableCount, 1)
   t.equal(job.result.tables[0].rows.length, 6)
@@ -142,14 +116,10 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
 })
 
 t.test('through the fake OpenAI-compatible server (chat wire API)', async (t) => {
-  const fake = await startFakeOpenAI({ text: () => ({ tables: [{ ...statementTable, page: 1 }] }) })
-  t.teardown(() => fake.close())
-  const live = await startTestApp(t, { provider: fakeServerProvider(fake.baseURL, 'chat') })
-  const c = await live.customer(10)
-  const res = await live.call('/v1/tables', { key: c.key, body: { file: pdf('statement') } })
-  t.equal(res.status, 200, res.text)
-  t.match(res.body, { tableCount: 1, pageCount: 1, tables: [{ page: 1, headers: statementTable.headers }] })
-  t.same(res.body.usage, { credits: 8, balanceRemaining: 2 })
+  const fake = await cap.useFake({ wire: 'chat', text: () => ({ tables: [{ ...statementTable, page: 1 }] }) })
+  const call = await cap.call({ file: pdf('statement') })
+  cap.expectCharged(t, call)
+  t.match(call.res.body, { tableCount: 1, pageCount: 1, tables: [{ page: 1, headers: statementTable.headers }] })
   t.equal(fake.requests[0]?.path, '/v1/chat/completions')
   t.ok(JSON.stringify(fake.requests[0]?.body).includes('Payroll deposit'), 'the PDF text went to the model')
 })

@@ -3,14 +3,10 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import type { TranscriptionModel } from 'ai'
 import { MockTranscriptionModelV3 } from 'ai/test'
-import { checkManifest } from '../../core/registry.ts'
-import { fakeServerProvider, startTestApp } from '../../test/helpers/app.ts'
-import { makeWav, startFakeOpenAI, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
 import { clock, speakersOf, toSegments } from './handler.ts'
 import manifest from './manifest.ts'
-
-// Only this folder is served: the test does not depend on other capability folders booting.
-const capabilities = [checkManifest(manifest as never, 'transcribe', 'capabilities/transcribe')]
 const wav = (seconds = 0.5) => ({ data: makeWav(seconds).toString('base64'), mimeType: 'audio/wav' })
 
 t.test('MM:SS and segments are computed by code', async (t) => {
@@ -41,31 +37,22 @@ t.test('MM:SS and segments are computed by code', async (t) => {
 })
 
 t.test('paused as shipped: every call is 503 and free', async (t) => {
-  const app = await startTestApp(t, { capabilities }) // the shipped config (config/defaults.json) pauses transcribe
-  const c = await app.customer(50)
-  for (const body of [{ audio: wav() }, { nonsense: true }, 'not an object']) {
-    const r = await app.call('/v1/transcribe', { key: c.key, body })
-    t.equal(r.status, 503, r.text)
-    t.equal(r.body.error.code, 'inference_unavailable')
-    t.match(r.body.error.message, /paused since 2026-08-19.*not billed/)
-  }
-  const bad = await app.call('/v1/transcribe', { key: c.key, raw: '{not json' })
+  const cap = await capabilityHarness(t, manifest, { funds: 50 }) // the shipped config (config/defaults.json) pauses transcribe
+  const paused = { status: 503, code: 'inference_unavailable', message: /paused since 2026-08-19.*not billed/ }
+  for (const body of [{ audio: wav() }, { nonsense: true }, 'not an object']) await cap.expectRefused(t, body, paused)
+  const c = await cap.customer()
+  const bad = await cap.app.call(cap.path, { key: c.key, raw: '{not json' })
   t.equal(bad.status, 503, 'paused comes before the body is read')
-  const dry = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav() }, headers: { 'Service-Dry-Run': '1' } })
+  const dry = await cap.post(c, { audio: wav() }, { 'Service-Dry-Run': '1' })
   t.match(dry.body, { dryRun: true, liveStatus: 503, wouldCharge: 0, error: { code: 'inference_unavailable' } })
-  t.same(await app.ledger(c.accountId), { balance: 50, reserved: 0, ledgerSum: 50 })
+  t.same(await cap.app.ledger(c.accountId), { balance: 50, reserved: 0, ledgerSum: 50 })
 
   // An empty paused list (PAUSED_ENDPOINTS='{}') leaves the manifest's own `paused: true` in force.
-  app.services.config.paused = {}
-  const still = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav() } })
-  t.equal(still.status, 503)
-  t.match(still.body.error.message, /This endpoint is paused/)
-  t.equal((await app.ledger(c.accountId)).balance, 50)
+  cap.app.services.config.paused = {}
+  await cap.expectRefused(t, { audio: wav() }, { ...paused, message: /This endpoint is paused/, why: 'an empty paused list' })
 })
 
 t.test('resumed through config: end to end', async (t) => {
-  const fake = await startFakeOpenAI({ transcript: 'Good morning everyone. The release is on track. Any questions?' })
-  t.teardown(() => fake.close())
   const files = createServer((req, res) => {
     if (req.url === '/talk.wav') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(makeWav(1.5))
     if (req.url === '/picture.wav') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(TINY_PNG)
@@ -75,23 +62,19 @@ t.test('resumed through config: end to end', async (t) => {
   t.teardown(() => new Promise((r) => files.close(r)))
   const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`
 
-  // A switchable transcription model: the fake server by default, an ai SDK mock where a test needs one.
-  const real = fakeServerProvider(fake.baseURL)
-  let mock: TranscriptionModel | null = null
-  const provider = { ...real, transcription: () => mock ?? real.transcription() }
-  const app = await startTestApp(t, {
-    capabilities,
-    provider,
+  // Transcription by the fake server unless a subtest swaps in an ai SDK mock model.
+  const cap = await capabilityHarness(t, manifest, {
+    via: 'responses',
     // `false` resumes an endpoint its manifest ships paused (core/pipeline/paused.ts).
     config: { paused: { transcribe: false } as never, callbacksAllowPrivate: true },
+    funds: 1000,
   })
-  const c = await app.customer(1000)
-  t.teardown(() => {
-    mock = null
-  })
+  const fake = cap.fake
+  fake.set({ transcript: 'Good morning everyone. The release is on track. Any questions?' })
+  const useTranscription = (model: TranscriptionModel) => cap.use({ transcription: () => model })
 
   await t.test('inline audio through the fake OpenAI server', async (t) => {
-    const r = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav(1.5), language: 'EN', prompt: 'release' } })
+    const { res: r } = await cap.call({ audio: wav(1.5), language: 'EN', prompt: 'release' })
     t.equal(r.status, 200, r.text)
     t.equal(r.body.text, 'Good morning everyone. The release is on track. Any questions?')
     t.same(
@@ -108,7 +91,7 @@ t.test('resumed through config: end to end', async (t) => {
   })
 
   await t.test('audioUrl is fetched and sniffed', async (t) => {
-    const r = await app.call('/v1/transcribe', { key: c.key, body: { audioUrl: `${base}/talk.wav`, diarize: true } })
+    const { res: r } = await cap.call({ audioUrl: `${base}/talk.wav`, diarize: true })
     t.equal(r.status, 200, r.text)
     t.equal(r.body.segments.length, 3)
     t.equal(r.body.diarized, false, 'the fake server gives no speakers')
@@ -116,7 +99,7 @@ t.test('resumed through config: end to end', async (t) => {
   })
 
   await t.test('speakers when the provider gives them; long audio past 59 minutes', async (t) => {
-    mock = new MockTranscriptionModelV3({
+    useTranscription(new MockTranscriptionModelV3({
       doGenerate: async () => ({
         text: 'Hi. Hello. Bye.',
         segments: [
@@ -129,8 +112,8 @@ t.test('resumed through config: end to end', async (t) => {
         warnings: [],
         response: { timestamp: new Date(), modelId: 'mock', body: { segments: [{ speaker: 'A' }, { speaker: 'B' }, { speaker: 'A' }] } },
       }),
-    })
-    const r = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav(), diarize: true } })
+    }))
+    const { res: r } = await cap.call({ audio: wav(), diarize: true })
     t.equal(r.status, 200, r.text)
     t.same(r.body.segments, [
       { start: '00:00', startSec: 0, end: '00:01', endSec: 1.2, speaker: 'A', text: 'Hi.' },
@@ -138,12 +121,12 @@ t.test('resumed through config: end to end', async (t) => {
       { start: '75:11', startSec: 4511, end: '75:12', endSec: 4512, speaker: 'A', text: 'Bye.' },
     ])
     t.equal(r.body.diarized, true)
-    const plain = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav() } })
+    const { res: plain } = await cap.call({ audio: wav() })
     t.notOk(plain.body.segments.some((s: object) => 'speaker' in s), 'no speakers unless diarize is asked')
   })
 
   await t.test('a provider without segments gives one segment', async (t) => {
-    mock = new MockTranscriptionModelV3({
+    useTranscription(new MockTranscriptionModelV3({
       doGenerate: async () => ({
         text: 'Just text.',
         segments: [],
@@ -152,34 +135,27 @@ t.test('resumed through config: end to end', async (t) => {
         warnings: [],
         response: { timestamp: new Date(), modelId: 'mock' },
       }),
-    })
-    const r = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav() } })
+    }))
+    const { res: r } = await cap.call({ audio: wav() })
     t.equal(r.status, 200, r.text)
     t.same(r.body.segments, [{ start: '00:00', startSec: 0, text: 'Just text.' }])
   })
 
   await t.test('failures are free: no speech 422, provider error 502', async (t) => {
-    const before = await app.ledger(c.accountId)
-    mock = new MockTranscriptionModelV3({
+    useTranscription(new MockTranscriptionModelV3({
       doGenerate: async () => ({ text: '', segments: [], language: undefined, durationInSeconds: 1, warnings: [], response: { timestamp: new Date(), modelId: 'mock' } }),
-    })
-    const silent = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav() } })
-    t.equal(silent.status, 422, silent.text)
-    mock = new MockTranscriptionModelV3({
+    }))
+    await cap.expectRefused(t, { audio: wav() }, { status: 422, code: 'unprocessable', why: 'no speech' })
+    useTranscription(new MockTranscriptionModelV3({
       doGenerate: async () => {
         throw new Error('provider exploded at 10.0.0.7')
       },
-    })
-    const broken = await app.call('/v1/transcribe', { key: c.key, body: { audio: wav() } })
-    t.equal(broken.status, 502)
-    t.equal(broken.body.error.code, 'inference_failed')
-    t.notMatch(broken.text, /10\.0\.0\.7/, 'no provider internals in the message')
-    t.same(await app.ledger(c.accountId), before)
+    }))
+    const broken = await cap.expectRefused(t, { audio: wav() }, { status: 502, code: 'inference_failed', why: 'a provider error' })
+    t.notMatch(broken.res.text, /10\.0\.0\.7/, 'no provider internals in the message')
   })
 
   await t.test('bad input: 400 or 422, and free', async (t) => {
-    mock = null
-    const before = await app.ledger(c.accountId)
     const invalid: unknown[] = [
       {},
       { audio: wav(), audioUrl: `${base}/talk.wav` },
@@ -192,11 +168,7 @@ t.test('resumed through config: end to end', async (t) => {
       { audio: { data: '!!!not base64!!!', mimeType: 'audio/wav' } },
       { audio: wav(), async: true },
     ]
-    for (const body of invalid) {
-      const r = await app.call('/v1/transcribe', { key: c.key, body })
-      t.equal(r.status, 400, JSON.stringify(body).slice(0, 80))
-      t.equal(r.body.error.code, 'invalid_request')
-    }
+    for (const body of invalid) await cap.expectRefused(t, body)
     const unprocessable: Array<[unknown, RegExp]> = [
       [{ audio: { data: TINY_PNG.toString('base64'), mimeType: 'audio/wav' } }, /unsupported audio type image\/png/],
       [{ audio: { data: Buffer.from('just some text').toString('base64'), mimeType: 'audio/wav' } }, /unsupported audio type/],
@@ -204,16 +176,9 @@ t.test('resumed through config: end to end', async (t) => {
       [{ audioUrl: `${base}/picture.wav` }, /unsupported audio type image\/png/],
       [{ audioUrl: `${base}/missing.wav` }, /HTTP 404/],
     ]
-    for (const [body, message] of unprocessable) {
-      const r = await app.call('/v1/transcribe', { key: c.key, body })
-      t.equal(r.status, 422, r.text)
-      t.match(r.body.error, { code: 'unprocessable', message })
-    }
-    app.services.config.callbacksAllowPrivate = false
-    const refused = await app.call('/v1/transcribe', { key: c.key, body: { audioUrl: `${base}/talk.wav` } })
-    app.services.config.callbacksAllowPrivate = true
-    t.equal(refused.status, 422)
-    t.match(refused.body.error.message, /non-public address/)
-    t.same(await app.ledger(c.accountId), before)
+    for (const [body, message] of unprocessable) await cap.expectRefused(t, body, { status: 422, code: 'unprocessable', message })
+    cap.app.services.config.callbacksAllowPrivate = false
+    t.teardown(() => void (cap.app.services.config.callbacksAllowPrivate = true))
+    await cap.expectRefused(t, { audioUrl: `${base}/talk.wav` }, { status: 422, code: 'unprocessable', message: /non-public address/, why: 'a private address' })
   })
 })
