@@ -58,8 +58,25 @@ await addCredits(services.db, account.id, { credits: 1_000_000_000, reason: 'ben
 const { key } = await createKey(services.db, account.id, { name: 'bench' })
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
 
-async function load(url: string, extra: Record<string, string> = {}) {
-  const r = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: SECONDS, headers: { ...headers, ...extra }, body: JSON.stringify(request) })
+// 50 more accounts, one key each: the same load spread over many wallets instead of one wallet row.
+const spreadKeys: string[] = []
+for (let i = 0; i < CONNECTIONS; i++) {
+  const other = await createAccount(services.db, { email: `bench-${Date.now()}-${i}@example.test` })
+  await addCredits(services.db, other.id, { credits: 1_000_000_000, reason: 'bench' })
+  spreadKeys.push((await createKey(services.db, other.id, { name: 'bench' })).key)
+}
+
+async function load(url: string, extra: Record<string, string> = {}, keys?: string[]) {
+  let next = 0
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: { ...headers, ...extra },
+    body: JSON.stringify(request),
+    ...(keys ? { setupClient: (client: { setHeaders(h: object): void }) => client.setHeaders({ ...headers, authorization: `Bearer ${keys[next++ % keys.length]}` }) } : {}),
+  } as autocannon.Options)
   if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`)
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total }
 }
@@ -68,6 +85,7 @@ async function load(url: string, extra: Record<string, string> = {}) {
 await load(`${urlOf(api)}/v1/classify`)
 const bareResult = await load(`${urlOf(bareServer)}/`)
 const liveResult = await load(`${urlOf(api)}/v1/classify`)
+const spreadResult = await load(`${urlOf(api)}/v1/classify`, {}, spreadKeys)
 
 // Round trips per live call, measured on sequential calls with a warm key cache, once the load test's last
 // in-flight requests have finished.
@@ -140,7 +158,8 @@ console.log(`
 | target | requests/s | p50 ms | p99 ms |
 |---|---:|---:|---:|
 | bare Koa route, same JSON | ${f(bareResult.rps)} | ${bareResult.p50} | ${bareResult.p99} |
-| live call, whole pipeline (classify, instant mock model) | ${f(liveResult.rps)} | ${liveResult.p50} | ${liveResult.p99} |
+| live call, whole pipeline (classify, instant mock model), one account | ${f(liveResult.rps)} | ${liveResult.p50} | ${liveResult.p99} |
+| the same, spread over 50 accounts | ${f(spreadResult.rps)} | ${spreadResult.p50} | ${spreadResult.p99} |
 | idempotent replay of that call | ${f(replayResult.rps)} | ${replayResult.p50} | ${replayResult.p99} |
 
 - live / bare requests/s: **${(liveResult.rps / bareResult.rps).toFixed(2)}**
