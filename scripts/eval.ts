@@ -15,8 +15,9 @@
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 //
 // Adding a capability: one entry in EVALS below: its cases (documents + the known data in the response's
-// shape) and, when the request is not one Doc, how to build it. Exit code 1 when a call fails.
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+// shape) and, when the request is not one Doc, how to build it; or a `capabilities/<name>/eval.ts` exporting
+// `evalCases: [{ name, request, expected }]`, found by itself. Exit code 1 when a call fails.
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
@@ -51,8 +52,10 @@ export type Form = 'text' | 'pdf'
 export interface EvalCase {
   /** shown in the report */
   name: string
-  /** the documents the request is built from (usually one; two for compare) */
-  documents: KnownDocument[]
+  /** the documents the request is built from (usually one; two for compare), in each --form */
+  documents?: KnownDocument[]
+  /** or a ready request body, sent once as it is (a capability folder's own eval.ts) */
+  request?: Record<string, unknown>
   /**
    * The known data, in the response's shape. Only the fields given are scored; null means "the document does
    * not state it" (absent or null is right). Arrays of objects are matched by index unless `align` says otherwise.
@@ -104,15 +107,15 @@ const receiptExpected = (r: ReceiptData) => ({
 
 export const EVALS: Record<string, EvalEntry> = {
   invoice: {
-    cases: [invoice1, invoice2].map((i) => ({ name: i.name, documents: [i], expected: invoiceExpected(i) })),
+    cases: [invoice1, invoice2].map((i) => ({ name: i.file, documents: [i], expected: invoiceExpected(i) })),
   },
   receipt: {
-    cases: [receipt1, receipt2].map((r) => ({ name: r.name, documents: [r], expected: receiptExpected(r) })),
+    cases: [receipt1, receipt2].map((r) => ({ name: r.file, documents: [r], expected: receiptExpected(r) })),
   },
   statement: {
     cases: [
       {
-        name: statement.name,
+        name: statement.file,
         documents: [statement],
         expected: {
           institution: statement.institution,
@@ -133,7 +136,7 @@ export const EVALS: Record<string, EvalEntry> = {
     // No docType hint: the classification is part of what is measured.
     cases: [
       ...[invoice1, invoice2].map((i) => ({
-        name: i.name,
+        name: i.file,
         documents: [i],
         expected: {
           docType: 'invoice',
@@ -145,7 +148,7 @@ export const EVALS: Record<string, EvalEntry> = {
         },
       })),
       ...[receipt1, receipt2].map((r) => ({
-        name: r.name,
+        name: r.file,
         documents: [r],
         expected: {
           docType: 'receipt',
@@ -155,12 +158,20 @@ export const EVALS: Record<string, EvalEntry> = {
           lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })),
         },
       })),
-      { name: statement.name, documents: [statement], expected: { docType: 'bank_statement', party: statement.institution } },
+      { name: statement.file, documents: [statement], expected: { docType: 'bank_statement', party: statement.institution } },
     ],
   },
   // resume, tables, split, compare, contract: add an entry here, e.g.
   //   compare: { cases: [{ name: 'contract-v1→v2', documents: [contractA, contractB], expected: { changes: contractChanges, changeCount: 3 } }],
   //              request: ([a, b]) => ({ a, b }), align: { changes: 'section' }, compare: { 'changes[].before': 'contains', 'changes[].after': 'contains' } },
+}
+
+// Capability folders that ship their own cases (capabilities/<name>/eval.ts).
+for (const dir of readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })) {
+  const file = new URL(`../capabilities/${dir.name}/eval.ts`, import.meta.url)
+  if (!dir.isDirectory() || EVALS[dir.name] || !existsSync(file)) continue
+  const { evalCases } = (await import(file.href)) as { evalCases?: EvalCase[] }
+  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases }
 }
 
 // ---- scoring -----------------------------------------------------------------------------------------------
@@ -244,7 +255,7 @@ const FIXTURES = new URL('../test/fixtures/pdf/', import.meta.url)
 
 function docFor(d: KnownDocument, form: Form): Doc | null {
   if (form === 'text') return { text: d.toText() }
-  const file = new URL(`${d.name}.pdf`, FIXTURES)
+  const file = new URL(`${d.file}.pdf`, FIXTURES)
   return existsSync(file) ? { file: { data: readFileSync(file).toString('base64'), mimeType: 'application/pdf' } } : null
 }
 
@@ -381,7 +392,7 @@ async function main() {
     const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
     if (values.async) worker = await startWorker(services, { concurrency: 2, gracefulShutdownMs: 5000 })
 
-    const credits = capabilities.reduce((n, c) => n + c.price * EVALS[c.name]!.cases.length * forms.length, 0)
+    const credits = capabilities.reduce((n, c) => n + c.price * EVALS[c.name]!.cases.reduce((k, e) => k + (e.request ? 1 : forms.length), 0), 0)
     const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` })
     await addCredits(services.db, account.id, { credits, reason: 'eval run' })
     const key = await createKey(services.db, account.id, { name: 'eval' })
@@ -395,13 +406,13 @@ async function main() {
     for (const cap of capabilities) {
       const entry = EVALS[cap.name]!
       for (const c of entry.cases) {
-        for (const form of forms) {
-          const docs = c.documents.map((d) => docFor(d, form))
+        for (const form of c.request ? ([forms[0]] as Form[]) : forms) {
+          const docs = (c.documents ?? []).map((d) => docFor(d, form))
           if (docs.some((d) => d === null)) {
             say(`  ${cap.name} ${c.name} [${form}]: no PDF fixture, skipped`)
             continue
           }
-          const body = entry.request ? entry.request(docs as Doc[], c) : { ...docs[0]!, ...c.body }
+          const body = c.request ?? (entry.request ? entry.request(docs as Doc[], c) : { ...docs[0]!, ...c.body })
           const started = Date.now()
           const res = await call(base, key.key, cap.name, body, values.async)
           const ok = res.status === 200

@@ -57,6 +57,6 @@ async function renderImageOnly(): Promise<Uint8Array> {
 }
 
 mkdirSync(OUT, { recursive: true })
-for (const d of allDocuments) writeFileSync(join(OUT, `${d.name}.pdf`), await renderText(d.name, d.toPages()))
+for (const d of allDocuments) writeFileSync(join(OUT, `${d.file}.pdf`), await renderText(d.file, d.toPages()))
 writeFileSync(join(OUT, `${imageOnlyPdfName}.pdf`), await renderImageOnly())
 console.log(`wrote ${allDocuments.length + 1} PDFs to ${OUT}`)

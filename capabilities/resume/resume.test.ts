@@ -3,8 +3,7 @@ import { resume } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
-// test/fixtures/documents.ts spreads `name: 'resume'` (the fixture's file name) over the candidate's name.
-const CANDIDATE = 'Daniel Okafor'
+const CANDIDATE = resume.name
 
 /** What a well-behaved model answers for test/fixtures resume (dates at the precision the resume gives). */
 const good = () => ({

@@ -11,10 +11,10 @@ const sum = (xs: number[]) => xs.reduce((a, x) => a + cents(x), 0)
 
 t.test('every fixture PDF has the known pages and page text', async (t) => {
   for (const d of fx.allDocuments) {
-    const { pages } = await extractPdfText(pdf(d.name))
+    const { pages } = await extractPdfText(pdf(d.file))
     const want = d.toPages()
-    t.equal(pages.length, want.length, `${d.name}: page count`)
-    want.forEach((p, i) => t.equal(norm(pages[i] ?? ''), norm(p), `${d.name}: page ${i + 1}`))
+    t.equal(pages.length, want.length, `${d.file}: page count`)
+    want.forEach((p, i) => t.equal(norm(pages[i] ?? ''), norm(p), `${d.file}: page ${i + 1}`))
   }
 })
 
