@@ -37,9 +37,10 @@ import {
   receipt1,
   receipt2,
   statement,
-  type InvoiceData,
+  invoiceFields,
+  receiptFields,
+  statementFields,
   type KnownDocument,
-  type ReceiptData,
 } from '../test/fixtures/documents.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
@@ -75,60 +76,19 @@ export interface EvalEntry {
   compare?: Record<string, 'contains'>
 }
 
-const invoiceExpected = (i: InvoiceData) => ({
-  vendor: i.vendor,
-  customer: i.customer,
-  invoiceNumber: i.invoiceNumber,
-  poNumber: i.poNumber,
-  issueDate: i.issueDate,
-  dueDate: i.dueDate,
-  currency: i.currency,
-  subtotal: i.subtotal,
-  tax: i.tax,
-  total: i.total,
-  paymentTerms: i.paymentTerms,
-  lineItems: i.lineItems,
-})
-
-const receiptExpected = (r: ReceiptData) => ({
-  merchant: r.merchant,
-  location: r.location,
-  date: r.date,
-  time: r.time,
-  currency: r.currency,
-  subtotal: r.subtotal,
-  tax: r.tax,
-  tip: r.tip,
-  total: r.total,
-  paymentMethod: r.paymentMethod,
-  category: r.category,
-  items: r.items,
-})
-
 export const EVALS: Record<string, EvalEntry> = {
   invoice: {
-    cases: [invoice1, invoice2].map((i) => ({ name: i.file, documents: [i], expected: invoiceExpected(i) })),
+    cases: [invoice1, invoice2].map((i) => ({ name: i.file, documents: [i], expected: invoiceFields(i) })),
   },
   receipt: {
-    cases: [receipt1, receipt2].map((r) => ({ name: r.file, documents: [r], expected: receiptExpected(r) })),
+    cases: [receipt1, receipt2].map((r) => ({ name: r.file, documents: [r], expected: receiptFields(r) })),
   },
   statement: {
     cases: [
       {
         name: statement.file,
         documents: [statement],
-        expected: {
-          institution: statement.institution,
-          accountHolder: statement.accountHolder,
-          accountNumberMasked: statement.accountNumberMasked,
-          periodStart: statement.periodStart,
-          periodEnd: statement.periodEnd,
-          currency: statement.currency,
-          openingBalance: statement.openingBalance,
-          closingBalance: statement.closingBalance,
-          transactions: statement.transactions,
-          transactionCount: statement.transactions.length,
-        },
+        expected: statementFields(),
       },
     ],
   },

@@ -1,27 +1,12 @@
 import t from 'tap'
-import { invoice1, invoice2, type InvoiceData } from '../../test/fixtures/documents.ts'
+import { invoice1, invoice2, invoiceFields, type InvoiceData } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 8
 
 /** A well-behaved model answer for a known invoice (every field, null where absent). */
-function answerFor(i: InvoiceData) {
-  return {
-    vendor: { ...i.vendor },
-    customer: i.customer,
-    invoiceNumber: i.invoiceNumber,
-    poNumber: i.poNumber,
-    issueDate: i.issueDate,
-    dueDate: i.dueDate,
-    currency: i.currency,
-    subtotal: i.subtotal,
-    tax: i.tax,
-    total: i.total,
-    paymentTerms: i.paymentTerms,
-    lineItems: i.lineItems.map((l) => ({ ...l })),
-  }
-}
+const answerFor = invoiceFields
 
 /** What the API returns for a known invoice. */
 function expected(i: InvoiceData) {

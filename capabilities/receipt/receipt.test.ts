@@ -1,25 +1,12 @@
 import t from 'tap'
-import { receipt1, receipt2, type ReceiptData } from '../../test/fixtures/documents.ts'
+import { receipt1, receipt2, receiptFields, type ReceiptData } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 6
 
 /** A well-behaved model answer for a known receipt. */
-const answerFor = (r: ReceiptData) => ({
-  merchant: r.merchant,
-  location: r.location,
-  date: r.date,
-  time: r.time,
-  currency: r.currency,
-  subtotal: r.subtotal,
-  tax: r.tax,
-  tip: r.tip,
-  total: r.total,
-  paymentMethod: r.paymentMethod,
-  category: r.category,
-  items: r.items.map((i) => ({ ...i })),
-})
+const answerFor = receiptFields
 
 /** What the API returns for a known receipt. */
 function expected(r: ReceiptData) {

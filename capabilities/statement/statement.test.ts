@@ -1,5 +1,5 @@
 import t from 'tap'
-import { statement } from '../../test/fixtures/documents.ts'
+import { statement, statementFields } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 
@@ -24,19 +24,7 @@ function answer(over: Record<string, unknown> = {}, txs?: RawTx[]) {
 }
 
 /** What the API returns for the known statement. */
-const expected = {
-  institution: statement.institution,
-  accountHolder: statement.accountHolder,
-  accountNumberMasked: statement.accountNumberMasked,
-  periodStart: statement.periodStart,
-  periodEnd: statement.periodEnd,
-  currency: statement.currency,
-  openingBalance: statement.openingBalance,
-  closingBalance: statement.closingBalance,
-  transactions: statement.transactions,
-  transactionCount: statement.transactions.length,
-  warnings: [],
-}
+const expected = { ...statementFields(), warnings: [] }
 
 // A worker runs the async calls.
 const cap = await capabilityHarness(t, manifest, { worker: true, funds: 100 })
