@@ -4,7 +4,7 @@ import type { Database, Query } from '../db/database.ts'
 import { AccountSchema, ApiKeySchema } from '../db/entities.ts'
 import { ApiError } from '../errors.ts'
 import type { SecretBox } from '../secrets.ts'
-import { balances, credit } from '../wallet/wallet.ts'
+import { credit } from '../wallet/wallet.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
 export const PACKS = { first: 500, starter: 2000, growth: 10500, scale: 55000 } as const
@@ -172,9 +172,10 @@ export async function rotateWebhookSecret(db: Database, accountId: string, box: 
   return { secret }
 }
 
+/** GET /v1/account (C14): the account view plus the balance in dollars (1 credit = 0.01 USD). */
 export async function accountSummary(db: Query, accountId: string) {
-  const [b, account] = await Promise.all([balances(db, accountId), getAccount(db, accountId)])
-  return { balance: b!.balance, reserved: b!.reserved, available: b!.available, balanceUsd: (b!.balance / 100).toFixed(2), plan: account.plan }
+  const { balance, reserved, available, plan } = await getAccount(db, accountId)
+  return { balance, reserved, available, balanceUsd: (balance / 100).toFixed(2), plan }
 }
 
 export interface Caller {

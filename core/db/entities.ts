@@ -1,4 +1,4 @@
-// MikroORM entities for the rows the kernel reads and writes as objects (accounts, keys, jobs). Balances
+// MikroORM entities for the rows the kernel reads and writes as objects (accounts, keys). Balances
 // change only through the SQL functions of the migrations (core/wallet).
 import { EntitySchema } from '@mikro-orm/core'
 
@@ -57,48 +57,4 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
   },
 })
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
-
-export interface Job {
-  id: string
-  accountId: string
-  keyId: string
-  endpoint: string
-  status: JobStatus
-  requestId: string
-  holdId: string
-  idempotencyKey?: string | null
-  callbackUrl?: string | null
-  result?: string | null
-  error?: { code: string; message: string } | null
-  leaseUntil?: Date | null
-  createdAt: Date
-  updatedAt: Date
-  startedAt?: Date | null
-  finishedAt?: Date | null
-}
-
-export const JobSchema = new EntitySchema<Job>({
-  name: 'Job',
-  tableName: 'jobs',
-  properties: {
-    id: { type: 'uuid', primary: true },
-    accountId: { type: 'uuid', fieldName: 'account_id' },
-    keyId: { type: 'uuid', fieldName: 'key_id' },
-    endpoint: { type: 'text' },
-    status: { type: 'text' },
-    requestId: { type: 'text', fieldName: 'request_id' },
-    holdId: { type: 'uuid', fieldName: 'hold_id' },
-    idempotencyKey: { type: 'text', nullable: true, fieldName: 'idempotency_key' },
-    callbackUrl: { type: 'text', nullable: true, fieldName: 'callback_url' },
-    result: { type: 'text', nullable: true },
-    error: { type: 'json', nullable: true },
-    leaseUntil: { type: 'datetime', nullable: true, fieldName: 'lease_until' },
-    createdAt: { type: 'datetime', fieldName: 'created_at' },
-    updatedAt: { type: 'datetime', fieldName: 'updated_at' },
-    startedAt: { type: 'datetime', nullable: true, fieldName: 'started_at' },
-    finishedAt: { type: 'datetime', nullable: true, fieldName: 'finished_at' },
-  },
-})
-
-export const entities = [AccountSchema, ApiKeySchema, JobSchema]
+export const entities = [AccountSchema, ApiKeySchema]

@@ -41,10 +41,16 @@ export const PAGE_SEPARATOR = '\n\f\n'
 // Plain-text files carry no signature; accepted only when declared so, and only if they are real UTF-8.
 const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/csv', 'text/tab-separated-values'])
 
-/** The production fetcher: SSRF-guarded, with the C12 limits (20 MiB, 20 s, 3 redirects). */
-export function publicDocumentFetcher(opts: { allowPrivate: boolean; resolver?: Resolver }): DocumentFetcher {
-  return (url, signal) =>
-    fetchPublic(url, { ...opts, maxBytes: MAX_MEDIA_BYTES, timeoutMs: 20_000, maxRedirects: 3, ...(signal ? { signal } : {}) })
+/** The production fetcher: SSRF-guarded, with the C12 limits (20 MiB, 20 s, 3 redirects) unless a caller asks for less. */
+export function publicDocumentFetcher(opts: { allowPrivate: boolean; resolver?: Resolver }) {
+  return (url: string, signal?: AbortSignal, limits: { maxBytes?: number; timeoutMs?: number } = {}) =>
+    fetchPublic(url, {
+      ...opts,
+      maxBytes: limits.maxBytes ?? MAX_MEDIA_BYTES,
+      timeoutMs: limits.timeoutMs ?? 20_000,
+      maxRedirects: 3,
+      ...(signal ? { signal } : {}),
+    })
 }
 
 export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): Promise<ResolvedDocument> {

@@ -3,12 +3,8 @@ import type { TSchema } from '@sinclair/typebox'
 import type { CapabilityContext } from '../capability.ts'
 import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
-import { fetchPublic } from '../net/safe-fetch.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
-
-/** C12: a file fetched from a caller's URL is at most 20 MiB. */
-export const FETCH_LIMIT_BYTES = 20 * 1024 * 1024
 
 export function capabilityContext(
   services: Services,
@@ -17,7 +13,8 @@ export function capabilityContext(
 ): CapabilityContext {
   const { config, provider, resolver } = services
   const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
-  const fetchDocument = publicDocumentFetcher(guard)
+  // One guarded fetcher with the C12 limits, for documents and for any other caller-supplied URL.
+  const fetchGuarded = publicDocumentFetcher(guard)
   const log = (m: string) => services.log(`[${cap.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const objectWithSources = <T>(request: ObjectRequest) =>
@@ -33,11 +30,10 @@ export function capabilityContext(
       run: (what, fn) => runModel(what, deadline, fn),
     },
     documents: {
-      resolve: (input) => resolveDocument(input, { fetch: fetchDocument, signal: call.signal }),
+      resolve: (input) => resolveDocument(input, { fetch: fetchGuarded, signal: call.signal }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
     },
-    fetchPublic: (url, opts) =>
-      fetchPublic(url, { ...guard, maxBytes: opts?.maxBytes ?? FETCH_LIMIT_BYTES, timeoutMs: opts?.timeoutMs ?? 20_000, maxRedirects: 3, signal: call.signal }),
+    fetchPublic: (url, opts) => fetchGuarded(url, call.signal, opts),
     db: services.db,
     log,
     now: services.now,

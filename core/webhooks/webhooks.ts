@@ -105,17 +105,22 @@ export function deliverTask(services: Services) {
 }
 
 export async function listAttempts(db: Query, jobId: string) {
-  const deliveries = await db.sql(`select id, event, url, status, attempts, created_at from webhook_deliveries where job_id::text = ? order by created_at`, [jobId])
-  const result = []
-  for (const d of deliveries) {
-    const attempts = await db.sql(`select attempt, at, status_code, error, duration_ms from webhook_attempts where delivery_id = ? order by attempt`, [d.id])
-    result.push({
-      deliveryId: d.id,
-      event: d.event,
-      url: d.url,
-      status: d.status,
-      attempts: attempts.map((a) => ({ attempt: a.attempt, at: new Date(a.at).toISOString(), statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
-    })
-  }
-  return result
+  const rows = await db.sql(
+    `select d.id, d.event, d.url, d.status,
+            coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)
+                     order by a.attempt) filter (where a.id is not null), '[]') as attempts
+       from webhook_deliveries d left join webhook_attempts a on a.delivery_id = d.id
+      where d.job_id::text = ? group by d.id order by d.created_at`,
+    [jobId],
+  )
+  return rows.map((d) => ({
+    deliveryId: d.id as string,
+    event: d.event as string,
+    url: d.url as string,
+    status: d.status as string,
+    attempts: (d.attempts as Array<{ attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number }>).map((a) => ({
+      ...a,
+      at: new Date(a.at).toISOString(),
+    })),
+  }))
 }
