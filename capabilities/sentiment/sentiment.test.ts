@@ -68,9 +68,7 @@ t.test('a bad first answer is retried once with the errors', async (t) => {
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  cap.reply(() => {
-    throw new Error('the model must not be called')
-  })
+  cap.forbidModel(t)
   const bad: Array<[string, unknown]> = [
     ['no text', {}],
     ['empty text', { text: '' }],

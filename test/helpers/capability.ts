@@ -75,6 +75,8 @@ export interface CapabilityHarness {
    * empties `prompts`.
    */
   reply(...answers: MockAnswer[]): void
+  /** For refusals that must come before any model call: a model call fails the test. */
+  forbidModel(t: { fail(message: string): unknown }): void
   /** Every prompt (JSON of the ai SDK prompt) the mock text model got since the last `reply()`. */
   readonly prompts: string[]
   /** Model calls go to the ai SDK mock (the default at the start of every subtest unless `via` says otherwise). */
@@ -166,6 +168,12 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
     reply(...list) {
       answers = list.length ? list : [{}]
       prompts.length = 0
+    },
+    forbidModel(t) {
+      cap.reply(() => {
+        t.fail('the model must not be called')
+        throw new Error('the model must not be called')
+      })
     },
     prompts,
     useMock() {
