@@ -1,5 +1,7 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
 import { KeyCache } from './accounts/accounts.ts'
+import { createStripe } from './billing/billing.ts'
+import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
@@ -34,6 +36,8 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     secrets: overrides.secrets ?? secretBox(loadSecretKey(config.secretKey)),
     now: overrides.now ?? (() => new Date()),
     log,
+    mailer: overrides.mailer ?? createMailer(config.smtpUrl, config.mailFrom, log),
+    stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]

@@ -13,6 +13,14 @@ export interface AiConfig {
   models: { text: string; image: string; speech: string; transcription: string; embedding?: string }
 }
 
+export interface BillingConfig {
+  /** STRIPE_SECRET_KEY; unset: purchases are made by the operator (admin API). */
+  secretKey?: string
+  webhookSecret?: string
+  /** STRIPE_API_URL: where the stripe client connects (tests point it at a fake on loopback). */
+  api?: { host: string; port: number; protocol: 'http' | 'https' }
+}
+
 export interface Config {
   port: number
   databaseUrl?: string
@@ -28,6 +36,12 @@ export interface Config {
   syncModelTimeoutMs: number
   asyncModelTimeoutMs: number
   ai: AiConfig
+  billing: BillingConfig
+  /** SMTP_URL for sign-in links and account emails; unset: they are printed in the log (development). */
+  smtpUrl?: string
+  mailFrom: string
+  /** DASHBOARD_URL: the public origin of links in emails and Stripe redirects; unset: the request's own. */
+  dashboardUrl?: string
   paused: Record<string, PausedEntry>
   rateLimits: Record<string, number>
 }
@@ -48,6 +62,13 @@ function int(name: string, raw: string | undefined): number | undefined {
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got "${raw}"`)
   return n
+}
+
+function stripeApi(raw: string | undefined): BillingConfig['api'] {
+  if (!raw) return undefined
+  const u = new URL(raw)
+  const protocol = u.protocol === 'http:' ? 'http' : 'https'
+  return { host: u.hostname, port: Number(u.port || (protocol === 'http' ? 80 : 443)), protocol }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -78,6 +99,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         embedding: env.AI_EMBEDDING_MODEL || undefined,
       },
     },
+    billing: {
+      secretKey: env.STRIPE_SECRET_KEY || undefined,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+      api: stripeApi(env.STRIPE_API_URL),
+    },
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || defaults.mailFrom,
+    dashboardUrl: env.DASHBOARD_URL ? new URL(env.DASHBOARD_URL).origin : undefined,
     // PAUSED_ENDPOINTS replaces the whole list, e.g. '{}' to resume everything (C10).
     paused: json<Record<string, PausedEntry>>('PAUSED_ENDPOINTS', env.PAUSED_ENDPOINTS) ?? defaults.paused,
     rateLimits: { ...defaults.rateLimits, ...json<Record<string, number>>('RATE_LIMITS', env.RATE_LIMITS) },

@@ -3,6 +3,7 @@ import { ERROR_STATUS } from './errors.ts'
 import type { Capability } from './registry.ts'
 import type { Config } from './config.ts'
 import { pausedReason } from './pipeline/paused.ts'
+import { usageOperation } from './usage/routes.ts'
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } })
@@ -59,6 +60,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
   paths['/v1/account'] = {
     get: { operationId: 'getAccount', security: [{ bearer: [] }], responses: { '200': json(ref('Account'), 'Balance and plan'), '401': json(ref('Error'), 'unauthorized') } },
   }
+  paths['/v1/usage'] = usageOperation
   return {
     openapi: '3.1.0',
     info: { title: 'Metered AI Capability API', version: '1.0.0' },

@@ -7,6 +7,8 @@ import type { RateLimiter } from './ratelimit.ts'
 import type { ModelProvider } from './models/provider.ts'
 import type { SecretBox } from './secrets.ts'
 import type { Resolver } from './net/address-guard.ts'
+import type { Mailer } from './mail.ts'
+import type Stripe from 'stripe'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -26,4 +28,8 @@ export interface Services {
   /** Listeners of terminal job events, called inside the job's final transaction. */
   jobEvents?: JobEvents[]
   log: (message: string) => void
+  /** Sign-in links and account emails (SMTP_URL, or the log). */
+  mailer: Mailer
+  /** The Stripe client, or null without STRIPE_SECRET_KEY (the operator grants packs and plans). */
+  stripe: Stripe | null
 }

@@ -64,7 +64,7 @@ export async function createAccount(db: Database, input: { email: string; plan?:
   return getAccount(db, id)
 }
 
-async function applyPlan(q: Query, accountId: string, plan: Plan, now: Date): Promise<void> {
+export async function applyPlan(q: Query, accountId: string, plan: Plan, now: Date): Promise<void> {
   await q.sql(`update accounts set plan = ?, plan_renews_at = ? where id = ?`, [plan, plan === 'none' ? null : nextMonth(now), accountId])
   if (PLANS[plan] > 0) await credit(q, accountId, 'plan_grant', PLANS[plan], `plan ${plan}`)
 }
@@ -98,16 +98,21 @@ export async function addCredits(
   await getAccount(db, accountId)
   await db.tx(async (q) => {
     if ('pack' in input) {
-      if (input.pack === 'first') {
-        const [row] = await q.sql(`update accounts set first_pack_used = true where id = ? and not first_pack_used returning id`, [accountId])
-        if (!row) throw new ApiError('first_pack_used', 'The first pack can be bought once per account.')
-      }
-      await credit(q, accountId, 'purchase', PACKS[input.pack], `pack ${input.pack}`)
+      await grantPack(q, accountId, input.pack, `pack ${input.pack}`)
     } else {
       await credit(q, accountId, 'adjustment', input.credits, input.reason)
     }
   })
   return getAccount(db, accountId)
+}
+
+/** A pack's credits in the caller's transaction; the first pack only once per account (C9). */
+export async function grantPack(q: Query, accountId: string, pack: Pack, reference: string): Promise<void> {
+  if (pack === 'first') {
+    const [row] = await q.sql(`update accounts set first_pack_used = true where id = ? and not first_pack_used returning id`, [accountId])
+    if (!row) throw new ApiError('first_pack_used', 'The first pack can be bought once per account.')
+  }
+  await credit(q, accountId, 'purchase', PACKS[pack], reference)
 }
 
 export interface KeyView {

@@ -1,6 +1,7 @@
-// The graphile-worker runner: capability jobs, webhook deliveries, and maintenance every 5 minutes.
+// The graphile-worker runner: capability jobs, webhook deliveries, auto-recharge, and maintenance every 5 minutes.
 import { parseCronItems, run, type Runner } from 'graphile-worker'
 import pg from 'pg'
+import { AUTO_RECHARGE_TASK, autoRechargeTask } from '../billing/billing.ts'
 import { quietLogger } from '../db/database.ts'
 import type { Services } from '../services.ts'
 import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
@@ -24,6 +25,7 @@ export async function startWorker(services: Services, opts: { concurrency?: numb
     taskList: {
       [RUN_TASK]: runCapabilityTask(services),
       [DELIVER_TASK]: deliverTask(services),
+      [AUTO_RECHARGE_TASK]: autoRechargeTask(services),
       [MAINTENANCE_TASK]: async () => {
         const report = await runMaintenance(services)
         services.log(`[maintenance] ${JSON.stringify(report)}`)

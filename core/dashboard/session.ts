@@ -1,0 +1,71 @@
+// Dashboard sign-in: a one-time link by email (15 minutes, stored as SHA-256), then a session cookie whose
+// id is stored hashed too. Each session carries its CSRF token. The first sign-in of an email opens its
+// account (self-serve sign-up); the account starts with no credits, as every account does.
+import { createHash, randomBytes } from 'node:crypto'
+import { createAccount } from '../accounts/accounts.ts'
+import type { Database } from '../db/database.ts'
+import type { Services } from '../services.ts'
+
+export const LINK_TTL_MS = 15 * 60_000
+export const SESSION_TTL_MS = 7 * 24 * 3600_000
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest()
+const token = () => randomBytes(32).toString('base64url')
+
+export async function sendSignInLink(services: Services, email: string, origin: string): Promise<void> {
+  const secret = token()
+  await services.db.sql(`insert into login_links (token_hash, email, expires_at) values (?, ?, ?)`, [
+    sha256(secret),
+    email.toLowerCase(),
+    new Date(services.now().getTime() + LINK_TTL_MS),
+  ])
+  const link = `${origin}/dashboard/login/verify?token=${secret}`
+  await services.mailer.send(email, 'Your sign-in link', `Sign in to your dashboard with this link (valid for 15 minutes, once):\n\n${link}\n\nIf you did not ask for it, ignore this email.`)
+}
+
+/** Uses the link once; returns the new session's cookie value and CSRF token, or null. */
+export async function redeemSignInLink(services: Services, secret: string): Promise<{ sessionId: string; accountId: string } | null> {
+  const { db } = services
+  const [link] = await db.sql(`update login_links set used_at = now() where token_hash = ? and used_at is null and expires_at > ? returning email`, [
+    sha256(secret),
+    services.now(),
+  ])
+  if (!link) return null
+  const accountId = await accountFor(db, link.email)
+  const sessionId = token()
+  await db.sql(`insert into dashboard_sessions (id_hash, account_id, csrf_token, expires_at) values (?, ?, ?, ?)`, [
+    sha256(sessionId),
+    accountId,
+    token(),
+    new Date(services.now().getTime() + SESSION_TTL_MS),
+  ])
+  return { sessionId, accountId }
+}
+
+async function accountFor(db: Database, email: string): Promise<string> {
+  const find = async () => (await db.sql(`select id from accounts where email = ?`, [email]))[0]?.id as string | undefined
+  const existing = await find()
+  if (existing) return existing
+  try {
+    return (await createAccount(db, { email })).id
+  } catch (e) {
+    const raced = await find()
+    if (raced) return raced
+    throw e
+  }
+}
+
+export interface Session {
+  accountId: string
+  csrfToken: string
+}
+
+export async function loadSession(services: Services, sessionId: string | undefined): Promise<Session | null> {
+  if (!sessionId || sessionId.length > 100) return null
+  const [row] = await services.db.sql(`select account_id, csrf_token from dashboard_sessions where id_hash = ? and expires_at > ?`, [sha256(sessionId), services.now()])
+  return row ? { accountId: row.account_id, csrfToken: row.csrf_token } : null
+}
+
+export async function endSession(services: Services, sessionId: string): Promise<void> {
+  await services.db.sql(`delete from dashboard_sessions where id_hash = ?`, [sha256(sessionId)])
+}

@@ -1,0 +1,86 @@
+// GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
+import Router from '@koa/router'
+import { Type, type Static } from '@sinclair/typebox'
+import { ApiError } from '../errors.ts'
+import { authenticate } from '../pipeline/auth.ts'
+import type { Services } from '../services.ts'
+import { ajv, formatErrors } from '../validation.ts'
+import { dailyTotals, listLedger } from './usage.ts'
+
+const DateTime = Type.String({ format: 'date-time' })
+
+export const UsageQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ maxLength: 64 })),
+    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|1\\d\\d|200)$', description: '1–200, default 50' })),
+    endpoint: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,64}$' })),
+    keyId: Type.Optional(Type.String({ format: 'uuid' })),
+    from: Type.Optional(DateTime),
+    to: Type.Optional(DateTime),
+  },
+  { additionalProperties: false },
+)
+
+const LedgerEntry = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.Union([Type.Literal('purchase'), Type.Literal('plan_grant'), Type.Literal('charge'), Type.Literal('adjustment')]),
+    amount: Type.Integer({ description: 'Credits; negative for a charge' }),
+    balanceAfter: Type.Integer(),
+    createdAt: DateTime,
+    endpoint: Type.Optional(Type.String()),
+    requestId: Type.Optional(Type.String()),
+    keyId: Type.Optional(Type.String({ format: 'uuid' })),
+    reference: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+export const UsageResponse = Type.Object(
+  {
+    entries: Type.Array(LedgerEntry),
+    nextCursor: Type.Optional(Type.String({ description: 'Pass as cursor for the next (older) page; absent on the last page' })),
+    daily: Type.Array(
+      Type.Object(
+        { date: Type.String({ format: 'date' }), endpoint: Type.String(), calls: Type.Integer(), credits: Type.Integer() },
+        { additionalProperties: false },
+      ),
+      { description: 'Charged calls per UTC day and endpoint over from/to (default: the last 30 days)' },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** The OpenAPI path item; core/openapi.ts mounts it at /v1/usage. */
+export const usageOperation = {
+  get: {
+    operationId: 'getUsage',
+    summary: 'Ledger entries (charges, purchases, plan grants and renewals, adjustments) and daily totals per endpoint. Free.',
+    security: [{ bearer: [] }],
+    parameters: Object.entries(UsageQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
+    responses: {
+      '200': { description: 'One page of the ledger, newest first', content: { 'application/json': { schema: UsageResponse } } },
+      '400': { description: 'invalid_request', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      '401': { description: 'unauthorized', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
+  },
+}
+
+const checkQuery = ajv.compile(UsageQuery)
+
+export function usageRouter(services: Services): Router {
+  const router = new Router()
+  router.get('/v1/usage', async (ctx) => {
+    const caller = await authenticate(ctx, services.keys)
+    const query = { ...ctx.query }
+    if (!checkQuery(query)) throw new ApiError('invalid_request', 'The query does not match the schema.', formatErrors(checkQuery.errors))
+    const q = query as Static<typeof UsageQuery>
+    const to = q.to ? new Date(q.to) : undefined
+    const from = q.from ? new Date(q.from) : undefined
+    const filter = { ...(q.endpoint ? { endpoint: q.endpoint } : {}), ...(q.keyId ? { keyId: q.keyId } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) }
+    const page = await listLedger(services.db, caller.accountId, filter, { limit: q.limit ? Number(q.limit) : 50, ...(q.cursor ? { cursor: q.cursor } : {}) })
+    const dailyFrom = from ?? new Date((to ?? services.now()).getTime() - 30 * 86400_000)
+    ctx.body = { ...page, daily: await dailyTotals(services.db, caller.accountId, { ...filter, from: dailyFrom }) }
+  })
+  return router
+}

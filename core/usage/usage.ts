@@ -1,0 +1,101 @@
+// The account's ledger as the usage API and the dashboard show it: entries newest first with a cursor,
+// filters, and daily totals per endpoint from the usage events. Every query filters by account_id.
+import type { Query } from '../db/database.ts'
+import { ApiError } from '../errors.ts'
+
+export interface UsageFilter {
+  endpoint?: string
+  keyId?: string
+  from?: Date
+  to?: Date
+}
+
+export interface LedgerEntry {
+  id: string
+  kind: 'purchase' | 'plan_grant' | 'charge' | 'adjustment'
+  amount: number
+  balanceAfter: number
+  createdAt: string
+  endpoint?: string
+  requestId?: string
+  keyId?: string
+  reference?: string
+}
+
+export interface DailyTotal {
+  date: string
+  endpoint: string
+  calls: number
+  credits: number
+}
+
+const encodeCursor = (id: string) => Buffer.from(`l:${id}`).toString('base64url')
+
+function decodeCursor(cursor: string): string {
+  const m = /^l:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString())
+  if (!m) throw new ApiError('invalid_request', 'The cursor is not valid.', [{ path: '/cursor', message: 'not a cursor from this API' }])
+  return m[1]!
+}
+
+function where(accountId: string, f: UsageFilter, alias = ''): { sql: string; params: unknown[] } {
+  const a = alias ? `${alias}.` : ''
+  const parts = [`${a}account_id = ?`]
+  const params: unknown[] = [accountId]
+  if (f.keyId) (parts.push(`${a}key_id::text = ?`), params.push(f.keyId))
+  if (f.from) (parts.push(`${a}created_at >= ?`), params.push(f.from))
+  if (f.to) (parts.push(`${a}created_at < ?`), params.push(f.to))
+  return { sql: parts.join(' and '), params }
+}
+
+export async function listLedger(
+  db: Query,
+  accountId: string,
+  f: UsageFilter,
+  page: { cursor?: string; limit: number },
+): Promise<{ entries: LedgerEntry[]; nextCursor?: string }> {
+  const w = where(accountId, f)
+  let sql = `select id, kind, amount, balance_after, reference, key_id, created_at from ledger where ${w.sql}`
+  // A charge's reference is "<endpoint> <requestId>" (capture_hold).
+  if (f.endpoint) (sql += ` and kind = 'charge' and split_part(reference, ' ', 1) = ?`), w.params.push(f.endpoint)
+  if (page.cursor) (sql += ` and id < ?`), w.params.push(decodeCursor(page.cursor))
+  const rows = await db.sql(sql + ` order by id desc limit ?`, [...w.params, page.limit + 1])
+  const entries = rows.slice(0, page.limit).map((r): LedgerEntry => {
+    const e: LedgerEntry = { id: String(r.id), kind: r.kind, amount: Number(r.amount), balanceAfter: Number(r.balance_after), createdAt: new Date(r.created_at).toISOString() }
+    if (r.kind === 'charge' && r.reference) {
+      const [endpoint, requestId] = String(r.reference).split(' ')
+      if (endpoint) e.endpoint = endpoint
+      if (requestId) e.requestId = requestId
+    } else if (r.reference) e.reference = r.reference
+    if (r.key_id) e.keyId = r.key_id
+    return e
+  })
+  return rows.length > page.limit ? { entries, nextCursor: encodeCursor(entries.at(-1)!.id) } : { entries }
+}
+
+export async function dailyTotals(db: Query, accountId: string, f: UsageFilter): Promise<DailyTotal[]> {
+  const w = where(accountId, f)
+  let sql = `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, endpoint, count(*) as calls, sum(credits) as credits
+               from usage_events where ${w.sql}`
+  if (f.endpoint) (sql += ` and endpoint = ?`), w.params.push(f.endpoint)
+  const rows = await db.sql(sql + ` group by 1, 2 order by 1, 2`, w.params)
+  return rows.map((r) => ({ date: r.day, endpoint: r.endpoint, calls: Number(r.calls), credits: Number(r.credits) }))
+}
+
+/** The ledger as CSV (the dashboard's export): every entry matching the filter, oldest first. */
+export async function ledgerCsv(db: Query, accountId: string, f: UsageFilter): Promise<string> {
+  const lines = ['id,created_at,kind,amount,balance_after,endpoint,request_id,key_id,reference']
+  let cursor: string | undefined
+  const all: LedgerEntry[] = []
+  do {
+    const page = await listLedger(db, accountId, f, { limit: 1000, ...(cursor ? { cursor } : {}) })
+    all.push(...page.entries)
+    cursor = page.nextCursor
+  } while (cursor)
+  const cell = (v: unknown) => {
+    const s = v === undefined ? '' : String(v)
+    // Quote every text cell; a leading = + - @ is neutralised so spreadsheets do not run it as a formula.
+    return /^[=+\-@\t\r]/.test(s) && !/^-?\d+$/.test(s) ? `"'${s.replace(/"/g, '""')}"` : `"${s.replace(/"/g, '""')}"`
+  }
+  for (const e of all.reverse()) lines.push([e.id, e.createdAt, e.kind, e.amount, e.balanceAfter, e.endpoint, e.requestId, e.keyId, e.reference].map(cell).join(','))
+  return lines.join('\r\n') + '\r\n'
+}
