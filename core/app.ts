@@ -8,6 +8,9 @@ import { ApiError } from './errors.ts'
 import { getJob } from './jobs/jobs.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { buildOpenApi } from './openapi.ts'
+import { stripeRouter } from './billing/routes.ts'
+import { dashboardRouter } from './dashboard/routes.ts'
+import { usageRouter } from './usage/routes.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
@@ -64,6 +67,7 @@ export function buildApp(services: Services): Koa {
       notImplemented: () => new ApiError('method_not_allowed', 'This method is not supported.'),
     }),
   )
+  for (const r of [usageRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
   app.use(admin.routes())
   app.use(admin.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.') }))
   return app
