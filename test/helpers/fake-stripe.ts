@@ -103,6 +103,11 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       res.end(JSON.stringify(value))
     }
     let m: RegExpExecArray | null
+    if (req.method === 'POST' && url.pathname === '/sign') {
+      // For tests: the header Stripe would send with this body.
+      res.writeHead(204, { 'stripe-signature': signer.webhooks.generateTestHeaderString({ payload: body, secret: fake.webhookSecret }) })
+      return res.end()
+    }
     if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
       const p = parseForm(body)
       const sid = id('cs_test')
