@@ -36,7 +36,8 @@ export function dashboardRouter(services: Services): Router {
   const router = new Router({ prefix: '/dashboard' })
   const { db } = services
   const parseForm = bodyParser({ enableTypes: ['form'], formLimit: '16kb', onerror: () => { throw new ApiError('invalid_request', 'The form could not be read.') } })
-  const origin = (ctx: Context) => services.config.dashboardUrl ?? ctx.origin
+  // Links in emails and Stripe redirects never take their host from the request (Host header poisoning).
+  const origin = () => services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
   const cookieOptions = (ctx: Context) => ({ httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure, path: '/dashboard', overwrite: true })
   const form = (ctx: Context) => (ctx.request.body ?? {}) as Record<string, string | undefined>
 
@@ -53,7 +54,7 @@ export function dashboardRouter(services: Services): Router {
       if (!err) services.log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? e}`)
       ctx.status = err?.status ?? 500
       ctx.type = 'html'
-      const back = ctx.method === 'POST' ? (ctx.get('Referer').startsWith(origin(ctx)) ? ctx.get('Referer') : '/dashboard') : '/dashboard'
+      const back = ctx.method === 'POST' ? (ctx.get('Referer').startsWith(origin()) ? ctx.get('Referer') : '/dashboard') : '/dashboard'
       ctx.body = views.messagePage(ctx.status, err?.message ?? 'Something went wrong on our side. It has been logged.', back)
     }
   })
@@ -105,13 +106,15 @@ export function dashboardRouter(services: Services): Router {
       ctx.status = 400
       return page(ctx, views.signInPage(preSessionToken(ctx), { error: 'Enter a valid email address.' }))
     }
-    const perEmail = await services.limiter.consume('dashboard-login-email', email, 3)
-    const perAddress = await services.limiter.consume('dashboard-login-ip', ctx.ip, 10)
+    // Per minute; RATE_LIMITS can override both like any endpoint's limit.
+    const limits = services.config.rateLimits
+    const perEmail = await services.limiter.consume('dashboard-login-email', email, limits['dashboard-login-email'] ?? 3)
+    const perAddress = await services.limiter.consume('dashboard-login-ip', ctx.ip, limits['dashboard-login-ip'] ?? 10)
     if (!perEmail.allowed || !perAddress.allowed) {
       ctx.set('Retry-After', String(Math.max(perEmail.resetSeconds, perAddress.resetSeconds)))
       throw new ApiError('rate_limited', 'Too many sign-in links were requested. Wait a minute, then try again.')
     }
-    await sendSignInLink(services, email, origin(ctx))
+    await sendSignInLink(services, email, origin())
     page(ctx, views.signInPage(preSessionToken(ctx), { sent: true }))
   })
   // The link opens a confirmation form: mail scanners that fetch links must not use up the one-time token.
@@ -280,7 +283,7 @@ export function dashboardRouter(services: Services): Router {
       pack && pack in PACKS ? { pack: pack as Pack } : plan && plan in PLANS && plan !== 'none' ? { plan: plan as Exclude<Plan, 'none'> } : null
     if (!item) throw new ApiError('invalid_request', 'Choose a pack or a plan.')
     ctx.status = 303
-    ctx.redirect(await startCheckout(services, state(ctx).session.accountId, item, origin(ctx)))
+    ctx.redirect(await startCheckout(services, state(ctx).session.accountId, item, origin()))
   })
   router.post('/billing/cancel', signedIn, async (ctx) => {
     await cancelPlan(services, state(ctx).session.accountId)

@@ -1,0 +1,261 @@
+// The dashboard over HTTP: sign-in by a one-time emailed link (through a fake SMTP server), the session
+// cookie, CSRF on every state change, sign-out, link rate limits, and isolation between two accounts.
+import t from 'tap'
+import { SMTPServer } from 'smtp-server'
+import type { AddressInfo } from 'node:net'
+import { createMailer } from '../../core/mail.ts'
+import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
+
+interface Mail {
+  to: string
+  raw: string
+}
+
+async function fakeSmtp(): Promise<{ url: string; mails: Mail[] }> {
+  const mails: Mail[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, done) {
+      let raw = ''
+      stream.on('data', (c: Buffer) => (raw += c.toString()))
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw })
+        done()
+      })
+    },
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, mails }
+}
+
+/** A browser-like client: a cookie jar, and the CSRF field of the last page for the next form. */
+class Client {
+  cookies = new Map<string, string>()
+  csrf = ''
+  constructor(readonly app: TestApp) {}
+  async request(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...init.headers, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
+    let body: string | undefined
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+      body = new URLSearchParams(init.form).toString()
+    }
+    const res = await fetch(this.app.url + path, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' })
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';')
+      const [k, v] = pair!.split('=')
+      if (v) this.cookies.set(k!, v)
+      else this.cookies.delete(k!)
+    }
+    const text = await res.text()
+    const field = /name="_csrf" value="([^"]+)"/.exec(text)
+    if (field) this.csrf = field[1]!
+    return { status: res.status, text, headers: res.headers }
+  }
+  get(path: string) {
+    return this.request(path)
+  }
+  post(path: string, form: Record<string, string> = {}) {
+    return this.request(path, { form: { _csrf: this.csrf, ...form } })
+  }
+}
+
+const smtp = await fakeSmtp()
+const app = await startTestApp(t, { capabilities: [testCapability({ name: 'echo-test', price: 3 })], env: { SMTP_URL: smtp.url, RATE_LIMITS: '{"dashboard-login-ip": 1000}' } })
+app.services.config.dashboardUrl = app.url
+
+function linkIn(raw: string): string {
+  const unfolded = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=')
+  return /https?:\/\/\S+\/dashboard\/login\/verify\?token=[A-Za-z0-9_-]{43}/.exec(unfolded)![0]
+}
+
+async function signIn(email: string): Promise<Client> {
+  const c = new Client(app)
+  await c.get('/dashboard/login')
+  const before = smtp.mails.length
+  t.equal((await c.post('/dashboard/login', { email })).status, 200)
+  const mail = smtp.mails.slice(before).find((m) => m.to === email)!
+  const link = new URL(linkIn(mail.raw))
+  await c.get(link.pathname + link.search)
+  const res = await c.post('/dashboard/login/verify', { token: link.searchParams.get('token')! })
+  t.equal(res.status, 302)
+  await c.get('/dashboard')
+  return c
+}
+
+t.test('sign-in by a one-time link sent through SMTP_URL; HttpOnly SameSite=Lax cookie; sign-out', async (t) => {
+  const c = new Client(app)
+  const login = await c.get('/dashboard/login')
+  t.equal(login.status, 200)
+  t.match(login.text, /Email me a sign-in link/)
+  t.equal((await c.request('/dashboard/login', { form: { email: 'owner@example.test' } })).status, 400, 'no CSRF field → refused')
+  t.equal(smtp.mails.length, 0, 'and no mail sent')
+
+  const sent = await c.post('/dashboard/login', { email: 'Owner@Example.test' })
+  t.equal(sent.status, 200)
+  t.match(sent.text, /Check your email/)
+  t.equal(smtp.mails.length, 1)
+  t.equal(smtp.mails[0]!.to, 'owner@example.test')
+  const link = new URL(linkIn(smtp.mails[0]!.raw))
+  const token = link.searchParams.get('token')!
+  const stored = JSON.stringify(await app.services.db.sql(`select encode(token_hash, 'hex') as h, email from login_links`))
+  t.notOk(stored.includes(token), 'only the hash of the token is stored')
+
+  const confirm = await c.get(link.pathname + link.search)
+  t.equal(confirm.status, 200, 'opening the link (as a mail scanner would) does not use it up')
+  const signed = await c.post('/dashboard/login/verify', { token })
+  t.equal(signed.status, 302)
+  t.equal(signed.headers.get('location'), '/dashboard')
+  const cookie = signed.headers.getSetCookie().find((s) => s.startsWith('dash_session='))!
+  t.match(cookie, /httponly/i)
+  t.match(cookie, /samesite=lax/i)
+  t.notMatch(cookie, /secure/i, 'not Secure over plain http')
+  const overview = await c.get('/dashboard')
+  t.equal(overview.status, 200)
+  t.match(overview.text, /owner@example\.test/)
+  t.match(overview.text, /Balance/)
+  t.match(overview.text, /<svg/)
+
+  const other = new Client(app)
+  await other.get(link.pathname + link.search)
+  const again = await other.post('/dashboard/login/verify', { token })
+  t.equal(again.status, 400, 'a used link does not sign in twice')
+  t.match(again.text, /expired or was already used/)
+
+  const out = await c.post('/dashboard/logout')
+  t.equal(out.status, 302)
+  t.equal((await c.get('/dashboard')).headers.get('location'), '/dashboard/login', 'signed out')
+  t.equal(Number((await app.services.db.sql(`select count(*) as n from dashboard_sessions`))[0]!.n), 0, 'the session is gone')
+})
+
+t.test('behind https the cookie is Secure; a link older than 15 minutes is refused', async (t) => {
+  const c = new Client(app)
+  await c.request('/dashboard/login', { headers: { 'x-forwarded-proto': 'https' } })
+  const before = smtp.mails.length
+  await c.request('/dashboard/login', { form: { _csrf: c.csrf, email: 'secure@example.test' }, headers: { 'x-forwarded-proto': 'https' } })
+  const token = new URL(linkIn(smtp.mails[before]!.raw)).searchParams.get('token')!
+  const signed = await c.request('/dashboard/login/verify', { form: { _csrf: c.csrf, token }, headers: { 'x-forwarded-proto': 'https' } })
+  t.match(signed.headers.getSetCookie().find((s) => s.startsWith('dash_session='))!, /secure/i)
+
+  await c.post('/dashboard/login', { email: 'late@example.test' })
+  const late = new URL(linkIn(smtp.mails.at(-1)!.raw)).searchParams.get('token')!
+  await app.services.db.sql(`update login_links set expires_at = now() - interval '1 second' where email = 'late@example.test'`)
+  t.equal((await c.post('/dashboard/login/verify', { token: late })).status, 400)
+})
+
+t.test('link requests are rate limited per email address and per client address', async (t) => {
+  const c = new Client(app)
+  await c.get('/dashboard/login')
+  const statuses = []
+  for (let i = 0; i < 4; i++) statuses.push((await c.post('/dashboard/login', { email: 'flood@example.test' })).status)
+  t.same(statuses, [200, 200, 200, 429])
+  t.equal(smtp.mails.filter((m) => m.to === 'flood@example.test').length, 3)
+  app.services.config.rateLimits['dashboard-login-ip'] = 2
+  t.teardown(() => void (app.services.config.rateLimits['dashboard-login-ip'] = 1000))
+  const spread = []
+  for (let i = 0; i < 3; i++) spread.push((await c.post('/dashboard/login', { email: `spread${i}@example.test` })).status)
+  t.same(spread, [200, 200, 429], 'many addresses from one client')
+})
+
+t.test('without SMTP_URL the link is printed in the server log', async (t) => {
+  const lines: string[] = []
+  const mailer = app.services.mailer
+  app.services.mailer = createMailer(undefined, 'x@localhost', (m) => lines.push(m))
+  t.teardown(() => void (app.services.mailer = mailer))
+  const c = new Client(app)
+  await c.get('/dashboard/login')
+  await c.post('/dashboard/login', { email: 'dev@example.test' })
+  t.equal(lines.length, 1)
+  const link = new URL(linkIn(lines[0]!))
+  await c.get(link.pathname + link.search)
+  t.equal((await c.post('/dashboard/login/verify', { token: link.searchParams.get('token')! })).status, 302)
+})
+
+t.test('two signed-in accounts: no page shows the other’s keys, usage or secrets; CSRF on every change', async (t) => {
+  const a = await signIn('alice@example.test')
+  const b = await signIn('bob@example.test')
+
+  const created = await a.post('/dashboard/keys', { name: 'alice-prod' })
+  t.equal(created.status, 200)
+  const key = /data-testid="new-key">(ksk_live_[0-9A-Za-z]{32})</.exec(created.text)![1]!
+  const keyId = /data-key-id="([0-9a-f-]{36})"/.exec(created.text)![1]!
+  const listed = await a.get('/dashboard/keys')
+  t.notOk(listed.text.includes(key), 'the secret is shown once, never again')
+  t.ok(listed.text.includes(key.slice(0, 12)), 'its prefix is listed')
+
+  const [aliceId] = await app.services.db.sql(`select id from accounts where email = 'alice@example.test'`)
+  await app.topUp(aliceId!.id, 100)
+  const call = await app.call('/v1/echo-test', { key, body: { text: 'hello' } })
+  t.equal(call.status, 200)
+  const requestId = call.headers.get('x-request-id') ?? call.headers.get('request-id') ?? ''
+  const rotated = await a.post('/dashboard/webhooks/rotate')
+  const secretA = /data-testid="webhook-secret">(whsec_[^<]+)</.exec(rotated.text)![1]!
+  t.ok((await a.post('/dashboard/webhooks/reveal')).text.includes(secretA), 'reveal shows the secret the rotation made')
+  await b.post('/dashboard/webhooks/rotate')
+
+  const pages = ['/dashboard', '/dashboard/keys', '/dashboard/webhooks', '/dashboard/usage', '/dashboard/usage.csv', '/dashboard/billing']
+  for (const p of pages) {
+    const res = await b.get(p)
+    t.equal(res.status, 200, p)
+    t.notOk(res.text.includes(key.slice(0, 12)), `${p}: no key of alice`)
+    t.notOk(res.text.includes('alice'), `${p}: nothing of alice`)
+    t.notOk(res.text.includes(secretA), `${p}: not alice's secret`)
+    if (requestId) t.notOk(res.text.includes(requestId), `${p}: not alice's calls`)
+  }
+  const bobReveal = await b.post('/dashboard/webhooks/reveal')
+  t.notOk(bobReveal.text.includes(secretA), 'bob reveals his own secret only')
+  t.match(bobReveal.text, /data-testid="webhook-secret">whsec_/)
+  t.notOk((await b.get(`/dashboard/usage?keyId=${keyId}`)).text.includes('echo-test '), 'filtering by alice’s key shows bob nothing')
+  const aliceUsage = await a.get('/dashboard/usage')
+  t.match(aliceUsage.text, /echo-test/, 'alice sees her own call')
+  t.match((await a.get('/dashboard/usage.csv')).text, /"charge","-3"/)
+
+  // Bob cannot act on alice's key, even with a valid form of his own.
+  t.equal((await b.post(`/dashboard/keys/${keyId}/revoke`)).status, 404)
+  t.equal((await b.post(`/dashboard/keys/${keyId}/cap`, { monthlySpendCap: '5' })).status, 404)
+  t.equal((await app.call('/v1/account', { key })).status, 200, 'alice’s key still works')
+
+  // CSRF: no token, or another session's token, changes nothing.
+  const bobCsrf = b.csrf
+  t.equal((await a.request(`/dashboard/keys/${keyId}/revoke`, { form: {} })).status, 400)
+  t.equal((await a.request(`/dashboard/keys/${keyId}/revoke`, { form: { _csrf: bobCsrf } })).status, 400)
+  t.equal((await a.request('/dashboard/keys', { form: { name: 'sneaky', _csrf: bobCsrf } })).status, 400)
+  t.equal((await a.request('/dashboard/webhooks/rotate', { form: {} })).status, 400)
+  t.equal((await a.request('/dashboard/logout', { form: {} })).status, 400)
+  t.equal((await app.call('/v1/account', { key })).status, 200)
+  t.equal(Number((await app.services.db.sql(`select count(*) as n from api_keys where name = 'sneaky'`))[0]!.n), 0)
+  await a.get('/dashboard/keys')
+  const revealedAgain = await a.post('/dashboard/webhooks/reveal')
+  t.ok(revealedAgain.text.includes(secretA), 'the refused rotate left the secret as it was')
+
+  await a.get('/dashboard/keys')
+  t.equal((await a.post(`/dashboard/keys/${keyId}/revoke`)).status, 302)
+  t.equal((await app.call('/v1/account', { key })).status, 401, 'revoked from the dashboard')
+})
+
+t.test('spend caps need the Team plan; names are escaped; without Stripe purchases are the operator’s', async (t) => {
+  const c = await signIn('carol@example.test')
+  const keys = await c.get('/dashboard/keys')
+  t.notMatch(keys.text, /name="monthlySpendCap"/, 'no cap field without the Team plan')
+  const refused = await c.post('/dashboard/keys', { name: 'x', monthlySpendCap: '100' })
+  t.equal(refused.status, 409)
+  t.match(refused.text, /Team plan/)
+  await app.services.db.sql(`update accounts set plan = 'team' where email = 'carol@example.test'`)
+  await c.get('/dashboard/keys')
+  const made = await c.post('/dashboard/keys', { name: '<script>alert(1)</script>', monthlySpendCap: '100' })
+  t.equal(made.status, 200)
+  t.notOk(made.text.includes('<script>alert(1)</script>'), 'the name is escaped')
+  t.ok(made.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'))
+  const [row] = await app.services.db.sql(`select id, monthly_spend_cap from api_keys where name = '<script>alert(1)</script>'`)
+  t.equal(Number(row!.monthly_spend_cap), 100)
+  t.equal((await c.post(`/dashboard/keys/${row!.id}/cap`, { monthlySpendCap: '250' })).status, 302)
+  t.equal(Number((await app.services.db.sql(`select monthly_spend_cap from api_keys where id = ?`, [row!.id]))[0]!.monthly_spend_cap), 250)
+
+  const billing = await c.get('/dashboard/billing')
+  t.match(billing.text, /Purchases on this service are made by the operator/)
+  t.notMatch(billing.text, /action="\/dashboard\/billing\/checkout"/, 'no buy buttons')
+  t.equal((await c.post('/dashboard/billing/checkout', { pack: 'starter' })).status, 404)
+  t.equal((await app.call('/stripe/webhook', { body: {} })).status, 404, 'no Stripe webhook without Stripe')
+})
