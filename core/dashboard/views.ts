@@ -359,7 +359,7 @@ export function billingPage(frame: Frame, d: BillingData): string {
     'Billing',
     html`${d.stripe ? '' : html`<div class="notice">Purchases on this service are made by the operator. Contact them to buy credits or change your plan.</div>`}
 <section class="card">
-  <div class="card-head"><h2>Credit packs</h2><div class="muted">Balance: ${credits(d.balance)} credits</div></div>
+  <div class="card-head"><h2>Credit packs</h2><div class="muted" data-testid="balance">Balance: ${credits(d.balance)} credits</div></div>
   <div class="tiles">${packs.map(
     (p) => html`<div class="tile ${p === 'first' ? 'highlight' : ''}" data-pack="${p}">
     <div class="tile-name">${p === 'first' ? 'First pack' : title(p)}</div>
