@@ -182,7 +182,7 @@ export function dashboardRouter(services: Services): Router {
     const name = (form(ctx).name ?? '').trim().slice(0, 200) || undefined
     const created = await createKey(db, accountId, { ...(name ? { name } : {}), monthlySpendCap: capOf(form(ctx).monthlySpendCap) })
     // Rendered in this response, never stored or redirected: the secret is shown once.
-    page(ctx, views.keysPage(await frame(ctx, 'keys', { notice: 'Key created.' }), await keyRows(accountId), (await getAccount(db, accountId)).plan, { key: created.key, name: created.name }))
+    page(ctx, views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan, { key: created.key, name: created.name }))
   })
   router.post('/keys/:id/revoke', signedIn, async (ctx) => {
     await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys)
