@@ -3,7 +3,7 @@
 // account (self-serve sign-up); the account starts with no credits, as every account does.
 import { createHash, randomBytes } from 'node:crypto'
 import { createAccount } from '../accounts/accounts.ts'
-import type { Database } from '../db/database.ts'
+import type { Database, Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
 
 export const LINK_TTL_MS = 15 * 60_000
@@ -68,4 +68,11 @@ export async function loadSession(services: Services, sessionId: string | undefi
 
 export async function endSession(services: Services, sessionId: string): Promise<void> {
   await services.db.sql(`delete from dashboard_sessions where id_hash = ?`, [sha256(sessionId)])
+}
+
+/** Maintenance: expired or used sign-in links and expired sessions. */
+export async function removeExpiredSignIns(db: Query, now: Date): Promise<number> {
+  const links = await db.sql(`delete from login_links where expires_at < ? returning 1`, [now])
+  const sessions = await db.sql(`delete from dashboard_sessions where expires_at < ? returning 1`, [now])
+  return links.length + sessions.length
 }

@@ -121,6 +121,7 @@ export interface MaintenanceReport {
   holdsReleased: number
   idempotencyRecordsRemoved: number
   plansRenewed: number
+  signInRowsRemoved: number
 }
 
 /** C7 maintenance pass: every 5 minutes by cron, and on POST /internal/maintenance. */

@@ -1,5 +1,7 @@
-// The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals.
+// The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals,
+// expired dashboard sign-in links and sessions.
 import { renewPlans } from '../accounts/accounts.ts'
+import { removeExpiredSignIns } from '../dashboard/session.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
 import { failStaleJobs, type MaintenanceReport } from './jobs.ts'
@@ -12,5 +14,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idem = await services.db.sql(`delete from idempotency_records where created_at <= ? returning key`, [new Date(now.getTime() - 24 * 3600_000)])
   const plansRenewed = await renewPlans(services.db, now)
-  return { ...jobs, holdsReleased, idempotencyRecordsRemoved: idem.length, plansRenewed }
+  const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
+  return { ...jobs, holdsReleased, idempotencyRecordsRemoved: idem.length, plansRenewed, signInRowsRemoved }
 }

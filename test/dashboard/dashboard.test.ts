@@ -259,3 +259,15 @@ t.test('spend caps need the Team plan; names are escaped; without Stripe purchas
   t.equal((await c.post('/dashboard/billing/checkout', { pack: 'starter' })).status, 404)
   t.equal((await app.call('/stripe/webhook', { body: {} })).status, 404, 'no Stripe webhook without Stripe')
 })
+
+t.test('maintenance removes expired sign-in links and sessions', async (t) => {
+  const c = await signIn('erin@example.test')
+  const { runMaintenance } = await import('../../core/jobs/maintenance.ts')
+  const now = app.services.now
+  app.services.now = () => new Date(Date.now() + 8 * 24 * 3600_000)
+  t.teardown(() => void (app.services.now = now))
+  const report = await runMaintenance(app.services)
+  t.ok(report.signInRowsRemoved >= 2, 'the used link and the session')
+  app.services.now = now
+  t.equal((await c.get('/dashboard')).headers.get('location'), '/dashboard/login', 'the session has ended')
+})
