@@ -209,7 +209,7 @@ export function autoRechargeTask(services: Services) {
     }
     if (intent && !failure) {
       await db.tx(async (q) => {
-        if (await claimGrant(q, intent.id, accountId, 'auto_recharge')) await credit(q, accountId, 'purchase', PACKS[pack], `auto-recharge ${pack} ${intent.id}`)
+        if (await claimGrant(q, intent.id, accountId, 'auto_recharge')) await grantPack(q, accountId, pack, `auto-recharge ${pack} ${intent.id}`)
         await q.sql(`update accounts set recharge_pending = false where id = ?`, [accountId])
       })
       return
