@@ -28,7 +28,7 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     config,
     db,
     capabilities,
-    keys: overrides.keys ?? new KeyCache(db),
+    keys: overrides.keys ?? new KeyCache(db, { failuresPerMinute: config.authFailuresPerMinute }),
     limiter,
     provider,
     secrets: overrides.secrets ?? secretBox(loadSecretKey(config.secretKey)),

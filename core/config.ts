@@ -20,6 +20,14 @@ export interface Config {
   adminToken?: string
   maintenanceSecret?: string
   secretKey?: string
+  /** SECRET_ENCRYPTION_KEY_PREVIOUS: still opens secrets sealed before a key rotation. */
+  previousSecretKey?: string
+  /** TRUST_PROXY=true: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy: boolean
+  /** Node's HTTP server limits (a trickled request is cut off at requestTimeoutMs with 408). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number }
+  /** Failed key lookups per client and minute before 429 (the database is not asked meanwhile). */
+  authFailuresPerMinute: number
   jobLeaseSeconds: number
   callbacksAllowPrivate: boolean
   webhookRetryDelays: number[]
@@ -62,6 +70,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     maintenanceSecret: env.MAINTENANCE_SECRET || undefined,
     secretKey: env.SECRET_ENCRYPTION_KEY || undefined,
+    previousSecretKey: env.SECRET_ENCRYPTION_KEY_PREVIOUS || undefined,
+    trustProxy: env.TRUST_PROXY === 'true',
+    http: {
+      headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS) ?? defaults.http.headersTimeoutMs,
+      requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS) ?? defaults.http.requestTimeoutMs,
+      keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', env.HTTP_KEEP_ALIVE_TIMEOUT_MS) ?? defaults.http.keepAliveTimeoutMs,
+    },
+    authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE) ?? defaults.authFailuresPerMinute,
     jobLeaseSeconds: int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS) ?? defaults.jobLeaseSeconds,
     callbacksAllowPrivate: env.CALLBACKS_ALLOW_PRIVATE === 'true',
     webhookRetryDelays: delays ?? defaults.webhookRetryDelays,

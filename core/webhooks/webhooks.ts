@@ -4,6 +4,7 @@
 import { createHmac } from 'node:crypto'
 import { ulid } from 'ulid'
 import type { Query } from '../db/database.ts'
+import { ApiError } from '../errors.ts'
 import { jobView } from '../jobs/jobs.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import type { JobEvents, Services } from '../services.ts'
@@ -105,6 +106,8 @@ export function deliverTask(services: Services) {
 }
 
 export async function listAttempts(db: Query, jobId: string) {
+  const [job] = await db.sql(`select 1 from jobs where id = ?`, [jobId])
+  if (!job) throw new ApiError('not_found', 'No such job.')
   const rows = await db.sql(
     `select d.id, d.event, d.url, d.status,
             coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)
