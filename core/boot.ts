@@ -5,7 +5,7 @@ import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { loadCapabilities, type Capability } from './registry.ts'
-import { loadSecretKey, secretBox } from './secrets.ts'
+import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
 
@@ -31,7 +31,9 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     keys: overrides.keys ?? new KeyCache(db, { failuresPerMinute: config.authFailuresPerMinute }),
     limiter,
     provider,
-    secrets: overrides.secrets ?? secretBox(loadSecretKey(config.secretKey)),
+    secrets:
+      overrides.secrets ??
+      secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true })),
     now: overrides.now ?? (() => new Date()),
     log,
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),

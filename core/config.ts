@@ -1,6 +1,9 @@
 // Configuration (contract C15): environment first, then config/defaults.json.
 import { readFileSync } from 'node:fs'
 
+/** A configuration this process cannot run with; the entry point prints its message as one line. */
+export class BootRefusal extends Error {}
+
 export interface PausedEntry {
   since: string
   reason: string
@@ -47,20 +50,20 @@ function json<T>(name: string, raw: string | undefined): T | undefined {
   try {
     return JSON.parse(raw) as T
   } catch {
-    throw new Error(`${name} must be JSON`)
+    throw new BootRefusal(`${name} must be JSON`)
   }
 }
 
 function int(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got "${raw}"`)
+  if (!Number.isInteger(n) || n < 0) throw new BootRefusal(`${name} must be a whole number, got "${raw}"`)
   return n
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const wire = env.AI_WIRE_API ?? defaults.ai.wireApi
-  if (wire !== 'responses' && wire !== 'chat') throw new Error(`AI_WIRE_API must be "responses" or "chat", got "${wire}"`)
+  if (wire !== 'responses' && wire !== 'chat') throw new BootRefusal(`AI_WIRE_API must be "responses" or "chat", got "${wire}"`)
   const delays = env.WEBHOOK_RETRY_DELAYS?.split(',').map((s) => int('WEBHOOK_RETRY_DELAYS', s.trim()) ?? 0)
   return {
     ...defaults,

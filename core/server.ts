@@ -2,7 +2,7 @@
 // SIGTERM: stop accepting, let running jobs finish within the grace period, then exit.
 import { boot } from './boot.ts'
 import { buildApp, httpServer } from './app.ts'
-import { loadConfig } from './config.ts'
+import { BootRefusal, loadConfig } from './config.ts'
 import { startWorker } from './jobs/worker.ts'
 import { ManifestError } from './registry.ts'
 
@@ -44,6 +44,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e instanceof ManifestError ? `Refusing to boot: ${e.message}` : e)
+  console.error(e instanceof ManifestError || e instanceof BootRefusal ? `Refusing to boot: ${e.message}` : e)
   process.exit(1)
 })

@@ -7,6 +7,7 @@ import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { jobView } from '../jobs/jobs.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
+import { SecretUnreadable } from '../secrets.ts'
 import type { JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
@@ -55,7 +56,22 @@ export function deliverTask(services: Services) {
       await db.sql(`update webhook_deliveries set status = 'skipped', updated_at = now() where id = ?`, [deliveryId])
       return
     }
-    const secret = services.secrets.open(d.webhook_secret)
+    let secret: string
+    try {
+      secret = services.secrets.open(d.webhook_secret)
+    } catch (e) {
+      if (!(e instanceof SecretUnreadable)) throw e
+      // Retrying cannot help until the key is fixed: recorded as failed, with the reason, never left pending.
+      await db.tx(async (q) => {
+        await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, now(), null, ?, 0)`, [
+          deliveryId,
+          attempt,
+          `cannot sign: ${e.message}`,
+        ])
+        await q.sql(`update webhook_deliveries set attempts = ?, status = 'failed', updated_at = now() where id = ?`, [attempt, deliveryId])
+      })
+      return
+    }
     const started = Date.now()
     let statusCode: number | null = null
     let error: string | null = null

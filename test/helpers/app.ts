@@ -55,7 +55,7 @@ let accounts = 0
 export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase()
   const config: Config = {
-    ...loadConfig({ PAUSED_ENDPOINTS: undefined, ...opts.env }),
+    ...loadConfig({ PAUSED_ENDPOINTS: undefined, SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY, ...opts.env }),
     databaseUrl: database.url,
     ...opts.config,
   }
