@@ -18,6 +18,9 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
   const log = overrides.log ?? ((m: string) => console.log(m))
   const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
   const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
+  // Before touching the database: a process that could not read its siblings' secrets must not start.
+  const secrets =
+    overrides.secrets ?? secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true }))
   if (database) await migrate(database.url)
   const db = overrides.db ?? (await openDatabase(database!.url))
   const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
@@ -31,9 +34,7 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     keys: overrides.keys ?? new KeyCache(db, { failuresPerMinute: config.authFailuresPerMinute }),
     limiter,
     provider,
-    secrets:
-      overrides.secrets ??
-      secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true })),
+    secrets,
     now: overrides.now ?? (() => new Date()),
     log,
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),

@@ -5,6 +5,7 @@ import { AccountSchema, ApiKeySchema } from '../db/entities.ts'
 import { ApiError } from '../errors.ts'
 import type { SecretBox } from '../secrets.ts'
 import { RateLimiterMemory } from 'rate-limiter-flexible'
+import { UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
@@ -150,6 +151,7 @@ export async function createKey(
 }
 
 export async function updateKey(db: Database, keyId: string, input: { monthlySpendCap: number | null }): Promise<KeyView> {
+  if (!UUID.test(keyId)) throw new ApiError('not_found', 'No such key.')
   const em = db.orm.em.fork()
   const entity = await em.findOne(ApiKeySchema, { id: keyId, revokedAt: null })
   if (!entity) throw new ApiError('not_found', 'No such key.')
