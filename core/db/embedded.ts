@@ -144,7 +144,7 @@ async function postgresUser(): Promise<RunAs> {
  * Where the cluster and the binaries live. As root in a checkout the `postgres` user cannot enter (a mode-700
  * home or mktemp directory), both go under /var/lib/capapi-embedded, keyed by the checkout's path.
  */
-function placement(root: string, bin: string, runAs: RunAs): { dataDir: string; binDir: string; note?: string } {
+function placement(root: string, bin: string, runAs: RunAs): { dataDir: string; binDir: string; note?: string; prepare?: () => void } {
   const dataDir = path.join(root, 'pg')
   const binDir = path.dirname(bin)
   if (runAs.uid === undefined) return { dataDir, binDir }
@@ -154,7 +154,8 @@ function placement(root: string, bin: string, runAs: RunAs): { dataDir: string; 
   const nativeDir = path.dirname(binDir)
   const version = createHash('sha256').update(realpathSync(nativeDir)).update(String(statSync(bin).mtimeMs)).digest('hex').slice(0, 12)
   const copied = path.join(base, `native-${version}`)
-  if (!existsSync(path.join(copied, 'bin', 'pg_ctl'))) {
+  const prepare = () => {
+    if (existsSync(path.join(copied, 'bin', 'pg_ctl'))) return
     mkdirSync(base, { recursive: true, mode: 0o755 })
     chmodSync(base, 0o755)
     rmSync(`${copied}.tmp`, { recursive: true, force: true })
@@ -166,6 +167,7 @@ function placement(root: string, bin: string, runAs: RunAs): { dataDir: string; 
     dataDir: path.join(base, checkout, 'pg'),
     binDir: path.join(copied, 'bin'),
     note: `the postgres user cannot enter ${closed}; the embedded PostgreSQL runs from ${base}`,
+    prepare,
   }
 }
 
@@ -200,6 +202,7 @@ export async function startEmbeddedPostgres(root = path.resolve('.data'), log: (
     log(`Port ${from} is taken by another checkout's PostgreSQL; this checkout's embedded PostgreSQL uses port ${marker.port} (recorded in ${markerFile(root)}).`)
   }
   if (place.note) log(`Running as root: ${place.note}.`)
+  place.prepare?.()
   writeFileSync(markerFile(root), JSON.stringify(marker, null, 2) + '\n')
 
   const pgCtl = path.join(place.binDir, 'pg_ctl')
