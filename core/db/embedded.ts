@@ -152,8 +152,9 @@ function placement(root: string, bin: string, runAs: RunAs): { dataDir: string; 
   if (!closed) return { dataDir, binDir }
   const base = '/var/lib/capapi-embedded'
   const nativeDir = path.dirname(binDir)
-  const version = createHash('sha256').update(realpathSync(nativeDir)).update(String(statSync(bin).mtimeMs)).digest('hex').slice(0, 12)
-  const copied = path.join(base, `native-${version}`)
+  // One copy per PostgreSQL build, shared by the checkouts that need it.
+  const { version } = JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')) as { version: string }
+  const copied = path.join(base, `native-${os.platform()}-${os.arch()}-${version}`)
   const prepare = () => {
     if (existsSync(path.join(copied, 'bin', 'pg_ctl'))) return
     mkdirSync(base, { recursive: true, mode: 0o755 })
