@@ -2,10 +2,15 @@
 // then tap. The last line is "N passed, M failed", counted from tap's own summary.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { BootRefusal } from '../core/config.ts'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
 import { prepareTemplate } from '../test/helpers/database.ts'
 
-const db = await resolveDatabaseUrl(process.env.DATABASE_URL)
+const db = await resolveDatabaseUrl(process.env.DATABASE_URL).catch((e: unknown) => {
+  if (!(e instanceof BootRefusal)) throw e
+  console.error(`Cannot start the test database: ${e.message}`)
+  process.exit(1)
+})
 await prepareTemplate(db.url)
 const child = spawn('npx', ['tap', ...process.argv.slice(2)], {
   // Test processes share one key, as the processes of a deployment must (they may run against your own DATABASE_URL).

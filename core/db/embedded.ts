@@ -208,6 +208,7 @@ export async function startEmbeddedPostgres(root = path.resolve('.data'), log: (
 
   const pgCtl = path.join(place.binDir, 'pg_ctl')
   if (!existsSync(path.join(place.dataDir, 'PG_VERSION'))) {
+    mkdirSync(path.dirname(place.dataDir), { recursive: true, mode: 0o755 })
     mkdirSync(place.dataDir, { recursive: true, mode: 0o700 })
     if (runAs.uid !== undefined) chownSync(place.dataDir, runAs.uid, runAs.gid!)
     const pwfile = path.join(os.tmpdir(), `capapi-pw-${randomUUID()}`)
