@@ -1,9 +1,10 @@
 // buildApp(services): the Koa app without listen(). It only composes middleware and routes; money, jobs
 // and webhooks live in their own modules.
+import { createServer, type Server } from 'node:http'
 import Koa from 'koa'
-import Router from '@koa/router'
+import type { Config } from './config.ts'
 import { accountSummary } from './accounts/accounts.ts'
-import { adminRouter, bearerMatches } from './admin/routes.ts'
+import { adminRouter } from './admin/routes.ts'
 import { ApiError } from './errors.ts'
 import { getJob } from './jobs/jobs.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
@@ -15,12 +16,13 @@ import { authenticate } from './pipeline/auth.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
+import { operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
 
 export function buildApp(services: Services): Koa {
   const app = new Koa()
-  app.proxy = true
-  const router = new Router()
+  app.proxy = services.config.trustProxy
+  const router = strictRouter()
   const openapi = JSON.stringify(buildOpenApi([...services.capabilities.values()], services.config))
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
@@ -49,16 +51,15 @@ export function buildApp(services: Services): Koa {
       ctx.body = { status: 'unavailable' }
     }
   })
+  // MAINTENANCE_SECRET is checked by operatorGate, before routing.
   router.post('/internal/maintenance', async (ctx) => {
-    const secret = services.config.maintenanceSecret
-    if (!secret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
-    if (!bearerMatches(ctx.get('Authorization'), secret)) throw new ApiError('unauthorized', 'The maintenance secret is not valid.')
     ctx.body = await runMaintenance(services)
   })
 
   const admin = adminRouter(services)
   app.use(requestId)
   app.use(errorHandler(services.log))
+  app.use(operatorGate(services.config))
   app.use(router.routes())
   app.use(
     router.allowedMethods({
@@ -71,4 +72,13 @@ export function buildApp(services: Services): Koa {
   app.use(admin.routes())
   app.use(admin.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.') }))
   return app
+}
+
+/** The HTTP server of an app, with the timeouts of config.http (sized for the 20 MiB body limit). */
+export function httpServer(app: Koa, config: Config): Server {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http
+  return createServer(
+    { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: 1000 },
+    app.callback(),
+  )
 }

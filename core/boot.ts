@@ -7,7 +7,7 @@ import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { loadCapabilities, type Capability } from './registry.ts'
-import { loadSecretKey, secretBox } from './secrets.ts'
+import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
 
@@ -20,6 +20,9 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
   const log = overrides.log ?? ((m: string) => console.log(m))
   const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
   const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
+  // Before touching the database: a process that could not read its siblings' secrets must not start.
+  const secrets =
+    overrides.secrets ?? secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true }))
   if (database) await migrate(database.url)
   const db = overrides.db ?? (await openDatabase(database!.url))
   const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
@@ -30,10 +33,10 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     config,
     db,
     capabilities,
-    keys: overrides.keys ?? new KeyCache(db),
+    keys: overrides.keys ?? new KeyCache(db, { failuresPerMinute: config.authFailuresPerMinute }),
     limiter,
     provider,
-    secrets: overrides.secrets ?? secretBox(loadSecretKey(config.secretKey)),
+    secrets,
     now: overrides.now ?? (() => new Date()),
     log,
     mailer: overrides.mailer ?? createMailer(config.smtpUrl, config.mailFrom, log),

@@ -1,6 +1,9 @@
 // Configuration (contract C15): environment first, then config/defaults.json.
 import { readFileSync } from 'node:fs'
 
+/** A configuration this process cannot run with; the entry point prints its message as one line. */
+export class BootRefusal extends Error {}
+
 export interface PausedEntry {
   since: string
   reason: string
@@ -28,6 +31,14 @@ export interface Config {
   adminToken?: string
   maintenanceSecret?: string
   secretKey?: string
+  /** SECRET_ENCRYPTION_KEY_PREVIOUS: still opens secrets sealed before a key rotation. */
+  previousSecretKey?: string
+  /** TRUST_PROXY=true: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy: boolean
+  /** Node's HTTP server limits (a trickled request is cut off at requestTimeoutMs with 408). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number }
+  /** Failed key lookups per client and minute before 429 (the database is not asked meanwhile). */
+  authFailuresPerMinute: number
   jobLeaseSeconds: number
   callbacksAllowPrivate: boolean
   webhookRetryDelays: number[]
@@ -53,14 +64,14 @@ function json<T>(name: string, raw: string | undefined): T | undefined {
   try {
     return JSON.parse(raw) as T
   } catch {
-    throw new Error(`${name} must be JSON`)
+    throw new BootRefusal(`${name} must be JSON`)
   }
 }
 
 function int(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got "${raw}"`)
+  if (!Number.isInteger(n) || n < 0) throw new BootRefusal(`${name} must be a whole number, got "${raw}"`)
   return n
 }
 
@@ -73,7 +84,7 @@ function stripeApi(raw: string | undefined): BillingConfig['api'] {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const wire = env.AI_WIRE_API ?? defaults.ai.wireApi
-  if (wire !== 'responses' && wire !== 'chat') throw new Error(`AI_WIRE_API must be "responses" or "chat", got "${wire}"`)
+  if (wire !== 'responses' && wire !== 'chat') throw new BootRefusal(`AI_WIRE_API must be "responses" or "chat", got "${wire}"`)
   const delays = env.WEBHOOK_RETRY_DELAYS?.split(',').map((s) => int('WEBHOOK_RETRY_DELAYS', s.trim()) ?? 0)
   return {
     ...defaults,
@@ -83,6 +94,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     maintenanceSecret: env.MAINTENANCE_SECRET || undefined,
     secretKey: env.SECRET_ENCRYPTION_KEY || undefined,
+    previousSecretKey: env.SECRET_ENCRYPTION_KEY_PREVIOUS || undefined,
+    trustProxy: env.TRUST_PROXY === 'true',
+    http: {
+      headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS) ?? defaults.http.headersTimeoutMs,
+      requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS) ?? defaults.http.requestTimeoutMs,
+      keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', env.HTTP_KEEP_ALIVE_TIMEOUT_MS) ?? defaults.http.keepAliveTimeoutMs,
+    },
+    authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE) ?? defaults.authFailuresPerMinute,
     jobLeaseSeconds: int('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS) ?? defaults.jobLeaseSeconds,
     callbacksAllowPrivate: env.CALLBACKS_ALLOW_PRIVATE === 'true',
     webhookRetryDelays: delays ?? defaults.webhookRetryDelays,

@@ -1,8 +1,8 @@
 // Process entry. `npm start` runs the API and the worker together; --api or --worker runs one (C15).
 // SIGTERM: stop accepting, let running jobs finish within the grace period, then exit.
 import { boot } from './boot.ts'
-import { buildApp } from './app.ts'
-import { loadConfig } from './config.ts'
+import { buildApp, httpServer } from './app.ts'
+import { BootRefusal, loadConfig } from './config.ts'
 import { startWorker } from './jobs/worker.ts'
 import { ManifestError } from './registry.ts'
 
@@ -13,9 +13,19 @@ const runWorker = !args.has('--api')
 async function main() {
   const config = loadConfig()
   const { services, close } = await boot(config)
-  const server = runApi
-    ? buildApp(services).listen(config.port, () => console.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`))
-    : null
+  const server = runApi ? httpServer(buildApp(services), config) : null
+  if (server) {
+    await new Promise<void>((resolve) => {
+      server.once('error', async (e: NodeJS.ErrnoException) => {
+        await close()
+        if (e.code === 'EADDRINUSE') console.error(`Port ${config.port} is already in use; set PORT to a free one, e.g. PORT=3001 npm start.`)
+        else console.error(`Cannot listen on port ${config.port}: ${e.message}`)
+        process.exit(1)
+      })
+      server.listen(config.port, resolve)
+    })
+    console.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`)
+  }
   const worker = runWorker ? await startWorker(services) : null
   if (worker) console.log('Worker running')
 
@@ -34,6 +44,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e instanceof ManifestError ? `Refusing to boot: ${e.message}` : e)
+  console.error(e instanceof ManifestError || e instanceof BootRefusal ? `Refusing to boot: ${e.message}` : e)
   process.exit(1)
 })

@@ -10,6 +10,9 @@ addFormats(ajv)
 // TypeBox marks schemas with symbols Ajv ignores; these keywords document, they do not validate.
 ajv.addKeyword('x-example')
 
+/** Every id the service mints is a UUID; anything else names nothing (404 before any query). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 /** Ajv errors as C2 `details`: JSON-pointer paths to the offending value. */
 export function formatErrors(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
   return (errors ?? []).slice(0, 20).map((e) => {

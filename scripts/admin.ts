@@ -1,6 +1,6 @@
 // `npm run admin -- <command>`: the operator API of C13 from the command line, one JSON object per command.
 import { boot } from '../core/boot.ts'
-import { loadConfig } from '../core/config.ts'
+import { BootRefusal, loadConfig } from '../core/config.ts'
 import {
   addCredits,
   createAccount,
@@ -98,5 +98,9 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await runAdmin(process.argv.slice(2), (json) => console.log(JSON.stringify(json)))
+  process.exitCode = await runAdmin(process.argv.slice(2), (json) => console.log(JSON.stringify(json))).catch((e: unknown) => {
+    if (!(e instanceof BootRefusal)) throw e
+    console.error(`Refusing to run: ${e.message}`)
+    return 1
+  })
 }

@@ -1,13 +1,20 @@
 // `npm test`: a PostgreSQL (DATABASE_URL, or the embedded one in .data/), a migrated template database,
 // then tap. The last line is "N passed, M failed", counted from tap's own summary.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { BootRefusal } from '../core/config.ts'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
 import { prepareTemplate } from '../test/helpers/database.ts'
 
-const db = await resolveDatabaseUrl(process.env.DATABASE_URL)
+const db = await resolveDatabaseUrl(process.env.DATABASE_URL).catch((e: unknown) => {
+  if (!(e instanceof BootRefusal)) throw e
+  console.error(`Cannot start the test database: ${e.message}`)
+  process.exit(1)
+})
 await prepareTemplate(db.url)
 const child = spawn('npx', ['tap', ...process.argv.slice(2)], {
-  env: { ...process.env, DATABASE_URL: db.url, CAPAPI_TEMPLATE_READY: '1' },
+  // Test processes share one key, as the processes of a deployment must (they may run against your own DATABASE_URL).
+  env: { ...process.env, DATABASE_URL: db.url, CAPAPI_TEMPLATE_READY: '1', SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? randomBytes(32).toString('hex') },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 let summary = ''

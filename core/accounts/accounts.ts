@@ -4,6 +4,8 @@ import type { Database, Query } from '../db/database.ts'
 import { AccountSchema, ApiKeySchema } from '../db/entities.ts'
 import { ApiError } from '../errors.ts'
 import type { SecretBox } from '../secrets.ts'
+import { RateLimiterMemory } from 'rate-limiter-flexible'
+import { UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
@@ -154,6 +156,7 @@ export async function createKey(
 }
 
 export async function updateKey(db: Database, keyId: string, input: { monthlySpendCap: number | null }): Promise<KeyView> {
+  if (!UUID.test(keyId)) throw new ApiError('not_found', 'No such key.')
   const em = db.orm.em.fork()
   const entity = await em.findOne(ApiKeySchema, { id: keyId, revokedAt: null })
   if (!entity) throw new ApiError('not_found', 'No such key.')
@@ -190,29 +193,51 @@ export interface Caller {
 
 /**
  * Bearer key → caller, cached for 5 s so a live call costs no lookup; revocation clears the entry here
- * at once and expires it on other instances within 5 s (C9).
+ * at once and expires it on other instances within 5 s (C9). Unknown hashes are remembered for as long, and
+ * a client (its address) with more than `failuresPerMinute` failed lookups gets 429 without a lookup.
  */
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; hash: Buffer; until: number }>()
+  private readonly unknown = new Map<string, number>()
+  private readonly failures: RateLimiterMemory
   constructor(
     private readonly db: Query,
-    private readonly ttlMs = 5000,
-  ) {}
+    private readonly opts: { ttlMs?: number; failuresPerMinute?: number } = {},
+  ) {
+    this.failures = new RateLimiterMemory({ points: opts.failuresPerMinute ?? 30, duration: 60, keyPrefix: 'auth-failures' })
+  }
 
-  async lookup(key: string): Promise<Caller | null> {
+  async lookup(key: string, client = ''): Promise<Caller | null> {
     const hash = hashKey(key)
     const cacheKey = hash.toString('base64')
     const hit = this.entries.get(cacheKey)
     if (hit && hit.until > Date.now() && timingSafeEqual(hit.hash, hash)) return hit.caller
-    const [row] = await this.db.sql(`select id, account_id, key_hash from api_keys where key_hash = ? and revoked_at is null`, [hash])
-    if (!row || !timingSafeEqual(row.key_hash, hash)) {
+    const failed = await this.failures.get(client)
+    if (failed && failed.consumedPoints >= this.failures.points) {
+      const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000))
+      throw new ApiError('rate_limited', `Too many failed authentications from this client; retry in ${retry} s.`, undefined, { 'Retry-After': String(retry) })
+    }
+    const row = (this.unknown.get(cacheKey) ?? 0) > Date.now() ? undefined : await this.findKey(hash)
+    if (!row) {
       this.entries.delete(cacheKey)
+      if (this.unknown.size > 10_000) this.unknown.clear()
+      this.unknown.set(cacheKey, Date.now() + this.ttlMs)
+      await this.failures.penalty(client, 1)
       return null
     }
     const caller = { keyId: row.id, accountId: row.account_id }
     if (this.entries.size > 10_000) this.entries.clear()
     this.entries.set(cacheKey, { caller, hash, until: Date.now() + this.ttlMs })
     return caller
+  }
+
+  private get ttlMs(): number {
+    return this.opts.ttlMs ?? 5000
+  }
+
+  private async findKey(hash: Buffer) {
+    const [row] = await this.db.sql(`select id, account_id, key_hash from api_keys where key_hash = ? and revoked_at is null`, [hash])
+    return row && timingSafeEqual(row.key_hash, hash) ? row : undefined
   }
 
   forget(keyId: string): void {

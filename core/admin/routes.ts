@@ -1,6 +1,6 @@
-// The operator API of C13 under /admin, behind ADMIN_TOKEN (unset: every /admin route is 404).
-import { timingSafeEqual, createHash } from 'node:crypto'
-import Router from '@koa/router'
+// The operator API of C13 under /admin, behind ADMIN_TOKEN (unset: every /admin route is 404). The token is
+// checked by operatorGate (core/pipeline/routing.ts) before any router runs, whatever the path's spelling.
+import type Router from '@koa/router'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import {
@@ -17,8 +17,9 @@ import {
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
 import { makeBodyReader } from '../pipeline/request.ts'
+import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
-import { ajv, formatErrors } from '../validation.ts'
+import { ajv, formatErrors, UUID } from '../validation.ts'
 import { listAttempts } from '../webhooks/webhooks.ts'
 
 const Plan = Type.Union(Object.keys(PLANS).map((p) => Type.Literal(p)))
@@ -42,14 +43,8 @@ function validator<T>(schema: TSchema) {
   }
 }
 
-export function bearerMatches(header: string, secret: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest()
-  return timingSafeEqual(digest(header), digest(`Bearer ${secret}`))
-}
-
 export function adminRouter(services: Services): Router {
-  const router = new Router({ prefix: '/admin' })
-  const token = services.config.adminToken
+  const router = strictRouter('/admin')
   const readBody = makeBodyReader(1024 * 1024)
   const body = async <T>(ctx: Context, check: (b: unknown) => T): Promise<T> => {
     if (ctx.request.length && !ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON.')
@@ -65,10 +60,10 @@ export function adminRouter(services: Services): Router {
   }
   const { db } = services
 
-  router.use(async (ctx, next) => {
-    if (!token) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
-    if (!bearerMatches(ctx.get('Authorization'), token)) throw new ApiError('unauthorized', 'The admin token is not valid.')
-    await next()
+  // A malformed id names nothing: 404, and no query sees it.
+  router.param('id', async (id, ctx, next) => {
+    if (!UUID.test(id)) throw new ApiError('not_found', `No such ${ctx.path.split('/')[2]?.replace(/s$/, '') ?? 'resource'}.`)
+    return next()
   })
   router.post('/accounts', async (ctx) => {
     ctx.status = 201

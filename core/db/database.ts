@@ -6,7 +6,7 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker'
 import pg from 'pg'
 import { entities } from './entities.ts'
 import { migrations } from './migrations/index.ts'
-import { startEmbeddedPostgres } from './embedded.ts'
+import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 
 export type Row = Record<string, any>
 
@@ -24,11 +24,11 @@ export interface Database extends Query {
 }
 
 /** DATABASE_URL, or the embedded PostgreSQL in .data/ with its `capapi` database (C15). */
-export async function resolveDatabaseUrl(databaseUrl?: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (databaseUrl) return { url: databaseUrl, stop: async () => {} }
+export async function resolveDatabaseUrl(databaseUrl?: string): Promise<{ url: string; embedded: boolean; stop: () => Promise<void> }> {
+  if (databaseUrl) return { url: databaseUrl, embedded: isEmbeddedUrl(databaseUrl), stop: async () => {} }
   const embedded = await startEmbeddedPostgres()
   await ensureDatabaseExists(embedded.url('postgres'), 'capapi')
-  return { url: embedded.url('capapi'), stop: embedded.stop }
+  return { url: embedded.url('capapi'), embedded: true, stop: embedded.stop }
 }
 
 export async function ensureDatabaseExists(adminUrl: string, name: string, template?: string): Promise<void> {

@@ -8,11 +8,11 @@ import { capabilityContext } from '../pipeline/context.ts'
 import type { Services, JobEventName } from '../services.ts'
 import { capture, release, reserve, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
 import { checkResult } from '../pipeline/result.ts'
+import { UUID } from '../validation.ts'
 
 export const RUN_TASK = 'run_capability'
 const DEADLINE_HOURS = 24
 const RETENTION_DAYS = 30
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export type AcceptOutcome = { outcome: 'accepted'; body: string } | Exclude<ReserveOutcome, { outcome: 'ok' }>
 

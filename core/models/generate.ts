@@ -39,11 +39,24 @@ export async function runModel<T>(
     return await fn(signal)
   } catch (e) {
     if (opts.signal.aborted) throw new ClientGone('client disconnected')
-    if (signal.aborted) throw new ApiError('inference_failed', `The ${what} provider timed out.`)
+    if (signal.aborted) throw new ApiError('inference_failed', `The ${what} provider timed out.`, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) })
     if (e instanceof ApiError) throw e
     opts.log?.(`${what} provider call failed: ${(e as Error).message}`)
+    const busy = upstreamBusy(e)
+    if (busy) throw new ApiError('inference_failed', `The ${what} provider is busy; retry later.`, undefined, { 'Retry-After': String(busy) })
     throw new ApiError('inference_failed', `The ${what} provider failed.`)
   }
+}
+
+/** Seconds a caller should wait after a timeout or a busy provider (a retry can succeed; nothing was charged). */
+const RETRY_AFTER_SECONDS = 5
+
+/** An upstream 429 or 503 (the provider says "later"): its own Retry-After in seconds if sane, else ours. */
+function upstreamBusy(e: unknown): number | null {
+  const { statusCode, responseHeaders } = e as { statusCode?: number; responseHeaders?: Record<string, string> }
+  if (statusCode !== 429 && statusCode !== 503) return null
+  const theirs = Number(responseHeaders?.['retry-after'])
+  return Number.isInteger(theirs) && theirs >= 1 && theirs <= 600 ? theirs : RETRY_AFTER_SECONDS
 }
 
 const validators = new WeakMap<TSchema, ValidateFunction>()

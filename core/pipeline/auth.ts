@@ -1,12 +1,25 @@
-// Stage 1 (C9): `Authorization: Bearer ksk_live_…`, looked up by its SHA-256.
+// Stage 1 (C9): `Authorization: Bearer ksk_live_…` (the scheme is case-insensitive, RFC 9110), looked up by
+// its SHA-256. A client whose keys keep failing is refused for a while (429) before any lookup.
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koa'
 import type { Caller, KeyCache } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
 
+export function bearerToken(header: string): string | null {
+  return /^bearer +([!-~]{1,200}) *$/i.exec(header)?.[1] ?? null
+}
+
+/** Constant-time comparison of the bearer token in `header` with an operator secret. */
+export function bearerMatches(header: string, secret: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  const token = bearerToken(header)
+  return token !== null && timingSafeEqual(digest(token), digest(secret))
+}
+
 export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller> {
   const header = ctx.get('Authorization')
-  const match = /^Bearer ([!-~]{1,200})$/.exec(header)
-  const caller = match ? await keys.lookup(match[1]!) : null
+  const token = bearerToken(header)
+  const caller = token ? await keys.lookup(token, ctx.ip) : null
   if (!caller) throw new ApiError('unauthorized', header ? 'The API key is not valid.' : 'Send your API key as "Authorization: Bearer <key>".')
   return caller
 }

@@ -1,4 +1,5 @@
 // Stage 4 (C1): headers and body. Content-Type (415), size (413), JSON syntax (400 invalid_json),
+// nesting depth (400 invalid_request naming the path, before any code walks the body recursively),
 // Idempotency-Key and Service-Dry-Run formats, then the endpoint's schema (400 invalid_request + details).
 import { createHash } from 'node:crypto'
 import bodyParser from 'koa-bodyparser'
@@ -26,6 +27,23 @@ export function dryRunMode(ctx: Context): DryRunMode {
 
 const IDEMPOTENCY_KEY = /^[!-~]{1,128}$/
 
+/** Deepest nesting a request body may have; the root object is level 1. */
+export const MAX_JSON_DEPTH = 64
+
+/** The JSON Pointer of the first value nested deeper than `max`, or null; iterative, so any depth is safe. */
+export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): string | null {
+  if (!value || typeof value !== 'object') return null
+  const stack: Array<[unknown, string, number]> = [[value, '', 1]]
+  while (stack.length) {
+    const [v, path, depth] = stack.pop()!
+    if (depth > max) return path
+    for (const [k, child] of Object.entries(v as object)) {
+      if (child && typeof child === 'object') stack.push([child, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1])
+    }
+  }
+  return null
+}
+
 export function makeBodyReader(limitBytes: number) {
   const parse = bodyParser({
     enableTypes: ['json'],
@@ -36,7 +54,15 @@ export function makeBodyReader(limitBytes: number) {
       throw new ApiError('invalid_json', 'The body is not valid JSON.')
     },
   })
-  return (ctx: Context) => parse(ctx, async () => {})
+  return async (ctx: Context) => {
+    await parse(ctx, async () => {})
+    const deep = tooDeep(ctx.request.body)
+    if (deep) {
+      throw new ApiError('invalid_request', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
+        { path: deep.length > 200 ? `${deep.slice(0, 200)}…` : deep, message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
+      ])
+    }
+  }
 }
 
 export async function readRequest(
@@ -83,7 +109,9 @@ async function checkCallbackUrl(url: string, services: Services): Promise<void> 
     await resolvePublicTarget(new URL(url), { allowPrivate: services.config.callbacksAllowPrivate, resolver: services.resolver, schemes: ['https:'] })
   } catch (e) {
     if (!(e instanceof AddressRefused)) throw e
-    throw new ApiError('invalid_callback_url', `callbackUrl must be a public https URL: ${e.message}`, [{ path: '/callbackUrl', message: e.message }])
+    // One answer for "does not resolve" and "resolves to a private address", so callers cannot probe internal names.
+    const why = e.reason === 'address' || e.reason === 'unresolvable' ? 'the host is not a reachable public address' : e.message
+    throw new ApiError('invalid_callback_url', `callbackUrl must be a public https URL: ${why}`, [{ path: '/callbackUrl', message: why }])
   }
 }
 

@@ -4,8 +4,10 @@
 import { createHmac } from 'node:crypto'
 import { ulid } from 'ulid'
 import type { Query } from '../db/database.ts'
+import { ApiError } from '../errors.ts'
 import { jobView } from '../jobs/jobs.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
+import { SecretUnreadable } from '../secrets.ts'
 import type { JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
@@ -54,7 +56,22 @@ export function deliverTask(services: Services) {
       await db.sql(`update webhook_deliveries set status = 'skipped', updated_at = now() where id = ?`, [deliveryId])
       return
     }
-    const secret = services.secrets.open(d.webhook_secret)
+    let secret: string
+    try {
+      secret = services.secrets.open(d.webhook_secret)
+    } catch (e) {
+      if (!(e instanceof SecretUnreadable)) throw e
+      // Retrying cannot help until the key is fixed: recorded as failed, with the reason, never left pending.
+      await db.tx(async (q) => {
+        await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, now(), null, ?, 0)`, [
+          deliveryId,
+          attempt,
+          `cannot sign: ${e.message}`,
+        ])
+        await q.sql(`update webhook_deliveries set attempts = ?, status = 'failed', updated_at = now() where id = ?`, [attempt, deliveryId])
+      })
+      return
+    }
     const started = Date.now()
     let statusCode: number | null = null
     let error: string | null = null
@@ -105,6 +122,8 @@ export function deliverTask(services: Services) {
 }
 
 export async function listAttempts(db: Query, jobId: string) {
+  const [job] = await db.sql(`select 1 from jobs where id = ?`, [jobId])
+  if (!job) throw new ApiError('not_found', 'No such job.')
   const rows = await db.sql(
     `select d.id, d.event, d.url, d.status,
             coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)

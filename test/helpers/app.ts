@@ -5,7 +5,7 @@ import type { Server } from 'node:http'
 import { MockLanguageModelV3 } from 'ai/test'
 import type { LanguageModel } from 'ai'
 import type { Runner } from 'graphile-worker'
-import { buildApp } from '../../core/app.ts'
+import { buildApp, httpServer } from '../../core/app.ts'
 import { boot } from '../../core/boot.ts'
 import { loadConfig, type Config } from '../../core/config.ts'
 import { createAccount, createKey, addCredits, type Plan } from '../../core/accounts/accounts.ts'
@@ -55,7 +55,7 @@ let accounts = 0
 export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase()
   const config: Config = {
-    ...loadConfig({ PAUSED_ENDPOINTS: undefined, ...opts.env }),
+    ...loadConfig({ PAUSED_ENDPOINTS: undefined, SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY, ...opts.env }),
     databaseUrl: database.url,
     ...opts.config,
   }
@@ -66,7 +66,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.capabilities ? { capabilities: new Map(opts.capabilities.map((c) => [c.name, c])) } : {}),
   })
-  const server: Server = buildApp(services).listen(0, '127.0.0.1')
+  const server: Server = httpServer(buildApp(services), config).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const worker: Runner | null = opts.worker ? await startWorker(services, { concurrency: 2, gracefulShutdownMs: 2000 }) : null

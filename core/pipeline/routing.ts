@@ -1,0 +1,53 @@
+// Routing rules that authorization must not depend on (issue 12). Every router is case-sensitive and
+// strict, so a route answers to one spelling only; and the operator areas are guarded by one app-level
+// middleware that runs before any router, on the path as a router could ever read it (percent-decoded,
+// lower-cased, slashes collapsed). A route added under /admin or /internal cannot miss its token.
+import Router from '@koa/router'
+import type { Middleware } from 'koa'
+import type { Config } from '../config.ts'
+import { ApiError } from '../errors.ts'
+import { bearerMatches } from './auth.ts'
+
+export function strictRouter(prefix?: string): Router {
+  return new Router({ sensitive: true, strict: true, ...(prefix ? { prefix } : {}) })
+}
+
+/** The path with every spelling difference removed: decoded (until stable), lower-case, one slash, none trailing. */
+export function canonicalPath(raw: string): string {
+  let path = raw
+  for (let i = 0; i < 4; i++) {
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(path)
+    } catch {
+      break
+    }
+    if (decoded === path) break
+    path = decoded
+  }
+  path = path.toLowerCase().replace(/[\\/]+/g, '/')
+  return path.length > 1 ? path.replace(/\/$/, '') : path
+}
+
+interface OperatorArea {
+  prefix: string
+  secret: string | undefined
+  name: string
+}
+
+/** Operator areas: unset secret → 404 for every spelling; otherwise the bearer token or 401. */
+export function operatorGate(config: Config): Middleware {
+  const areas: OperatorArea[] = [
+    { prefix: '/admin', secret: config.adminToken, name: 'admin token' },
+    { prefix: '/internal', secret: config.maintenanceSecret, name: 'maintenance secret' },
+  ]
+  return async (ctx, next) => {
+    const path = canonicalPath(ctx.path)
+    const area = areas.find((a) => path === a.prefix || path.startsWith(`${a.prefix}/`))
+    if (area) {
+      if (!area.secret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
+      if (!bearerMatches(ctx.get('Authorization'), area.secret)) throw new ApiError('unauthorized', `The ${area.name} is not valid.`)
+    }
+    await next()
+  }
+}
