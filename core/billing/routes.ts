@@ -1,5 +1,6 @@
 // POST /stripe/webhook: Stripe's events, verified against the raw body (no JSON parser before it).
-import Router from '@koa/router'
+import type Router from '@koa/router'
+import { strictRouter } from '../pipeline/routing.ts'
 import type { Context } from 'koa'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
@@ -19,7 +20,7 @@ async function rawBody(ctx: Context): Promise<Buffer> {
 }
 
 export function stripeRouter(services: Services): Router {
-  const router = new Router()
+  const router = strictRouter()
   router.post('/stripe/webhook', async (ctx) => {
     if (!services.stripe || !services.config.billing.webhookSecret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
     await stripeWebhook(services, ctx, await rawBody(ctx))

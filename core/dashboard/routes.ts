@@ -1,7 +1,8 @@
 // /dashboard: server-rendered pages for the account owner. Authorization is the session's account: every
 // query below filters by it, and a key or delivery of another account is simply not found.
 import { readFileSync } from 'node:fs'
-import Router from '@koa/router'
+import type Router from '@koa/router'
+import { strictRouter } from '../pipeline/routing.ts'
 import bodyParser from 'koa-bodyparser'
 import type { Context, Next } from 'koa'
 import { createKey, getAccount, revokeKey, rotateWebhookSecret, updateKey, PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
@@ -33,7 +34,7 @@ interface DashState {
 }
 
 export function dashboardRouter(services: Services): Router {
-  const router = new Router({ prefix: '/dashboard' })
+  const router = strictRouter()
   const { db } = services
   const parseForm = bodyParser({ enableTypes: ['form'], formLimit: '16kb', onerror: () => { throw new ApiError('invalid_request', 'The form could not be read.') } })
   // Links in emails and Stripe redirects never take their host from the request (Host header poisoning).
@@ -92,15 +93,15 @@ export function dashboardRouter(services: Services): Router {
     ctx.body = body
   }
 
-  router.get('/assets/app.css', (ctx) => {
+  router.get('/dashboard/assets/app.css', (ctx) => {
     ctx.type = 'text/css'
     ctx.set('Cache-Control', 'public, max-age=3600')
     ctx.body = CSS
   })
 
   // Sign-in.
-  router.get('/login', (ctx) => page(ctx, views.signInPage(preSessionToken(ctx))))
-  router.post('/login', async (ctx) => {
+  router.get('/dashboard/login', (ctx) => page(ctx, views.signInPage(preSessionToken(ctx))))
+  router.post('/dashboard/login', async (ctx) => {
     const email = (form(ctx).email ?? '').trim().toLowerCase()
     if (!EMAIL.test(email) || email.length > 254) {
       ctx.status = 400
@@ -118,11 +119,11 @@ export function dashboardRouter(services: Services): Router {
     page(ctx, views.signInPage(preSessionToken(ctx), { sent: true }))
   })
   // The link opens a confirmation form: mail scanners that fetch links must not use up the one-time token.
-  router.get('/login/verify', (ctx) => {
+  router.get('/dashboard/login/verify', (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : ''
     page(ctx, views.verifyPage(preSessionToken(ctx), token))
   })
-  router.post('/login/verify', async (ctx) => {
+  router.post('/dashboard/login/verify', async (ctx) => {
     const token = form(ctx).token ?? ''
     const redeemed = /^[A-Za-z0-9_-]{43}$/.test(token) ? await redeemSignInLink(services, token) : null
     if (!redeemed) {
@@ -132,13 +133,13 @@ export function dashboardRouter(services: Services): Router {
     ctx.cookies.set(SESSION_COOKIE, redeemed.sessionId, { ...cookieOptions(ctx), maxAge: SESSION_TTL_MS })
     ctx.redirect('/dashboard')
   })
-  router.post('/logout', signedIn, async (ctx) => {
+  router.post('/dashboard/logout', signedIn, async (ctx) => {
     await endSession(services, state(ctx).sessionId)
     ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 })
     ctx.redirect('/dashboard/login')
   })
 
-  router.get('/', signedIn, async (ctx) => {
+  router.get('/dashboard', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     const account = await getAccount(db, accountId)
     const today = services.now()
@@ -173,22 +174,22 @@ export function dashboardRouter(services: Services): Router {
     if (!/^\d{1,12}$/.test(raw.trim())) throw new ApiError('invalid_request', 'The monthly cap is a whole number of credits.')
     return Number(raw.trim())
   }
-  router.get('/keys', signedIn, async (ctx) => {
+  router.get('/dashboard/keys', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     page(ctx, views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan))
   })
-  router.post('/keys', signedIn, async (ctx) => {
+  router.post('/dashboard/keys', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     const name = (form(ctx).name ?? '').trim().slice(0, 200) || undefined
     const created = await createKey(db, accountId, { ...(name ? { name } : {}), monthlySpendCap: capOf(form(ctx).monthlySpendCap) })
     // Rendered in this response, never stored or redirected: the secret is shown once.
     page(ctx, views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan, { key: created.key, name: created.name }))
   })
-  router.post('/keys/:id/revoke', signedIn, async (ctx) => {
+  router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
     await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys)
     ctx.redirect('/dashboard/keys?done=revoked')
   })
-  router.post('/keys/:id/cap', signedIn, async (ctx) => {
+  router.post('/dashboard/keys/:id/cap', signedIn, async (ctx) => {
     await updateKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), { monthlySpendCap: capOf(form(ctx).monthlySpendCap) })
     ctx.redirect('/dashboard/keys?done=cap')
   })
@@ -217,13 +218,13 @@ export function dashboardRouter(services: Services): Router {
     }))
     page(ctx, views.webhooksPage(await frame(ctx, 'webhooks'), { hasSecret: account!.has_secret, deliveries, ...(shown ?? {}) }))
   }
-  router.get('/webhooks', signedIn, (ctx) => webhooks(ctx))
-  router.post('/webhooks/reveal', signedIn, async (ctx) => {
+  router.get('/dashboard/webhooks', signedIn, (ctx) => webhooks(ctx))
+  router.post('/dashboard/webhooks/reveal', signedIn, async (ctx) => {
     const [row] = await db.sql(`select webhook_secret from accounts where id = ?`, [state(ctx).session.accountId])
     if (!row?.webhook_secret) throw new ApiError('not_found', 'There is no signing secret yet.')
     await webhooks(ctx, { secret: services.secrets.open(row.webhook_secret) })
   })
-  router.post('/webhooks/rotate', signedIn, async (ctx) => {
+  router.post('/dashboard/webhooks/rotate', signedIn, async (ctx) => {
     const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets)
     await webhooks(ctx, { secret, rotated: true })
   })
@@ -238,7 +239,7 @@ export function dashboardRouter(services: Services): Router {
     if (q.to && DAY.test(q.to) && !isNaN(Date.parse(q.to))) (f.to = new Date(Date.parse(q.to + 'T00:00:00Z') + 86400_000)), (f.toText = q.to)
     return f
   }
-  router.get('/usage', signedIn, async (ctx) => {
+  router.get('/dashboard/usage', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     const filter = usageFilter(ctx)
     const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor.length <= 64 ? ctx.query.cursor : undefined
@@ -249,14 +250,14 @@ export function dashboardRouter(services: Services): Router {
     const endpoints = [...services.capabilities.keys()].sort()
     page(ctx, views.usagePage(await frame(ctx, 'usage'), { filter, ...ledgerPage, keys, endpoints, query }))
   })
-  router.get('/usage.csv', signedIn, async (ctx) => {
+  router.get('/dashboard/usage.csv', signedIn, async (ctx) => {
     ctx.type = 'text/csv; charset=utf-8'
     ctx.attachment(`usage-${services.now().toISOString().slice(0, 10)}.csv`)
     ctx.body = await ledgerCsv(db, state(ctx).session.accountId, usageFilter(ctx))
   })
 
   // Billing.
-  router.get('/billing', signedIn, async (ctx) => {
+  router.get('/dashboard/billing', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     const account = await getAccount(db, accountId)
     const [row] = await db.sql(
@@ -277,7 +278,7 @@ export function dashboardRouter(services: Services): Router {
       }),
     )
   })
-  router.post('/billing/checkout', signedIn, async (ctx) => {
+  router.post('/dashboard/billing/checkout', signedIn, async (ctx) => {
     const { pack, plan } = form(ctx)
     const item =
       pack && pack in PACKS ? { pack: pack as Pack } : plan && plan in PLANS && plan !== 'none' ? { plan: plan as Exclude<Plan, 'none'> } : null
@@ -285,11 +286,11 @@ export function dashboardRouter(services: Services): Router {
     ctx.status = 303
     ctx.redirect(await startCheckout(services, state(ctx).session.accountId, item, origin()))
   })
-  router.post('/billing/cancel', signedIn, async (ctx) => {
+  router.post('/dashboard/billing/cancel', signedIn, async (ctx) => {
     await cancelPlan(services, state(ctx).session.accountId)
     ctx.redirect('/dashboard/billing?done=cancelled')
   })
-  router.post('/billing/auto-recharge', signedIn, async (ctx) => {
+  router.post('/dashboard/billing/auto-recharge', signedIn, async (ctx) => {
     const f = form(ctx)
     if (f.off) await setAutoRecharge(services, state(ctx).session.accountId, null)
     else {

@@ -1,5 +1,6 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
-import Router from '@koa/router'
+import type Router from '@koa/router'
+import { strictRouter } from '../pipeline/routing.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError } from '../errors.ts'
 import { authenticate } from '../pipeline/auth.ts'
@@ -69,7 +70,7 @@ export const usageOperation = {
 const checkQuery = ajv.compile(UsageQuery)
 
 export function usageRouter(services: Services): Router {
-  const router = new Router()
+  const router = strictRouter()
   router.get('/v1/usage', async (ctx) => {
     const caller = await authenticate(ctx, services.keys)
     const query = { ...ctx.query }

@@ -63,7 +63,7 @@ class Client {
 }
 
 const smtp = await fakeSmtp()
-const app = await startTestApp(t, { capabilities: [testCapability({ name: 'echo-test', price: 3 })], env: { SMTP_URL: smtp.url, RATE_LIMITS: '{"dashboard-login-ip": 1000}' } })
+const app = await startTestApp(t, { capabilities: [testCapability({ name: 'echo-test', price: 3 })], env: { SMTP_URL: smtp.url, TRUST_PROXY: 'true', RATE_LIMITS: '{"dashboard-login-ip": 1000}' } })
 app.services.config.dashboardUrl = app.url
 
 function linkIn(raw: string): string {
@@ -130,7 +130,7 @@ t.test('sign-in by a one-time link sent through SMTP_URL; HttpOnly SameSite=Lax 
   t.equal(Number((await app.services.db.sql(`select count(*) as n from dashboard_sessions`))[0]!.n), 0, 'the session is gone')
 })
 
-t.test('behind https the cookie is Secure; a link older than 15 minutes is refused', async (t) => {
+t.test('behind an https proxy (TRUST_PROXY) the cookie is Secure; a link older than 15 minutes is refused', async (t) => {
   const c = new Client(app)
   await c.request('/dashboard/login', { headers: { 'x-forwarded-proto': 'https' } })
   const before = smtp.mails.length
