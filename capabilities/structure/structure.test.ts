@@ -121,19 +121,21 @@ t.test('a bad schema is 400 invalid_request with details, free, and no model cal
   const deep: Record<string, unknown> = { type: 'object' }
   let node = deep
   for (let i = 0; i < 40; i++) node = (node.properties = { x: { type: 'object' } }).x as Record<string, unknown>
-  const cases: Array<[string, unknown, string]> = [
+  const cases: Array<[string, unknown, string | RegExp]> = [
     ['type typo', { type: 'strin' }, '/schema/type'],
     ['unknown keyword', { type: 'object', requird: ['a'] }, '/schema'],
     ['unknown format', { type: 'string', format: 'zipcode' }, '/schema'],
     ['remote $ref', { $ref: 'https://example.com/schema.json' }, '/schema'],
     ['unsupported draft', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, '/schema/$schema'],
     ['too large', { type: 'object', description: 'x'.repeat(100_001) }, '/schema'],
-    ['too deep', deep, '/schema'],
+    // Deeper than the kernel's 64 JSON levels: refused at stage 4, naming the first level too deep.
+    ['too deep', deep, /^\/schema(\/properties\/x)+$/],
     ['bad regex', { type: 'string', pattern: '(' }, '/schema'],
   ]
   for (const [why, s, path] of cases) {
     const { res } = await cap.expectRefused(t, { input, schema: s }, { why })
-    t.equal(res.body.error.details?.[0]?.path, path, why)
+    if (typeof path === 'string') t.equal(res.body.error.details?.[0]?.path, path, why)
+    else t.match(res.body.error.details?.[0]?.path, path, why)
   }
   const shape: Array<[string, unknown]> = [
     ['schema not an object', { input, schema: ['type', 'object'] }],
