@@ -105,7 +105,7 @@ t.test('issue 16: every debit and credit swapped does not reconcile silently', a
 
 t.test('issue 16: a negative amount without a direction is a debit with a warning', async (t) => {
   const txs: RawTx[] = statement.transactions.map((x) => ({ ...x, category: null }))
-  txs[0] = { ...txs[0]!, amount: -txs[0]!.amount, direction: null, balance: null }
+  txs[0] = { ...txs[0]!, amount: -statement.transactions[0]!.amount, direction: null, balance: null }
   cap.reply(answer({}, txs))
   const { res } = await cap.call({ text: statement.toText() })
   t.equal(res.status, 200, res.text)
