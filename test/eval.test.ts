@@ -24,10 +24,11 @@ t.test('every capability folder has at least 3 eval cases, each scored by code',
 t.test("a folder's align and compare options are used: reordered changes with longer quotes score right", async (t) => {
   const entry = EVALS.compare!
   const c = entry.cases[0]!
-  const expected = c.expected as { changes: Array<{ section: string; before: string; after: string }> }
+  const expected = c.expected as { changes: Array<{ section: string; before: string | null; after: string | null }> }
+  const longer = (q: string | null, how: string) => (q === null ? null : `Clause: ${q} (${how})`)
   const answer = {
     changeCount: expected.changes.length,
-    changes: [...expected.changes].reverse().map((x) => ({ ...x, before: `Clause: ${x.before} (as signed)`, after: `Clause: ${x.after} (as amended)` })),
+    changes: [...expected.changes].reverse().map((x) => ({ ...x, before: longer(x.before, 'as signed'), after: longer(x.after, 'as amended') })),
   }
   const outcomes = scoreCase(c, answer, c.request, entry)
   t.same(outcomes.filter((o) => o.outcome === 'wrong' || o.outcome === 'missing'), [], 'nothing wrong or missing')
