@@ -1,6 +1,6 @@
 // Eval cases for /v1/invoice (scripts/eval.ts, scripts/eval-kit.ts).
 import { invoice1, invoice2, invoiceFields } from '../../test/fixtures/documents.ts'
-import { contains, count, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, count, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
 
 // A German layout: day-first dates, decimal commas, EUR, and items that do not add up to the printed total.
 const germanInvoice = [
@@ -25,5 +25,12 @@ export const evalCases: EvalCase[] = [
       'two line items': count('lineItems[]', 2),
       'the wrong total is reported (1,630.50 + 309.80 = 1,940.30)': contains('warnings', 'total'),
     },
+  },
+  {
+    // A scanned page: an image-only PDF (scripts/make-scanned-fixture.ts), French layout, decimal commas.
+    name: 'scanned-fr-invoice',
+    request: { file: pdf('scanned-invoice') },
+    expected: { invoiceNumber: 'F-2024-0312', issueDate: '2024-03-05', dueDate: '2024-04-04', currency: 'EUR', subtotal: 353, tax: 19.42, total: 372.42, vendor: { name: 'Boulangerie Dupont SARL' } },
+    checks: { 'three line items': count('lineItems[]', 3), 'no sum warning': (r) => !(r.warnings ?? []).some((w: string) => /total|subtotal/i.test(w)) },
   },
 ]

@@ -1,6 +1,6 @@
 // Eval cases for /v1/parse (scripts/eval.ts, scripts/eval-kit.ts). No docType hint: classifying is measured.
 import { invoice1, invoice2, receipt1, receipt2, statement } from '../../test/fixtures/documents.ts'
-import { contains, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   ...[invoice1, invoice2].map((i) => ({
@@ -27,4 +27,5 @@ export const evalCases: EvalCase[] = [
     expected: { docType: 'invoice', documentNumber: '77-A', date: '2024-05-02', totalAmount: 999 },
     checks: { 'the sum error is reported': contains('warnings', '300') },
   },
+  { name: 'scanned-fr-invoice', request: { file: pdf('scanned-invoice') }, expected: { docType: 'invoice', documentNumber: 'F-2024-0312', date: '2024-03-05', totalAmount: 372.42 } },
 ]
