@@ -147,7 +147,7 @@ function locate(text: string, needles: Needle[]): Span[] {
  * `toOriginal` maps a span of `redacted` back to the original text (a placeholder stands for its whole region),
  * or null when the span covers no original character that is still in the output.
  */
-export function redact(text: string, candidates: Candidate[], placeholder: string) {
+function redact(text: string, candidates: Candidate[], placeholder: string) {
   const sorted = [...candidates].sort((a, b) => a.start - b.start || b.end - a.end)
   const regions: Array<{ start: number; end: number; lead: Candidate }> = []
   for (const c of sorted) {
