@@ -126,7 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || defaults.mailFrom,
     dashboardUrl: env.DASHBOARD_URL ? new URL(env.DASHBOARD_URL).origin : undefined,
-    // PAUSED_ENDPOINTS replaces the whole list, e.g. '{}' to resume everything (C10).
+    // PAUSED_ENDPOINTS replaces the whole list (C10): '{}' lifts the pauses of this file, but an endpoint whose
+    // manifest ships paused (transcribe) stays paused until its entry is false: '{"transcribe": false}'.
     paused: json<Record<string, PausedEntry>>('PAUSED_ENDPOINTS', env.PAUSED_ENDPOINTS) ?? defaults.paused,
     rateLimits: { ...defaults.rateLimits, ...json<Record<string, number>>('RATE_LIMITS', env.RATE_LIMITS) },
   }

@@ -1,23 +1,28 @@
-// `npm run eval -- --capability invoice`: field-level accuracy of the document capabilities on the known
-// documents of test/fixtures/documents.ts, through the real app (HTTP, auth, holds, the capability, the
-// configured model provider), in both input forms: `text` and the PDF of test/fixtures/pdf/ as an inline file.
+// `npm run eval`: field-level accuracy of every capability, through the real app (HTTP, auth, holds, the
+// capability, the configured model provider). Each capabilities/<name>/eval.ts holds that folder's cases (at
+// least 3; see scripts/eval-kit.ts): known documents (sent in both input forms, `text` and the PDF of
+// test/fixtures/pdf/ as an inline file) or ready requests, scored by code: `expected` field by field, and
+// `checks` (no PII left, labels in the taxonomy, citations resolve, values in range). A new capability adds its
+// own eval.ts; nothing here changes.
 //
-//   npm run eval -- --capability invoice            one capability (or a list: invoice,receipt; or all)
-//   npm run eval -- --capability all --fake         against the in-process fake OpenAI server (harness check;
-//                                                   its answers are schema-minimal, so the scores mean nothing)
+//   npm run eval                                     all capabilities (or --capability invoice,receipt)
+//   npm run eval -- --capability all --fake          against the in-process fake OpenAI server: checks that the
+//                                                    harness runs and scores; its answers are schema-minimal, so
+//                                                    the scores mean nothing
 //   options: --form text|pdf|both (default both)  --async (run each call as a job)  --verbose (every mismatch)
-//            --json (the summary as JSON)  --min-accuracy 0.9 (exit 1 below it)  --in-place (see below)
+//            --json (the summary as JSON on stdout)  --out DIR (reports, default eval-report/)
+//            --min-accuracy 0.9 (exit 1 below it)  --in-place (see below)
+//
+// Reports: DIR/eval-<time>.json and DIR/eval-<time>.md: accuracy per field and per capability, failures,
+// credits, latency.
 //
 // Provider: OPENAI_BASE_URL / OPENAI_API_KEY / AI_WIRE_API / AI_MODEL as for the server (C11). Database: the
 // server of DATABASE_URL, or the embedded PostgreSQL; the run migrates a throwaway database there
 // (capapi_eval_…) and drops it at the end, so an eval never writes to a real one. --in-place uses the
 // configured database itself instead (needs no CREATEDB right). Either way it funds a throwaway account
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
-//
-// Adding a capability: one entry in EVALS below: its cases (documents + the known data in the response's
-// shape) and, when the request is not one Doc, how to build it; or a `capabilities/<name>/eval.ts` exporting
-// `evalCases: [{ name, request, expected }]`, found by itself. Exit code 1 when a call fails.
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
+// Exit code 1 when a call fails.
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
@@ -31,40 +36,16 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
-import {
-  invoice1,
-  invoice2,
-  receipt1,
-  receipt2,
-  statement,
-  invoiceFields,
-  receiptFields,
-  statementFields,
-  type KnownDocument,
-} from '../test/fixtures/documents.ts'
+import type { KnownDocument } from '../test/fixtures/documents.ts'
+import { type EvalCase } from './eval-kit.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
 
-// ---- the table ---------------------------------------------------------------------------------------------
+// ---- the cases: one eval.ts per capability folder ------------------------------------------------------------
 
 export type Doc = { text: string } | { file: { data: string; mimeType: string } }
-export type Form = 'text' | 'pdf'
-
-export interface EvalCase {
-  /** shown in the report */
-  name: string
-  /** the documents the request is built from (usually one; two for compare), in each --form */
-  documents?: KnownDocument[]
-  /** or a ready request body, sent once as it is (a capability folder's own eval.ts) */
-  request?: Record<string, unknown>
-  /**
-   * The known data, in the response's shape. Only the fields given are scored; null means "the document does
-   * not state it" (absent or null is right). Arrays of objects are matched by index unless `align` says otherwise.
-   */
-  expected: Record<string, unknown>
-  /** extra request fields (e.g. a docType hint) */
-  body?: Record<string, unknown>
-}
+export type Form = 'text' | 'pdf' | 'image' | 'audio'
+export type { EvalCase }
 
 export interface EvalEntry {
   cases: EvalCase[]
@@ -76,62 +57,21 @@ export interface EvalEntry {
   compare?: Record<string, 'contains'>
 }
 
-export const EVALS: Record<string, EvalEntry> = {
-  invoice: {
-    cases: [invoice1, invoice2].map((i) => ({ name: i.file, documents: [i], expected: invoiceFields(i) })),
-  },
-  receipt: {
-    cases: [receipt1, receipt2].map((r) => ({ name: r.file, documents: [r], expected: receiptFields(r) })),
-  },
-  statement: {
-    cases: [
-      {
-        name: statement.file,
-        documents: [statement],
-        expected: statementFields(),
-      },
-    ],
-  },
-  parse: {
-    // No docType hint: the classification is part of what is measured.
-    cases: [
-      ...[invoice1, invoice2].map((i) => ({
-        name: i.file,
-        documents: [i],
-        expected: {
-          docType: 'invoice',
-          party: i.vendor.name,
-          documentNumber: i.invoiceNumber,
-          date: i.issueDate,
-          totalAmount: i.total,
-          lineItems: i.lineItems.map((l) => ({ description: l.description, amount: l.amount })),
-        },
-      })),
-      ...[receipt1, receipt2].map((r) => ({
-        name: r.file,
-        documents: [r],
-        expected: {
-          docType: 'receipt',
-          party: r.merchant,
-          date: r.date,
-          totalAmount: r.total,
-          lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })),
-        },
-      })),
-      { name: statement.file, documents: [statement], expected: { docType: 'bank_statement', party: statement.institution } },
-    ],
-  },
-  // resume, tables, split, compare, contract: add an entry here, e.g.
-  //   compare: { cases: [{ name: 'contract-v1→v2', documents: [contractA, contractB], expected: { changes: contractChanges, changeCount: 3 } }],
-  //              request: ([a, b]) => ({ a, b }), align: { changes: 'section' }, compare: { 'changes[].before': 'contains', 'changes[].after': 'contains' } },
-}
-
-// Capability folders that ship their own cases (capabilities/<name>/eval.ts).
+export const EVALS: Record<string, EvalEntry> = {}
 for (const dir of readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })) {
   const file = new URL(`../capabilities/${dir.name}/eval.ts`, import.meta.url)
-  if (!dir.isDirectory() || EVALS[dir.name] || !existsSync(file)) continue
-  const { evalCases } = (await import(file.href)) as { evalCases?: EvalCase[] }
-  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases }
+  if (!dir.isDirectory() || !existsSync(file)) continue
+  const { evalCases, align, compare, request } = (await import(file.href)) as { evalCases?: EvalCase[] } & Omit<EvalEntry, 'cases'>
+  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases, align, compare, request }
+}
+
+/** What a ready request sends, for the report: a PDF, an image, a recording, or text. */
+export function formOf(request: unknown): Form {
+  const json = JSON.stringify(request)
+  if (json.includes('"application/pdf"')) return 'pdf'
+  if (/"image\/|"imageUrl"|"image":\{/.test(json)) return 'image'
+  if (/"audio\/|"audio":\{|"audioUrl"/.test(json)) return 'audio'
+  return 'text'
 }
 
 // ---- scoring -----------------------------------------------------------------------------------------------
@@ -175,6 +115,21 @@ function scalar(expected: unknown, actual: unknown, mode: 'contains' | undefined
   return actual === expected ? 'exact' : 'wrong'
 }
 
+/** A case's `expected` fields and `checks`, one outcome each. */
+export function scoreCase(c: EvalCase, actual: unknown, request: unknown, entry: EvalEntry): Mismatch[] {
+  const out = c.expected ? score(c.expected, actual, entry) : []
+  for (const [name, check] of Object.entries(c.checks ?? {})) {
+    let pass = false
+    try {
+      pass = check(actual, request)
+    } catch {
+      pass = false
+    }
+    out.push({ path: `check: ${name}`, expected: true, actual: pass, outcome: pass ? 'exact' : 'wrong' })
+  }
+  return out
+}
+
 /** Scores `actual` against `expected`, one outcome per leaf field, keyed by its generic path ("lineItems[].amount"). */
 export function score(expected: unknown, actual: unknown, entry: EvalEntry, path = '', out: Mismatch[] = []): Mismatch[] {
   const push = (p: string, e: unknown, a: unknown, outcome: Outcome) => out.push({ path: p, expected: e, actual: a, outcome })
@@ -213,7 +168,7 @@ export function score(expected: unknown, actual: unknown, entry: EvalEntry, path
 
 const FIXTURES = new URL('../test/fixtures/pdf/', import.meta.url)
 
-function docFor(d: KnownDocument, form: Form): Doc | null {
+function docFor(d: KnownDocument, form: 'text' | 'pdf'): Doc | null {
   if (form === 'text') return { text: d.toText() }
   const file = new URL(`${d.file}.pdf`, FIXTURES)
   return existsSync(file) ? { file: { data: readFileSync(file).toString('base64'), mimeType: 'application/pdf' } } : null
@@ -275,12 +230,13 @@ async function main() {
       json: { type: 'boolean', default: false },
       'min-accuracy': { type: 'string' },
       'in-place': { type: 'boolean', default: false },
+      out: { type: 'string', default: 'eval-report' },
     },
   })
   const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability!.split(',').map((s) => s.trim())
   for (const name of wanted) if (!EVALS[name]) throw new Error(`No eval for "${name}". Known: ${Object.keys(EVALS).join(', ')}.`)
   if (!['text', 'pdf', 'both'].includes(values.form!)) throw new Error('--form is text, pdf or both')
-  const forms: Form[] = values.form === 'both' ? ['text', 'pdf'] : [values.form as Form]
+  const forms: Array<'text' | 'pdf'> = values.form === 'both' ? ['text', 'pdf'] : [values.form as 'text' | 'pdf']
   const say = values.json ? (_: string) => {} : (m: string) => console.log(m)
 
   const capabilities: Capability[] = []
@@ -366,8 +322,9 @@ async function main() {
     for (const cap of capabilities) {
       const entry = EVALS[cap.name]!
       for (const c of entry.cases) {
-        for (const form of c.request ? ([forms[0]] as Form[]) : forms) {
-          const docs = (c.documents ?? []).map((d) => docFor(d, form))
+        for (const docForm of c.request ? [forms[0]!] : forms) {
+          const docs = (c.documents ?? []).map((d) => docFor(d, docForm))
+          const form: Form = c.request ? formOf(c.request) : docForm
           if (docs.some((d) => d === null)) {
             say(`  ${cap.name} ${c.name} [${form}]: no PDF fixture, skipped`)
             continue
@@ -382,7 +339,7 @@ async function main() {
             form,
             status: res.status,
             ms: Date.now() - started,
-            outcomes: ok ? score(c.expected, res.body, entry) : [],
+            outcomes: ok ? scoreCase(c, res.body, body, entry) : [],
             ...(ok ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] } : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
           }
           results.push(result)
@@ -405,7 +362,7 @@ async function main() {
   }
 
   // ---- report ----
-  const summary: Record<string, { calls: number; failed: number; accuracy: number | null; fields: Record<string, Record<Outcome, number>> }> = {}
+  const summary: Record<string, Summary> = {}
   for (const cap of capabilities) {
     const mine = results.filter((r) => r.capability === cap.name)
     const fields: Record<string, Record<Outcome, number>> = {}
@@ -415,7 +372,15 @@ async function main() {
     }
     const all = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised + f.wrong + f.missing, 0)
     const right = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised, 0)
-    summary[cap.name] = { calls: mine.length, failed: mine.filter((r) => r.status !== 200).length, accuracy: all ? right / all : null, fields }
+    const ms = mine.map((r) => r.ms).sort((a, b) => a - b)
+    summary[cap.name] = {
+      calls: mine.length,
+      failed: mine.filter((r) => r.status !== 200).length,
+      accuracy: all ? right / all : null,
+      credits: mine.reduce((n, r) => n + (r.credits ?? 0), 0),
+      latencyMs: { median: ms[Math.floor((ms.length - 1) / 2)] ?? 0, max: ms.at(-1) ?? 0 },
+      fields,
+    }
 
     say(`\n${cap.name}: ${mine.length} calls, ${summary[cap.name]!.failed} failed`)
     say(`  ${'field'.padEnd(34)} exact  norm wrong  miss  accuracy`)
@@ -425,7 +390,13 @@ async function main() {
     }
     say(`  ${'all fields'.padEnd(34)} ${' '.repeat(23)}   ${pct(right, all)}`)
   }
-  if (values.json) console.log(JSON.stringify({ fake: Boolean(fake), forms, async: values.async, summary, calls: results }, null, 2))
+  const report = { at: new Date().toISOString(), provider: fake ? 'fake' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`, fake: Boolean(fake), forms, async: values.async, summary, calls: results }
+  if (values.json) console.log(JSON.stringify(report, null, 2))
+  const stamp = report.at.replace(/[:.]/g, '-')
+  mkdirSync(values.out!, { recursive: true })
+  writeFileSync(`${values.out}/eval-${stamp}.json`, JSON.stringify(report, null, 2))
+  writeFileSync(`${values.out}/eval-${stamp}.md`, markdown(report))
+  say(`\nreports: ${values.out}/eval-${stamp}.json, ${values.out}/eval-${stamp}.md`)
 
   const failed = results.some((r) => r.status !== 200)
   const floor = values['min-accuracy'] !== undefined ? Number(values['min-accuracy']) : null
@@ -433,6 +404,49 @@ async function main() {
   if (failed) say('\nSome calls failed (see above).')
   if (below) say(`\nAccuracy below ${floor} for: ${Object.entries(summary).filter(([, s]) => s.accuracy !== null && s.accuracy < floor!).map(([n]) => n).join(', ')}`)
   process.exitCode = failed || below ? 1 : 0
+}
+
+interface Summary {
+  calls: number
+  failed: number
+  accuracy: number | null
+  credits: number
+  latencyMs: { median: number; max: number }
+  fields: Record<string, Record<Outcome, number>>
+}
+
+/** The Markdown report: per capability, then per field, then every failure and wrong field. */
+export function markdown(r: { at: string; provider: string; fake: boolean; summary: Record<string, Summary>; calls: CallResult[] }): string {
+  const p = (n: number | null) => (n === null ? '–' : `${(100 * n).toFixed(1)} %`)
+  const lines = [
+    `# Eval ${r.at}`,
+    '',
+    `Provider: ${r.provider}${r.fake ? ' (the fake answers schema-minimal objects: these scores say nothing about quality, only that the harness runs and scores)' : ''}.`,
+    '',
+    '| capability | calls | failed | accuracy | credits | median latency | max latency |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...Object.entries(r.summary).map(([n, s]) => `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`),
+    '',
+    '## Accuracy per field',
+  ]
+  for (const [n, s] of Object.entries(r.summary)) {
+    if (!Object.keys(s.fields).length) continue
+    lines.push('', `### ${n}`, '', '| field | exact | normalised | wrong | missing | accuracy |', '|---|---:|---:|---:|---:|---:|')
+    for (const [path, f] of Object.entries(s.fields)) {
+      const all = f.exact + f.normalised + f.wrong + f.missing
+      lines.push(`| ${path.replace(/\|/g, '\\|')} | ${f.exact} | ${f.normalised} | ${f.wrong} | ${f.missing} | ${p(all ? (f.exact + f.normalised) / all : null)} |`)
+    }
+  }
+  lines.push('', '## Failures', '')
+  const failures = r.calls.filter((c) => c.status !== 200 || c.outcomes.some((o) => o.outcome === 'wrong' || o.outcome === 'missing'))
+  if (!failures.length) lines.push('None.')
+  for (const c of failures) {
+    lines.push(`- **${c.capability}** ${c.case} [${c.form}]: ${c.status === 200 ? 'wrong fields' : `${c.status} ${c.error ?? ''}`}`)
+    for (const o of c.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing').slice(0, 20)) {
+      lines.push(`  - ${o.outcome} \`${o.path}\`: expected ${JSON.stringify(o.expected)?.slice(0, 120)}, got ${JSON.stringify(o.actual)?.slice(0, 120)}`)
+    }
+  }
+  return lines.join('\n') + '\n'
 }
 
 // Run when executed (npm run eval); importing the table or the scorer does not start a run.

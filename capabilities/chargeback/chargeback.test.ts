@@ -13,7 +13,7 @@ const model = (over: object = {}) => ({
   reasonCode: '13.1',
   recommendedAction: 'fight',
   narrative: 'The goods were delivered on 2026-02-06.',
-  evidenceChecklist: [{ item: 'Proof of delivery', evidenceIndexes: [] }],
+  evidenceChecklist: [{ item: 'Proof of delivery', support: [] }],
   winLikelihood: 0.7,
   rationale: 'Delivery proof usually wins.',
   ...over,
@@ -87,11 +87,11 @@ t.test("the code the caller's reason states wins over the model's", async (t) =>
 
 t.test("`have` is computed from the caller's evidence, never taken from the model", async (t) => {
   const checklist = [
-    { item: 'Proof of delivery (carrier tracking)', evidenceIndexes: [] },
-    { item: 'Signed delivery confirmation', evidenceIndexes: [7, -1] },
-    { item: 'Customer emails acknowledging receipt', evidenceIndexes: [1] },
-    { item: 'AVS and CVV results', evidenceIndexes: [] },
-    { item: 'Proof of delivery (carrier tracking)', evidenceIndexes: [] },
+    { item: 'Proof of delivery (carrier tracking)', support: [{ evidenceIndex: 0, quote: 'shows  DELIVERED 2026-02-06' }] },
+    { item: 'Signed delivery confirmation', support: [{ evidenceIndex: 7, quote: 'signed' }, { evidenceIndex: -1, quote: 'UPS' }] },
+    { item: 'Customer emails acknowledging receipt', support: [{ evidenceIndex: 1, quote: 'customer wrote "thanks, got it"' }] },
+    { item: 'AVS and CVV results', support: [{ evidenceIndex: 2, quote: 'AVS: Y' }, { evidenceIndex: 2, quote: 'CVV: M' }] },
+    { item: 'Proof of delivery (carrier tracking)', support: [] },
   ]
   cap.reply(model({ evidenceChecklist: checklist }))
   const none = await cap.call(base)
@@ -105,10 +105,22 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
   const { res } = await cap.call({ ...base, evidence })
   t.equal(res.status, 200, res.text)
   t.same(res.body.evidenceChecklist, [
-    { item: 'Proof of delivery (carrier tracking)', have: true, matchedEvidence: [evidence[0]] },
+    { item: 'Proof of delivery (carrier tracking)', have: true, matchedEvidence: [{ evidenceIndex: 0, quote: 'shows DELIVERED 2026-02-06' }] },
     { item: 'Signed delivery confirmation', have: false },
-    { item: 'Customer emails acknowledging receipt', have: true, matchedEvidence: [evidence[1]] },
-    { item: 'AVS and CVV results', have: true, matchedEvidence: [evidence[2]] },
+    { item: 'Customer emails acknowledging receipt', have: false }, // the quote is not in item 1
+    { item: 'AVS and CVV results', have: true, matchedEvidence: [{ evidenceIndex: 2, quote: 'AVS: Y' }] },
+  ])
+})
+
+t.test('issue 16: words are not proof; "never delivered" does not prove delivery', async (t) => {
+  // Before: keyword matching linked any item mentioning delivery to "proof of delivery", even this one.
+  const evidence = ['Customer says the package was never delivered', 'Order confirmation email sent 2026-02-03']
+  cap.reply(model({ evidenceChecklist: [{ item: 'Proof of delivery (carrier tracking)', support: [] }, { item: 'Order receipt', support: [{ evidenceIndex: 1, quote: 'Order confirmation email' }] }] }))
+  const { res } = await cap.call({ ...base, evidence })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body.evidenceChecklist, [
+    { item: 'Proof of delivery (carrier tracking)', have: false },
+    { item: 'Order receipt', have: true, matchedEvidence: [{ evidenceIndex: 1, quote: 'Order confirmation email' }] },
   ])
 })
 
@@ -150,7 +162,7 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {
-  const fake = await cap.useFake({ text: () => model({ evidenceChecklist: [{ item: 'Proof of delivery', evidenceIndexes: [0] }] }) })
+  const fake = await cap.useFake({ text: () => model({ evidenceChecklist: [{ item: 'Proof of delivery', support: [{ evidenceIndex: 0, quote: 'parcel at door' }] }] }) })
   const call = await cap.call({ ...base, network: 'visa', evidence: ['Photo of parcel at door'] })
   cap.expectCharged(t, call)
   t.same(call.res.body, {
@@ -160,7 +172,7 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     network: 'visa',
     recommendedAction: 'fight',
     narrative: 'The goods were delivered on 2026-02-06.',
-    evidenceChecklist: [{ item: 'Proof of delivery', have: true, matchedEvidence: ['Photo of parcel at door'] }],
+    evidenceChecklist: [{ item: 'Proof of delivery', have: true, matchedEvidence: [{ evidenceIndex: 0, quote: 'parcel at door' }] }],
     winLikelihood: 0.7,
     rationale: 'Delivery proof usually wins.',
     usage: { credits: 15, balanceRemaining: 15 },

@@ -20,8 +20,9 @@ export const NetworkSchema = StringEnum(NETWORKS)
 export const Action = StringEnum(['fight', 'accept'] as const)
 
 /**
- * What the model is asked for. `have` is not: the model says which of the caller's numbered evidence
- * items back each checklist entry, and code decides. Strict-mode safe (all required, no lengths).
+ * What the model is asked for. `have` is not: for each checklist entry the model names the caller's evidence
+ * items that provide it, each with the words of that item that show it, and code keeps a link only when the
+ * quote is in that item. Strict-mode safe (all required, no lengths).
  */
 export const ChargebackAnswer = Type.Object(
   {
@@ -30,7 +31,13 @@ export const ChargebackAnswer = Type.Object(
     recommendedAction: Action,
     narrative: Type.String(),
     evidenceChecklist: Type.Array(
-      Type.Object({ item: Type.String(), evidenceIndexes: Type.Array(Type.Integer()) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          item: Type.String(),
+          support: Type.Array(Type.Object({ evidenceIndex: Type.Integer(), quote: Type.String() }, { additionalProperties: false })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     winLikelihood: Type.Number({ minimum: 0, maximum: 1 }),
     rationale: Type.String(),
@@ -39,29 +46,17 @@ export const ChargebackAnswer = Type.Object(
 )
 type Answer = Static<typeof ChargebackAnswer>
 
-/**
- * Kinds of representment evidence, recognised by words. Code links a checklist entry to a piece of the
- * caller's evidence, even when the model did not, when the evidence is of every kind the entry names
- * ("signed proof of delivery" needs both a signature and delivery; a bare tracking number is not enough).
- */
-export const EVIDENCE_KINDS: Array<[string, RegExp]> = [
-  ['delivery', /\b(track(ing)?|deliver(y|ed)|proof of delivery|shipp(ing|ed)|carrier|ups|fedex|usps|dhl)\b/i],
-  ['signature', /\b(signature|signed)\b/i],
-  ['avs/cvv', /\b(avs|address verification|cvv2?|cvc2?|cid|security code)\b/i],
-  ['3-d secure', /(3-?d\s?secure|\b3ds\d?\b|verified by visa|securecode|identity check|safekey|protectbuy)/i],
-  ['ip/device', /\b(ip address|ip\b|device (id|fingerprint)|geolocation)/i],
-  ['communication', /\b(e-?mails?|correspondence|communications?|chat (log|transcript)s?|messages?)\b/i],
-  ['policy', /\b(polic(y|ies)|terms( of (service|sale))?|t&cs?)\b/i],
-  ['receipt', /\b(receipts?|invoices?|order confirmations?)\b/i],
-  ['usage', /\b(log-?ins?|usage|download(s|ed)?|access logs?|account activity)\b/i],
-  ['history', /\b(prior|previous|past|undisputed) (orders?|transactions?|purchases?)\b/i],
-  ['refund', /\b(refund(ed)? (issued|processed|given)|credit (issued|processed|memo))\b/i],
-  ['authorization', /\b(authori[sz]ation (code|approval|record)|approval code|auth code)\b/i],
-  ['photos', /\b(photos?|photographs?|pictures?)\b/i],
-]
-
-function kinds(text: string): Set<string> {
-  return new Set(EVIDENCE_KINDS.filter(([, re]) => re.test(text)).map(([k]) => k))
+/** Case, quote marks and whitespace aside: is `quote` (at least 3 characters of words) in `text`? */
+export function quotedIn(quote: string, text: string): boolean {
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201c\u201d]/g, '"')
+      .replace(/\s+/g, ' ')
+      .trim()
+  const q = norm(quote).replace(/^["']|["']$/g, '')
+  return q.replace(/[^\p{L}\p{N}]/gu, '').length >= 3 && norm(text).includes(q)
 }
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
@@ -77,8 +72,10 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       `- reasonCode: the ${network ? `${network} ` : ''}dispute reason code that fits (e.g. Visa "10.4", Mastercard "4853", Amex "C08", Discover "RG"), or null when unsure.`,
       '- recommendedAction: fight or accept (accept when the evidence cannot win or the cost of fighting exceeds the amount).',
       '- narrative: the representment letter to the issuer: factual, citing the evidence, no invented facts.',
-      '- evidenceChecklist: the documents this reason code calls for. For each: item (what to provide) and evidenceIndexes',
-      '  (the numbers of the merchant evidence below that provide it; [] when none does).',
+      '- evidenceChecklist: the documents this reason code calls for. For each: item (what to provide) and support: one',
+      '  {evidenceIndex, quote} per merchant evidence item below that provides it, quote copied word for word from that item',
+      '  to show it does ([] when none does; evidence that contradicts the item, such as "never delivered" for proof of',
+      '  delivery, does not provide it).',
       '- winLikelihood: 0 to 1, the chance the representment succeeds.',
       '- rationale: one or two sentences on why.',
     ].join('\n'),
@@ -113,19 +110,20 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   if (!narrative) throw new ApiError('inference_failed', 'The model wrote no representment narrative.')
   if (!rationale) throw new ApiError('inference_failed', 'The model gave no rationale.')
 
-  // `have` is true only when one of the caller's evidence items backs the entry: an index the model gave
-  // that is in range, or an item of the entry's kinds by code's own reading. No evidence, nothing "had".
-  const evidenceKinds = evidence.map(kinds)
+  // `have` is true only when one of the caller's evidence items backs the entry: an in-range index whose quote
+  // is really in that item (one link per item, in the caller's order). No evidence, nothing "had".
   const seen = new Set<string>()
   const evidenceChecklist = answer.evidenceChecklist
     .map((entry) => {
       const item = clip(entry.item.trim().replace(/\s+/g, ' '), 300)
-      const linked = new Set(entry.evidenceIndexes.filter((i) => Number.isInteger(i) && i >= 0 && i < evidence.length))
-      const itemKinds = kinds(item)
-      evidenceKinds.forEach((k, i) => {
-        if (itemKinds.size > 0 && [...itemKinds].every((kind) => k.has(kind))) linked.add(i)
-      })
-      const matched = [...linked].sort((a, b) => a - b).map((i) => clip(evidence[i]!, 1000))
+      const links = new Map<number, string>()
+      for (const s of entry.support) {
+        const quote = s.quote.trim().replace(/\s+/g, ' ')
+        if (Number.isInteger(s.evidenceIndex) && evidence[s.evidenceIndex] !== undefined && !links.has(s.evidenceIndex) && quotedIn(quote, evidence[s.evidenceIndex]!)) {
+          links.set(s.evidenceIndex, clip(quote, 1000))
+        }
+      }
+      const matched = [...links].sort(([a], [b]) => a - b).map(([evidenceIndex, quote]) => ({ evidenceIndex, quote }))
       return { item, have: matched.length > 0, ...(matched.length ? { matchedEvidence: matched.slice(0, 20) } : {}) }
     })
     .filter((e) => e.item && !seen.has(e.item.toLowerCase()) && seen.add(e.item.toLowerCase()))

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
+import { ambiguousEntry } from '../../core/validation.ts'
 import { handler } from './handler.ts'
 
 const Label = Type.String({ minLength: 1, maxLength: 200 })
@@ -30,6 +31,13 @@ export default defineCapability({
     },
     { additionalProperties: false },
   ),
+  // Labels are matched case-insensitively (the model's "Billing" is the caller's "billing"), so two labels that
+  // differ only in case or surrounding spaces could not be told apart: refused before any money moves.
+  check: (input: { labels: string[] }) =>
+    ambiguousEntry(input.labels, '/labels', (l) => l.trim().toLowerCase(), {
+      blank: 'must not be blank',
+      repeat: (l) => `"${l}" repeats another label (labels are matched case-insensitively)`,
+    }),
   response: ClassifyResult,
   example: {
     request: { text: 'My card was charged twice for the same order.', labels: ['billing', 'technical', 'shipping'] },

@@ -76,6 +76,22 @@ t.test('the same text on both sides: no changes, and no model call', async (t) =
   t.equal(res.body.usage.credits, 15)
 })
 
+t.test('issue 16: a case-only edit is not "the same text": the model is asked, and its change kept', async (t) => {
+  // Before: case was ignored, so the shortcut answered "nothing changed" without a model call, charged 15.
+  const before = 'Payment is due within 30 days. The supplier may terminate on notice.'
+  const after = 'Payment is due within 30 days. The Supplier MAY terminate on notice.'
+  cap.reply({
+    changes: [{ section: 'Termination', change: 'modified', before: 'The supplier may terminate', after: 'The Supplier MAY terminate', materiality: 'low', note: 'Capitalisation only.' }],
+    summary: 'Capitalisation changed in the termination clause.',
+    riskNotes: [],
+  })
+  const { res } = await cap.call({ a: { text: before }, b: { text: after } })
+  t.equal(res.status, 200, res.text)
+  t.equal(cap.prompts.length, 1, 'the model was asked')
+  t.equal(res.body.changeCount, 1)
+  t.same(res.body.warnings, [], 'a case-only modification is not "the same text"')
+})
+
 t.test('bad input: 400 with the side in the path; an unusable side is 422 with its path; all free', async (t) => {
   const cases: Array<[unknown, string]> = [
     [{ a: { text: 'x' } }, '/b'],

@@ -9,6 +9,10 @@ const file = (name: string) => ({
 // before/after are the shortest quotes that show each change; a grader should accept longer quotes containing them.
 const expected = { changeCount: contractChanges.length, changes: contractChanges.map((c) => ({ ...c })) }
 
+// Changes are found by section, and a longer quote that contains the expected one is right.
+export const align = { changes: 'section' }
+export const compare = { 'changes[].before': 'contains', 'changes[].after': 'contains' } as const
+
 export const evalCases = [
   { name: 'compare-contract-pdf', request: { a: file('contract-v1'), b: file('contract-v2') }, expected },
   { name: 'compare-contract-text', request: { a: { text: contractA.toText() }, b: { text: contractB.toText() } }, expected },

@@ -74,6 +74,9 @@ export function normalizeText(s: string): string {
     .trim()
 }
 
+/** Whitespace collapsed, nothing else: "the same text" for the no-change shortcut, where case is a change. */
+const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim()
+
 /** Is `quote` found in `text` (normalised)? Elided quotes ("… within 30 days … notice") count piece by piece. */
 export function quoted(quote: string, normalizedText: string): boolean {
   const pieces = normalizeText(quote)
@@ -93,8 +96,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Com
   const textA = a.hasTextLayer ? normalizeText(a.text) : null
   const textB = b.hasTextLayer ? normalizeText(b.text) : null
 
-  // Code knows the answer when both texts are the same: no model call, no invented "changes".
-  if (textA !== null && textA === textB) {
+  // Code knows the answer when both texts are the same (whitespace aside; a change of case or of a quote mark is
+  // an edit): no model call, no invented "changes".
+  if (a.hasTextLayer && b.hasTextLayer && sameText(a.text, b.text)) {
     return { changes: [], changeCount: 0, summary: 'The two documents have the same text; nothing changed.', riskNotes: [], warnings: [] }
   }
 
@@ -126,7 +130,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Com
     if (c.change === 'added' && after === null) warnings.push(`${at}: an "added" change without the added text.`)
     if (c.change === 'removed' && before === null) warnings.push(`${at}: a "removed" change without the removed text.`)
     if (c.change === 'modified' && (before === null || after === null)) warnings.push(`${at}: a "modified" change needs both "before" and "after".`)
-    if (c.change === 'modified' && before !== null && after !== null && normalizeText(before) === normalizeText(after)) {
+    if (c.change === 'modified' && before !== null && after !== null && sameText(before, after)) {
       warnings.push(`${at}: "before" and "after" are the same text.`)
     }
     // Quotes must come from their document (checked where the document has a text layer).

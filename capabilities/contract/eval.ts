@@ -18,4 +18,6 @@ const expected = (c: typeof contractA) => ({
 export const evalCases = [
   { name: 'contract-v1-pdf', request: file('contract-v1'), expected: expected(contractA) },
   { name: 'contract-v2-pdf', request: file('contract-v2'), expected: expected(contractB) },
+  { name: 'contract-v1-text', request: { text: contractA.toText() }, expected: expected(contractA) },
 ]
+export const align = { parties: 'set' }

@@ -34,13 +34,15 @@ const resolver = async (host: string) => (host in pages ? [{ address: '127.0.0.1
 
 const cap = await capabilityHarness(t, manifest, { config: { callbacksAllowPrivate: true }, resolver })
 
-const profile = (extra: object = {}) => ({
+const HOMEPAGE = `http://northwind-test.com:${port}/`
+/** A model answer whose fields cite `cite` (default: the Northwind homepage as served). */
+const profile = (extra: object = {}, cite: string[] = [HOMEPAGE]) => ({
   name: 'Northwind Logistics',
-  description: 'Freight forwarding.',
-  industry: 'Logistics',
-  headquarters: 'Rotterdam, Netherlands',
-  employeeRange: '201-500',
-  founded: 2004,
+  description: { value: 'Freight forwarding.', sourceUrls: cite },
+  industry: { value: 'Logistics', sourceUrls: cite },
+  headquarters: { value: 'Rotterdam, Netherlands', sourceUrls: cite },
+  employeeRange: { value: '201-500', sourceUrls: cite },
+  founded: { value: 2004, sourceUrls: cite },
   links: { linkedin: null, twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null },
   ...extra,
 })
@@ -63,7 +65,7 @@ t.test('domain normalisation and the free-mail list', async (t) => {
 t.test('work email: domain by code, homepage fetched and stripped, grounded true', async (t) => {
   cap.reply(
     profile({
-      founded: 2999,
+      founded: { value: 2999, sourceUrls: [HOMEPAGE] },
       links: { linkedin: null, twitter: 'https://twitter.com/northwind', github: null, facebook: null, instagram: null, youtube: null, crunchbase: 'https://www.crunchbase.com/organization/northwind' },
     }),
   )
@@ -102,12 +104,33 @@ t.test('a domain given as a URL is normalised', async (t) => {
   t.equal(res.body.grounded, true)
 })
 
-t.test('no homepage (error status, unresolvable, not HTML) and no search: grounded false', async (t) => {
+t.test('issue 16: a field that cites no fetched evidence is left out, field by field', async (t) => {
+  // Before: grounded was true for the whole response while these fields could come from the model's memory.
+  cap.reply(
+    profile({
+      description: { value: 'Freight forwarding.', sourceUrls: [] },
+      industry: { value: 'Logistics', sourceUrls: ['https://made-up.example.org/northwind'] },
+      headquarters: { value: 'Rotterdam, Netherlands', sourceUrls: [HOMEPAGE] },
+      founded: { value: 2004, sourceUrls: ['https://made-up.example.org/'] },
+    }),
+  )
+  const { res } = await cap.call({ domain: 'northwind-test.com' })
+  t.equal(res.status, 200, res.text)
+  t.same(
+    [res.body.description, res.body.industry, res.body.headquarters, res.body.employeeRange, res.body.founded],
+    [undefined, undefined, 'Rotterdam, Netherlands', '201-500', undefined],
+    'only the fields citing the fetched homepage are kept',
+  )
+  t.equal(res.body.grounded, true)
+})
+
+t.test('no homepage (error status, unresolvable, not HTML) and no search: grounded false, no profile fields', async (t) => {
   for (const domain of ['broken-test.com', 'nowhere-test.com', 'pdf-test.com']) {
-    cap.reply(profile())
+    cap.reply(profile({}, [`https://${domain}/`]))
     const { res } = await cap.call({ domain })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.grounded, false, domain)
+    for (const k of ['description', 'industry', 'headquarters', 'employeeRange', 'founded']) t.notOk(k in res.body, `${domain}: ${k} has no evidence, left out`)
     t.equal(res.body.sources, undefined, domain)
     t.same(res.body.links, { website: `https://${domain}/` }, domain)
     t.match(cap.prompts[0], 'The homepage could not be fetched.')
@@ -134,7 +157,7 @@ t.test('model answers that break the promises', async (t) => {
   t.equal(r.res.status, 422, 'no company identified')
   t.equal(r.ledger.balance, 100)
 
-  cap.reply(profile({ employeeRange: '200-500' }))
+  cap.reply(profile({ employeeRange: { value: '200-500', sourceUrls: [HOMEPAGE] } }))
   r = await cap.call({ domain: 'northwind-test.com' })
   t.equal(r.res.status, 502, 'employeeRange outside the buckets')
   t.equal(r.res.body.error.code, 'inference_failed')
@@ -177,7 +200,11 @@ t.test('readHomepage survives hostile markup', async (t) => {
 t.test('through the fake OpenAI-compatible server', async (t) => {
   t.test('responses API: web search sources ground the answer when the homepage is down', async (t) => {
     const fake = await cap.useFake({
-      text: () => profile({ links: { linkedin: 'https://www.linkedin.com/company/broken-test', twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null } }),
+      text: () =>
+        profile(
+          { links: { linkedin: 'https://www.linkedin.com/company/broken-test', twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null } },
+          ['https://www.linkedin.com/company/broken-test'],
+        ),
       webSearch: [
         { url: 'https://www.linkedin.com/company/broken-test', title: 'Broken Test | LinkedIn' },
         { url: 'https://news.example.org/broken-test', title: 'News' },
@@ -188,6 +215,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     cap.expectCharged(t, call)
     const { res } = call
     t.equal(res.body.grounded, true)
+    t.equal(res.body.industry, 'Logistics', 'a field citing a search result is kept')
     t.same(res.body.links, { website: 'https://broken-test.com/', linkedin: 'https://www.linkedin.com/company/broken-test' })
     t.same(res.body.sources, [
       { url: 'https://www.linkedin.com/company/broken-test', title: 'Broken Test | LinkedIn' },

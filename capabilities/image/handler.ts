@@ -37,12 +37,20 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Sta
   // The media type is the bytes' own: a provider's label is not trusted.
   const mimeType = sniffMediaType(bytes)
   if (!mimeType || !IMAGE_TYPES.has(mimeType)) throw new ApiError('inference_failed', 'The image provider returned data that is not an image.')
-  const out: Static<typeof ImageResult> = { image: bytes.toString('base64'), mimeType, size }
+  const dims = imageDimensions(bytes, mimeType)
+  const [w, h] = dims ? [dims.width, dims.height] : size.split('x').map(Number)
+  const out: Static<typeof ImageResult> = { image: bytes.toString('base64'), mimeType, size, aspectRatio: ratio(w!, h!) }
   const revised = revisedPrompt(result.providerMetadata)
   if (revised) out.revisedPrompt = revised
-  const dims = imageDimensions(bytes, mimeType)
   if (dims) Object.assign(out, dims)
   return out
+}
+
+/** "1536x1024" → "3:2": the ratio of what was produced, which for 16:9 or 4:3 is not what was asked for. */
+export function ratio(width: number, height: number): string {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
+  const d = gcd(width, height)
+  return `${width / d}:${height / d}`
 }
 
 function revisedPrompt(metadata: unknown): string | undefined {

@@ -58,6 +58,23 @@ t.test('every aspect ratio maps to a supported size', async (t) => {
   t.equal(fake.requests.at(-1)!.body.size, '1024x1024')
 })
 
+t.test('issue 16: the response says which aspect ratio was produced', async (t) => {
+  // Before: 16:9 and 4:3 became 3:2 silently. A provider image of the size asked for (1536x1024) is 3:2.
+  const PNG_1536x1024 = Buffer.from(TINY_PNG)
+  PNG_1536x1024.writeUInt32BE(1536, 16)
+  PNG_1536x1024.writeUInt32BE(1024, 20)
+  useImage(mockImage(PNG_1536x1024))
+  for (const aspectRatio of ['16:9', '4:3']) {
+    const { res: r } = await cap.call({ prompt: 'A cat', aspectRatio })
+    t.equal(r.status, 200, r.text)
+    t.same([r.body.size, r.body.width, r.body.height, r.body.aspectRatio], ['1536x1024', 1536, 1024, '3:2'], aspectRatio)
+  }
+  // Measured beats requested: a 640x480 JPEG for a 3:4 request is 4:3, and says so.
+  useImage(mockImage(JPEG))
+  const { res: r } = await cap.call({ prompt: 'A cat', aspectRatio: '3:4' })
+  t.equal(r.body.aspectRatio, '4:3')
+})
+
 t.test('the media type comes from the bytes', async (t) => {
   useImage(mockImage(JPEG, { openai: { images: [{ revisedPrompt: '  a better prompt ' }] } }))
   const { res: r } = await cap.call({ prompt: 'A cat', aspectRatio: '3:4' })

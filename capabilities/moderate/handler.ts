@@ -74,7 +74,7 @@ export function findExcerpt(text: string, excerpt: string): string | null {
 /**
  * Code guarantees: exactly one of text, image, imageUrl (schema); an image is PNG, JPEG, GIF or WebP by its bytes
  * (else 422), fetched only under the C12 guard, and sent to the model as an image part; `flagged` is computed
- * (`decision !== 'allow'`), never taken from the model; severities are from the enum; with `categories` given,
+ * (`decision !== 'allow'`), never taken from the model; the decision is at least what the categories call for; severities are from the enum; with `categories` given,
  * every category is one of them (else 502 inference_failed); one entry per category (the highest severity wins);
  * for text, an `excerpt` is a passage that really occurs in the text, quoted from it — a quote the model made up
  * is left out.
@@ -143,5 +143,19 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     } else if (!seen.excerpt && entry.excerpt) seen.excerpt = entry.excerpt
   }
 
-  return { flagged: answer.decision !== 'allow', decision: answer.decision, categories: [...merged.values()], rationale }
+  const categories = [...merged.values()]
+  const decision = reconciledDecision(answer.decision, categories)
+  return { flagged: decision !== 'allow', decision, categories, rationale }
+}
+
+const LEVEL = { allow: 0, review: 1, block: 2 } as const
+
+/**
+ * Decision and categories agree (README.md): a category at `high` severity means `block`, any other category at
+ * least `review`. The model's decision is raised to that, never lowered: a stricter decision than its categories
+ * show is kept (a person looks, or the content is held).
+ */
+export function reconciledDecision(decision: Result['decision'], categories: Category[]): Result['decision'] {
+  const least = categories.some((c) => c.severity === 'high') ? 'block' : categories.length ? 'review' : 'allow'
+  return LEVEL[least] > LEVEL[decision] ? least : decision
 }

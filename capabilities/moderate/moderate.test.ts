@@ -48,8 +48,8 @@ t.test('flagged is computed from decision; excerpts are real quotes; categories 
   const call = await cap.call({ text, policy: 'No spam.' })
   cap.expectCharged(t, call)
   t.same(call.res.body, {
-    flagged: false,
-    decision: 'allow',
+    flagged: true,
+    decision: 'block', // issue 16: "allow" with a high-severity category is raised to block
     categories: [
       { category: 'Spam', severity: 'high', excerpt: 'Buy cheap FOLLOWERS now' },
       { category: 'personal data', severity: 'medium' },
@@ -64,6 +64,22 @@ t.test('flagged is computed from decision; excerpts are real quotes; categories 
     const { res } = await cap.call({ text })
     t.equal(res.status, 200, res.text)
     t.same([res.body.flagged, res.body.decision], [true, decision], `${decision} is flagged`)
+  }
+})
+
+t.test('issue 16: decision follows the categories by the documented rule', async (t) => {
+  const cases: Array<[string, unknown[], string]> = [
+    ['allow', [{ category: 'threat', severity: 'high', excerpt: null }], 'block'],
+    ['allow', [{ category: 'spam', severity: 'low', excerpt: null }], 'review'],
+    ['review', [{ category: 'spam', severity: 'medium', excerpt: null }], 'review'],
+    ['block', [{ category: 'spam', severity: 'low', excerpt: null }], 'block'], // never lowered
+    ['allow', [], 'allow'],
+  ]
+  for (const [decision, categories, expected] of cases) {
+    cap.reply({ decision, categories, rationale: 'x' })
+    const { res } = await cap.call({ text })
+    t.equal(res.status, 200, res.text)
+    t.same([res.body.decision, res.body.flagged], [expected, expected !== 'allow'], `${decision} with ${JSON.stringify(categories)}`)
   }
 })
 

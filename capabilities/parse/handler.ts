@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
 import type { ParseResult } from './manifest.ts'
-import { normalizeDate, toAmount } from '../../core/documents/checks.ts'
+import { normalizeDate, sumWarning, toAmount } from '../../core/documents/checks.ts'
 import { compact, MAmount, money, MText, Reader, textOf } from '../../core/documents/values.ts'
 
 type Parsed = Static<typeof ParseResult>
@@ -107,7 +107,26 @@ function fieldValue(label: string, value: unknown): string | number | null {
   return s
 }
 
-/** The code-side guarantees: a docType, normalised dates and amounts, confidences in 0..1. */
+// The sum check (README.md): the items against a stated subtotal, else against the total with the stated
+// amounts that sit between items and total (tax, shipping, tip … added; discounts taken off). Documents whose
+// lines are not parts of the total stated (an EOB's billed lines vs the patient's share, a statement's
+// transactions vs its balance) are not checked.
+const NOT_SUMMED = new Set(['eob', 'era', 'bank_statement', 'contract', 'letter'])
+const SUBTOTAL = /\bsub[\s_-]?total\b/i
+const ADDED = /\b(tax|vat|gst|hst|pst|sales tax|shipping|delivery|freight|handling|tip|gratuity|service charge|surcharge)\b/i
+const TAKEN_OFF = /\b(discount|rebate|coupon|promo\w*)\b/i
+
+function sumCheck(docType: string, lineItems: Array<{ amount: number }>, fields: Field[], total: number | undefined): string | null {
+  if (NOT_SUMMED.has(docType) || lineItems.length === 0) return null
+  const amounts = lineItems.map((l) => l.amount)
+  const numeric = fields.filter((f): f is Field & { value: number } => typeof f.value === 'number')
+  const subtotal = numeric.find((f) => SUBTOTAL.test(f.label))
+  if (subtotal) return sumWarning('lineItems vs subtotal', amounts, subtotal.value)
+  const extras = numeric.flatMap((f) => (ADDED.test(f.label) ? [f.value] : TAKEN_OFF.test(f.label) ? [-Math.abs(f.value)] : []))
+  return sumWarning(extras.length ? 'lineItems with the stated tax, charges and discounts vs totalAmount' : 'lineItems vs totalAmount', [...amounts, ...extras], total)
+}
+
+/** The code-side guarantees: a docType, normalised dates and amounts, confidences in 0..1, sums checked. */
 export function buildParse(a: Answer, hint: string | null): Parsed {
   const r = new Reader()
   const docType = docTypeOf(a.docType) ?? docTypeOf(hint)
@@ -143,12 +162,18 @@ export function buildParse(a: Answer, hint: string | null): Parsed {
     if (!fields.some((x) => x.label === label && x.value === value)) fields.push({ label, value, confidence })
   }
 
+  const party = r.text(a.party, 500)
+  const documentNumber = r.text(a.documentNumber, 200)
+  const date = r.date(a.date, 'date')
+  const totalAmount = r.amount(a.totalAmount, 'totalAmount')
+  // A line left out (already reported) would make every sum wrong: no second warning for it.
+  if (lineItems.length === (a.lineItems ?? []).length) r.warn(sumCheck(docType, lineItems, fields, totalAmount))
   return compact({
     docType,
-    party: r.text(a.party, 500),
-    documentNumber: r.text(a.documentNumber, 200),
-    date: r.date(a.date, 'date'),
-    totalAmount: r.amount(a.totalAmount, 'totalAmount'),
+    party,
+    documentNumber,
+    date,
+    totalAmount,
     currency: r.currency(a.currency),
     lineItems,
     fields,

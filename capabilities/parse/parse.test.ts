@@ -163,6 +163,40 @@ t.test('values: dates and amounts by label, other strings kept; unreadable value
   ])
 })
 
+t.test('issue 16: items that do not add up to the total are reported, never fixed', async (t) => {
+  // Before: items summing to 300 against a stated total of 999 gave warnings: [].
+  const items = [
+    { description: 'Widget A', amount: 100 },
+    { description: 'Widget B', amount: 200 },
+  ]
+  cap.reply(answer({ totalAmount: 999, lineItems: items, fields: [] }))
+  const { res } = await cap.call({ text: 'an invoice' })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.totalAmount, 999, 'the stated total is kept')
+  t.same(res.body.warnings, ['lineItems vs totalAmount: the parts add up to 300, the document states 999.'])
+
+  // Tax and a discount the document states sit between items and total: 300 + 24 − 30 = 294 reconciles.
+  cap.reply(
+    answer({
+      totalAmount: 294,
+      lineItems: items,
+      fields: [
+        { label: 'Sales tax', value: '24.00', confidence: 0.9 },
+        { label: 'Discount', value: '-30', confidence: 0.9 },
+      ],
+    }),
+  )
+  t.same((await cap.call({ text: 'an invoice' })).res.body.warnings, [])
+
+  // A stated subtotal is what the items must make.
+  cap.reply(answer({ totalAmount: 330, lineItems: items, fields: [{ label: 'Subtotal', value: 310, confidence: 0.9 }] }))
+  t.same((await cap.call({ text: 'an invoice' })).res.body.warnings, ['lineItems vs subtotal: the parts add up to 300, the document states 310.'])
+
+  // An EOB's billed lines are not parts of the patient's share: not checked.
+  cap.reply(answer({ docType: 'eob', totalAmount: 45, lineItems: items, fields: [] }))
+  t.same((await cap.call({ text: 'an EOB' })).res.body.warnings, [])
+})
+
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
   cap.reply(answer())
   const bodies: Array<[string, unknown]> = [

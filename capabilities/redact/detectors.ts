@@ -11,8 +11,9 @@ export interface Span {
   end: number
 }
 
+// The top-level domain is letters only, so a digit right after it ends the address ("jane@example.com4111 …").
 const EMAIL =
-  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}(?![\p{L}\p{N}-])/gu
+  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}(?![\p{L}-]|\.\p{L})/gu
 
 // North American numbers with separators: (555) 123-4567, 555-123-4567, 555.123.4567, +1 555 123 4567.
 const PHONE_NANP = /(?<![\p{L}\p{N}+_])(?:\+?1[\s.-]?)?(?:\(\d{3}\)[\s.-]?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\p{N}]|[.-]\p{N})/gu

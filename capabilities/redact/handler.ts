@@ -37,10 +37,11 @@ interface Candidate extends Span {
 /**
  * The model proposes entities; code guarantees (capabilities.md):
  * - deterministic detectors for emails, phones, SSNs and Luhn-valid cards run beside the model;
- * - a model entity counts only where its text occurs in the input (every occurrence, case-insensitively, on word
- *   boundaries); entities of types the caller did not ask for are dropped;
+ * - a model entity counts only where its text occurs in the input (every occurrence, case-insensitively); entities
+ *   of types the caller did not ask for are dropped;
  * - `redacted` is written by code from the original text: the union of all spans is replaced, so no detected
  *   entity survives; overlapping spans become one placeholder;
+ * - redaction reaches a fixed point: the output is searched again and what it still shows is redacted too;
  * - `entities` lists exactly the replaced spans, in order, and `entityCount` is its length.
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
@@ -55,45 +56,98 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     content: input.text,
     schema: ModelAnswer,
   })
-  const candidates: Candidate[] = detect(input.text, types).map((s) => ({ ...s, fromDetector: true }))
-  for (const span of locate(input.text, answer.entities.filter((e) => types.has(e.type)))) candidates.push({ ...span, fromDetector: false })
-  return redact(input.text, candidates, input.placeholder ?? DEFAULT_PLACEHOLDER)
+  return redactText(input.text, types, answer.entities, input.placeholder ?? DEFAULT_PLACEHOLDER)
+}
+
+/**
+ * Redacts `text` until nothing is found in the output: the detectors and the model's entity texts are run on
+ * `redacted`, every hit is mapped back to the original text and added, and the text is redacted again. Joining
+ * text around a placeholder can make a new entity (an email whose next character was a card's first digit, two
+ * halves of a number around an empty placeholder); the next round catches it. Each round adds at least one
+ * original character to the redacted set, so it ends. A hit made only of placeholder text (a caller's
+ * placeholder that looks like an email) is the caller's own text and is left alone.
+ */
+export function redactText(text: string, types: ReadonlySet<string>, modelEntities: Answer['entities'], placeholder: string): Result {
+  const needles = compile(modelEntities.filter((e) => types.has(e.type)))
+  const find = (s: string): Candidate[] => [
+    ...detect(s, types).map((span) => ({ ...span, fromDetector: true })),
+    ...locate(s, needles).map((span) => ({ ...span, fromDetector: false })),
+  ]
+  const candidates = find(text)
+  for (;;) {
+    const { result, toOriginal } = redact(text, candidates, placeholder)
+    const fresh = find(result.redacted).flatMap((c) => {
+      const span = toOriginal(c.start, c.end)
+      return span ? [{ ...c, ...span }] : []
+    })
+    if (fresh.length === 0) return result
+    candidates.push(...fresh)
+  }
 }
 
 /** Distinct model entities searched for; each is one scan of the text (≤ 500,000 characters). */
 const MAX_MODEL_ENTITIES = 2000
 
-/** Every occurrence of each model entity's text; entities that do not occur in the input are dropped. */
-function locate(text: string, entities: Answer['entities']): Span[] {
-  const spans: Span[] = []
+/** A model entity's text as a literal pattern (any run of whitespace matches any other), and the kind of its edges. */
+interface Needle {
+  type: string
+  re: RegExp
+  first: RegExp | null
+  last: RegExp | null
+}
+
+/** One pattern per distinct model entity text; a lone character would redact every occurrence of it. */
+function compile(entities: Answer['entities']): Needle[] {
+  const needles: Needle[] = []
   const seen = new Set<string>()
   for (const e of entities) {
     if (seen.size === MAX_MODEL_ENTITIES) break
     const needle = e.text.trim()
-    if (needle.replace(/\s/g, '').length < 2) continue // a lone character would redact every occurrence of it
+    if (needle.replace(/\s/g, '').length < 2) continue
     const key = `${e.type}\u0000${needle.toLowerCase()}`
     if (seen.has(key)) continue
     seen.add(key)
-    for (const m of text.matchAll(pattern(needle))) spans.push({ type: e.type, start: m.index, end: m.index + m[0].length })
+    const body = needle
+      .split(/\s+/)
+      .map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
+      .join('\\s+')
+    needles.push({ type: e.type, re: new RegExp(body, 'giu'), first: kind(needle[0]!), last: kind(needle.at(-1)!) })
+  }
+  return needles
+}
+
+const LETTER = /\p{L}/u
+const DIGIT = /\p{N}/u
+const kind = (ch: string) => (LETTER.test(ch) ? LETTER : DIGIT.test(ch) ? DIGIT : null)
+
+/**
+ * Every occurrence of each model entity's text; entities that do not occur are dropped. An occurrence only
+ * refuses to continue a run of the same kind ("Ann" is not found in "Annual", "4111" not inside "41115"); next to
+ * anything else it is found ("jane@example.com4111…", "Jane_Doe"). Edges are checked in code: a Unicode
+ * look-around per entity costs more to compile than the search itself.
+ */
+function locate(text: string, needles: Needle[]): Span[] {
+  const spans: Span[] = []
+  for (const { type, re, first, last } of needles) {
+    re.lastIndex = 0
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const end = m.index + m[0].length
+      if ((first && m.index > 0 && first.test(text[m.index - 1]!)) || (last && end < text.length && last.test(text[end]!))) {
+        re.lastIndex = m.index + 1
+        continue
+      }
+      spans.push({ type, start: m.index, end })
+    }
   }
   return spans
 }
 
-const WORD = /[\p{L}\p{N}_]/u
-
-/** The entity as a literal pattern: any run of whitespace matches any other, word edges must be word boundaries. */
-function pattern(needle: string): RegExp {
-  const body = needle
-    .split(/\s+/)
-    .map((part) => part.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
-    .join('\\s+')
-  const before = WORD.test(needle[0]!) ? '(?<![\\p{L}\\p{N}_])' : ''
-  const after = WORD.test(needle.at(-1)!) ? '(?![\\p{L}\\p{N}_])' : ''
-  return new RegExp(before + body + after, 'giu')
-}
-
-/** Overlapping spans merge into one replaced region, typed by its longest span (a detector wins a tie). */
-export function redact(text: string, candidates: Candidate[], placeholder: string): Result {
+/**
+ * Overlapping spans merge into one replaced region, typed by its longest span (a detector wins a tie).
+ * `toOriginal` maps a span of `redacted` back to the original text (a placeholder stands for its whole region),
+ * or null when the span covers no original character that is still in the output.
+ */
+function redact(text: string, candidates: Candidate[], placeholder: string) {
   const sorted = [...candidates].sort((a, b) => a.start - b.start || b.end - a.end)
   const regions: Array<{ start: number; end: number; lead: Candidate }> = []
   for (const c of sorted) {
@@ -104,16 +158,43 @@ export function redact(text: string, candidates: Candidate[], placeholder: strin
     } else regions.push({ start: c.start, end: c.end, lead: c })
   }
   const entities: Result['entities'] = []
+  // The output as segments: kept original text (`from` set) or one region's placeholder.
+  const segments: Array<{ out: number; length: number; from?: number; region?: { start: number; end: number } }> = []
   let redacted = ''
   let at = 0
+  const keep = (end: number) => {
+    if (end > at) segments.push({ out: redacted.length, length: end - at, from: at })
+    redacted += text.slice(at, end)
+  }
   for (const r of regions) {
     const type = r.lead.type as EntityType
     entities.push({ type, text: text.slice(r.start, r.end), start: r.start, end: r.end })
-    redacted += text.slice(at, r.start) + placeholder.replace(/\{(type|TYPE)\}/g, (_, token: string) => (token === 'TYPE' ? type.toUpperCase() : type))
+    keep(r.start)
+    const shown = placeholder.replace(/\{(type|TYPE)\}/g, (_, token: string) => (token === 'TYPE' ? type.toUpperCase() : type))
+    segments.push({ out: redacted.length, length: shown.length, region: r })
+    redacted += shown
     at = r.end
   }
-  redacted += text.slice(at)
-  return { redacted, entities, entityCount: entities.length }
+  keep(text.length)
+
+  const toOriginal = (start: number, end: number): { start: number; end: number } | null => {
+    let from = -1
+    let to = -1
+    let keptText = false
+    for (const s of segments) {
+      const sEnd = s.out + s.length
+      // Zero-length placeholders between two touched characters are inside the span too.
+      if (sEnd < start || s.out > end || (s.length > 0 && (sEnd <= start || s.out >= end))) continue
+      if (s.length === 0 && (s.out <= start || s.out >= end)) continue
+      const lo = s.from !== undefined ? s.from + Math.max(0, start - s.out) : s.region!.start
+      const hi = s.from !== undefined ? s.from + Math.min(s.length, end - s.out) : s.region!.end
+      if (s.from !== undefined) keptText = true
+      if (from < 0 || lo < from) from = lo
+      if (hi > to) to = hi
+    }
+    return keptText ? { start: from, end: to } : null
+  }
+  return { result: { redacted, entities, entityCount: entities.length } as Result, toOriginal }
 }
 
 function better(a: Candidate, b: Candidate): boolean {

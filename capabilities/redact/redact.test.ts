@@ -81,6 +81,23 @@ t.test('redacted is written by code from the original text, whatever the model c
   })
 })
 
+t.test('issue 16: an email glued to a card number is redacted whole, and the output is searched again', async (t) => {
+  // The model names the email; before, it was matched on word boundaries only and the email detector refused a
+  // match followed by a digit, so "jane@example.com" leaked next to [REDACTED:CARD], charged.
+  cap.reply({ entities: [{ type: 'email', text: 'jane@example.com' }] })
+  const call = await cap.call({ text: 'pay jane@example.com4111 1111 1111 1111 now' })
+  cap.expectCharged(t, call)
+  t.equal(call.res.body.redacted, 'pay [REDACTED:EMAIL][REDACTED:CARD] now')
+  t.same(survivors(call.res.body.redacted), [])
+  t.same(
+    call.res.body.entities.map((e: any) => [e.type, e.start, e.end]),
+    [
+      ['email', 4, 20],
+      ['card', 20, 39],
+    ],
+  )
+})
+
 t.test('overlapping spans become one placeholder typed by the longest span', async (t) => {
   cap.reply({ entities: [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567' }, { type: 'name', text: 'Main' }] })
   const { res } = await cap.call({ text: 'Ship to 1 Main St, Springfield, tel 555-123-4567 now.' })

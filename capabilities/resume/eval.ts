@@ -31,4 +31,11 @@ const expected = {
 export const evalCases = [
   { name: 'resume-pdf', request: file('resume'), expected },
   { name: 'resume-text', request: { text: resume.toText() }, expected },
+  {
+    // Another layout: European dates (month/year), a name with diacritics, skills inline.
+    name: 'resume-eu-layout',
+    request: { text: 'ANA KOVAČ\nana.kovac@example.hr · Zagreb\n\nIskustvo / Experience\n03/2019 – danas: Senior Data Engineer, Infobip\n09/2015 – 02/2019: Data Analyst, Rimac Automobili\n\nEducation: MSc Computer Science, University of Zagreb, 2015\nSkills: Python, SQL, Kafka' },
+    expected: { name: 'Ana Kovač', email: 'ana.kovac@example.hr', experience: [{ company: 'Infobip', startDate: '2019-03-01', current: true }, { company: 'Rimac Automobili', startDate: '2015-09-01', endDate: '2019-02-01' }] },
+  },
 ]
+export const align = { experience: 'company' }

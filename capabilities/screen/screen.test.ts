@@ -13,7 +13,9 @@ const JOBS = { url: 'https://jobs.example.org/northwind?utm_source=openai', titl
 const NOT_SEARCHED = 'https://made-up.example.io/northwind'
 const criteria = ['Logistics or freight company', 'At least 200 employees', 'Uses SAP']
 const lead = { company: 'Northwind Logistics', domain: 'northwind-test.com' }
-const emptyProfile = { name: null, website: null, industry: null, headquarters: null, employeeRange: null, description: null }
+const none = { value: null, sourceUrls: [] }
+const emptyProfile = { name: none, website: none, industry: none, headquarters: none, employeeRange: none, description: none }
+const field = (value: string, ...sourceUrls: string[]) => ({ value, sourceUrls })
 const item = (evidence: string, sourceUrls: string[], criterion: string | null = null) => ({ evidence, criterion, sourceUrls })
 
 t.test('verdict follows score', async (t) => {
@@ -32,7 +34,15 @@ t.test('evidence cites search results only; verdict from score; criteria from th
       ],
       evidenceAgainst: [item('Job posts mention Oracle, not SAP.', ['https://jobs.example.org/northwind'], 'Something not in the list')],
       unverified: ['ignored for list criteria'],
-      profile: { ...emptyProfile, name: 'Northwind Logistics', website: 'northwind-test.com', employeeRange: '201-500', industry: ' ' },
+      profile: {
+        ...emptyProfile,
+        name: field('Northwind Logistics', SITE.url),
+        website: field('northwind-test.com', SITE.url),
+        employeeRange: field('201-500', LI.url),
+        industry: field(' ', SITE.url),
+        headquarters: field('Rotterdam', NOT_SEARCHED), // no searched page: left out
+        description: field('A freight forwarder.'), // from memory: left out
+      },
     }),
   })
   const call = await cap.call({ lead, criteria })
@@ -67,6 +77,33 @@ t.test('criteria as text: the model\'s unverified list, no criterion names; scor
   t.match(JSON.stringify(fake.requests.at(-1)!.body), 'Search thoroughly')
 })
 
+t.test('issue 16: the verdict follows the evidence that survived the citation check', async (t) => {
+  // A score of 0.9 whose only supporting item cites nothing the search returned: no evidence for is left, only
+  // evidence against, so the lead cannot be qualified (before: "qualified", charged).
+  fake.set({
+    webSearch: [SITE, JOBS],
+    text: () => ({
+      score: 0.9,
+      evidenceFor: [item('Huge SAP customer.', [NOT_SEARCHED], 'Uses SAP')],
+      evidenceAgainst: [item('Job posts mention Oracle, not SAP.', [JOBS.url], 'Uses SAP')],
+      unverified: [],
+      profile: emptyProfile,
+    }),
+  })
+  let { res } = await cap.call({ lead, criteria })
+  t.equal(res.status, 200, res.text)
+  t.same([res.body.verdict, res.body.score, res.body.evidenceFor], ['disqualified', 0.39, []])
+
+  // The mirror case: only cited evidence for the lead and a score of 0.1 cannot disqualify it.
+  fake.set({
+    webSearch: [SITE],
+    text: () => ({ score: 0.1, evidenceFor: [item('Freight forwarder.', [SITE.url], criteria[0]!)], evidenceAgainst: [], unverified: [], profile: emptyProfile }),
+  })
+  ;({ res } = await cap.call({ lead, criteria }))
+  t.equal(res.status, 200, res.text)
+  t.same([res.body.verdict, res.body.score], ['maybe', 0.4])
+})
+
 t.test('answers that cannot be grounded are failed calls, charged nothing', async (t) => {
   const ok = { score: 0.9, evidenceFor: [item('x', [SITE.url])], evidenceAgainst: [], unverified: [], profile: emptyProfile }
   const cases: Array<[string, Array<{ url: string; title: string }> | undefined, unknown]> = [
@@ -75,7 +112,7 @@ t.test('answers that cannot be grounded are failed calls, charged nothing', asyn
     ['no evidence at all', [SITE], { ...ok, evidenceFor: [] }],
     ['score above 1', [SITE], { ...ok, score: 1.5 }],
     ['a verdict from the model is not accepted', [SITE], { ...ok, verdict: 'qualified' }],
-    ['employeeRange outside the buckets', [SITE], { ...ok, profile: { ...emptyProfile, employeeRange: 'about 300' } }],
+    ['employeeRange outside the buckets', [SITE], { ...ok, profile: { ...emptyProfile, employeeRange: field('about 300', SITE.url) } }],
   ]
   for (const [name, webSearch, answer] of cases) {
     fake.set({ webSearch, text: () => answer })

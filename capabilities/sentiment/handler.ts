@@ -32,12 +32,25 @@ const ModelAnswer = Type.Object(
 )
 type Answer = Static<typeof ModelAnswer>
 
+/**
+ * Label and score agree (README.md): `positive` needs a score above 0, `negative` below 0, `neutral` within
+ * ±NEUTRAL_BAND, `mixed` within ±MIXED_BAND. A label that breaks its rule is replaced by the score's: at least
+ * NEUTRAL_BAND positive, at most −NEUTRAL_BAND negative, else neutral. The score is the finer reading and is kept.
+ */
+export const NEUTRAL_BAND = 0.3
+export const MIXED_BAND = 0.7
+export function reconciledLabel(label: Answer['sentiment'], score: number): Answer['sentiment'] {
+  const fits = label === 'positive' ? score > 0 : label === 'negative' ? score < 0 : Math.abs(score) <= (label === 'neutral' ? NEUTRAL_BAND : MIXED_BAND)
+  if (fits) return label
+  return score >= NEUTRAL_BAND ? 'positive' : score <= -NEUTRAL_BAND ? 'negative' : 'neutral'
+}
+
 const clamp = (n: number, lo: number, hi: number) => (Number.isFinite(n) ? Math.min(hi, Math.max(lo, n)) : 0)
 const loose = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
 
 /**
  * Code guarantees: the sentiment labels are the four of the enum (the schema the model answers against), score
- * is within −1..1 and confidence within 0..1. When the caller names aspects, `aspects` is exactly those, in that
+ * is within −1..1 and confidence within 0..1; each label agrees with its score (`reconciledLabel`). When the caller names aspects, `aspects` is exactly those, in that
  * order, each with `mentioned`; an aspect the model skipped or marked as not mentioned is neutral with score 0.
  * Otherwise the model's aspects, de-duplicated, at most 20. Themes: distinct, non-blank, at most 10.
  */
@@ -55,9 +68,10 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     content: input.text,
     schema: ModelAnswer,
   })
+  const score = clamp(answer.score, -1, 1)
   return {
-    sentiment: answer.sentiment,
-    score: clamp(answer.score, -1, 1),
+    sentiment: reconciledLabel(answer.sentiment, score),
+    score,
     confidence: clamp(answer.confidence, 0, 1),
     aspects: asked ? requestedAspects(asked, answer.aspects) : foundAspects(answer.aspects),
     themes: distinctTexts(answer.themes).slice(0, MAX_THEMES),
@@ -77,7 +91,8 @@ function requestedAspects(asked: string[], answers: Answer['aspects']): Aspect[]
   return asked.map((aspect) => {
     const a = exact.get(aspect) ?? byLoose.get(loose(aspect))
     if (!a || !a.mentioned) return { aspect, sentiment: 'neutral', score: 0, mentioned: false }
-    return { aspect, sentiment: a.sentiment, score: clamp(a.score, -1, 1), mentioned: true }
+    const score = clamp(a.score, -1, 1)
+    return { aspect, sentiment: reconciledLabel(a.sentiment, score), score, mentioned: true }
   })
 }
 
@@ -88,7 +103,8 @@ function foundAspects(answers: Answer['aspects']): Aspect[] {
     const aspect = a.aspect.trim()
     if (!aspect || !a.mentioned || seen.has(aspect.toLowerCase())) continue
     seen.add(aspect.toLowerCase())
-    out.push({ aspect, sentiment: a.sentiment, score: clamp(a.score, -1, 1) })
+    const score = clamp(a.score, -1, 1)
+    out.push({ aspect, sentiment: reconciledLabel(a.sentiment, score), score })
     if (out.length === MAX_FOUND_ASPECTS) break
   }
   return out

@@ -52,6 +52,30 @@ t.test('found aspects: de-duplicated, capped at 20, no mentioned flag', async (t
   t.equal(res.body.themes.length, 10)
 })
 
+t.test('issue 16: a label that contradicts its score follows the score', async (t) => {
+  cap.reply({
+    ...base,
+    sentiment: 'positive',
+    score: -0.9,
+    aspects: [
+      { aspect: 'delivery', sentiment: 'negative', score: 0.6, mentioned: true },
+      { aspect: 'support', sentiment: 'neutral', score: -0.2, mentioned: true }, // within the band: kept
+      { aspect: 'price', sentiment: 'mixed', score: 0.95, mentioned: true },
+    ],
+  })
+  const { res } = await cap.call({ text })
+  t.equal(res.status, 200, res.text)
+  t.same([res.body.sentiment, res.body.score], ['negative', -0.9])
+  t.same(
+    res.body.aspects.map((a: any) => [a.aspect, a.sentiment, a.score]),
+    [
+      ['delivery', 'positive', 0.6],
+      ['support', 'neutral', -0.2],
+      ['price', 'positive', 0.95],
+    ],
+  )
+})
+
 t.test('a label outside the enum or a score outside -1..1 (twice) is a free 502', async (t) => {
   for (const bad of [{ ...base, sentiment: 'angry' }, { ...base, score: -3 }, { ...base, confidence: 1.2 }]) {
     cap.reply(bad)

@@ -64,10 +64,12 @@ const cents = (n: number) => Math.round(n * 100) / 100
 /**
  * Reconciliation: opening + credits − debits = closing, and each running balance = the previous one ± the amount.
  * Checked for both list orders (statements print oldest or newest first) and both account kinds (a card
- * statement's balance is what is owed: debits raise it); the reading with the fewest problems is reported.
+ * statement's balance is what is owed: debits raise it); the reading with the fewest problems is reported, the
+ * model's own reading (money in raises the balance) winning a tie. A reading that reverses the model's
+ * directions is itself a warning: it is also what every debit and credit swapped looks like.
  */
 function reconcile(txs: Tx[], opening: number | undefined, closing: number | undefined): string[] {
-  const readings: string[][] = []
+  const readings: Array<{ problems: string[]; owed: boolean }> = []
   for (const owed of [false, true]) {
     const effect = (t: Tx) => ((t.direction === 'credit') !== owed ? t.amount : -t.amount)
     const overall: string[] = []
@@ -92,10 +94,15 @@ function reconcile(txs: Tx[], opening: number | undefined, closing: number | und
         }
         running = t.balance // resynchronise: one wrong line is one warning, not a cascade
       }
-      readings.push(problems)
+      readings.push({ problems, owed })
     }
   }
-  return readings.reduce((best, r) => (r.length < best.length ? r : best))
+  const best = readings.reduce((best, r) => (r.problems.length < best.problems.length ? r : best))
+  if (!best.owed) return best.problems
+  return [
+    'The balances reconcile only when debits raise the balance and credits lower it, the reverse of the directions read: either a card statement whose balance is what is owed, or every debit and credit swapped. Check the directions.',
+    ...best.problems,
+  ]
 }
 
 /** The code-side guarantees: amounts ≥ 0 with a direction, count from the array, balances reconciled and reported. */
@@ -123,7 +130,10 @@ export function buildStatement(a: Answer): Statement {
     let direction = directionOf(raw.direction)
     const given = textOf(raw.direction) ? JSON.stringify(textOf(raw.direction)) : 'not given'
     if (signed < 0 && direction === 'credit') r.warn(`${at}: a negative amount marked as a credit; kept as a credit.`)
-    if (!direction && signed < 0) direction = 'debit'
+    if (!direction && signed < 0) {
+      direction = 'debit'
+      r.warn(`${at}: direction ${given}; taken as debit from the negative amount.`)
+    }
     if (!direction && before !== undefined && stated !== null && Math.abs(Math.abs(cents(stated - before)) - Math.abs(signed)) <= 0.01) {
       direction = stated >= before ? 'credit' : 'debit'
       r.warn(`${at}: direction ${given}; taken as ${direction} from the running balance.`)

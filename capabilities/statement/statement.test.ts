@@ -66,7 +66,7 @@ t.test('balances that do not reconcile are reported, never fixed', async (t) => 
   t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
 })
 
-t.test('newest-first statements and card statements reconcile without warnings', async (t) => {
+t.test('newest-first statements reconcile without warnings; a card statement says its directions were reversed', async (t) => {
   const c = await cap.customer()
   cap.reply(answer({}, statement.transactions.map((x) => ({ ...x, category: null })).reverse()))
   let res = await cap.post(c, { text: statement.toText() })
@@ -82,8 +82,35 @@ t.test('newest-first statements and card statements reconcile without warnings',
     ]),
   )
   res = await cap.post(c, { text: 'card statement' })
-  t.same(res.body.warnings, [], 'card statement')
+  t.same(res.body.warnings, [REVERSED], 'card statement: reconciles, but only with the directions reversed, and says so')
   t.equal(res.body.transactions[0].category, 'meals')
+})
+
+const REVERSED =
+  'The balances reconcile only when debits raise the balance and credits lower it, the reverse of the directions read: either a card statement whose balance is what is owed, or every debit and credit swapped. Check the directions.'
+
+t.test('issue 16: every debit and credit swapped does not reconcile silently', async (t) => {
+  // Before: the "owed" reading (debits raise the balance) had no problems, so it was chosen with no warning.
+  const flipped = statement.transactions.map((x) => ({ ...x, direction: x.direction === 'debit' ? 'credit' : 'debit', category: null }))
+  cap.reply(answer({}, flipped))
+  const { res } = await cap.call({ text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.same(res.body.warnings, [REVERSED])
+  t.same(
+    res.body.transactions.map((x: any) => x.direction),
+    flipped.map((x) => x.direction),
+    'the directions read are reported as read, never silently changed',
+  )
+})
+
+t.test('issue 16: a negative amount without a direction is a debit with a warning', async (t) => {
+  const txs: RawTx[] = statement.transactions.map((x) => ({ ...x, category: null }))
+  txs[0] = { ...txs[0]!, amount: -statement.transactions[0]!.amount, direction: null, balance: null }
+  cap.reply(answer({}, txs))
+  const { res } = await cap.call({ text: statement.toText() })
+  t.equal(res.status, 200, res.text)
+  t.equal(res.body.transactions[0].direction, 'debit')
+  t.same(res.body.warnings, ['transactions[0]: direction not given; taken as debit from the negative amount.'])
 })
 
 t.test('directions: synonyms, signs, the running balance, or left out', async (t) => {

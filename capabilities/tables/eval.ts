@@ -21,4 +21,9 @@ const invoiceTable = {
 export const evalCases = [
   { name: 'tables-statement-pdf', request: file('statement'), expected: { tableCount: 1, pageCount: 1, tables: [statementTable] } },
   { name: 'tables-invoice-pdf', request: file('invoice-1'), expected: { tableCount: 1, pageCount: 1, tables: [invoiceTable] } },
+  {
+    name: 'tables-text-decimal-commas',
+    request: { text: 'Artikel | Menge | Preis\nSchrauben | 100 | 4,50\nMuttern | 200 | 3,20' },
+    expected: { tableCount: 1, tables: [{ headers: ['Artikel', 'Menge', 'Preis'], rows: [['Schrauben', '100', '4,50'], ['Muttern', '200', '3,20']] }] },
+  },
 ]

@@ -1,0 +1,20 @@
+// Eval cases for /v1/match (scripts/eval.ts, scripts/eval-kit.ts).
+import { count, type EvalCase } from '../../scripts/eval-kit.ts'
+
+export const evalCases: EvalCase[] = [
+  {
+    name: 'companies',
+    request: { a: [{ name: 'Acme GmbH', city: 'Berlin' }, { name: 'Globex Ltd', city: 'London' }], b: [{ company: 'GLOBEX LIMITED', town: 'London' }, { company: 'ACME Gesellschaft mbH', town: 'Berlin' }, { company: 'Initech', town: 'Austin' }], keys: ['name', 'city'] },
+    checks: { 'two matches': count('matches[]', 2), 'Initech unmatched': count('unmatchedB[]', 1) },
+  },
+  {
+    name: 'people',
+    request: { a: [{ name: 'Jon Smith', email: 'jon@x.io' }], b: [{ name: 'Jonathan Smith', email: 'JON@X.IO' }, { name: 'Jane Smith', email: 'jane@x.io' }] },
+    checks: { 'one match': count('matches[]', 1) },
+  },
+  {
+    name: 'nothing-matches',
+    request: { a: [{ sku: 'A-1', title: 'Red mug' }], b: [{ sku: 'Z-9', title: 'Blue chair' }] },
+    checks: { 'no matches': count('matches[]', 0) },
+  },
+]

@@ -1,0 +1,120 @@
+// What a capability folder's eval.ts builds its cases with (scripts/eval.ts loads every capabilities/<name>/eval.ts).
+//
+//   export const evalCases: EvalCase[] = [{ name, request, expected?, checks? }, …]   (at least 3)
+//   export const align = { changes: 'section' }            optional: how arrays of objects are matched
+//   export const compare = { 'changes[].before': 'contains' } optional: per-field scalar comparison
+//
+// `expected` is scored field by field (exact, or normalised: case/punctuation, numbers from strings, dates in
+// any form); `checks` are rules code can decide (no PII left, labels in the taxonomy, citations resolve, a value
+// in a range), each scored as one field named by its key.
+import { readFileSync } from 'node:fs'
+import { deflateSync } from 'node:zlib'
+import type { KnownDocument } from '../test/fixtures/documents.ts'
+
+export type Check = (result: any, request: any) => boolean
+
+export interface EvalCase {
+  /** shown in the report */
+  name: string
+  /** the documents the request is built from (one Doc, or two for compare), in each --form */
+  documents?: KnownDocument[]
+  /** or a ready request body, sent once as it is */
+  request?: Record<string, unknown>
+  /**
+   * The known data, in the response's shape. Only the fields given are scored; null means "the document does
+   * not state it" (absent or null is right). Arrays of objects are matched by index unless `align` says otherwise.
+   */
+  expected?: Record<string, unknown>
+  /** extra request fields next to the documents' Doc (e.g. a docType hint) */
+  body?: Record<string, unknown>
+  /** rules scored by code, each one field in the report */
+  checks?: Record<string, Check>
+}
+
+/** test/fixtures/pdf/<name>.pdf as an inline `file`. */
+export function pdf(name: string) {
+  return { data: readFileSync(new URL(`../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' }
+}
+
+/** Every value at a path like "changes[].before" (arrays flattened). */
+export function at(value: unknown, path: string): unknown[] {
+  let found: unknown[] = [value]
+  for (const part of path.split('.').filter(Boolean)) {
+    const many = part.endsWith('[]')
+    const key = many ? part.slice(0, -2) : part
+    found = found.flatMap((v) => {
+      const next = key === '' ? v : v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined
+      return many ? (Array.isArray(next) ? next : []) : next === undefined ? [] : [next]
+    })
+  }
+  return found
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''))
+
+/** The (stringified) value at `path` contains every one of `needles` (case-insensitive). */
+export const contains =
+  (path: string, ...needles: string[]): Check =>
+  (r) =>
+    at(r, path).some((v) => needles.every((n) => text(v).toLowerCase().includes(n.toLowerCase())))
+/** No value at `path` contains any of `needles` (case-insensitive): e.g. no PII left, no placeholder left. */
+export const lacks =
+  (path: string, ...needles: Array<string | RegExp>): Check =>
+  (r) =>
+    at(r, path).every((v) => needles.every((n) => (typeof n === 'string' ? !text(v).toLowerCase().includes(n.toLowerCase()) : !n.test(text(v)))))
+/** Every value at `path` is one of `allowed` (e.g. labels in the taxonomy); at least one value exists. */
+export const within =
+  (path: string, allowed: readonly unknown[]): Check =>
+  (r) => {
+    const vs = at(r, path)
+    return vs.length > 0 && vs.every((v) => allowed.includes(v))
+  }
+/** Every number at `path` lies in [lo, hi]; at least one exists. */
+export const between =
+  (path: string, lo: number, hi: number): Check =>
+  (r) => {
+    const vs = at(r, path)
+    return vs.length > 0 && vs.every((v) => typeof v === 'number' && v >= lo && v <= hi)
+  }
+/** The number of values at `path` (an array's items with "x[]") is within [lo, hi]. */
+export const count =
+  (path: string, lo: number, hi = lo): Check =>
+  (r) => {
+    const n = at(r, path).length
+    return n >= lo && n <= hi
+  }
+/** Every index at `indexPath` points into the array at `listPath` (citations resolve). */
+export const resolves =
+  (indexPath: string, listPath: string): Check =>
+  (r) => {
+    const size = at(r, `${listPath}[]`).length
+    return at(r, indexPath).every((i) => Number.isInteger(i) && (i as number) >= 0 && (i as number) < size)
+  }
+
+/** A PNG of one solid colour (for the image capabilities: "a red square" is a fact code can score). */
+export function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): string {
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [r, g, b]).flat())])
+  const raw = Buffer.concat(Array.from({ length: height }, () => row))
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
+    const len = Buffer.alloc(4)
+    len.writeUInt32BE(data.length)
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(crc32(body))
+    return Buffer.concat([len, body, crc])
+  }
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr.set([8, 2, 0, 0, 0], 8) // 8-bit RGB
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]).toString('base64')
+}
+
+function crc32(buf: Buffer): number {
+  let c = ~0
+  for (const byte of buf) {
+    c ^= byte
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1))
+  }
+  return ~c >>> 0
+}
