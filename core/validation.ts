@@ -9,6 +9,7 @@ export const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: fals
 addFormats(ajv)
 // TypeBox marks schemas with symbols Ajv ignores; these keywords document, they do not validate.
 ajv.addKeyword('x-example')
+ajv.addKeyword('x-explicit-null')
 
 /** Ajv errors as C2 `details`: JSON-pointer paths to the offending value. */
 export function formatErrors(errors: ErrorObject[] | null | undefined): ErrorDetail[] {

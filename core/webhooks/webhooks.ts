@@ -2,13 +2,25 @@
 // graphile-worker task makes each attempt, re-checking the address every time, and schedules the next
 // one itself so that the backoff is ours and survives restarts. Delivery never touches the job or money.
 import { createHmac } from 'node:crypto'
+import { Type, type Static } from '@sinclair/typebox'
 import { ulid } from 'ulid'
 import type { Query } from '../db/database.ts'
-import { jobView } from '../jobs/jobs.ts'
+import { JobView, jobView } from '../jobs/jobs.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import type { JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
+
+/** The body POSTed to callbackUrl (C8); published as components.schemas.WebhookPayload. */
+export const WebhookPayload = Type.Object(
+  {
+    deliveryId: Type.String({ description: 'the same on every attempt (= webhook-id): deduplicate on it' }),
+    event: Type.Union([Type.Literal('job.completed'), Type.Literal('job.failed')]),
+    createdAt: Type.String({ format: 'date-time' }),
+    job: JobView,
+  },
+  { additionalProperties: false },
+)
 
 export function sign(secret: string, body: string): string {
   return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex')
@@ -21,7 +33,8 @@ export function webhookListener(services: Services): JobEvents {
     if (!job?.callback_url) return
     const [account] = await q.sql(`select webhook_secret is not null as has_secret from accounts where id = ?`, [job.account_id])
     const deliveryId = `dlv_${ulid()}`
-    const payload = JSON.stringify({ deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) })
+    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) }
+    const payload = JSON.stringify(body)
     const status = account?.has_secret ? 'pending' : 'skipped'
     await q.sql(
       `insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status) values (?, ?, ?, ?, ?, ?, ?)`,
