@@ -166,10 +166,17 @@ export async function revokeKey(db: Database, keyId: string, keys: KeyCache): Pr
   return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() }
 }
 
+/**
+ * A new signing secret, `whsec_` + base64 of 24 random bytes (the Standard Webhooks form: its libraries take
+ * the secret as given). The previous one keeps signing next to it for 24 hours (webhooks.ts).
+ */
 export async function rotateWebhookSecret(db: Database, accountId: string, box: SecretBox): Promise<{ secret: string }> {
   await getAccount(db, accountId)
-  const secret = 'whsec_' + randomBytes(24).toString('base64url')
-  await db.sql(`update accounts set webhook_secret = ? where id = ?`, [box.seal(secret), accountId])
+  const secret = 'whsec_' + randomBytes(24).toString('base64')
+  await db.sql(
+    `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = now() where id = ?`,
+    [box.seal(secret), accountId],
+  )
   return { secret }
 }
 

@@ -22,8 +22,26 @@ export const WebhookPayload = Type.Object(
   { additionalProperties: false },
 )
 
+/** X-Service-Signature (C8): hex HMAC-SHA256 of the body, keyed with the whole secret string. */
 export function sign(secret: string, body: string): string {
   return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex')
+}
+
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_HOURS = 24
+
+/**
+ * The Standard Webhooks headers: `webhook-signature` is `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed
+ * with the base64-decoded part of the secret after `whsec_` (what the standardwebhooks libraries do with the
+ * secret as given), one signature per secret, space-separated. Node's base64 decoder also reads the base64url
+ * secrets made before this scheme, so they sign the same bytes.
+ */
+export function standardWebhookHeaders(id: string, timestamp: number, body: string, secrets: string[]): Record<string, string> {
+  const signatures = secrets.map((secret) => {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+    return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+  })
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') }
 }
 
 /** Subscribes to job.completed / job.failed (the seam of core/jobs). */
@@ -58,9 +76,11 @@ export function deliverTask(services: Services) {
   return async (payload: unknown): Promise<void> => {
     const { deliveryId, attempt } = payload as { deliveryId: string; attempt: number }
     const [d] = await db.sql(
-      `select d.*, j.request_id, a.webhook_secret from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
+      `select d.*, j.request_id, a.webhook_secret,
+              case when a.webhook_secret_rotated_at > now() - make_interval(hours => ?) then a.previous_webhook_secret end as previous_secret
+         from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
         where d.id = ? and d.status = 'pending'`,
-      [deliveryId],
+      [ROTATION_OVERLAP_HOURS, deliveryId],
     )
     if (!d) return
     if (!d.webhook_secret) {
@@ -68,6 +88,7 @@ export function deliverTask(services: Services) {
       return
     }
     const secret = services.secrets.open(d.webhook_secret)
+    const secrets = [secret, ...(d.previous_secret ? [services.secrets.open(d.previous_secret)] : [])]
     const started = Date.now()
     let statusCode: number | null = null
     let error: string | null = null
@@ -81,6 +102,7 @@ export function deliverTask(services: Services) {
           'X-Service-Request-Id': d.request_id,
           'X-Service-Delivery-Id': deliveryId,
           'X-Service-Signature': sign(secret, d.payload),
+          ...standardWebhookHeaders(deliveryId, Math.floor(Date.now() / 1000), d.payload, secrets),
         },
         allowPrivate: config.callbacksAllowPrivate,
         ...(services.resolver ? { resolver: services.resolver } : {}),

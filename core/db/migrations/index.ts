@@ -1,8 +1,10 @@
 // Numbered migrations, applied in order at boot. A capability that needs tables adds one here.
 import { Migration0001Kernel } from './0001-kernel.ts'
 import { Migration0002Memory } from './0002-memory.ts'
+import { Migration0004WebhookSigning } from './0004-webhook-signing.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
   { name: '0002-memory', class: Migration0002Memory },
+  { name: '0004-webhook-signing', class: Migration0004WebhookSigning },
 ]
