@@ -40,6 +40,11 @@ export class PublishedContract {
     }
   }
 
+  /** The request body schema of POST `path`, resolved in the published document. */
+  requestSchema(path: string): ValidateFunction {
+    return this.ajv.getSchema(`openapi.json#/paths/${escape(path)}/post/requestBody/content/application~1json/schema`)!
+  }
+
   /** The operation's response schema for `status`, resolved in the published document. */
   responseSchema(method: string, path: string, status: number): ValidateFunction | null {
     const template = this.templates.find((t) => t.pattern.test(path))?.template
