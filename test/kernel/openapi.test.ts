@@ -50,7 +50,7 @@ t.test('every published example validates against its published schema, usage in
     const validate = app.contract.responseSchema('post', path, 200)!
     t.ok(validate(response.example), `${path} response example: ${JSON.stringify(validate.errors)}`)
     t.ok(response.example.usage, `${path}: the example shows usage`)
-    t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
+    if (!JSON.stringify(response.schema).includes(EXPLICIT_NULL)) t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
     examples++
   }
   t.equal(examples, 39)
