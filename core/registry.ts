@@ -8,7 +8,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import type { CapabilityManifest } from './capability.ts'
 import { MODEL_ROLES } from './models/provider.ts'
-import { EXPLICIT_NULL, dropUnknownNulls, publishedResultSchema } from './pipeline/result.ts'
+import { dropUnknownNulls, publishedResultSchema } from './pipeline/result.ts'
 import { ajv } from './validation.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
@@ -69,8 +69,6 @@ export function checkManifest(m: CapabilityManifest<any, any> | undefined, folde
   if (unbounded) fail(`request schema at "${unbounded}" has no bound: give strings maxLength, arrays maxItems, open objects maxProperties (C12).`)
   for (const key of Object.keys(kernelFields)) if (key in m.request.properties) fail(`request must not declare "${key}": the kernel adds it.`)
   const requestSchema = Type.Object({ ...m.request.properties, ...kernelFields }, { ...stripped(m.request) }) as TObject
-  const explicit = explicitNullNotRequired(m.response, '')
-  if (explicit) fail(`response schema at "${explicit}" marks null as an answer (${EXPLICIT_NULL}) on an optional property: make it required, or let the kernel leave unknowns out.`)
   const responseSchema = publishedResultSchema(m.response)
   let validateRequest: ValidateFunction
   let validateResponse: ValidateFunction
@@ -90,22 +88,6 @@ export function checkManifest(m: CapabilityManifest<any, any> | undefined, folde
     return fail(`schema does not compile: ${(e as Error).message}`)
   }
   return { ...m, path: where, requestSchema, responseSchema, validateRequest, validateResponse, example }
-}
-
-/** The first optional property marked EXPLICIT_NULL: an optional field's unknown is always left out. */
-function explicitNullNotRequired(schema: TSchema, at: string): string | null {
-  const s = schema as Record<string, any>
-  for (const [key, prop] of Object.entries<Record<string, any>>(s.properties ?? {})) {
-    if (prop[EXPLICIT_NULL] && !(s.required ?? []).includes(key)) return `${at}/${key}`
-    const inner = explicitNullNotRequired(prop as TSchema, `${at}/${key}`)
-    if (inner) return inner
-  }
-  if (s.items && typeof s.items === 'object') return explicitNullNotRequired(s.items, `${at}/items`)
-  for (const sub of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) {
-    const inner = explicitNullNotRequired(sub, at)
-    if (inner) return inner
-  }
-  return null
 }
 
 function stripped(schema: TObject): Record<string, unknown> {

@@ -6,7 +6,7 @@ import { ajv } from '../validation.ts'
 
 /**
  * Marks a nullable response property whose `null` is an answer ("explicitly none", e.g. a requested field the
- * document does not have), so the kernel keeps it. The property must be required; say why in the folder's README.
+ * document does not have, or a record's own null value), so the kernel keeps it. Say why in the folder's README.
  */
 export const EXPLICIT_NULL = 'x-explicit-null'
 
