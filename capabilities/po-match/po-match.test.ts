@@ -201,6 +201,6 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     receipt: 'Widget - 10 units\nGadget - 2 units',
   })
   cap.expectCharged(t, call)
-  t.same(call.res.body, { ...manifest.example!.response, recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
+  t.same(call.res.body, { ...(cap.app.services.capabilities.get(cap.name)!.example!.response as object), recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
   t.equal(fake.requests.length - before, 1, 'one model call: code paired every line')
 })
