@@ -67,11 +67,13 @@ export function dropUnknownNulls(schema: Schema, value: unknown): unknown {
   if (!value || typeof value !== 'object') return value
   if (schema.properties) {
     const out: Record<string, unknown> = {}
+    // defineProperty: a key named "__proto__" is data here, not the prototype.
+    const set = (key: string, v: unknown) => Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
     for (const [key, v] of Object.entries(value)) {
       const prop = schema.properties[key] as Schema | undefined
-      if (!prop) out[key] = v
+      if (!prop) set(key, v)
       else if (v === null && !allowsNull(prop) && !schema.required?.includes(key)) continue
-      else out[key] = dropUnknownNulls(prop, v)
+      else set(key, dropUnknownNulls(prop, v))
     }
     return out
   }
