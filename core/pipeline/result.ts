@@ -70,7 +70,7 @@ export function dropUnknownNulls(schema: Schema, value: unknown): unknown {
     // defineProperty: a key named "__proto__" is data here, not the prototype.
     const set = (key: string, v: unknown) => Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
     for (const [key, v] of Object.entries(value)) {
-      const prop = schema.properties[key] as Schema | undefined
+      const prop = Object.hasOwn(schema.properties, key) ? (schema.properties[key] as Schema) : undefined
       if (!prop) set(key, v)
       else if (v === null && !allowsNull(prop) && !schema.required?.includes(key)) continue
       else set(key, dropUnknownNulls(prop, v))
