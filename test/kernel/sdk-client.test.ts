@@ -107,7 +107,7 @@ t.test('every capability publishes what the SDK reads: required fields required,
       const prop = schema.properties[field]
       if (!prop) problems.push(`${field} is not published`)
       else if (presence === 'required' && !schema.required.includes(field)) problems.push(`${field} is optional, the SDK needs it`)
-      else if (JSON.stringify(prop).includes('"null"') && !JSON.stringify(prop).includes(EXPLICIT_NULL)) problems.push(`${field} may be null`)
+      else if (!prop[EXPLICIT_NULL] && (prop.type === 'null' || (prop.anyOf ?? []).some((b: any) => b.type === 'null'))) problems.push(`${field} may be null`)
       else if (kind !== 'any' && prop.type !== kind) problems.push(`${field} is published as ${prop.type}, not ${kind}`)
     }
     t.same(problems, [], `/v1/${name}`)
