@@ -8,6 +8,8 @@ import type { ObjectRequest, ObjectResult } from './models/generate.ts'
 import type { ModelProvider, ModelRole } from './models/provider.ts'
 
 export type { DocumentInput, ResolvedDocument }
+/** For a required response property whose null is an answer ("explicitly none"); see pipeline/result.ts. */
+export { EXPLICIT_NULL } from './pipeline/result.ts'
 
 export interface CapabilityContext {
   requestId: string

@@ -1,5 +1,6 @@
 // One closed set of error codes (contract C2). Every refusal in the service is an ApiError with one of
 // these codes; the error handler turns it into `{error: {code, message, requestId, details?}}`.
+import { Type, type Static } from '@sinclair/typebox'
 
 export const ERROR_STATUS = {
   invalid_json: 400,
@@ -43,6 +44,24 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: ErrorCode, message: string, requestId: string, details?: ErrorDetail[]) {
+const Detail = Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false })
+
+/** The body of every refusal; published as components.schemas.Error. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERROR_STATUS), description: 'stable; branch on it' }),
+        message: Type.String({ description: 'for people; may change' }),
+        requestId: Type.String({ description: 'the X-Request-Id of the call' }),
+        details: Type.Optional(Type.Array(Detail, { description: 'JSON-pointer paths of the offending values' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: ErrorDetail[]): Static<typeof ErrorBody> {
   return { error: { code, message, requestId, ...(details ? { details } : {}) } }
 }

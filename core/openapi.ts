@@ -1,140 +1,241 @@
-// GET /v1/openapi.json (C14), built once at boot from the registry.
-import { ERROR_STATUS } from './errors.ts'
-import type { Capability } from './registry.ts'
+// GET /v1/openapi.json (C14), built once at boot from the registry and the kernel routes. Every response
+// schema is the TypeBox schema the code builds that body with (kernel) or the capability's published result
+// schema (pipeline/result.ts) with `usage`; the tests validate every 200/202 they receive against this document.
+import type { TSchema } from '@sinclair/typebox'
+import { AccountSummary } from './accounts/accounts.ts'
 import type { Config } from './config.ts'
+import { ERROR_STATUS, ErrorBody } from './errors.ts'
+import { JobAccepted, JobView } from './jobs/jobs.ts'
+import { DryRun } from './pipeline/dry-run.ts'
 import { pausedReason } from './pipeline/paused.ts'
-import { usageOperation } from './usage/routes.ts'
+import { UsageResponse, usageParameters } from './usage/routes.ts'
+import type { Capability } from './registry.ts'
+import { Usage } from './wallet/wallet.ts'
+import { WebhookPayload } from './webhooks/webhooks.ts'
+
+/**
+ * A route of the kernel: one entry each. `response.schema` is the TypeBox schema its handler's body is typed
+ * by; it is published under components.schemas[response.name].
+ */
+export interface KernelRoute {
+  method: 'get' | 'post'
+  path: string
+  operationId: string
+  summary: string
+  description?: string
+  tag: keyof typeof TAGS
+  /** false: no API key (public). */
+  authenticated: boolean
+  parameters?: object[]
+  response: { name: string; schema: TSchema | object; description: string }
+  /** Error statuses besides 401 (which every authenticated route has). */
+  errors?: number[]
+}
+
+const TAGS = {
+  capabilities: 'The 39 metered endpoints: each call is charged its price on success only',
+  jobs: 'Async jobs (C7) of the document capabilities',
+  account: 'The wallet of the calling key’s account',
+} as const
+
+export const KERNEL_ROUTES: KernelRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/jobs/{id}',
+    operationId: 'getJob',
+    summary: 'Get an async job',
+    description: 'Not billed and not throttled by the capability limits. A job of another account is 404 like an unknown one.',
+    tag: 'jobs',
+    authenticated: true,
+    parameters: [{ name: 'id', in: 'path', required: true, description: 'the jobId of the 202 answer', schema: { type: 'string', format: 'uuid' } }],
+    response: { name: 'Job', schema: JobView, description: 'The job; `result` when succeeded, `error` and `errorCode` when failed' },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/account',
+    operationId: 'getAccount',
+    summary: 'Get the balance and plan',
+    tag: 'account',
+    authenticated: true,
+    response: { name: 'Account', schema: AccountSummary, description: 'Balance, holds and plan' },
+  },
+  {
+    method: 'get',
+    path: '/v1/usage',
+    operationId: 'getUsage',
+    summary: 'List ledger entries and daily totals',
+    description: 'Ledger entries (charges, purchases, plan grants and renewals, adjustments), newest first, with a cursor, and daily totals per endpoint. Free.',
+    tag: 'account',
+    authenticated: true,
+    parameters: usageParameters,
+    response: { name: 'UsagePage', schema: UsageResponse, description: 'One page of the ledger, newest first' },
+    errors: [400],
+  },
+]
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } })
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const json = (schema: unknown, description: string, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema } },
+})
+
+const REQUEST_ID = { 'X-Request-Id': header('X-Request-Id') }
+const RATE_LIMIT = { 'RateLimit-Limit': header('RateLimit-Limit'), 'RateLimit-Remaining': header('RateLimit-Remaining'), 'RateLimit-Reset': header('RateLimit-Reset') }
 
 export function buildOpenApi(capabilities: Capability[], config: Config) {
-  const errorResponses = Object.fromEntries(
-    [...new Set(Object.values(ERROR_STATUS))].map((status) => [String(status), json(ref('Error'), `Error (${codesFor(status).join(', ')})`)]),
-  )
-  const paths: Record<string, unknown> = {}
+  const errorResponse = (status: number, rateLimited: boolean) =>
+    json(ref('Error'), `${codesFor(status).join(', ')}`, {
+      ...REQUEST_ID,
+      ...(rateLimited && status !== 401 ? RATE_LIMIT : {}),
+      ...(status === 429 || status === 409 ? { 'Retry-After': header('Retry-After') } : {}),
+    })
+  const allStatuses = [...new Set(Object.values(ERROR_STATUS))]
+  const paths: Record<string, Record<string, unknown>> = {}
   for (const cap of capabilities) {
     const reason = pausedReason(config, cap)
+    const success = { ...REQUEST_ID, ...RATE_LIMIT, 'Idempotent-Replayed': header('Idempotent-Replayed') }
     paths[`/v1/${cap.name}`] = {
       post: {
         operationId: cap.name,
         summary: cap.summary,
+        tags: ['capabilities'],
         'x-price': cap.price,
         'x-async': cap.async,
         'x-rate-limit': config.rateLimits[cap.name] ?? cap.ratePerMinute,
         'x-paused': reason !== null,
         ...(reason ? { 'x-paused-reason': reason } : {}),
         security: [{ bearer: [] }],
-        parameters: [
-          { name: 'Service-Dry-Run', in: 'header', required: false, schema: { type: 'string', enum: ['1', 'true'] } },
-          { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', pattern: '^[!-~]{1,128}$' } },
-        ],
+        parameters: [{ $ref: '#/components/parameters/DryRun' }, { $ref: '#/components/parameters/IdempotencyKey' }],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: cap.requestSchema, ...(cap.example ? { example: cap.example.request } : {}) } },
         },
         responses: {
           '200': {
-            description: 'The result with usage, or a DryRun report when Service-Dry-Run is sent',
+            description: `The result with usage (${cap.price} credits charged), or a DryRun report when Service-Dry-Run is sent`,
+            headers: success,
             content: {
               'application/json': {
-                schema: { oneOf: [withUsage(cap.response), ref('DryRun')] },
+                schema: { anyOf: [withUsage(cap.responseSchema), ref('DryRun')] },
                 ...(cap.example ? { example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } } } : {}),
               },
             },
           },
-          ...(cap.async ? { '202': json(ref('JobAccepted'), 'Accepted as an async job') } : {}),
-          ...errorResponses,
+          ...(cap.async ? { '202': json(ref('JobAccepted'), 'Accepted as an async job (`async: true`); poll GET /v1/jobs/{id}', success) } : {}),
+          ...Object.fromEntries(allStatuses.map((s) => [String(s), errorResponse(s, true)])),
         },
       },
     }
   }
-  paths['/v1/jobs/{id}'] = {
-    get: {
-      operationId: 'getJob',
-      security: [{ bearer: [] }],
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-      responses: { '200': json(ref('Job'), 'The job'), '401': json(ref('Error'), 'unauthorized'), '404': json(ref('Error'), 'not_found') },
-    },
+
+  const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
+  for (const route of KERNEL_ROUTES) {
+    schemas[route.response.name] = route.response.schema
+    const errors = [...(route.authenticated ? [401] : []), ...(route.errors ?? [])]
+    paths[route.path] = {
+      ...paths[route.path],
+      [route.method]: {
+        operationId: route.operationId,
+        summary: route.summary,
+        ...(route.description ? { description: route.description } : {}),
+        tags: [route.tag],
+        security: route.authenticated ? [{ bearer: [] }] : [],
+        ...(route.parameters ? { parameters: route.parameters } : {}),
+        responses: {
+          '200': json(ref(route.response.name), route.response.description, REQUEST_ID),
+          ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
+        },
+      },
+    }
   }
-  paths['/v1/account'] = {
-    get: { operationId: 'getAccount', security: [{ bearer: [] }], responses: { '200': json(ref('Account'), 'Balance and plan'), '401': json(ref('Error'), 'unauthorized') } },
-  }
-  paths['/v1/usage'] = usageOperation
   return {
     openapi: '3.1.0',
-    info: { title: 'Metered AI Capability API', version: '1.0.0' },
+    info: {
+      title: 'Metered AI Capability API',
+      version: '1.0.0',
+      description: 'Capability endpoints paid from one prepaid credit wallet (1 credit = 0.01 USD), with dry runs, idempotency, async jobs and signed webhooks.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'The server this document is served from' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    security: [{ bearer: [] }],
     paths,
     webhooks: {
       jobFinished: {
         post: {
-          summary: 'Sent to callbackUrl when an async job ends; signed with X-Service-Signature: sha256=<hex HMAC-SHA256 of the body>',
-          requestBody: { content: { 'application/json': { schema: ref('WebhookPayload') } } },
-          responses: { '200': { description: 'Any 2xx acknowledges the delivery' } },
+          operationId: 'jobFinished',
+          summary: 'An async job ended',
+          description:
+            'POSTed to callbackUrl when an async job ends. Verify `webhook-signature` with any Standard Webhooks library and the account’s `whsec_…` secret ' +
+            '(v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body"> keyed with the base64-decoded part after `whsec_`; during the 24 h after a rotation, ' +
+            'one signature per secret, space-separated), or `X-Service-Signature: sha256=<hex HMAC-SHA256 of the body keyed with the whole secret string>`. ' +
+            'Retries reuse the same webhook-id (= deliveryId).',
+          security: [{ webhookSignature: [] }],
+          parameters: [
+            { name: 'webhook-id', in: 'header', required: true, description: 'the delivery id (= body deliveryId), the same on every attempt', schema: { type: 'string' } },
+            { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt; reject stale ones', schema: { type: 'string', pattern: '^[0-9]+$' } },
+            { name: 'X-Service-Signature', in: 'header', required: true, description: 'sha256=<hex HMAC-SHA256 of the raw body>', schema: { type: 'string' } },
+            { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', enum: ['job.completed', 'job.failed'] } },
+            { name: 'X-Service-Job-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+            { name: 'X-Service-Request-Id', in: 'header', required: true, description: 'the requestId of the call that created the job', schema: { type: 'string' } },
+            { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: '= webhook-id', schema: { type: 'string' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
+          responses: {
+            '200': { description: 'Any 2xx acknowledges the delivery' },
+            default: { description: 'Anything but 2xx (redirects included) is a failed attempt, retried up to 5 times' },
+          },
         },
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'ksk_live_… API key' } },
-      schemas: {
-        Usage: obj({ credits: { type: 'integer' }, balanceRemaining: { type: 'integer' } }),
-        Error: obj({
-          error: obj(
-            {
-              code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-              message: { type: 'string' },
-              requestId: { type: 'string' },
-              details: { type: 'array', items: obj({ path: { type: 'string' }, message: { type: 'string' } }) },
-            },
-            ['code', 'message', 'requestId'],
-          ),
-        }),
-        DryRun: obj(
-          {
-            dryRun: { const: true },
-            endpoint: { type: 'string' },
-            liveStatus: { type: 'integer' },
-            wouldCharge: { type: 'integer' },
-            price: { type: 'integer' },
-            balance: { type: 'integer' },
-            error: { type: 'object' },
-          },
-          ['dryRun', 'endpoint', 'liveStatus', 'wouldCharge', 'price', 'balance'],
-        ),
-        JobAccepted: obj({ jobId: { type: 'string', format: 'uuid' }, status: { const: 'queued' }, requestId: { type: 'string' } }),
-        Job: obj(
-          {
-            jobId: { type: 'string', format: 'uuid' },
-            endpoint: { type: 'string' },
-            status: { enum: ['queued', 'running', 'succeeded', 'failed'] },
-            createdAt: { type: 'string', format: 'date-time' },
-            updatedAt: { type: 'string', format: 'date-time' },
-            startedAt: { type: 'string', format: 'date-time' },
-            finishedAt: { type: 'string', format: 'date-time' },
-            requestId: { type: 'string' },
-            result: { type: 'object', description: 'The body the synchronous call returns, usage included' },
-            error: obj({ code: { type: 'string' }, message: { type: 'string' } }),
-          },
-          ['jobId', 'endpoint', 'status', 'createdAt', 'updatedAt', 'requestId'],
-        ),
-        Account: obj({ balance: { type: 'integer' }, reserved: { type: 'integer' }, available: { type: 'integer' }, balanceUsd: { type: 'string' }, plan: { type: 'string' } }),
-        WebhookPayload: obj({
-          deliveryId: { type: 'string' },
-          event: { enum: ['job.completed', 'job.failed'] },
-          createdAt: { type: 'string', format: 'date-time' },
-          job: ref('Job'),
-        }),
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer ksk_live_…' },
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'webhook-signature',
+          description: 'Standard Webhooks signature made with the account’s webhook secret (see the jobFinished webhook)',
+        },
       },
+      parameters: {
+        DryRun: {
+          name: 'Service-Dry-Run',
+          in: 'header',
+          required: false,
+          description:
+            'Send 1 (or true) for a quote: authentication, rate limit, pause, validation and the balance check run, and a 200 DryRun report says what the live call would answer. Nothing is charged, no idempotency record, no model call (C3).',
+          schema: { type: 'string', enum: ['1', 'true'] },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Any 1–128 printable ASCII characters. For 24 h the same key with the same body replays the first answer byte for byte (Idempotent-Replayed: true) and charges nothing again; with another body it is 409 idempotency_key_reused; while the first call runs, 409 idempotency_key_in_use (C5).',
+          schema: { type: 'string', pattern: '^[!-~]{1,128}$' },
+        },
+      },
+      headers: {
+        'X-Request-Id': { description: 'The id of this request (req_…), also in every error body', required: true, schema: { type: 'string' } },
+        'RateLimit-Limit': { description: 'Calls per minute allowed to this key on this endpoint (C6)', schema: { type: 'integer' } },
+        'RateLimit-Remaining': { description: 'Calls left in the current window', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+        'Idempotent-Replayed': { description: 'true when this is the recorded answer of an earlier call with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+      },
+      schemas,
     },
   }
 }
 
-function obj(properties: Record<string, unknown>, required = Object.keys(properties)) {
-  return { type: 'object', properties, required }
-}
-
-function withUsage(response: unknown) {
-  return { allOf: [response, { type: 'object', properties: { usage: ref('Usage') }, required: ['usage'] }] }
+/** The published result with `usage` merged in, so one schema (not allOf) validates the body as sent. */
+function withUsage(result: Record<string, any>) {
+  if (!result.properties) throw new Error('a capability response must be an object schema with properties')
+  return { ...result, properties: { ...result.properties, usage: ref('Usage') }, required: [...(result.required ?? []), 'usage'] }
 }
 
 function codesFor(status: number): string[] {

@@ -8,6 +8,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import type { CapabilityManifest } from './capability.ts'
 import { MODEL_ROLES } from './models/provider.ts'
+import { dropUnknownNulls, publishedResultSchema } from './pipeline/result.ts'
 import { ajv } from './validation.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
@@ -17,6 +18,8 @@ export interface Capability extends CapabilityManifest {
   /** The request schema with the kernel's own fields (async, callbackUrl) added. */
   requestSchema: TObject
   validateRequest: ValidateFunction
+  /** The response as published: nullable properties optional and without null (pipeline/result.ts). */
+  responseSchema: Record<string, any>
   validateResponse: ValidateFunction
 }
 
@@ -66,21 +69,25 @@ export function checkManifest(m: CapabilityManifest<any, any> | undefined, folde
   if (unbounded) fail(`request schema at "${unbounded}" has no bound: give strings maxLength, arrays maxItems, open objects maxProperties (C12).`)
   for (const key of Object.keys(kernelFields)) if (key in m.request.properties) fail(`request must not declare "${key}": the kernel adds it.`)
   const requestSchema = Type.Object({ ...m.request.properties, ...kernelFields }, { ...stripped(m.request) }) as TObject
+  const responseSchema = publishedResultSchema(m.response)
   let validateRequest: ValidateFunction
   let validateResponse: ValidateFunction
+  let example: Capability['example']
   try {
     validateRequest = ajv.compile(requestSchema)
-    validateResponse = ajv.compile(m.response)
+    validateResponse = ajv.compile(responseSchema)
     if (m.example) {
       const v = ajv.compile(m.request)
       if (!v(m.example.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
-      if (!validateResponse(m.example.response)) fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
+      // Published as the handler's result would be: unknown values left out.
+      example = { request: m.example.request, response: dropUnknownNulls(responseSchema, m.example.response) }
+      if (!validateResponse(example.response)) fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
     }
   } catch (e) {
     if (e instanceof ManifestError) throw e
     return fail(`schema does not compile: ${(e as Error).message}`)
   }
-  return { ...m, path: where, requestSchema, validateRequest, validateResponse }
+  return { ...m, path: where, requestSchema, responseSchema, validateRequest, validateResponse, example }
 }
 
 function stripped(schema: TObject): Record<string, unknown> {

@@ -9,6 +9,7 @@ export const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: fals
 addFormats(ajv)
 // TypeBox marks schemas with symbols Ajv ignores; these keywords document, they do not validate.
 ajv.addKeyword('x-example')
+ajv.addKeyword('x-explicit-null')
 
 /** Every id the service mints is a UUID; anything else names nothing (404 before any query). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -203,7 +203,7 @@ async function call(base: string, key: string, capability: string, body: Record<
       await sleep(250)
       const job: any = await (await fetch(`${base}/v1/jobs/${json.jobId}`, { headers })).json()
       if (job.status === 'succeeded') return { status: 200, body: job.result }
-      if (job.status === 'failed') return { status: `job failed`, body: { error: job.error } }
+      if (job.status === 'failed') return { status: `job failed`, body: { error: { code: job.errorCode, message: job.error } } }
     }
     return { status: 'job timed out', body: undefined }
   }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
+import { defineCapability, EXPLICIT_NULL } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 const FieldName = Type.String({ minLength: 1, maxLength: 200 })
@@ -10,7 +10,7 @@ export const ExtractResult = Type.Object(
       Type.Object(
         {
           field: Type.String(),
-          value: Type.Union([Type.String(), Type.Null()]),
+          value: Type.Union([Type.String(), Type.Null()], { [EXPLICIT_NULL]: true, description: 'null: the text does not state this field' }),
           confidence: Type.Number({ minimum: 0, maximum: 1 }),
         },
         { additionalProperties: false },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { EXPLICIT_NULL } from '../../core/capability.ts'
 
 export const MAX_RECORDS = 1000
 export const MAX_FIELDS = 50
@@ -17,8 +18,9 @@ export const NormalizeResult = Type.Object(
         {
           index: Type.Integer({ minimum: 0 }),
           field: Type.String(),
-          from: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], { description: 'Absent when the field did not exist in the input record.' })),
-          to: AnyScalar,
+          // null in from/to is the record's value, not an unknown: kept (README).
+          from: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], { [EXPLICIT_NULL]: true, description: 'Absent when the field did not exist in the input record.' })),
+          to: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], { [EXPLICIT_NULL]: true }),
           reason: Type.Optional(Type.String()),
         },
         { additionalProperties: false },

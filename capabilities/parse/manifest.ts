@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
+import { defineCapability, EXPLICIT_NULL } from '../../core/capability.ts'
 import { DocObject } from '../../core/documents/schema.ts'
 import { handler } from './handler.ts'
 
@@ -19,7 +19,7 @@ export const ParseResult = Type.Object(
       Type.Object(
         {
           label: Type.String({ minLength: 1 }),
-          value: Type.Union([Type.String(), Type.Number(), Type.Null()], { description: 'dates as YYYY-MM-DD, amounts as numbers' }),
+          value: Type.Union([Type.String(), Type.Number(), Type.Null()], { [EXPLICIT_NULL]: true, description: 'dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out' }),
           confidence: Type.Number({ minimum: 0, maximum: 1 }),
         },
         { additionalProperties: false },

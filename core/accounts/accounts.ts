@@ -1,5 +1,6 @@
 // Accounts, plans, packs and API keys (C9, C13). Keys are stored as SHA-256 only.
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
+import { Type, type Static } from '@sinclair/typebox'
 import type { Database, Query } from '../db/database.ts'
 import { AccountSchema, ApiKeySchema } from '../db/entities.ts'
 import { ApiError } from '../errors.ts'
@@ -173,17 +174,44 @@ export async function revokeKey(db: Database, keyId: string, keys: KeyCache): Pr
   return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() }
 }
 
+/**
+ * A new signing secret, `whsec_` + base64 of 24 random bytes (the Standard Webhooks form: its libraries take
+ * the secret as given). The previous one keeps signing next to it for 24 hours (webhooks.ts).
+ */
 export async function rotateWebhookSecret(db: Database, accountId: string, box: SecretBox): Promise<{ secret: string }> {
   await getAccount(db, accountId)
-  const secret = 'whsec_' + randomBytes(24).toString('base64url')
-  await db.sql(`update accounts set webhook_secret = ? where id = ?`, [box.seal(secret), accountId])
+  const secret = 'whsec_' + randomBytes(24).toString('base64')
+  await db.sql(
+    `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = now() where id = ?`,
+    [box.seal(secret), accountId],
+  )
   return { secret }
 }
 
-/** GET /v1/account (C14): the account view plus the balance in dollars (1 credit = 0.01 USD). */
-export async function accountSummary(db: Query, accountId: string) {
-  const { balance, reserved, available, plan } = await getAccount(db, accountId)
-  return { balance, reserved, available, balanceUsd: (balance / 100).toFixed(2), plan }
+const CREDIT_USD = 0.01
+const Credits = (description: string) => Type.Integer({ description })
+
+/**
+ * GET /v1/account (C14), published as components.schemas.Account: a superset of what the product's official
+ * client reads (`balanceCredits`, `creditUsd`, `balanceUsd` as a number, issue 14) plus our own fields.
+ */
+export const AccountSummary = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    balanceCredits: Credits('= balance'),
+    creditUsd: Type.Literal(CREDIT_USD, { description: 'US dollars per credit' }),
+    balanceUsd: Type.Number({ description: 'balance × creditUsd, rounded to cents' }),
+    balance: Credits('credits on the account, open holds included'),
+    reserved: Credits('credits held by calls and jobs in flight'),
+    available: Credits('balance − reserved: what the next call can spend'),
+    plan: Type.Union(Object.keys(PLANS).map((p) => Type.Literal(p as Plan))),
+  },
+  { additionalProperties: false },
+)
+
+export async function accountSummary(db: Query, accountId: string): Promise<Static<typeof AccountSummary>> {
+  const { id, balance, reserved, available, plan } = await getAccount(db, accountId)
+  return { id, balanceCredits: balance, creditUsd: CREDIT_USD, balanceUsd: balance / 100, balance, reserved, available, plan }
 }
 
 export interface Caller {

@@ -1,9 +1,10 @@
 // Async jobs (C7). Acceptance commits the job row, its input, the hold and the graphile-worker job in one
 // transaction. A worker runs each job at most once; maintenance fails what a dead worker left behind.
 import { randomUUID } from 'node:crypto'
+import { Type, type Static } from '@sinclair/typebox'
 import type { JobHelpers } from 'graphile-worker'
 import type { Query } from '../db/database.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts'
 import { capabilityContext } from '../pipeline/context.ts'
 import type { Services, JobEventName } from '../services.ts'
 import { capture, release, reserve, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
@@ -16,12 +17,50 @@ const RETENTION_DAYS = 30
 
 export type AcceptOutcome = { outcome: 'accepted'; body: string } | Exclude<ReserveOutcome, { outcome: 'ok' }>
 
+const Uuid = Type.String({ format: 'uuid' })
+
+/** The 202 answer of an async call; published as components.schemas.JobAccepted. */
+export const JobAccepted = Type.Object(
+  { jobId: Uuid, status: Type.Literal('queued'), requestId: Type.String() },
+  { additionalProperties: false },
+)
+
+const Time = Type.String({ format: 'date-time' })
+/** A job can also fail for reasons no request has: maintenance ends it (C7). */
+const JOB_ONLY_CODES = ['worker_lost', 'deadline_exceeded'] as const
+export type JobErrorCode = ErrorCode | (typeof JOB_ONLY_CODES)[number]
+
+/**
+ * GET /v1/jobs/{id} and the webhook's `job`; published as components.schemas.Job. A failed job carries the
+ * message in `error` and the stable C2 code in `errorCode` (issue 14 supersedes C7's `{code, message}` object).
+ */
+export const JobView = Type.Object(
+  {
+    jobId: Uuid,
+    endpoint: Type.String({ description: 'e.g. /v1/parse' }),
+    status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    createdAt: Time,
+    updatedAt: Time,
+    startedAt: Type.Optional(Time),
+    finishedAt: Type.Optional(Time),
+    requestId: Type.String(),
+    result: Type.Optional(Type.Object({}, { description: 'when succeeded: the body the synchronous call returns, usage included' })),
+    error: Type.Optional(Type.String({ description: 'when failed: what went wrong, for people' })),
+    errorCode: Type.Optional(
+      Type.Unsafe<JobErrorCode>({ type: 'string', enum: [...Object.keys(ERROR_STATUS), ...JOB_ONLY_CODES], description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded)' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type JobView = Static<typeof JobView>
+
 export async function acceptJob(
   services: Services,
   a: Omit<ReserveArgs, 'holdTtlSeconds'> & { input: Record<string, unknown>; callbackUrl: string | null },
 ): Promise<AcceptOutcome> {
   const jobId = randomUUID()
-  const body = JSON.stringify({ jobId, status: 'queued', requestId: a.requestId })
+  const accepted: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId: a.requestId }
+  const body = JSON.stringify(accepted)
   return services.db.tx(async (q) => {
     const held = await reserve(q, { ...a, holdTtlSeconds: null })
     if (held.outcome !== 'ok') return held
@@ -71,8 +110,7 @@ export function runCapabilityTask(services: Services) {
         timeoutMs: config.asyncModelTimeoutMs,
       })
       const result = await cap.handler(job.input, context)
-      checkResult(cap, result, services.log)
-      await finish(services, jobId, { result: result as object })
+      await finish(services, jobId, { result: checkResult(cap, result, services.log) })
     } catch (e) {
       const error =
         e instanceof ApiError && e.status !== 500
@@ -167,19 +205,6 @@ export async function failStaleJobs(services: Services, now: Date): Promise<Pick
   return { workerLost, deadlineExceeded, inputsDeleted: inputs.length, jobsRemoved: removed.length }
 }
 
-export interface JobView {
-  jobId: string
-  endpoint: string
-  status: string
-  createdAt: string
-  updatedAt: string
-  startedAt?: string
-  finishedAt?: string
-  requestId: string
-  result?: unknown
-  error?: { code: string; message: string }
-}
-
 export function jobView(row: Record<string, any>): JobView {
   const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : undefined)
   return {
@@ -192,7 +217,7 @@ export function jobView(row: Record<string, any>): JobView {
     ...(row.finished_at ? { finishedAt: iso(row.finished_at) } : {}),
     requestId: row.request_id,
     ...(row.result ? { result: JSON.parse(row.result) } : {}),
-    ...(row.error ? { error: row.error } : {}),
+    ...(row.error ? { error: row.error.message, errorCode: row.error.code } : {}),
   }
 }
 

@@ -1,14 +1,29 @@
 // C3: a dry run passes stages 0–2 for real, then reports what stages 3–7 would answer, with no side
 // effects: no hold, no idempotency record, no model, no charge.
+import { Type, type Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import { quote } from '../wallet/wallet.ts'
 import { checkPaused } from './paused.ts'
 import { readRequest } from './request.ts'
 import { requireProvider } from './result.ts'
+
+/** The 200 answer to `Service-Dry-Run: 1`; published as components.schemas.DryRun. */
+export const DryRun = Type.Object(
+  {
+    dryRun: Type.Literal(true),
+    endpoint: Type.String({ description: 'e.g. /v1/classify' }),
+    liveStatus: Type.Integer({ description: 'the status the live call would answer now' }),
+    wouldCharge: Type.Integer({ minimum: 0, description: 'credits the live call would charge (0 when it would be refused)' }),
+    price: Type.Integer({ minimum: 1 }),
+    balance: Type.Integer({ description: 'credits available now (balance minus open holds)' }),
+    error: Type.Optional(Type.Omit(ErrorBody.properties.error, ['requestId'], { description: 'the refusal the live call would get' })),
+  },
+  { additionalProperties: false },
+)
 
 export async function dryRunReport(
   ctx: Context,
@@ -19,7 +34,7 @@ export async function dryRunReport(
 ): Promise<void> {
   const q = await quote(services.db, caller.accountId, caller.keyId, cap.price, services.now())
   let liveStatus: number
-  let error: { code: string; message: string; details?: unknown } | undefined
+  let error: Static<typeof DryRun>['error']
   try {
     checkPaused(services.config, cap)
     const call = await readRequest(ctx, cap, services, readBody, 'live')
@@ -33,7 +48,7 @@ export async function dryRunReport(
     error = { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
   }
   ctx.status = 200
-  ctx.body = {
+  const report: Static<typeof DryRun> = {
     dryRun: true,
     endpoint: `/v1/${cap.name}`,
     liveStatus,
@@ -42,4 +57,5 @@ export async function dryRunReport(
     balance: q.available,
     ...(error ? { error } : {}),
   }
+  ctx.body = report
 }

@@ -52,20 +52,8 @@ export const UsageResponse = Type.Object(
   { additionalProperties: false },
 )
 
-/** The OpenAPI path item; core/openapi.ts mounts it at /v1/usage. */
-export const usageOperation = {
-  get: {
-    operationId: 'getUsage',
-    summary: 'Ledger entries (charges, purchases, plan grants and renewals, adjustments) and daily totals per endpoint. Free.',
-    security: [{ bearer: [] }],
-    parameters: Object.entries(UsageQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
-    responses: {
-      '200': { description: 'One page of the ledger, newest first', content: { 'application/json': { schema: UsageResponse } } },
-      '400': { description: 'invalid_request', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      '401': { description: 'unauthorized', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-    },
-  },
-}
+/** The query parameters as OpenAPI publishes them (core/openapi.ts lists the route in KERNEL_ROUTES). */
+export const usageParameters = Object.entries(UsageQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
 
 const checkQuery = ajv.compile(UsageQuery)
 

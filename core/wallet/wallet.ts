@@ -1,5 +1,6 @@
 // The only code that moves credits (C4). Each call is one statement: the SQL functions of migration 0001
 // hold, capture and release atomically, so concurrent calls can never overdraw.
+import { Type } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 
 export type ReserveOutcome =
@@ -39,6 +40,15 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
   return { outcome: row.outcome }
 }
+
+/** What capture_hold appends to every charged result as `usage`; published as components.schemas.Usage. */
+export const Usage = Type.Object(
+  {
+    credits: Type.Integer({ minimum: 0, description: 'credits this call charged' }),
+    balanceRemaining: Type.Integer({ description: 'credits available after the charge' }),
+  },
+  { additionalProperties: false },
+)
 
 /** Captures the hold and returns the exact response body (result + usage) that was recorded. */
 export async function capture(

@@ -2,18 +2,48 @@
 // graphile-worker task makes each attempt, re-checking the address every time, and schedules the next
 // one itself so that the backoff is ours and survives restarts. Delivery never touches the job or money.
 import { createHmac } from 'node:crypto'
+import { Type, type Static } from '@sinclair/typebox'
 import { ulid } from 'ulid'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import { jobView } from '../jobs/jobs.ts'
+import { JobView, jobView } from '../jobs/jobs.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import { SecretUnreadable } from '../secrets.ts'
 import type { JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
 
+/** The body POSTed to callbackUrl (C8); published as components.schemas.WebhookPayload. */
+export const WebhookPayload = Type.Object(
+  {
+    deliveryId: Type.String({ description: 'the same on every attempt (= webhook-id): deduplicate on it' }),
+    event: Type.Union([Type.Literal('job.completed'), Type.Literal('job.failed')]),
+    createdAt: Type.String({ format: 'date-time' }),
+    job: JobView,
+  },
+  { additionalProperties: false },
+)
+
+/** X-Service-Signature (C8): hex HMAC-SHA256 of the body, keyed with the whole secret string. */
 export function sign(secret: string, body: string): string {
   return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex')
+}
+
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_HOURS = 24
+
+/**
+ * The Standard Webhooks headers: `webhook-signature` is `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed
+ * with the base64-decoded part of the secret after `whsec_` (what the standardwebhooks libraries do with the
+ * secret as given), one signature per secret, space-separated. Node's base64 decoder also reads the base64url
+ * secrets made before this scheme, so they sign the same bytes.
+ */
+export function standardWebhookHeaders(id: string, timestamp: number, body: string, secrets: string[]): Record<string, string> {
+  const signatures = secrets.map((secret) => {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+    return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+  })
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') }
 }
 
 /** Subscribes to job.completed / job.failed (the seam of core/jobs). */
@@ -23,7 +53,8 @@ export function webhookListener(services: Services): JobEvents {
     if (!job?.callback_url) return
     const [account] = await q.sql(`select webhook_secret is not null as has_secret from accounts where id = ?`, [job.account_id])
     const deliveryId = `dlv_${ulid()}`
-    const payload = JSON.stringify({ deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) })
+    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) }
+    const payload = JSON.stringify(body)
     const status = account?.has_secret ? 'pending' : 'skipped'
     await q.sql(
       `insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status) values (?, ?, ?, ?, ?, ?, ?)`,
@@ -47,9 +78,11 @@ export function deliverTask(services: Services) {
   return async (payload: unknown): Promise<void> => {
     const { deliveryId, attempt } = payload as { deliveryId: string; attempt: number }
     const [d] = await db.sql(
-      `select d.*, j.request_id, a.webhook_secret from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
+      `select d.*, j.request_id, a.webhook_secret,
+              case when a.webhook_secret_rotated_at > now() - make_interval(hours => ?) then a.previous_webhook_secret end as previous_secret
+         from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
         where d.id = ? and d.status = 'pending'`,
-      [deliveryId],
+      [ROTATION_OVERLAP_HOURS, deliveryId],
     )
     if (!d) return
     if (!d.webhook_secret) {
@@ -72,6 +105,7 @@ export function deliverTask(services: Services) {
       })
       return
     }
+    const secrets = [secret, ...(d.previous_secret ? [services.secrets.open(d.previous_secret)] : [])]
     const started = Date.now()
     let statusCode: number | null = null
     let error: string | null = null
@@ -85,6 +119,7 @@ export function deliverTask(services: Services) {
           'X-Service-Request-Id': d.request_id,
           'X-Service-Delivery-Id': deliveryId,
           'X-Service-Signature': sign(secret, d.payload),
+          ...standardWebhookHeaders(deliveryId, Math.floor(Date.now() / 1000), d.payload, secrets),
         },
         allowPrivate: config.callbacksAllowPrivate,
         ...(services.resolver ? { resolver: services.resolver } : {}),

@@ -16,6 +16,7 @@ import { checkManifest, type Capability } from '../../core/registry.ts'
 import { defineCapability, type CapabilityManifest } from '../../core/capability.ts'
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Resolver } from '../../core/net/address-guard.ts'
+import { PublishedContract } from './contract.ts'
 import { createTestDatabase } from './database.ts'
 
 interface Tap {
@@ -43,6 +44,8 @@ export interface Reply {
 export interface TestApp {
   url: string
   services: Services
+  /** The document the app publishes, fetched at start; every 200/202 of call() is checked against it. */
+  contract: PublishedContract
   call(path: string, init?: { method?: string; body?: unknown; raw?: string; key?: string; headers?: Record<string, string> }): Promise<Reply>
   /** A new account with `credits` (an adjustment) and one key. */
   customer(credits: number, opts?: { plan?: Plan; monthlySpendCap?: number }): Promise<{ accountId: string; keyId: string; key: string }>
@@ -78,21 +81,26 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     await database.drop()
   })
 
+  // Fetched before the test runs, so checking an answer never delays the next call.
+  const contract = await PublishedContract.fetch(url)
   const app: TestApp = {
     url,
     services,
+    contract,
     async call(path, init = {}) {
       const headers: Record<string, string> = { ...init.headers }
       if (init.key) headers.authorization = `Bearer ${init.key}`
       if ((init.body !== undefined || init.raw !== undefined) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
         headers['content-type'] = 'application/json'
       }
+      const method = init.method ?? (init.body !== undefined || init.raw !== undefined ? 'POST' : 'GET')
       const res = await fetch(url + path, {
-        method: init.method ?? (init.body !== undefined || init.raw !== undefined ? 'POST' : 'GET'),
+        method,
         headers,
         body: init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
       })
       const text = await res.text()
+      contract.check(method, path, res.status, res.headers, text)
       let body: any
       try {
         body = JSON.parse(text)

@@ -49,7 +49,9 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
     const f = await accept(app, c.key, 'fail')
     const failed = await waitFor(app, c.key, f.body.jobId, ['succeeded', 'failed'])
     t.equal(failed.body.status, 'failed')
-    t.same(failed.body.error, { code: 'inference_failed', message: 'The model provider failed.' })
+    // The message in `error`, the stable code in `errorCode` (issue 14 revises C7's object form).
+    t.equal(failed.body.error, 'The model provider failed.')
+    t.equal(failed.body.errorCode, 'inference_failed')
     t.notOk('result' in failed.body)
     t.same(await app.ledger(c.accountId), { balance: 13, reserved: 0, ledgerSum: 13 })
   })
@@ -124,7 +126,7 @@ t.test('kill -9 of a worker mid-job: maintenance after the lease fails it as wor
   t.equal(report.workerLost, 1)
   const lost = await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })
   t.equal(lost.body.status, 'failed')
-  t.equal(lost.body.error.code, 'worker_lost')
+  t.equal(lost.body.errorCode, 'worker_lost')
   t.same(await app.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 }, 'not charged, balance restored')
 })
 
@@ -140,7 +142,7 @@ t.test('the 24 h deadline, and retention of finished jobs (injectable clock)', a
   t.equal(report.deadlineExceeded, 1)
   const r = await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })
   t.equal(r.body.status, 'failed')
-  t.equal(r.body.error.code, 'deadline_exceeded')
+  t.equal(r.body.errorCode, 'deadline_exceeded')
   t.same(await app.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 })
   const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = ?`, [a.body.jobId])
   t.equal(input!.n, 0, 'stored input removed at the deadline')

@@ -1,6 +1,8 @@
 // C14: the OpenAPI document is built at boot from the manifests.
 import t from 'tap'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import { Type } from '@sinclair/typebox'
+import { EXPLICIT_NULL } from '../../core/pipeline/result.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
 const served = testCapability({ name: 'served', price: 4, ratePerMinute: 30, async: true, example: { request: { text: 'hi' }, response: { echo: 'hi' } } })
@@ -32,6 +34,61 @@ t.test('every capability with its schemas, price, async flag, limit and paused s
   const ajv = new Ajv2020({ strict: false })
   ajv.addSchema({ $id: 'doc', components: doc.components } as never)
   t.doesNotThrow(() => ajv.compile(op.requestBody.content['application/json'].schema))
+})
+
+t.test('every published example validates against its published schema, usage included (issue 14)', async (t) => {
+  const app = await startTestApp(t)
+  const { doc } = app.contract
+  let examples = 0
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    const op = item.post
+    if (!op) continue
+    const request = app.contract.requestSchema(path)
+    const example = op.requestBody.content['application/json'].example
+    if (example !== undefined) t.ok(request(example), `${path} request example: ${JSON.stringify(request.errors)}`)
+    const response = op.responses['200'].content['application/json']
+    const validate = app.contract.responseSchema('post', path, 200)!
+    t.ok(validate(response.example), `${path} response example: ${JSON.stringify(validate.errors)}`)
+    t.ok(response.example.usage, `${path}: the example shows usage`)
+    if (!JSON.stringify(response.schema).includes(EXPLICIT_NULL)) t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
+    examples++
+  }
+  t.equal(examples, 39)
+})
+
+t.test('a 200 that drifts from the published document fails the test that receives it', async (t) => {
+  const app = await startTestApp(t, { capabilities: [served] })
+  const ok = { echo: 'hi', usage: { credits: 4, balanceRemaining: 1 } }
+  const headers = new Headers({ 'x-request-id': 'req_1' })
+  t.doesNotThrow(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify(ok)))
+  t.throws(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify({ echo: 'hi' })), /must have required property 'usage'/)
+  t.throws(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify({ ...ok, extra: 1 })), /additional properties/)
+  t.throws(() => app.contract.check('POST', '/v1/served', 200, new Headers(), JSON.stringify(ok)), /X-Request-Id is missing/)
+  t.throws(() => app.contract.check('GET', '/v1/undocumented', 200, headers, '{}'), /does not describe/)
+})
+
+t.test('nullable result properties are published optional without null; the kernel leaves unknowns out', async (t) => {
+  const withUnknowns = testCapability({
+    name: 'unknowns',
+    response: Type.Object(
+      {
+        known: Type.String({ maxLength: 10 }),
+        unknown: Type.Union([Type.String({ maxLength: 10 }), Type.Null()]),
+        rows: Type.Array(Type.Object({ v: Type.Union([Type.Number(), Type.Null()]) }, { additionalProperties: false }), { maxItems: 5 }),
+        answer: Type.Union([Type.String({ maxLength: 10 }), Type.Null()], { [EXPLICIT_NULL]: true }),
+      },
+      { additionalProperties: false },
+    ),
+    handler: async () => ({ known: 'k', unknown: null, rows: [{ v: null }, { v: 1 }], answer: null }),
+  })
+  const app = await startTestApp(t, { capabilities: [withUnknowns] })
+  const schema = app.contract.doc.paths['/v1/unknowns'].post.responses['200'].content['application/json'].schema.anyOf[0]
+  t.same(schema.required, ['known', 'rows', 'answer', 'usage'])
+  t.same(schema.properties.unknown, { maxLength: 10, type: 'string' })
+  const c = await app.customer(10)
+  const res = await app.call('/v1/unknowns', { body: { text: 'x' }, key: c.key })
+  t.equal(res.status, 200)
+  t.same(res.body, { known: 'k', rows: [{}, { v: 1 }], answer: null, usage: { credits: 5, balanceRemaining: 5 } })
 })
 
 t.test('the shipped config pauses /v1/transcribe and says why (C10)', async (t) => {

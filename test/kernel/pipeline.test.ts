@@ -189,7 +189,8 @@ t.test('routes outside the capabilities (C2, C14)', async (t) => {
   isError(t, await app.call('/v1/nope', { body: ok, key: c.key }), 404, 'not_found')
   isError(t, await app.call('/v1/echo', { key: c.key }), 405, 'method_not_allowed')
   const account = await app.call('/v1/account', { key: c.key })
-  t.same(account.body, { balance: 3, reserved: 0, available: 3, balanceUsd: '0.03', plan: 'none' })
+  // A superset of what the product's official client reads (issue 14 revises C14).
+  t.same(account.body, { id: c.accountId, balanceCredits: 3, creditUsd: 0.01, balanceUsd: 0.03, balance: 3, reserved: 0, available: 3, plan: 'none' })
   isError(t, await app.call('/v1/account'), 401, 'unauthorized')
   t.equal((await app.call('/healthz')).status, 200)
   t.same((await app.call('/readyz')).body, { status: 'ready' })

@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { Webhook } from 'standardwebhooks'
 import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
@@ -59,7 +60,7 @@ t.test('a signed job.completed callback with the exact headers and body', async 
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
   const c = await app.customer(10)
   const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
-  t.match(secret, /^whsec_[A-Za-z0-9_-]{32,}$/)
+  t.match(secret, /^whsec_[A-Za-z0-9+/]{32,}$/, 'whsec_ + base64: the form Standard Webhooks libraries take as given')
   const hook = await receiver(t, [200])
   const res = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: c.key })
   t.equal(res.status, 202)
@@ -81,6 +82,52 @@ t.test('a signed job.completed callback with the exact headers and body', async 
   const job = await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.key })
   t.same(job.body, body.job, 'the payload carries the Job object of C7')
   t.same(await app.ledger(c.accountId), { balance: 3, reserved: 0, ledgerSum: 3 }, 'delivery changes nothing about the charge')
+})
+
+t.test('Standard Webhooks: the standardwebhooks package verifies every delivery, across a rotation', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
+  const c = await app.customer(30)
+  const first = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)).secret
+  const hook = await receiver(t, [200])
+  const deliver = async () => {
+    const res = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: c.key })
+    t.equal(res.status, 202)
+    const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status !== 'pending')
+    t.equal(d?.status, 'delivered')
+    return hook.hits.at(-1)!
+  }
+  const verifies = (secret: string, hit: Hit) => {
+    try {
+      return new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as any
+    } catch (e) {
+      return (e as Error).message
+    }
+  }
+
+  const before = await deliver()
+  const payload = JSON.parse(before.body)
+  t.equal(before.headers['webhook-id'], payload.deliveryId, 'webhook-id is the deliveryId')
+  t.ok(Math.abs(Number(before.headers['webhook-timestamp']) - Date.now() / 1000) < 30, 'webhook-timestamp is now, in seconds')
+  t.match(before.headers['webhook-signature'], /^v1,[A-Za-z0-9+/]+=*$/, 'one signature before any rotation')
+  t.same(verifies(first, before), payload, 'verified with the secret the account holds')
+  t.ok(before.headers['x-service-signature'], 'X-Service-Signature is still sent')
+
+  const second = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)).secret
+  const during = await deliver()
+  t.equal(String(during.headers['webhook-signature']).split(' ').length, 2, 'new and previous secret, space-separated')
+  t.same(verifies(second, during), JSON.parse(during.body), 'the new secret verifies')
+  t.same(verifies(first, during), JSON.parse(during.body), 'the previous secret still verifies for 24 h')
+  t.equal(during.headers['x-service-signature'], 'sha256=' + createHmac('sha256', second).update(during.body).digest('hex'), 'X-Service-Signature uses the new secret')
+  const tampered = { ...during, body: during.body.replace('"hello"', '"hellO"') }
+  t.equal(verifies(second, tampered), 'No matching signature found', 'a changed body does not verify')
+  const stale = { ...during, headers: { ...during.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) } }
+  t.equal(verifies(second, stale), 'Message timestamp too old', 'a replayed delivery is refused by its timestamp')
+
+  await app.services.db.sql(`update accounts set webhook_secret_rotated_at = now() - interval '25 hours' where id = ?`, [c.accountId])
+  const after = await deliver()
+  t.equal(String(after.headers['webhook-signature']).split(' ').length, 1, 'after 24 h only the new secret signs')
+  t.same(verifies(second, after), JSON.parse(after.body))
+  t.equal(verifies(first, after), 'No matching signature found', 'the previous secret no longer verifies')
 })
 
 t.test('500, 500, 200: three attempts with the same deliveryId, each recorded; job.failed too', async (t) => {

@@ -1,0 +1,94 @@
+// Every 200/202 a test receives is checked against the document the running app publishes
+// (GET /v1/openapi.json), with Ajv 2020 as any OpenAPI 3.1 client would, never against the internal TypeBox
+// objects: drift between the code and the document fails the test that saw it (issue 14).
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+
+/** Routes answered with 2xx that the document deliberately does not describe. */
+const UNDESCRIBED = new Set(['/v1/openapi.json'])
+
+export class PublishedContract {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true })
+  private readonly validators = new Map<string, ValidateFunction>()
+  private readonly templates: Array<{ template: string; pattern: RegExp }>
+
+  constructor(readonly doc: any) {
+    addFormats(this.ajv)
+    this.ajv.addSchema(doc, 'openapi.json')
+    this.templates = Object.keys(doc.paths).map((template) => ({
+      template,
+      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }))
+  }
+
+  static async fetch(baseUrl: string): Promise<PublishedContract> {
+    const res = await fetch(`${baseUrl}/v1/openapi.json`)
+    if (res.status !== 200) throw new Error(`GET /v1/openapi.json answered ${res.status}`)
+    const contract = new PublishedContract(await res.json())
+    contract.compileAll()
+    return contract
+  }
+
+  /** Compiles every 200/202 schema up front, so no call in a test waits for a compilation (timing tests). */
+  compileAll(): void {
+    for (const [path, operations] of Object.entries<any>(this.doc.paths)) {
+      for (const [method, op] of Object.entries<any>(operations)) {
+        for (const status of Object.keys(op.responses ?? {})) if (status === '200' || status === '202') this.responseSchema(method, path.replace(/\{[^}]+\}/g, 'x'), Number(status))
+      }
+    }
+  }
+
+  /** The request body schema of POST `path`, resolved in the published document. */
+  requestSchema(path: string): ValidateFunction {
+    return this.ajv.getSchema(`openapi.json#/paths/${escape(path)}/post/requestBody/content/application~1json/schema`)!
+  }
+
+  /** The operation's response schema for `status`, resolved in the published document. */
+  responseSchema(method: string, path: string, status: number): ValidateFunction | null {
+    const template = this.templates.find((t) => t.pattern.test(path))?.template
+    const operation = template && this.doc.paths[template][method.toLowerCase()]
+    if (!operation) return null
+    const pointer = `#/paths/${escape(template)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`
+    if (!operation.responses?.[String(status)]?.content?.['application/json']) return null
+    let v = this.validators.get(pointer)
+    if (!v) {
+      v = this.ajv.getSchema(`openapi.json${pointer}`)!
+      this.validators.set(pointer, v)
+    }
+    return v
+  }
+
+  /**
+   * Throws unless a 200/202 answer matches the published document: the route and status are described,
+   * the body validates, the required headers are there. Other statuses and non-API routes pass.
+   */
+  check(method: string, url: string, status: number, headers: Headers, text: string): void {
+    if (status !== 200 && status !== 202) return
+    const path = url.split('?')[0]!
+    if (!path.startsWith('/v1/') || UNDESCRIBED.has(path)) return
+    const where = `${method} ${path} → ${status}`
+    const validate = this.responseSchema(method, path, status)
+    if (!validate) throw new Error(`${where}: the published document does not describe this answer`)
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      throw new Error(`${where}: the body is not JSON: ${text.slice(0, 200)}`)
+    }
+    if (!validate(body)) {
+      throw new Error(`${where}: the body does not match the published schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\n${text.slice(0, 1000)}`)
+    }
+    const template = this.templates.find((t) => t.pattern.test(path))!.template
+    const declared = this.doc.paths[template][method.toLowerCase()].responses[String(status)].headers ?? {}
+    for (const [name, h] of Object.entries<any>(declared)) {
+      const header = h.$ref ? this.doc.components.headers[h.$ref.split('/').pop()] : h
+      if (header.required && !headers.has(name)) throw new Error(`${where}: the required header ${name} is missing`)
+    }
+  }
+}
+
+function escape(template: string): string {
+  return template.replace(/~/g, '~0').replace(/\//g, '~1')
+}
