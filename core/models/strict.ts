@@ -34,8 +34,11 @@ class NoStrictForm extends Error {}
 function convert(schema: Record<string, any>): Record<string, any> {
   const out: Record<string, any> = {}
   const moved: string[] = []
+  // A string's length bounds have no strict keyword, but a pattern says the same and the decoder obeys it.
+  const lengths = schema.pattern === undefined && (schema.minLength !== undefined || schema.maxLength !== undefined)
+  if (lengths) out.pattern = `^[\\s\\S]{${schema.minLength ?? 0},${schema.maxLength ?? ''}}$`
   for (const [k, v] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(k)) continue
+    if (ANNOTATIONS.has(k) || (lengths && (k === 'minLength' || k === 'maxLength'))) continue
     if (k === 'oneOf') out.anyOf = v.map(convert)
     else if (k === 'format' && !FORMATS.has(v)) moved.push(`format ${v}`)
     else if (!KEPT.has(k)) moved.push(`${k} ${JSON.stringify(v)}`)
