@@ -35,6 +35,22 @@ export function cutProse(s: string, max: number, field: string, warnings?: strin
   return cut
 }
 
+/** `s` as a literal inside a regular expression that Ajv compiles with the `u` flag. */
+export const literalPattern = (s: string): string => s.replace(/[\^$\\.*+?()[\]{}|/]/g, '\\$&')
+
+/**
+ * Text sent as is, as a pattern strict structured output enforces: not blank, no square brackets or braces (so
+ * no template placeholder such as `[Your Name]` or `{{first_name}}` can be written), and containing one spelling
+ * of each entry of `mustContain` (alternative spellings of one fact, e.g. an amount; at most two entries).
+ */
+export function SendableText(mustContain: string[][] = [], options: Record<string, unknown> = {}) {
+  const free = '[^\\[\\]{}]*'
+  const alt = (spellings: string[]) => `(?:${spellings.map(literalPattern).join('|')})`
+  const orders = mustContain.length === 2 ? [mustContain, [...mustContain].reverse()] : [mustContain]
+  const body = mustContain.length ? `(?:${orders.map((o) => o.map(alt).join(free)).join('|')})` : '[^\\[\\]{}\\s]'
+  return Type.String({ pattern: `^${free}${body}${free}$`, ...options })
+}
+
 /** Runs of whitespace (line breaks too) as one space, trimmed; '' for null or undefined. */
 export const oneLine = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim()
 
