@@ -54,7 +54,8 @@ function randomString(schema: Record<string, any>, rng: Rng): string {
   for (let tries = 0; tries < 20; tries++) {
     let s = (schema.format && formatted(rng, schema.format)) ?? undefined
     if (s === undefined && typeof schema.pattern === 'string') {
-      const gen = new RandExp(schema.pattern)
+      // Long length bounds written as a pattern (strict mode) are sampled near their minimum, as prose would be.
+      const gen = new RandExp(schema.pattern.replace(/\{(\d+),(\d*)\}/g, (_: string, lo: string, hi: string) => `{${lo},${Math.min(Number(hi || Infinity), Number(lo) + 60)}}`))
       gen.max = 6
       gen.randInt = (a: number, b: number) => int(rng, a, b)
       s = gen.gen()
