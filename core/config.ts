@@ -13,6 +13,8 @@ export interface AiConfig {
   apiKey?: string
   baseURL?: string
   wireApi: 'responses' | 'chat'
+  /** Structured outputs sent with `strict: true` (AI_STRICT_SCHEMAS=false for servers that refuse it). */
+  strictSchemas?: boolean
   models: { text: string; image: string; speech: string; transcription: string; embedding?: string }
 }
 
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: env.OPENAI_API_KEY || undefined,
       baseURL: env.OPENAI_BASE_URL || undefined,
       wireApi: wire,
+      strictSchemas: env.AI_STRICT_SCHEMAS !== 'false',
       models: {
         text: env.AI_MODEL || defaults.ai.models.text,
         image: env.AI_IMAGE_MODEL || defaults.ai.models.image,

@@ -9,12 +9,12 @@ const cap = await capabilityHarness(t, manifest, { funds: 10 })
 const taxonomy = ['Billing', 'Technical', 'Shipping']
 const items = ['charged twice', 'app crashes', 'box arrived late']
 
-t.test('results are re-keyed by index, one per item, in order; categories in the caller spelling', async (t) => {
+t.test('the answer schema carries the taxonomy and the item count; results come back in item order', async (t) => {
   cap.reply({
     results: [
-      { index: 2, category: ' shipping ', confidence: 0.7 },
-      { index: 0, category: 'BILLING', confidence: 0.9 },
-      { index: 1, category: 'technical', confidence: 0.8 },
+      { category: 'Billing', confidence: 0.9 },
+      { category: 'Technical', confidence: 0.8 },
+      { category: 'Shipping', confidence: 0.7 },
     ],
   })
   const call = await cap.call({ items, taxonomy })
@@ -32,8 +32,8 @@ t.test('results are re-keyed by index, one per item, in order; categories in the
 t.test('multi: categories from the taxonomy only, category first, no duplicates', async (t) => {
   cap.reply({
     results: [
-      { index: 0, category: 'billing', categories: ['Shipping', 'refunds', 'billing', 'SHIPPING'], confidence: 0.6 },
-      { index: 1, category: 'Technical', categories: [], confidence: 0.9 },
+      { category: 'Billing', categories: ['Shipping', 'Billing', 'Shipping'], confidence: 0.6 },
+      { category: 'Technical', categories: [], confidence: 0.9 },
     ],
   })
   const { res } = await cap.call({ items: items.slice(0, 2), taxonomy, multi: true })
@@ -44,19 +44,24 @@ t.test('multi: categories from the taxonomy only, category first, no duplicates'
   ])
 })
 
-t.test('model answers that break the promises: 502 inference_failed, nothing charged', async (t) => {
+t.test('model answers that break the promises get the corrective retry, then 502 inference_failed, nothing charged', async (t) => {
+  const ok = { results: items.map((_, i) => ({ category: taxonomy[i], confidence: 0.5 })) }
   const broken: Array<[string, unknown]> = [
-    ['a category outside the taxonomy', { results: [{ index: 0, category: 'Refunds', confidence: 0.9 }, { index: 1, category: 'Technical', confidence: 0.5 }, { index: 2, category: 'Shipping', confidence: 0.5 }] }],
-    ['an item left out', { results: [{ index: 0, category: 'Billing', confidence: 0.9 }, { index: 2, category: 'Shipping', confidence: 0.5 }] }],
-    ['an index out of range', { results: [{ index: 0, category: 'Billing', confidence: 0.9 }, { index: 1, category: 'Technical', confidence: 0.5 }, { index: 3, category: 'Shipping', confidence: 0.5 }] }],
-    ['an item answered twice', { results: [{ index: 0, category: 'Billing', confidence: 0.9 }, { index: 0, category: 'Technical', confidence: 0.5 }, { index: 1, category: 'Technical', confidence: 0.5 }, { index: 2, category: 'Shipping', confidence: 0.5 }] }],
-    ['a confidence above 1 (twice: after the retry)', { results: [{ index: 0, category: 'Billing', confidence: 7 }] }],
+    ['a category outside the taxonomy', { results: [{ category: 'Refunds', confidence: 0.9 }, ok.results[1], ok.results[2]] }],
+    ['a category in another case', { results: [{ category: 'billing', confidence: 0.9 }, ok.results[1], ok.results[2]] }],
+    ['an item left out', { results: ok.results.slice(0, 2) }],
+    ['one result too many', { results: [...ok.results, ok.results[0]] }],
+    ['a confidence above 1', { results: [{ category: 'Billing', confidence: 7 }, ok.results[1], ok.results[2]] }],
     ['no results at all', { results: [] }],
   ]
   for (const [why, answer] of broken) {
     cap.reply(answer)
     await cap.expectRefused(t, { items, taxonomy }, { status: 502, code: 'inference_failed', why })
+    t.equal(cap.prompts.length, 2, `${why}: one corrective retry`)
+    t.match(cap.prompts[1], /does not match the required JSON schema/, `${why}: the retry says what was wrong`)
   }
+  cap.reply({ results: [] }, ok)
+  cap.expectCharged(t, await cap.call({ items, taxonomy }), 3)
 })
 
 t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
@@ -84,7 +89,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   await cap.useFake({
     text: (req) => {
       seen = req
-      return { results: items.map((_, index) => ({ index, category: taxonomy[index], confidence: 0.75 })) }
+      return { results: items.map((_, index) => ({ category: taxonomy[index], confidence: 0.75 })) }
     },
   })
   const call = await cap.call({ items, taxonomy }, { funds: 7 })
@@ -97,6 +102,9 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     ],
     usage: { credits: 3, balanceRemaining: 4 },
   })
-  t.ok(seen?.jsonSchema, 'asked for structured output')
+  const schema = seen?.jsonSchema as any
+  t.same(schema?.properties.results.items.properties.category.enum, taxonomy, 'the taxonomy is the enum of the answer schema')
+  t.same([schema?.properties.results.minItems, schema?.properties.results.maxItems], [3, 3], 'exactly one result per item')
+  t.equal(seen?.body.text.format.strict, true, 'sent in strict mode')
   t.match(seen?.prompt, /app crashes/)
 })

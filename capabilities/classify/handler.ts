@@ -1,6 +1,6 @@
-import type { Static } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { cutProse, Prose, StringEnum } from '../../core/models/answers.ts'
 import type { ClassifyResult } from './manifest.ts'
 
 interface Input {
@@ -10,28 +10,43 @@ interface Input {
   instructions?: string
 }
 
-/** The model proposes; code guarantees every label returned is one of the caller's (capabilities.md). */
+const RATIONALE_MAX = 500
+
+/** The answer schema of one call: the caller's labels as the enum, so a constrained model can only pick one. */
+function answerSchema(labels: string[], multi: boolean) {
+  const Label = StringEnum(labels)
+  return Type.Object(
+    {
+      label: Label,
+      ...(multi ? { labels: Type.Array(Label, { maxItems: labels.length }) } : {}),
+      confidence: Type.Number({ minimum: 0, maximum: 1 }),
+      rationale: Prose(RATIONALE_MAX, { description: 'one line' }),
+    },
+    { additionalProperties: false },
+  )
+}
+
+/** Every label returned is one of the caller's (the schema's enum, checked by Ajv); a long rationale is cut with a warning. */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Static<typeof ClassifyResult>> {
-  const answer = await ctx.ai.object<Static<typeof ClassifyResult>>({
+  const multi = input.multi === true
+  const answer = await ctx.ai.object<{ label: string; labels?: string[]; confidence: number; rationale: string }>({
     system: [
       'You classify text against a fixed set of labels.',
       `Allowed labels: ${JSON.stringify(input.labels)}.`,
-      input.multi ? 'Return the best label in "label" and every label that applies in "labels".' : 'Return the single best label in "label".',
+      multi ? 'Return the best label in "label" and every label that applies in "labels".' : 'Return the single best label in "label".',
       'confidence is 0..1; rationale is one short line.',
       input.instructions ?? '',
     ].join('\n'),
     content: input.text,
+    schema: answerSchema(input.labels, multi),
   })
-  const allowed = new Map(input.labels.map((l) => [l.toLowerCase(), l]))
-  const pick = (l: string) => allowed.get(l.trim().toLowerCase())
-  const label = pick(answer.label)
-  // A label outside the taxonomy is no answer at all: a failed call, free, not a guess we charge for.
-  if (!label) throw new ApiError('inference_failed', 'The model answered with a label that is not one of the labels given.')
+  const warnings: string[] = []
   const result: Static<typeof ClassifyResult> = {
-    label,
+    label: answer.label,
     confidence: answer.confidence,
-    rationale: answer.rationale.split('\n')[0]!.trim(),
+    rationale: cutProse(answer.rationale.split('\n')[0]!.trim(), RATIONALE_MAX, 'rationale', warnings),
   }
-  if (input.multi) result.labels = [...new Set([label, ...(answer.labels ?? []).map(pick).filter((l): l is string => l !== undefined)])]
+  if (multi) result.labels = [...new Set([answer.label, ...(answer.labels ?? [])])]
+  if (warnings.length) result.warnings = warnings
   return result
 }

@@ -11,6 +11,8 @@ export const ClassifyResult = Type.Object(
     labels: Type.Optional(Type.Array(Label, { maxItems: 200 })),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     rationale: Type.String({ maxLength: 500 }),
+    /** What code changed in the model's answer, e.g. a rationale shortened to its limit. */
+    warnings: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 10 })),
   },
   { additionalProperties: false },
 )

@@ -1,7 +1,6 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { clip, StringEnum } from '../../core/models/answers.ts'
+import { clip, cutProse, Prose, SendableText, StringEnum } from '../../core/models/answers.ts'
 import type { DunningResult } from './manifest.ts'
 
 interface Input {
@@ -20,33 +19,50 @@ export const DEFAULT_STEPS = 3
 export const MAX_DAY = 365
 export const Channel = StringEnum(['email', 'sms'] as const)
 
-const Step = Type.Object(
-  {
-    day: Type.Integer({ minimum: 0, maximum: MAX_DAY }),
-    channel: Channel,
-    subject: Type.Union([Type.String(), Type.Null()]),
-    message: Type.String(),
-  },
-  { additionalProperties: false },
-)
-
 /**
- * What the model is asked for, one schema per step count (compiled once each): at least `steps` steps,
- * so a short answer gets the kernel's one retry. Strict-mode safe: all properties required, no lengths.
+ * What the model is asked for, built per call so the schema states every rule it can: exactly `steps` steps;
+ * days as a first day plus gaps of at least one day (so they always increase, and never pass day 365); the
+ * caller's channel when one is given; every message and subject free of template placeholders, every message
+ * naming the invoice number and the amount (patterns, enforced in strict mode and checked by Ajv).
  */
-export const DunningAnswers: TObject[] = Array.from({ length: 11 }, (_, steps) =>
-  Type.Object(
-    { sequence: Type.Array(Step, { minItems: Math.max(1, steps) }), escalationAdvice: Type.String() },
+export function answerSchema(input: Pick<Input, 'invoice' | 'channel'>, steps: number): TObject {
+  const longestGap = Math.floor(MAX_DAY / steps)
+  const facts = [amountSpellings(input.invoice.amount), ...(input.invoice.number ? [[input.invoice.number]] : [])]
+  const Step = Type.Object(
+    {
+      channel: input.channel ? StringEnum([input.channel]) : Channel,
+      subject: Type.Union([SendableText(), Type.Null()]),
+      message: SendableText(facts),
+    },
     { additionalProperties: false },
-  ),
-)
+  )
+  return Type.Object(
+    {
+      firstDay: Type.Integer({ minimum: 0, maximum: longestGap, description: 'day of the first step; 0 = today' }),
+      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
+        minItems: steps - 1,
+        maxItems: steps - 1,
+        description: 'days between each step and the one before it, from the second step on',
+      }),
+      sequence: Type.Array(Step, { minItems: steps, maxItems: steps }),
+      escalationAdvice: Prose(ADVICE_MAX, { nonBlank: true }),
+    },
+    { additionalProperties: false },
+  )
+}
+const ADVICE_MAX = 4000
 interface Answer {
-  sequence: Array<{ day: number; channel: 'email' | 'sms'; subject: string | null; message: string }>
+  firstDay: number
+  gapDays: number[]
+  sequence: Array<{ channel: 'email' | 'sms'; subject: string | null; message: string }>
   escalationAdvice: string
 }
 
-/** Template placeholders a model leaves in a message meant to be sent as is. */
-const PLACEHOLDER = /\[[^\]\n]{1,60}\]|\{\{[^}\n]{0,60}\}\}/
+/** The ways a message may write the amount: with and without thousands separators, decimals optional. */
+function amountSpellings(amount: number): string[] {
+  const grouped = amount.toLocaleString('en-US', { maximumFractionDigits: 2 })
+  return [...new Set([grouped, grouped.replace(/,/g, '')])]
+}
 
 const TONE = {
   friendly: 'friendly and helpful throughout; assume an oversight',
@@ -62,8 +78,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     system: [
       'You write a collections (dunning) sequence for one overdue invoice.',
       'Return JSON with exactly these fields:',
-      `- sequence: exactly ${steps} step${steps === 1 ? '' : 's'}, in the order they are sent. Each step: day (whole days after today;`,
-      '  today is day 0; each step strictly later than the one before), channel (email or sms), subject (email only; null for sms),',
+      '- firstDay: the day of the first step, in whole days after today (today is day 0).',
+      '- gapDays: for each later step, the whole days (at least 1) since the step before it.',
+      `- sequence: exactly ${steps} step${steps === 1 ? '' : 's'}, in the order they are sent. Each step: channel (email or sms), subject (email only; null for sms),`,
       '  message (the full text to send, ready to go out unchanged: no placeholders such as [Name]; sms under 300 characters).',
       '- escalationAdvice: what the business should do if the sequence gets no payment (one short paragraph).',
       `Tone: ${TONE[input.tone ?? 'firm']}.`,
@@ -83,37 +100,22 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     ]
       .filter(Boolean)
       .join('\n'),
-    schema: DunningAnswers[steps]!,
+    schema: answerSchema(input, steps),
   })
 
-  // Exactly `steps`: extra steps are cut (the first ones are kept), too few cannot be repaired.
-  if (answer.sequence.length < steps) {
-    throw new ApiError('inference_failed', `The model wrote ${answer.sequence.length} steps; ${steps} were asked for.`)
-  }
-  const kept = answer.sequence.slice(0, steps)
-  for (let i = 1; i < kept.length; i++) {
-    if (!(kept[i]!.day > kept[i - 1]!.day)) {
-      throw new ApiError('inference_failed', `The model's step days are not strictly increasing (step ${i + 1}: day ${kept[i]!.day} after day ${kept[i - 1]!.day}).`)
-    }
-  }
-
   const today = ctx.now()
-  const sequence = kept.map((s, i) => {
-    const channel = input.channel ?? s.channel
+  let day = answer.firstDay
+  const sequence = answer.sequence.map((s, i) => {
+    if (i > 0) day += answer.gapDays[i - 1]!
+    const channel = s.channel
     let message = s.message.trim()
-    if (!message) throw new ApiError('inference_failed', `The model's step ${i + 1} has no message.`)
-    if (PLACEHOLDER.test(message) || PLACEHOLDER.test(s.subject ?? '')) {
-      throw new ApiError('inference_failed', `The model left a template placeholder in step ${i + 1}.`)
-    }
     if (input.paymentUrl && !message.includes(input.paymentUrl)) message += `${channel === 'sms' ? ' ' : '\n\n'}Pay here: ${input.paymentUrl}`
-    const step: Result['sequence'][number] = { day: s.day, date: isoDay(addDays(today, s.day)), channel, message: clip(message, 5000) }
+    const step: Result['sequence'][number] = { day, date: isoDay(addDays(today, day)), channel, message: clip(message, 5000) }
     const subject = s.subject?.trim()
     if (channel === 'email' && subject) step.subject = clip(subject, 200)
     return step
   })
-  const escalationAdvice = answer.escalationAdvice.trim()
-  if (!escalationAdvice) throw new ApiError('inference_failed', 'The model gave no escalation advice.')
-  return { sequence, escalationAdvice: clip(escalationAdvice, 4000) }
+  return { sequence, escalationAdvice: cutProse(answer.escalationAdvice.trim(), ADVICE_MAX, 'escalationAdvice') }
 }
 
 export function isoDay(d: Date): string {

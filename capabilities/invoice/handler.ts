@@ -1,3 +1,4 @@
+import { NonBlank } from '../../core/models/answers.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
 import { sumWarning } from '../../core/documents/checks.ts'
@@ -12,7 +13,7 @@ type Line = Invoice['lineItems'][number]
 /** What the model is asked for: the response fields as printed; code normalises and checks them. */
 export const InvoiceAnswer = Type.Object(
   {
-    vendor: Type.Object({ name: MText, address: MText, taxId: MText }, { additionalProperties: false }),
+    vendor: Type.Object({ name: NonBlank({ maxLength: 500 }), address: MText, taxId: MText }, { additionalProperties: false }),
     customer: MText,
     invoiceNumber: MText,
     poNumber: MText,

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { normalizeDate } from '../../core/documents/checks.ts'
 import { ApiError } from '../../core/errors.ts'
-import { oneLine } from '../../core/models/answers.ts'
+import { NonBlank, oneLine } from '../../core/models/answers.ts'
 import type { MinutesResult } from './shapes.ts'
 
 interface Input {
@@ -17,8 +17,8 @@ type ActionItem = Result['actionItems'][number]
 // What the model is asked for: every property required (strict structured output), "none" as null.
 const Answer = Type.Object(
   {
-    title: Type.String({ maxLength: 300 }),
-    summary: Type.String({ maxLength: 20_000 }),
+    title: NonBlank({ maxLength: 300 }),
+    summary: NonBlank({ maxLength: 20_000 }),
     decisions: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 200 }),
     actionItems: Type.Array(
       Type.Object(

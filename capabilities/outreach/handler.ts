@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { SendableText } from '../../core/models/answers.ts'
 import type { OutreachRequest, OutreachResult } from './manifest.ts'
 
 export const CHANNELS = ['email', 'linkedin'] as const
@@ -9,55 +9,51 @@ export const MAX_STEPS = 10
 type Input = Static<typeof OutreachRequest>
 type Channel = 'email' | 'linkedin'
 
-interface ModelStep {
-  day: number
-  subject?: string
-  message: string
-}
 interface ModelAnswer {
-  sequence: ModelStep[]
+  firstDay: number
+  gapDays: number[]
+  sequence: Array<{ subject?: string; message: string }>
   personalizationPoints: string[]
 }
 
-// What the model is asked for: exactly the response fields code does not set (channel is the caller's).
-// Every property required and no string length keywords, so the schema is accepted by strict structured
-// output; lengths and order are checked by code below. One schema per (channel, steps), built once:
-// Ajv caches compiled schemas by object identity, so building them per call would grow without bound.
+// What the model is asked for, per (channel, steps): exactly `steps` steps; days as a first day plus gaps of at
+// least one day, so they always increase; subjects (email only) and messages not blank and free of placeholders
+// (no brackets or braces: no "[Name]", no "{{first_name}}"). Everything is stated by the schema, so a
+// constrained model cannot break it and Ajv refuses an answer that does, with the corrective retry.
 function modelSchema(channel: Channel, steps: number): TSchema {
   const step =
     channel === 'email'
-      ? Type.Object({ day: Type.Integer({ minimum: 1, maximum: 365 }), subject: Type.String(), message: Type.String() }, { additionalProperties: false })
-      : Type.Object({ day: Type.Integer({ minimum: 1, maximum: 365 }), message: Type.String() }, { additionalProperties: false })
+      ? Type.Object({ subject: SendableText(), message: SendableText() }, { additionalProperties: false })
+      : Type.Object({ message: SendableText() }, { additionalProperties: false })
+  const longestGap = Math.floor(364 / steps)
   return Type.Object(
     {
+      firstDay: Type.Integer({ minimum: 1, maximum: longestGap, description: 'day of the first message, from day 1' }),
+      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), { minItems: steps - 1, maxItems: steps - 1, description: 'days between each step and the one before it' }),
       sequence: Type.Array(step, { minItems: steps, maxItems: steps }),
       personalizationPoints: Type.Array(Type.String(), { maxItems: 10 }),
     },
     { additionalProperties: false },
   )
 }
-const schemas = new Map<string, TSchema>()
-for (const channel of CHANNELS) {
-  for (let n = 1; n <= MAX_STEPS; n++) schemas.set(`${channel}:${n}`, modelSchema(channel, n))
-}
 
 const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2))
 
 /**
  * Code guarantees (capabilities.md, outreach): exactly `steps` steps; `day` whole numbers ≥ 1 and strictly
- * increasing; every step carries the caller's channel; email steps have a subject, LinkedIn steps none;
- * no empty message. A model answer that breaks one of these is a failed call (502, free), never reordered.
+ * increasing; every step carries the caller's channel; email steps have a subject, LinkedIn steps none; no empty
+ * message and no unfilled placeholder (issue 16). The answer schema states them all (see modelSchema).
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<OutreachResult> {
   const channel: Channel = input.channel ?? 'email'
   const steps = input.steps ?? 3
   const sender = input.sender ? Object.entries(input.sender).filter(([, v]) => v && v.trim()).map(([k, v]) => `${k}: ${v}`).join(', ') : ''
   const answer = await ctx.ai.object<ModelAnswer>({
-    schema: schemas.get(`${channel}:${steps}`)!,
+    schema: modelSchema(channel, steps),
     system: [
       'You write personalised B2B outreach sequences.',
       `Write exactly ${steps} ${channel === 'email' ? 'emails' : 'LinkedIn messages'}, one per step, in the order they are sent.`,
-      '"day" is the day the step is sent, counted from day 1 (the first message); each step comes on a later day than the one before.',
+      '"firstDay" is the day the first message is sent, counted from day 1; "gapDays" the days (at least 1) between each later step and the one before it.',
       channel === 'email'
         ? 'Each email has a short "subject" and a plain-text "message" (no HTML). Follow-ups may reply in thread ("Re: ...").'
         : 'LinkedIn messages have no subject. Keep the first message under 300 characters so it fits a connection request note.',
@@ -78,27 +74,16 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
       .filter(Boolean)
       .join('\n\n'),
   })
-  return checkSequence(answer, channel, steps)
+  return checkSequence(answer, channel)
 }
 
-export function checkSequence(answer: ModelAnswer, channel: Channel, steps: number): OutreachResult {
-  const fail = (why: string): never => {
-    throw new ApiError('inference_failed', `The model returned an outreach sequence that breaks its promises: ${why}. Nothing was charged.`)
-  }
-  if (!Array.isArray(answer.sequence) || answer.sequence.length !== steps) fail(`${steps} steps were asked for, ${answer.sequence?.length ?? 0} came back`)
-  let previous = 0
+/** The answer as the response: days from the first day and the gaps, the caller's channel, text tidied. */
+export function checkSequence(answer: ModelAnswer, channel: Channel): OutreachResult {
+  let day = answer.firstDay
   const sequence = answer.sequence.map((s, i) => {
-    if (!Number.isInteger(s.day) || s.day < 1) fail(`step ${i + 1} has no valid day`)
-    if (s.day <= previous) fail(`step ${i + 1} is on day ${s.day}, not after day ${previous}`)
-    previous = s.day
-    const message = (s.message ?? '').trim()
-    if (!message) fail(`step ${i + 1} has an empty message`)
-    const step: OutreachResult['sequence'][number] = { day: s.day, channel, message }
-    if (channel === 'email') {
-      const subject = (s.subject ?? '').replace(/\s+/g, ' ').trim()
-      if (!subject) fail(`email step ${i + 1} has no subject`)
-      step.subject = subject
-    }
+    if (i > 0) day += answer.gapDays[i - 1]!
+    const step: OutreachResult['sequence'][number] = { day, channel, message: s.message.trim() }
+    if (channel === 'email') step.subject = (s.subject ?? '').replace(/\s+/g, ' ').trim()
     return step
   })
   const seen = new Set<string>()

@@ -1,7 +1,26 @@
 // Code's half of a three-way match: which lines are the same item, what differs by how much, and the
 // status that follows. The model may only propose pairs for lines code could not pair, and write the advice.
 import { sum } from '../../core/documents/checks.ts'
-import type { ParsedDocument, ParsedLine } from './parse.ts'
+
+/** One line item as the model read it: every number the document states, null where it states none. */
+export interface ParsedLine {
+  description: string
+  sku: string | null
+  quantity: number | null
+  unitPrice: number | null
+  amount: number | null
+}
+
+/** One document as the model read it. */
+export interface ParsedDocument {
+  lines: ParsedLine[]
+  subtotal: number | null
+  tax: number | null
+  total: number | null
+  currency: string | null
+  /** The PO number the document carries: its own (a PO) or the one it references (an invoice). */
+  poNumber: string | null
+}
 
 export type Severity = 'low' | 'medium' | 'high'
 export type Status = 'matched' | 'partial' | 'mismatched'

@@ -1,15 +1,28 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
-import { PAIRING_MARK } from './handler.ts'
+import { EXTRACTION_MARK, PAIRING_MARK } from './handler.ts'
 import manifest from './manifest.ts'
-import { parseDocument, textLine } from './parse.ts'
+import { parseDocument, textLine } from './test-reader.ts'
 
-// The mock text model answers from `pairing` or `advice` (by which prompt it gets) unless a subtest moves to
-// the fake OpenAI-compatible server.
+// The mock text model reads the documents with the test reader (a stand-in for the model's reading), or answers
+// from `pairing` or `advice`, by which prompt it gets, unless a subtest moves to the fake OpenAI-compatible server.
 let pairing: unknown = { purchaseOrderPairs: [], receiptPairs: [] }
 let advice: unknown = { recommendation: 'Approve for payment.', notes: [] }
+/** The extraction answer for the documents in a prompt, as the test reader reads them. */
+function readDocuments(text: string) {
+  const doc = (tag: 'invoice' | 'purchaseOrder' | 'receipt') => {
+    const m = new RegExp(`<${tag}>\\n([\\s\\S]*?)\\n</${tag}>`).exec(text)
+    return m ? { [tag]: parseDocument(m[1]!, tag) } : {}
+  }
+  return { ...doc('invoice'), ...doc('purchaseOrder'), ...doc('receipt') }
+}
+const userText = (prompt: string) =>
+  (JSON.parse(prompt) as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : (m.content as Array<{ text?: string }>).map((p) => p.text ?? '')))
+    .join('\n')
 const cap = await capabilityHarness(t, manifest, { funds: 20 })
-cap.reply((p: string) => (p.includes(PAIRING_MARK) ? pairing : advice))
+cap.reply((p: string) => (p.includes(EXTRACTION_MARK) ? readDocuments(userText(p)) : p.includes(PAIRING_MARK) ? pairing : advice))
 const prompts = cap.prompts
 
 const PO = 'Purchase order PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
@@ -17,7 +30,7 @@ const INVOICE = 'Invoice INV-778\nPO Number: PO-4411\nWidget x 10 @ 2.50 = 25.00
 
 const fields = (res: any) => res.body.discrepancies.map((d: any) => `${d.field}/${d.against}/${d.severity}`)
 
-t.test('the parser reads the common forms', async (t) => {
+t.test('the test reader (the stand-in model) reads the common forms', async (t) => {
   t.match(textLine('Widget x 10 @ 2.50 = 25.00'), { description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 })
   t.match(textLine('10 x Widget @ $2.50'), { description: 'Widget', quantity: 10, unitPrice: 2.5, amount: null })
   t.match(textLine('Consulting 10 hrs @ 150/hr = 1,500.00'), { description: 'Consulting', quantity: 10, unitPrice: 150, amount: 1500 })
@@ -29,7 +42,7 @@ t.test('the parser reads the common forms', async (t) => {
   t.match(table, { lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }], subtotal: 25, tax: 2, total: 27, currency: 'USD' })
   t.match(parseDocument('Widget, 10, 2.50, 25.00').lines, [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }])
   const json = parseDocument(JSON.stringify({ poNumber: 'PO-1', currency: 'usd', total: 25, lineItems: [{ description: 'Widget', quantity: '10', unitPrice: '$2.50', amount: 25 }], usage: { credits: 8 } }))
-  t.match(json, { format: 'json', poNumber: 'PO-1', currency: 'USD', total: 25, lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }] })
+  t.match(json, { poNumber: 'PO-1', currency: 'USD', total: 25, lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }] })
   t.equal(parseDocument('{"number": "INV-9", "total": 5}').poNumber, null, "an invoice's own number is no PO reference")
   t.equal(parseDocument('{"number": "PO-9", "total": 5}', 'purchaseOrder').poNumber, 'PO-9')
 })
@@ -125,9 +138,9 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
   pairing = { purchaseOrderPairs: [{ invoiceLine: 0, purchaseOrderLine: 0 }, { invoiceLine: 0, purchaseOrderLine: 2 }, { invoiceLine: 1, purchaseOrderLine: 2 }, { invoiceLine: 9, purchaseOrderLine: 0 }], receiptPairs: [] }
   const { res } = await cap.call({ invoice, purchaseOrder })
   t.equal(res.status, 200, res.text)
-  t.equal(prompts.length, 2, 'one pairing call, one advice call')
-  t.match(prompts[0], /0: Hex bolt M8/)
-  t.notMatch(prompts[0], /1: Widget/, 'lines code paired are not offered')
+  t.equal(prompts.length, 3, 'one extraction call, one pairing call, one advice call')
+  t.match(prompts[1], /0: Hex bolt M8/)
+  t.notMatch(prompts[1], /1: Widget/, 'lines code paired are not offered')
   t.match(res.body.discrepancies, [{ item: 'Spare part', purchaseOrder: 5, severity: 'medium' }, { field: 'subtotal' }])
   t.equal(res.body.discrepancies.length, 2, 'the bolt line is paired (0↔0); pairs reusing a line or out of range are dropped')
   t.equal(res.body.status, 'partial')
@@ -139,7 +152,7 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
 
   prompts.length = 0
   await cap.call({ invoice: INVOICE, purchaseOrder: PO })
-  t.equal(prompts.length, 1, 'no pairing call when code paired every line')
+  t.equal(prompts.length, 2, 'no pairing call when code paired every line')
 })
 
 t.test("status is code's; the model only advises", async (t) => {
@@ -152,7 +165,7 @@ t.test("status is code's; the model only advises", async (t) => {
   advice = { recommendation: 'Approve for payment.', notes: [] }
 })
 
-t.test('documents code cannot read are 422 unprocessable, free', async (t) => {
+t.test('documents with nothing to read are 422 unprocessable, free', async (t) => {
   for (const body of [
     { invoice: INVOICE, purchaseOrder: 'Please send the usual order, thanks!' },
     { invoice: 'hello', purchaseOrder: PO },
@@ -193,7 +206,9 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {
-  const fake = await cap.useFake({ text: () => ({ recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] }) })
+  const fake = await cap.useFake({
+    text: (req) => (req.system.includes(EXTRACTION_MARK) ? readDocuments(req.prompt) : { recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] }),
+  })
   const before = fake.requests.length
   const call = await cap.call({
     invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'),
@@ -201,6 +216,35 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     receipt: 'Widget - 10 units\nGadget - 2 units',
   })
   cap.expectCharged(t, call)
-  t.same(call.res.body, { ...(cap.app.services.capabilities.get(cap.name)!.example!.response as object), recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
-  t.equal(fake.requests.length - before, 1, 'one model call: code paired every line')
+  t.same(call.res.body, { ...cap.app.services.capabilities.get(cap.name)!.example!.response as object, recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
+  t.equal(fake.requests.length - before, 2, 'two model calls, extraction and advice: code paired every line')
+})
+
+t.test('any layout: the model reads the documents, code compares every number and decides the status (issue 15)', async (t) => {
+  const doc = (lines: Array<[string, number | null, number | null, number | null]>, extra: object = {}) => ({
+    lines: lines.map(([description, quantity, unitPrice, amount]) => ({ description, sku: null, quantity, unitPrice, amount })),
+    ...{ subtotal: null, tax: null, total: null, currency: null, poNumber: null, ...extra },
+  })
+  const purchaseOrder = 'PO-77\nWidgets: 10 at 5.00 each (50.00)'
+  const poRead = doc([['Widgets', 10, 5, 50]], { poNumber: 'PO-77' })
+  const cases: Array<[string, string, object, string, string[]]> = [
+    ['the example', 'Invoice INV-1: 10 widgets at 5.00 = 50.00', doc([['widgets', 10, 5, 50]]), 'matched', []],
+    ['tab-separated', 'Item\tQty\tPrice\tAmount\nWidgets\t12\t5.00\t60.00\nTotal\t\t\t60.00', doc([['Widgets', 12, 5, 60]], { total: 60 }), 'mismatched',
+      ['quantity/purchaseOrder/high', 'amount/purchaseOrder/high', 'subtotal/purchaseOrder/high']],
+    ['prose', 'For PO-77 we shipped eight widgets at five dollars apiece, forty dollars altogether.', doc([['widgets', 8, 5, 40]], { poNumber: 'PO-77' }), 'partial',
+      ['quantity/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium']],
+    ['JSON from /v1/invoice',
+      JSON.stringify({ vendor: { name: 'ACME' }, invoiceNumber: 'INV-9', poNumber: 'PO-77', currency: 'USD', subtotal: 50, total: 50, lineItems: [{ description: 'Widgets', quantity: 10, unitPrice: 5, amount: 50 }] }),
+      doc([['Widgets', 10, 5, 50]], { poNumber: 'PO-77', currency: 'USD', subtotal: 50, total: 50 }), 'matched', []],
+  ]
+  for (const [why, invoice, invoiceRead, status, found] of cases) {
+    cap.reply((p: string) => (p.includes(EXTRACTION_MARK) ? { invoice: invoiceRead, purchaseOrder: poRead } : advice))
+    const call = await cap.call({ invoice, purchaseOrder })
+    cap.expectCharged(t, call)
+    t.equal(call.res.body.status, status, `${why}: ${status}`)
+    t.same(fields(call.res), found, `${why}: discrepancies`)
+    t.ok(cap.prompts[0]!.includes(JSON.stringify(invoice).slice(1, -1)), `${why}: the document text reaches the model as sent`)
+  }
+  t.match(cap.prompts[0], /never compute, correct or guess a number/)
+  cap.reply((p: string) => (p.includes(EXTRACTION_MARK) ? readDocuments(userText(p)) : p.includes(PAIRING_MARK) ? pairing : advice))
 })

@@ -1,3 +1,4 @@
+import { NonBlank } from '../../core/models/answers.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
 import { sumWarning } from '../../core/documents/checks.ts'
@@ -13,7 +14,7 @@ type Category = (typeof CATEGORIES)[number]
 /** What the model is asked for: the response fields as printed; code normalises and checks them. */
 export const ReceiptAnswer = Type.Object(
   {
-    merchant: MText,
+    merchant: NonBlank({ maxLength: 500 }),
     location: MText,
     date: MText,
     time: MText,

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { SendableText } from '../../core/models/answers.ts'
 import type { ReplyResult, Tone } from './shapes.ts'
 
 interface Input {
@@ -13,11 +13,12 @@ interface Input {
 
 type Result = Static<typeof ReplyResult>
 
-// What the model is asked for: every property required (strict structured output), "none" as null.
+// What the model is asked for: every property required (strict structured output), "none" as null. Reply and
+// subject are sent as written: not blank, and no brackets or braces, so no "[Your Name]" or "{{name}}" slot.
 const Answer = Type.Object(
   {
-    reply: Type.String({ maxLength: 20_000 }),
-    subject: Type.Union([Type.String({ maxLength: 300 }), Type.Null()]),
+    reply: SendableText([], { maxLength: 20_000 }),
+    subject: Type.Union([SendableText([], { maxLength: 300 }), Type.Null()]),
     internalNote: Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
   },
   { additionalProperties: false },
@@ -31,13 +32,13 @@ const TONE: Record<Tone, string> = {
   firm: 'firm: polite but unambiguous about what can and cannot be done; no apologies for policy',
 }
 
-/** "[Your Name]", "{{sender_name}}", "<Agent Name>" and the like: the slot a sign-off leaves for the sender. */
-const NAME_SLOT = /(?:\[\s*|\{\{?\s*|<\s*)(?:your|sender(?:'s)?|agent(?:'s)?|my)[\s_]*name(?:\s*\]|\s*\}\}?|\s*>)/gi
+/** "<Agent Name>", "<your name>": the slot a sign-off leaves for the sender (brackets and braces the schema forbids). */
+const NAME_SLOT = /<\s*(?:your|sender(?:'s)?|agent(?:'s)?|my)[\s_]*name\s*>/i
 
 /**
- * Code guarantees: `tone` is one of the four (schema); `reply` is never empty; with `senderName`, no name slot
- * ("[Your Name]") is left in the draft — code fills it; `subject` and `internalNote` are absent rather than empty,
- * and `subject` is one line.
+ * Code guarantees: `tone` is one of the four (schema); `reply` is never empty and has no unfilled placeholder
+ * ("[Your Name]", "{{name}}": the schema's pattern; "<Agent Name>": the answer check), each refused answer getting
+ * the corrective retry; `subject` and `internalNote` are absent rather than empty, and `subject` is one line.
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
   const tone = input.tone ?? 'professional'
@@ -58,11 +59,10 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       .join('\n'),
     content: input.thread,
     schema: Answer,
+    check: (a: ModelAnswer) => (NAME_SLOT.test(a.reply) ? [`/reply: leaves a name slot (${NAME_SLOT.exec(a.reply)![0]}) to fill in; write the message ready to send`] : []),
   })
 
-  let reply = answer.reply.trim()
-  if (sender) reply = reply.replace(NAME_SLOT, sender)
-  if (!reply) throw new ApiError('inference_failed', 'The model returned an empty reply.')
+  const reply = answer.reply.trim()
   const result: Result = { reply }
   const subject = answer.subject?.replace(/\s+/g, ' ').trim()
   if (subject) result.subject = subject

@@ -10,7 +10,7 @@ const PRICE = 5
 const thread = 'Customer: My order #4411 arrived broken. This is the second time!'
 
 t.test('a draft with subject and internal note; tone, goal, context and sender reach the model', async (t) => {
-  cap.reply({ reply: '\nSo sorry! A replacement ships today.\n\n[Your Name]\n', subject: ' Re: your\norder ', internalNote: ' Second broken delivery. ' })
+  cap.reply({ reply: '\nSo sorry! A replacement ships today.\n\nSam\n', subject: ' Re: your\norder ', internalNote: ' Second broken delivery. ' })
   const call = await cap.call({ thread, context: 'Replacement stock available.', tone: 'apologetic', goal: 'offer a replacement', senderName: 'Sam' })
   cap.expectCharged(t, call)
   const { res } = call
@@ -23,15 +23,19 @@ t.test('a draft with subject and internal note; tone, goal, context and sender r
   for (const s of ['apologise', 'Replacement stock available', 'offer a replacement', 'Sign the reply as Sam', 'arrived broken']) t.match(cap.prompts[0], s)
 })
 
-t.test('name slots are filled only when senderName is given; empty subject and note are omitted', async (t) => {
-  cap.reply({ reply: 'Thanks!\n{{sender_name}} / <Agent Name> / [your name]', subject: '  ', internalNote: null })
-  const named = await cap.call({ thread, tone: 'friendly', senderName: 'Ana' })
-  t.equal(named.res.status, 200, named.res.text)
-  t.same(named.res.body, { reply: 'Thanks!\nAna / Ana / Ana', usage: { credits: PRICE, balanceRemaining: 10 - PRICE } })
+t.test('an unfilled placeholder gets the corrective retry, then 502, free (issue 16 #8)', async (t) => {
+  for (const slot of ['[Your Name]', '{{sender_name}}', '<Agent Name>', '[Customer]']) {
+    cap.reply({ reply: `Thanks!\n${slot}`, subject: null, internalNote: null }, { reply: 'Thanks!\nAna', subject: null, internalNote: null })
+    const fixed = await cap.call({ thread, tone: 'friendly', senderName: 'Ana' })
+    cap.expectCharged(t, fixed)
+    t.same(fixed.res.body.reply, 'Thanks!\nAna', `${slot}: the retried answer is served`)
+    t.notOk('subject' in fixed.res.body, 'a null subject is omitted')
+    t.equal(cap.prompts.length, 2, `${slot}: one corrective retry`)
+    t.match(cap.prompts[1], /Answer again/, `${slot}: the retry says what was wrong`)
 
-  const anonymous = await cap.call({ thread })
-  t.equal(anonymous.res.status, 200, anonymous.res.text)
-  t.equal(anonymous.res.body.reply, 'Thanks!\n{{sender_name}} / <Agent Name> / [your name]', 'left for the human to fill in')
+    cap.reply({ reply: `Thanks!\n${slot}`, subject: null, internalNote: null })
+    await cap.expectRefused(t, { thread }, { status: 502, code: 'inference_failed', why: `${slot} twice` })
+  }
 })
 
 t.test('model answers that break the promises: 502 inference_failed, nothing charged', async (t) => {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
-import { clip, distinctTexts, StringEnum } from '../../core/models/answers.ts'
+import { clip, distinctTexts, NonBlank, StringEnum } from '../../core/models/answers.ts'
 import type { ReviewReplyResult } from './manifest.ts'
 
 interface Input {
@@ -22,7 +22,7 @@ export const Sentiment = StringEnum(['positive', 'negative', 'neutral', 'mixed']
  */
 export const ReviewReplyAnswer = Type.Object(
   {
-    reply: Type.String(),
+    reply: NonBlank(),
     sentiment: Sentiment,
     issues: Type.Array(Type.String()),
     escalate: Type.Boolean(),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { literalPattern } from '../../core/models/answers.ts'
 import { MAX_TEXT, type Length, type RewriteResult } from './shapes.ts'
 
 interface Input {
@@ -14,14 +14,36 @@ interface Input {
 
 type Result = Static<typeof RewriteResult>
 
-// What the model is asked for: the response's fields, without the non-empty rules code applies itself.
-const Answer = Type.Object(
-  {
-    rewritten: Type.String({ maxLength: 4 * MAX_TEXT }),
-    changes: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }),
-  },
-  { additionalProperties: false },
-)
+// What the model is asked for, per call: the rewrite's length bounds (in characters) and every phrase to
+// preserve (a pattern, in any order for up to three phrases, else in the order of the text) are in the schema;
+// what it cannot state (length as a reader counts it, whitespace runs once) is the answer check, with the retry.
+function answerSchema(input: Input, keep: string[]) {
+  const before = measure(input.text)
+  const slack = Math.max(SAME_TOLERANCE * before, SAME_MIN_CHARS)
+  const bounds =
+    input.length === 'shorter' ? { maxLength: Math.max(1, before - 1) }
+      : input.length === 'longer' ? { minLength: before + 1, maxLength: 4 * MAX_TEXT }
+        : input.length === 'same' ? { minLength: Math.max(1, Math.ceil(before - slack)), maxLength: Math.floor(before + slack) }
+          : { maxLength: 4 * MAX_TEXT }
+  const any = '[\\s\\S]*'
+  const orders = keep.length <= 3 ? permutations(keep) : [[...keep].sort((x, y) => input.text.indexOf(x) - input.text.indexOf(y))]
+  const pattern = keep.length ? `^${any}(?:${orders.map((o) => o.map(literalPattern).join(any)).join('|')})${any}$` : '\\S'
+  return Type.Object(
+    {
+      rewritten: Type.String({ pattern, ...bounds }),
+      changes: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }),
+    },
+    { additionalProperties: false },
+  )
+}
+interface Answer {
+  rewritten: string
+  changes: string[]
+}
+
+function permutations<T>(xs: T[]): T[][] {
+  return xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]))
+}
 
 /** Length as a reader sees it: runs of whitespace count once, edges not at all. */
 export const measure = (s: string) => s.replace(/\s+/g, ' ').trim().length
@@ -57,11 +79,11 @@ const TARGET: Record<Length, string> = {
 /**
  * Code guarantees: `rewritten` is not empty; with `length`, it really is shorter / about the same / longer than
  * `text` (measured by code, not claimed by the model); every `preserve` phrase that occurs in `text` occurs
- * unchanged in `rewritten`. An answer that breaks one is 502 inference_failed (free): code cannot repair prose.
+ * unchanged in `rewritten`. An answer that breaks one gets the corrective retry, then 502 inference_failed (free).
  */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
   const keep = [...new Set(input.preserve ?? [])].filter((p) => p.trim() !== '' && input.text.includes(p))
-  const answer = await ctx.ai.object<Static<typeof Answer>>({
+  const answer = await ctx.ai.object<Answer>({
     system: [
       'You rewrite copy. Keep the meaning and every fact; change wording, structure and tone as asked.',
       input.voice ? `Voice: ${input.voice}` : '',
@@ -75,17 +97,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       .filter(Boolean)
       .join('\n'),
     content: input.text,
-    schema: Answer,
+    schema: answerSchema(input, keep),
+    check: (a: Answer) => {
+      const problem = lengthProblem(input.length, input.text, a.rewritten.trim())
+      return problem ? [`/rewritten: ${problem}`] : []
+    },
   })
 
   const rewritten = answer.rewritten.trim()
-  if (!rewritten) throw new ApiError('inference_failed', 'The model returned an empty rewrite.')
-  const problem = lengthProblem(input.length, input.text, rewritten)
-  if (problem) throw new ApiError('inference_failed', `The model did not keep the requested length: ${problem}.`)
-  const lost = keep.filter((p) => !rewritten.includes(p))
-  if (lost.length) {
-    throw new ApiError('inference_failed', `The rewrite dropped or changed ${lost.length === 1 ? 'a phrase' : 'phrases'} that must be preserved: ${lost.map((p) => JSON.stringify(p)).join(', ')}.`)
-  }
   const changes = [...new Set(answer.changes.map((c) => c.replace(/\s+/g, ' ').trim()).filter(Boolean))]
   return { rewritten, changes }
 }

@@ -12,8 +12,8 @@ const categories = ['Billing', 'Bug', 'Access']
 const teams = ['Finance Ops', 'Engineering']
 const answer = (over: Record<string, unknown> = {}) => ({
   priority: 'high',
-  category: 'billing',
-  team: 'finance ops',
+  category: 'Billing',
+  team: 'Finance Ops',
   sentiment: 'negative',
   slaRisk: true,
   summary: '  Double charge, customer threatens to cancel.  ',
@@ -21,7 +21,7 @@ const answer = (over: Record<string, unknown> = {}) => ({
   ...over,
 })
 
-t.test('category and team come back in the caller spelling', async (t) => {
+t.test('category and team are the caller\'s, as spelled', async (t) => {
   cap.reply(answer())
   const call = await cap.call({ ticket, categories, teams })
   cap.expectCharged(t, call)
@@ -63,6 +63,7 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
   const broken: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
     ['category not in categories', { ticket, categories, teams }, answer({ category: 'Refunds' })],
     ['team not in teams', { ticket, categories, teams }, answer({ team: 'Support' })],
+    ['category in another case', { ticket, categories, teams }, answer({ category: 'billing' })],
     ['priority outside the enum', { ticket }, answer({ priority: 'critical' })],
     ['sentiment outside the enum', { ticket }, answer({ sentiment: 'angry' })],
     ['slaRisk not a boolean', { ticket }, answer({ slaRisk: 'yes' })],
@@ -101,6 +102,9 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   cap.expectCharged(t, call)
   const { res } = call
   t.match(res.body, { priority: 'urgent', category: 'Billing', team: 'Finance Ops', sentiment: 'negative', slaRisk: true })
-  t.ok(seen?.jsonSchema, 'asked for structured output')
+  const schema = seen?.jsonSchema as any
+  t.same(schema?.properties.category.enum, categories, 'the categories are the enum of the answer schema')
+  t.same(schema?.properties.team.anyOf, [{ type: 'string', enum: teams }, { type: 'null' }], 'teams as the enum, or null for none')
+  t.equal(seen?.body.text.format.strict, true, 'sent in strict mode')
   t.match(seen?.prompt, /charged twice/)
 })

@@ -8,6 +8,49 @@ import { Type, type TUnsafe } from '@sinclair/typebox'
 export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}): TUnsafe<T> =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
+/** A string with at least one non-blank character (a pattern, which strict structured output enforces). */
+export const NonBlank = (options: Record<string, unknown> = {}) => Type.String({ pattern: '\\S', ...options })
+
+/**
+ * Prose the model writes, limited to `max` characters by its description only: an answer a little over is cut
+ * by `cutProse` with a warning instead of being refused (issue 15). Never for values (amounts, dates, labels).
+ */
+export const Prose = (max: number, options: { description?: string; nonBlank?: boolean } = {}) =>
+  Type.String({
+    ...(options.nonBlank ? { pattern: '\\S' } : {}),
+    description: [options.description, `at most ${max} characters`].filter(Boolean).join('; '),
+  })
+
+/**
+ * `s` in at most `max` characters: cut after the last sentence that fits (or, when that would lose more than
+ * half, at the last word boundary) and ended with '…'. A cut adds a warning naming `field` to `warnings`.
+ */
+export function cutProse(s: string, max: number, field: string, warnings?: string[]): string {
+  if (s.length <= max) return s
+  const head = s.slice(0, max - 1)
+  const sentence = Math.max(...['. ', '! ', '? ', '.\n', '!\n', '?\n'].map((end) => head.lastIndexOf(end)))
+  const word = head.search(/\s\S*$/)
+  const cut = sentence >= max / 2 ? head.slice(0, sentence + 1) : word >= max / 2 ? head.slice(0, word).trimEnd() + '…' : head.trimEnd() + '…'
+  warnings?.push(`${field} was longer than ${max} characters and was shortened.`)
+  return cut
+}
+
+/** `s` as a literal inside a regular expression that Ajv compiles with the `u` flag. */
+export const literalPattern = (s: string): string => s.replace(/[\^$\\.*+?()[\]{}|/]/g, '\\$&')
+
+/**
+ * Text sent as is, as a pattern strict structured output enforces: not blank, no square brackets or braces (so
+ * no template placeholder such as `[Your Name]` or `{{first_name}}` can be written), and containing one spelling
+ * of each entry of `mustContain` (alternative spellings of one fact, e.g. an amount; at most two entries).
+ */
+export function SendableText(mustContain: string[][] = [], options: Record<string, unknown> = {}) {
+  const free = '[^\\[\\]{}]*'
+  const alt = (spellings: string[]) => `(?:${spellings.map(literalPattern).join('|')})`
+  const orders = mustContain.length === 2 ? [mustContain, [...mustContain].reverse()] : [mustContain]
+  const body = mustContain.length ? `(?:${orders.map((o) => o.map(alt).join(free)).join('|')})` : '[^\\[\\]{}\\s]'
+  return Type.String({ pattern: `^${free}${body}${free}$`, ...options })
+}
+
 /** Runs of whitespace (line breaks too) as one space, trimmed; '' for null or undefined. */
 export const oneLine = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim()
 

@@ -1,5 +1,6 @@
-// Structured model output (C11): validated against the endpoint's response schema with Ajv, one retry
-// that tells the model what was wrong, then 502 inference_failed. Timeouts and client disconnects abort
+// Structured model output (C11): sent in strict mode where the schema has a strict form, validated against the
+// full schema with Ajv and the capability's own answer check, one retry that tells the model what was wrong,
+// then 502 inference_failed. Timeouts and client disconnects abort
 // the provider call; every failure here is free because the pipeline releases the hold.
 import type { TSchema } from '@sinclair/typebox'
 import { generateText, jsonSchema, Output, type ModelMessage, type UserContent } from 'ai'
@@ -7,6 +8,7 @@ import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
 import { ajv, formatErrors } from '../validation.ts'
 import type { ModelProvider } from './provider.ts'
+import { nullsToAbsent, strictSchema } from './strict.ts'
 
 export interface ObjectRequest {
   system: string
@@ -15,6 +17,11 @@ export interface ObjectRequest {
   schema?: TSchema
   /** Let the model search the web with the provider's tool (manifests that need it say `webSearch: true`). */
   webSearch?: boolean
+  /**
+   * Rules JSON Schema cannot state, run on an answer that matches the schema: its problems in words. Any problem
+   * gets the one corrective retry, like a schema error; still broken after it → 502 inference_failed (free).
+   */
+  check?: (answer: any) => string[]
 }
 
 export interface ObjectResult<T> {
@@ -59,15 +66,28 @@ function upstreamBusy(e: unknown): number | null {
   return Number.isInteger(theirs) && theirs >= 1 && theirs <= 600 ? theirs : RETRY_AFTER_SECONDS
 }
 
-const validators = new WeakMap<TSchema, ValidateFunction>()
-function validatorFor(schema: TSchema): ValidateFunction {
-  let v = validators.get(schema)
-  if (!v) {
-    validators.set(schema, (v = ajv.compile(schema)))
-    // Ajv's own cache holds schemas strongly; ours is weak, so a schema built per call is not leaked.
+/** An answer schema ready for use: its Ajv validator and its strict form (null: sent non-strict). */
+interface Compiled {
+  validate: ValidateFunction
+  strict: Record<string, unknown> | null
+}
+// Keyed by the schema's JSON, so a schema a capability builds per call (from the caller's labels, counts …) is
+// compiled once per distinct shape; least recently used entries go first. BENCHMARKS.md has the compile cost.
+const compiled = new Map<string, Compiled>()
+const COMPILED_MAX = 500
+
+export function compileAnswerSchema(schema: TSchema): Compiled {
+  const key = JSON.stringify(schema)
+  let c = compiled.get(key)
+  if (c) compiled.delete(key)
+  else {
+    c = { validate: ajv.compile(schema), strict: strictSchema(schema) }
+    // Ajv's own cache holds every schema it compiled; ours is bounded.
     ajv.removeSchema(schema)
+    if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!)
   }
-  return v
+  compiled.set(key, c)
+  return c
 }
 
 export async function generateObject<T>(
@@ -78,9 +98,10 @@ export async function generateObject<T>(
   if (!provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
   const webSearch = request.webSearch ? provider.webSearch() : null
   if (request.webSearch && !webSearch) throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
-  const validate = validatorFor(request.schema)
+  const { validate, strict } = compileAnswerSchema(request.schema)
+  const sendStrict = strict !== null && provider.strictSchemas !== false
   const messages: ModelMessage[] = [{ role: 'user', content: request.content }]
-  let problem = ''
+  let refusal = 'The model returned output that does not match the response schema.'
   for (let attempt = 0; attempt < 2; attempt++) {
     const result = await runModel('model', opts, (abortSignal) =>
       generateText({
@@ -88,10 +109,9 @@ export async function generateObject<T>(
         system: request.system,
         messages,
         tools: webSearch ? { web_search: webSearch } : undefined,
-        output: Output.object({ schema: jsonSchema(request.schema as never) }),
-        // Our schemas carry optional fields and length bounds that OpenAI's strict mode refuses; Ajv checks
-        // the answer against the full schema instead.
-        providerOptions: { openai: { strictJsonSchema: false } },
+        output: Output.object({ schema: jsonSchema((sendStrict ? strict : request.schema) as never) }),
+        // Strict: the provider constrains decoding to the strict form; Ajv still checks the full schema.
+        providerOptions: { openai: { strictJsonSchema: sendStrict } },
         abortSignal,
         maxRetries: 0,
       }).catch((e: Error) => {
@@ -101,17 +121,28 @@ export async function generateObject<T>(
       }),
     )
     if (result === null) {
-      problem = 'The answer was not valid JSON.'
-      messages.push({ role: 'user', content: `${problem} Answer again with only the JSON object.` })
+      messages.push({ role: 'user', content: 'The answer was not valid JSON. Answer again with only the JSON object.' })
       continue
     }
-    const object = parseOutput(result)
-    if (object !== undefined && validate(object)) return { object: object as T, sources: searchSources(result) }
-    problem = object === undefined ? 'The answer was not valid JSON.' : formatErrors(validate.errors).map((d) => `${d.path}: ${d.message}`).join('; ')
+    const parsed = parseOutput(result)
+    const object = sendStrict && parsed !== undefined ? nullsToAbsent(parsed, request.schema) : parsed
+    let problems: string[]
+    if (object === undefined) problems = ['The answer was not valid JSON.']
+    else if (!validate(object)) problems = formatErrors(validate.errors).map((d) => `${d.path}: ${d.message}`)
+    else {
+      // Rules the schema cannot state get the same corrective retry as a schema error.
+      problems = request.check?.(object) ?? []
+      if (!problems.length) return { object: object as T, sources: searchSources(result) }
+      refusal = `The model's answer broke a rule of this endpoint after a corrective retry: ${problems.slice(0, 5).join('; ')}`
+      messages.push({ role: 'assistant', content: result.text })
+      messages.push({ role: 'user', content: `That answer breaks these rules: ${problems.join('; ')}. Answer again with a corrected JSON object only.` })
+      continue
+    }
+    refusal = 'The model returned output that does not match the response schema.'
     messages.push({ role: 'assistant', content: result.text })
-    messages.push({ role: 'user', content: `That answer does not match the required JSON schema: ${problem}. Answer again with a corrected JSON object only.` })
+    messages.push({ role: 'user', content: `That answer does not match the required JSON schema: ${problems.join('; ')}. Answer again with a corrected JSON object only.` })
   }
-  throw new ApiError('inference_failed', 'The model returned output that does not match the response schema.')
+  throw new ApiError('inference_failed', refusal)
 }
 
 /**

@@ -10,6 +10,8 @@ export const MODEL_ROLES: readonly ModelRole[] = ['text', 'vision', 'image', 'sp
 export interface ModelProvider {
   /** False when no provider is configured: model-backed calls answer 503 (C11). */
   readonly configured: boolean
+  /** Structured outputs go out in strict mode (default true): the provider constrains decoding to the schema. */
+  readonly strictSchemas?: boolean
   /** The text model accepts file parts (PDFs) as well as images. */
   readonly acceptsFiles: boolean
   language(): LanguageModel
@@ -27,6 +29,7 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
   const responses = ai.wireApi === 'responses'
   return {
     configured,
+    strictSchemas: ai.strictSchemas ?? true,
     acceptsFiles: responses,
     language: () => (responses ? openai.responses(ai.models.text) : openai.chat(ai.models.text)),
     image: () => openai.image(ai.models.image),

@@ -1,5 +1,6 @@
-// A small, tolerant parser for the three documents of a three-way match. Code reads the numbers; the
-// model never does. Accepted forms (README):
+// A stand-in for the model in po-match's tests: reads the common layouts of the three documents of a three-way
+// match into the extraction answer the model gives (the service itself never parses: the model reads any text).
+// Forms it reads:
 //   - JSON text: an object with a line array (lineItems, items, lines, products...) and optional
 //     subtotal/tax/total/currency/poNumber, e.g. the output of /v1/invoice or /v1/receipt; or a bare array of lines.
 //   - Plain text, one line item per line, e.g.
@@ -10,25 +11,7 @@
 //     and "Subtotal: ...", "Tax: ...", "Total: ...", "PO Number: ...", "Currency: EUR" lines.
 // Amounts use "." for decimals ("1,234.50"); a bare trailing integer is read as a quantity.
 import { toAmount } from '../../core/documents/checks.ts'
-
-export interface ParsedLine {
-  description: string
-  sku: string | null
-  quantity: number | null
-  unitPrice: number | null
-  amount: number | null
-}
-
-export interface ParsedDocument {
-  format: 'json' | 'text'
-  lines: ParsedLine[]
-  subtotal: number | null
-  tax: number | null
-  total: number | null
-  currency: string | null
-  /** The PO number the document carries: its own (a PO) or the one it references (an invoice). */
-  poNumber: string | null
-}
+import type { ParsedDocument, ParsedLine } from './match.ts'
 
 const MAX_LINES = 500
 
@@ -85,7 +68,7 @@ function documentObject(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 function fromJson(value: unknown, role: string): ParsedDocument {
-  const doc: ParsedDocument = { format: 'json', lines: [], subtotal: null, tax: null, total: null, currency: null, poNumber: null }
+  const doc: ParsedDocument = { lines: [], subtotal: null, tax: null, total: null, currency: null, poNumber: null }
   let rows: unknown[] = []
   if (Array.isArray(value)) rows = value
   else if (isObj(value)) {
@@ -291,7 +274,7 @@ function delimitedLine(cells: string[], header: Array<Column | null> | null): Pa
 }
 
 function fromText(text: string): ParsedDocument {
-  const doc: ParsedDocument = { format: 'text', lines: [], subtotal: null, tax: null, total: null, currency: null, poNumber: null }
+  const doc: ParsedDocument = { lines: [], subtotal: null, tax: null, total: null, currency: null, poNumber: null }
   let header: Array<Column | null> | null = null
   for (const raw of text.split(/\r?\n/)) {
     const s = raw.trim()

@@ -1,0 +1,101 @@
+// An answer schema in the subset OpenAI's strict structured outputs accept, so the provider constrains decoding
+// to it: every property required (an optional one becomes nullable, and null is mapped back to "absent"),
+// `additionalProperties: false`, and keywords strict mode refuses moved into the description, where the model
+// still reads them. Ajv checks the answer against the full schema afterwards.
+
+/** Keywords strict mode accepts; the rest are moved into `description`. */
+const KEPT = new Set([
+  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description',
+  'title', '$ref', '$defs', 'definitions', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'multipleOf', 'minItems', 'maxItems', 'pattern', 'format',
+])
+const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'])
+/** Keywords that only annotate: dropped, not described. */
+const ANNOTATIONS = new Set(['x-example', 'examples', 'default', '$id', '$schema', '$comment', 'readOnly', 'writeOnly'])
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * The strict form of `schema`, or null when it has no strict form: a root that is not an object, or an open
+ * object (a map of caller-chosen keys), which strict mode cannot state. Such a call is sent non-strict.
+ */
+export function strictSchema(schema: unknown): Record<string, unknown> | null {
+  if (!isObj(schema) || schema.type !== 'object') return null
+  try {
+    return convert(schema) as Record<string, unknown>
+  } catch (e) {
+    if (e instanceof NoStrictForm) return null
+    throw e
+  }
+}
+
+class NoStrictForm extends Error {}
+
+function convert(schema: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = {}
+  const moved: string[] = []
+  // A string's length bounds have no strict keyword, but a pattern says the same and the decoder obeys it.
+  const lengths = schema.pattern === undefined && (schema.minLength !== undefined || schema.maxLength !== undefined)
+  if (lengths) out.pattern = `^[\\s\\S]{${schema.minLength ?? 0},${schema.maxLength ?? ''}}$`
+  for (const [k, v] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(k) || (lengths && (k === 'minLength' || k === 'maxLength'))) continue
+    if (k === 'oneOf') out.anyOf = v.map(convert)
+    else if (k === 'format' && !FORMATS.has(v)) moved.push(`format ${v}`)
+    else if (!KEPT.has(k)) moved.push(`${k} ${JSON.stringify(v)}`)
+    else if (k === 'anyOf') out.anyOf = v.map(convert)
+    else if (k === 'items') out.items = Array.isArray(v) ? (() => { throw new NoStrictForm() })() : convert(v)
+    else if (k === '$defs' || k === 'definitions') out[k] = Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, convert(s)]))
+    else if (k !== 'properties' && k !== 'required' && k !== 'additionalProperties') out[k] = v
+  }
+  const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isObj(schema.properties)
+  if (isObject) {
+    if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) throw new NoStrictForm()
+    if (!isObj(schema.properties) && !Array.isArray(schema.anyOf)) throw new NoStrictForm()
+    const required = new Set<string>(schema.required ?? [])
+    out.properties = Object.fromEntries(
+      Object.entries((schema.properties ?? {}) as Record<string, any>).map(([name, s]) => [name, required.has(name) ? convert(s) : nullable(convert(s))]),
+    )
+    out.required = Object.keys(out.properties)
+    out.additionalProperties = false
+  }
+  if (!('type' in schema) && !('anyOf' in schema) && !('oneOf' in schema) && !('enum' in schema) && !('const' in schema) && !('$ref' in schema)) {
+    throw new NoStrictForm() // an unconstrained value ({}) cannot be stated in strict mode
+  }
+  if (moved.length) out.description = [out.description, `(${moved.join(', ')})`].filter(Boolean).join(' ')
+  return out
+}
+
+/** `s` or null, in the form strict mode accepts. */
+function nullable(s: Record<string, any>): Record<string, any> {
+  if (typeof s.type === 'string' && !('anyOf' in s) && !('const' in s)) {
+    const out: Record<string, any> = { ...s, type: [s.type, 'null'] }
+    if (Array.isArray(s.enum)) out.enum = [...s.enum, null]
+    return out
+  }
+  if (Array.isArray(s.type) && s.type.includes('null')) return s
+  const { description, ...rest } = s
+  return { anyOf: [rest, { type: 'null' }], ...(description ? { description } : {}) }
+}
+
+/**
+ * The answer with every null that stands for an absent optional property removed, following the original
+ * (full) schema; nulls the full schema allows on required properties are kept.
+ */
+export function nullsToAbsent(value: unknown, schema: unknown, root: unknown = schema): unknown {
+  if (!isObj(schema)) return value
+  if (typeof schema.$ref === 'string') {
+    const target = schema.$ref.replace(/^#\/?/, '').split('/').filter(Boolean).reduce((n: any, k: string) => n?.[k], root)
+    return nullsToAbsent(value, target, root)
+  }
+  for (const alt of [schema.anyOf, schema.oneOf]) if (Array.isArray(alt)) for (const s of alt) value = nullsToAbsent(value, s, root)
+  if (Array.isArray(value) && isObj(schema.items)) return value.map((v) => nullsToAbsent(v, schema.items, root))
+  if (isObj(value) && isObj(schema.properties)) {
+    const required = new Set<string>(schema.required ?? [])
+    for (const [k, s] of Object.entries(schema.properties as Record<string, unknown>)) {
+      if (!(k in value)) continue
+      if (value[k] === null && !required.has(k)) delete value[k]
+      else value[k] = nullsToAbsent(value[k], s, root)
+    }
+  }
+  return value
+}

@@ -1,0 +1,125 @@
+// Issue 15: answers a real model can give. A provider with constrained decoding answers every structured-output
+// request with *some* JSON valid under the exact schema it was sent. Here the fake OpenAI-compatible server does
+// that with seeded random instances of each request's schema, 30 calls per capability, in three modes:
+// non-strict (responses API), strict on the responses API and strict on chat completions. Each capability must
+// serve at least 95 % of them with exactly its price charged; every other call must be a free 502 refused by a
+// rule JSON Schema cannot state (the answer check, after the corrective retry), named in the capability's README.
+// CONFORMANCE_TABLE=path writes the table (kept in BENCHMARKS.md).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import t from 'tap'
+import type { CapabilityManifest } from '../core/capability.ts'
+import type { ModelProvider } from '../core/models/provider.ts'
+import { fakeServerProvider, startTestApp } from './helpers/app.ts'
+import { makeWav, startFakeOpenAI, TINY_PNG } from './helpers/fake-openai.ts'
+import { randomInstance, seededRng, type Rng } from './helpers/schema-instance.ts'
+
+const CALLS = 30
+const PARALLEL = 10
+const folders = readdirSync(new URL('../capabilities', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+const manifests: CapabilityManifest[] = await Promise.all(folders.map(async (f) => (await import(`../capabilities/${f}/manifest.ts`)).default))
+
+/** The manifest's example, with inline media where the example names a URL nobody can fetch in a test. */
+function requestOf(m: CapabilityManifest): Record<string, unknown> {
+  const body: Record<string, any> = structuredClone(m.example!.request)
+  if (m.name === 'describe') return { ...body, imageUrl: undefined, image: { data: TINY_PNG.toString('base64'), mimeType: 'image/png' } }
+  if (m.name === 'transcribe') return { ...body, audioUrl: undefined, audio: { data: makeWav(1).toString('base64'), mimeType: 'audio/wav' } }
+  return body
+}
+
+const fake = await startFakeOpenAI({ webSearch: [{ url: 'https://example.com/a', title: 'A' }, { url: 'https://example.com/b', title: 'B' }] })
+t.teardown(() => fake.close())
+// One random stream per distinct request: calls of one capability run at once, so the answers each kind of
+// request gets are reproducible whatever order they arrive in.
+const streams = new Map<string, Rng>()
+let retries = 0
+fake.set({
+  text: (req) => {
+    if (!req.jsonSchema) return undefined
+    const messages = req.api === 'responses' ? req.body.input : req.body.messages
+    if (messages.some((m: any) => m.role === 'assistant' || m.type === 'message')) retries++
+    const key = JSON.stringify([req.system, messages, req.jsonSchema])
+    let rng = streams.get(key)
+    if (!rng) streams.set(key, (rng = seededRng(key)))
+    return randomInstance(req.jsonSchema, rng)
+  },
+})
+
+const app = await startTestApp(t, {
+  worker: true,
+  env: { PAUSED_ENDPOINTS: '{}', RATE_LIMITS: JSON.stringify(Object.fromEntries(folders.map((f) => [f, 100_000]))) },
+})
+const services = app.services as { provider: ModelProvider }
+
+async function pool<T>(n: number, limit: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = []
+  let next = 0
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < n) {
+      const i = next++
+      out[i] = await fn(i)
+    }
+  }))
+  return out
+}
+
+interface Row { mode: string; name: string; served: number; retried: number; failed: number; unavailable: number; reasons: string[] }
+const rows: Row[] = []
+
+const modes: Array<{ mode: string; provider: ModelProvider }> = [
+  { mode: 'responses', provider: { ...fakeServerProvider(fake.baseURL, 'responses', 'test-embedding'), strictSchemas: false } },
+  { mode: 'responses strict', provider: fakeServerProvider(fake.baseURL, 'responses', 'test-embedding') },
+  { mode: 'chat strict', provider: fakeServerProvider(fake.baseURL, 'chat', 'test-embedding') },
+]
+
+for (const { mode, provider } of modes) {
+  t.test(mode, async (t) => {
+    services.provider = provider
+    streams.clear()
+    for (const m of manifests) {
+      const readme = new URL(`../capabilities/${m.name}/README.md`, import.meta.url)
+      const rules = existsSync(readme) ? readFileSync(readme, 'utf8') : ''
+      const customer = await app.customer(m.price * CALLS)
+      retries = 0
+      const outcomes = await pool(CALLS, PARALLEL, async () => {
+        let res = await app.call(`/v1/${m.name}`, { key: customer.key, body: requestOf(m) })
+        if (res.status === 202) {
+          for (let i = 0; i < 600 && !['succeeded', 'failed'].includes(res.body?.status); i++) {
+            await new Promise((r) => setTimeout(r, 25))
+            res = await app.call(`/v1/jobs/${res.body.id ?? res.body.jobId}`, { key: customer.key })
+          }
+          return res.body.status === 'succeeded' ? { status: 200, message: '' } : { status: 502, code: res.body.errorCode ?? res.body.error?.code, message: String(res.body.error?.message ?? res.body.error) }
+        }
+        return { status: res.status, code: res.body?.error?.code, message: String(res.body?.error?.message ?? '') }
+      })
+      const served = outcomes.filter((o) => o.status === 200).length
+      const unavailable = outcomes.filter((o) => o.status === 503).length
+      const failures = outcomes.filter((o) => o.status !== 200 && o.status !== 503)
+      const reasons = [...new Set(failures.map((f) => `${f.status} ${f.code ?? ''} ${f.message}`.slice(0, 160)))]
+      rows.push({ mode, name: m.name, served, retried: retries, failed: failures.length, unavailable, reasons })
+      const ledger = await app.ledger(customer.accountId)
+      t.same(ledger, { balance: m.price * (CALLS - served), reserved: 0, ledgerSum: m.price * (CALLS - served) }, `${m.name}: exactly ${m.price} charged per served call`)
+      if (unavailable === CALLS) continue // web search capabilities on chat completions: 503, free, by design
+      t.ok(served >= CALLS * 0.95, `${m.name}: ${served}/${CALLS} served (${reasons.join(' | ')})`)
+      for (const f of failures) {
+        t.equal(f.status, 502, `${m.name}: a refused answer is a free 502 (${f.message})`)
+        t.match(f.message, /broke a rule/, `${m.name}: refused by an answer rule, not by the schema`)
+        t.match(rules, /## Rules/, `${m.name}: its README names the rules that refuse answers`)
+      }
+    }
+  })
+}
+
+t.teardown(() => {
+  const lines = ['| capability | ' + modes.map((m) => m.mode).join(' | ') + ' |', '|---|' + modes.map(() => '---|').join('')]
+  for (const name of folders) {
+    const cells = modes.map(({ mode }) => {
+      const r = rows.find((x) => x.mode === mode && x.name === name)
+      return !r ? '–' : r.unavailable === CALLS ? 'n/a (503)' : `${r.served} / ${r.retried} / ${r.failed}`
+    })
+    lines.push(`| ${name} | ${cells.join(' | ')} |`)
+  }
+  const table = lines.join('\n')
+  console.log(`served / corrective retries / failed, of ${CALLS} calls\n${table}`)
+  for (const r of rows) if (r.reasons.length) console.log(`${r.mode} ${r.name}: ${r.reasons.join(' | ')}`)
+  if (process.env.CONFORMANCE_TABLE) writeFileSync(process.env.CONFORMANCE_TABLE, table + '\n')
+})
