@@ -7,6 +7,8 @@ import { adminRouter, bearerMatches } from './admin/routes.ts'
 import { ApiError } from './errors.ts'
 import { getJob } from './jobs/jobs.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
+import { docsRouter } from './docs/docs.ts'
+import { mcpEndpoint, mcpTools } from './mcp.ts'
 import { buildOpenApi } from './openapi.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
@@ -18,7 +20,9 @@ export function buildApp(services: Services): Koa {
   const app = new Koa()
   app.proxy = true
   const router = new Router()
-  const openapi = JSON.stringify(buildOpenApi([...services.capabilities.values()], services.config))
+  const capabilities = [...services.capabilities.values()]
+  const document = buildOpenApi(capabilities, services.config)
+  const openapi = JSON.stringify(document)
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
 
@@ -34,6 +38,9 @@ export function buildApp(services: Services): Koa {
     ctx.type = 'application/json'
     ctx.body = openapi
   })
+  // The MCP tools dispatch through this same app (its whole middleware chain), never around it.
+  let listener: ReturnType<Koa['callback']> | null = null
+  router.post('/mcp', mcpEndpoint(services, mcpTools(capabilities, services.config, document), () => (listener ??= app.callback())))
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' }
   })
@@ -57,6 +64,7 @@ export function buildApp(services: Services): Koa {
   app.use(requestId)
   app.use(errorHandler(services.log))
   app.use(router.routes())
+  app.use(docsRouter().routes())
   app.use(
     router.allowedMethods({
       throw: true,
