@@ -13,6 +13,7 @@ import type { Config } from './config.ts'
 import { ApiError } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { pausedReason } from './pipeline/paused.ts'
+import { makeBodyReader } from './pipeline/request.ts'
 import type { Services } from './services.ts'
 
 type Dispatch = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
@@ -91,9 +92,11 @@ export function mcpTools(capabilities: Capability[], config: Config, openapi: { 
 /** The Koa handler of /mcp. `dispatch` is the app's own request listener (app.callback()). */
 export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): Middleware {
   const list = [...tools.values()].map((r) => r.tool)
+  const readBody = makeBodyReader(services.config.bodyLimitBytes)
   return async (ctx: Context) => {
     await authenticate(ctx, services.keys) // the same bearer key as HTTP; tool calls forward it
-    if (ctx.method !== 'POST') throw new ApiError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.')
+    if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON-RPC messages as JSON with "Content-Type: application/json".')
+    await readBody(ctx) // the body limit and JSON syntax of every other route
     const authorization = ctx.get('Authorization')
     const server = new Server({ name: 'metered-capability-api', version: '1.0.0' }, { capabilities: { tools: {} } })
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }))
@@ -119,7 +122,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
     })
     await server.connect(transport)
     ctx.respond = false // the transport writes the response itself
-    await transport.handleRequest(ctx.req, ctx.res)
+    await transport.handleRequest(ctx.req, ctx.res, ctx.request.body)
   }
 }
 

@@ -135,3 +135,13 @@ t.test('an async capability returns the job; get_job reads it until it ends, cha
   t.ok(foreign.isError, "another account's key cannot read the job")
   t.equal(JSON.parse((foreign.content as any)[0].text).error.code, 'not_found')
 })
+
+t.test('the MCP endpoint refuses what every route refuses: no JSON, bad JSON, GET', async (t) => {
+  const c = await app.customer(0)
+  const text = await app.call('/mcp', { raw: 'hello', key: c.key, headers: { 'content-type': 'text/plain' } })
+  t.same([text.status, text.body.error.code], [415, 'unsupported_media_type'])
+  const broken = await app.call('/mcp', { raw: '{"jsonrpc":', key: c.key })
+  t.same([broken.status, broken.body.error.code], [400, 'invalid_json'])
+  const get = await app.call('/mcp', { key: c.key })
+  t.same([get.status, get.body.error.code], [405, 'method_not_allowed'])
+})
