@@ -72,8 +72,12 @@ export const KERNEL_TYPES: Record<string, TSchema> = {
   ),
 }
 
-/** Kernel routes: one line each. `params` are path parameters, in order, of the generated method. */
-export const KERNEL_METHODS: Array<{ name: string; path: string; params?: string[]; returns: keyof typeof KERNEL_TYPES; summary: string }> = [
+/**
+ * Kernel routes (GET), one line each: `params` are the path parameters, in order, of the generated method;
+ * `query` names a KERNEL_TYPES object sent as the query string. E.g. for a usage report:
+ * { name: 'usage', path: '/v1/usage', query: 'UsageQuery', returns: 'UsageReport', summary: '…' } (plus its two types).
+ */
+export const KERNEL_METHODS: Array<{ name: string; path: string; params?: string[]; query?: string; returns: string; summary: string }> = [
   { name: 'account', path: '/v1/account', returns: 'Account', summary: 'Balance, reserved and available credits, and plan. Free.' },
   { name: 'getJob', path: '/v1/jobs/{id}', params: ['id'], returns: 'Job', summary: 'An async job: status, and result or error once it has ended. Free.' },
 ]

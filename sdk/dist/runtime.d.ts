@@ -42,6 +42,8 @@ export declare function parseRetryAfter(value: string | null, now?: number): num
 export declare function isRetryable(status: number, code: string): boolean;
 /** Exponential backoff with full jitter over [base/2, base]; Retry-After, when sent, is the floor. */
 export declare function backoffMs(attempt: number, retryAfterSeconds: number | null, maxMs: number): number;
+/** `?a=1&b=x` from the defined values of a flat object ('' when there are none). */
+export declare function queryString(query: object | undefined): string;
 export declare class BaseClient {
     readonly baseUrl: string;
     protected readonly apiKey: string;

@@ -53,6 +53,11 @@ export function backoffMs(attempt, retryAfterSeconds, maxMs) {
     const jittered = base / 2 + Math.random() * (base / 2);
     return Math.min(maxMs, Math.max(jittered, (retryAfterSeconds ?? 0) * 1000));
 }
+/** `?a=1&b=x` from the defined values of a flat object ('' when there are none). */
+export function queryString(query) {
+    const entries = Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null);
+    return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}` : '';
+}
 export class BaseClient {
     baseUrl;
     apiKey;

@@ -81,6 +81,12 @@ export function backoffMs(attempt: number, retryAfterSeconds: number | null, max
   return Math.min(maxMs, Math.max(jittered, (retryAfterSeconds ?? 0) * 1000))
 }
 
+/** `?a=1&b=x` from the defined values of a flat object ('' when there are none). */
+export function queryString(query: object | undefined): string {
+  const entries = Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null)
+  return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}` : ''
+}
+
 export class BaseClient {
   readonly baseUrl: string
   protected readonly apiKey: string
