@@ -8,6 +8,8 @@ import { adminRouter } from './admin/routes.ts'
 import { ApiError } from './errors.ts'
 import { getJob } from './jobs/jobs.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
+import { docsRouter } from './docs/docs.ts'
+import { mcpEndpoint, mcpTools } from './mcp.ts'
 import { buildOpenApi } from './openapi.ts'
 import { stripeRouter } from './billing/routes.ts'
 import { dashboardRouter } from './dashboard/routes.ts'
@@ -23,7 +25,9 @@ export function buildApp(services: Services): Koa {
   const app = new Koa()
   app.proxy = services.config.trustProxy
   const router = strictRouter()
-  const openapi = JSON.stringify(buildOpenApi([...services.capabilities.values()], services.config))
+  const capabilities = [...services.capabilities.values()]
+  const document = buildOpenApi(capabilities, services.config)
+  const openapi = JSON.stringify(document)
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
 
@@ -39,6 +43,9 @@ export function buildApp(services: Services): Koa {
     ctx.type = 'application/json'
     ctx.body = openapi
   })
+  // The MCP tools dispatch through this same app (its whole middleware chain), never around it.
+  let listener: ReturnType<Koa['callback']> | null = null
+  router.post('/mcp', mcpEndpoint(services, mcpTools(capabilities, services.config, document), () => (listener ??= app.callback())))
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' }
   })
@@ -61,6 +68,7 @@ export function buildApp(services: Services): Koa {
   app.use(errorHandler(services.log))
   app.use(operatorGate(services.config))
   app.use(router.routes())
+  app.use(docsRouter().routes())
   app.use(
     router.allowedMethods({
       throw: true,

@@ -1,11 +1,15 @@
 // `npm test`: a PostgreSQL (DATABASE_URL, or the embedded one in .data/), a migrated template database,
-// then tap. The last line is "N passed, M failed", counted from tap's own summary.
-import { spawn } from 'node:child_process'
+// then tap. The last line is "N passed, M failed", counted from tap's own summary. Debian's chromium, which the
+// browser tests need, is installed first when it is missing.
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { BootRefusal } from '../core/config.ts'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
+import { CHROMIUM_MISSING, CHROMIUM_PATH } from '../test/helpers/browser.ts'
 import { prepareTemplate } from '../test/helpers/database.ts'
 
+ensureChromium()
 const db = await resolveDatabaseUrl(process.env.DATABASE_URL).catch((e: unknown) => {
   if (!(e instanceof BootRefusal)) throw e
   console.error(`Cannot start the test database: ${e.message}`)
@@ -31,3 +35,15 @@ const passed = field('pass')
 const failed = last ? field('fail') : 1
 console.log(`${passed} passed, ${failed} failed`)
 process.exit(code)
+
+/** Browser tests need Debian's chromium (test/helpers/browser.ts); install it when missing, as root. */
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM_PATH)) return
+  const apt = (...args: string[]) =>
+    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0
+  if (process.getuid?.() === 0) {
+    console.log('Installing chromium for the browser tests: apt-get update && apt-get install -y chromium')
+    if (apt('update') && apt('install', '-y', 'chromium') && existsSync(CHROMIUM_PATH)) return
+  }
+  console.log(`Browser tests will fail: ${CHROMIUM_MISSING}`)
+}

@@ -1,0 +1,74 @@
+// GET /docs: the API reference, rendered in the browser from /v1/openapi.json by Swagger UI (swagger-ui-dist
+// from npm, no runtime dependencies, served from here: no CDN, works offline). The CSP keeps every request on
+// this origin.
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import type Router from '@koa/router'
+import { strictRouter } from '../pipeline/routing.ts'
+
+const dist: string = createRequire(import.meta.url)('swagger-ui-dist').getAbsoluteFSPath()
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
+  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=utf-8' },
+}
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Metered AI Capability API — reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>
+`
+
+const init = `window.ui = SwaggerUIBundle({
+  url: '/v1/openapi.json',
+  dom_id: '#reference',
+  deepLinking: true,
+  docExpansion: 'list',
+  defaultModelsExpandDepth: 0,
+  validatorUrl: null,
+  tryItOutEnabled: false,
+})
+`
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+export function docsRouter(): Router {
+  const router = strictRouter()
+  const cache = new Map<string, Promise<Buffer>>()
+  router.get('/docs', (ctx) => {
+    ctx.set('Content-Security-Policy', CSP)
+    ctx.type = 'text/html; charset=utf-8'
+    ctx.body = page
+  })
+  router.get('/docs/init.js', (ctx) => {
+    ctx.type = 'application/javascript; charset=utf-8'
+    ctx.body = init
+  })
+  router.get('/docs/:asset', async (ctx, next) => {
+    const asset = ASSETS[ctx.params.asset!]
+    if (!asset) return next()
+    if (!cache.has(asset.file)) cache.set(asset.file, readFile(path.join(dist, asset.file)))
+    ctx.set('Cache-Control', 'public, max-age=3600')
+    ctx.type = asset.type
+    ctx.body = await cache.get(asset.file)
+  })
+  return router
+}

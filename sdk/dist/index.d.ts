@@ -1,0 +1,1490 @@
+import { BaseClient, type CallOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
+export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
+/** The stable error codes (C2) */
+export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable";
+/** What the call cost */
+export type Usage = {
+    /** Credits this call was charged */
+    credits: number;
+    /** Credits available after the charge */
+    balanceRemaining: number;
+};
+/** The report of a dry run (Service-Dry-Run): what the live call would do; nothing is charged */
+export type DryRun = {
+    dryRun: true;
+    endpoint: string;
+    /** The status the live call would get */
+    liveStatus: number;
+    wouldCharge: number;
+    price: number;
+    balance: number;
+    error?: {
+        code: string;
+        message: string;
+        [key: string]: unknown;
+    };
+};
+/** An async call accepted as a job */
+export type JobAccepted = {
+    jobId: string;
+    status: "queued";
+    requestId: string;
+};
+/** An async job */
+export type Job = {
+    jobId: string;
+    endpoint: string;
+    status: "queued" | "running" | "succeeded" | "failed";
+    createdAt: string;
+    updatedAt: string;
+    startedAt?: string;
+    finishedAt?: string;
+    requestId: string;
+    /** The body the synchronous call returns, usage included */
+    result?: {
+        usage: Usage;
+        [key: string]: unknown;
+    };
+    /** Why the job failed, for people */
+    error?: string;
+    /** Why the job failed, the stable code (C2) */
+    errorCode?: string;
+};
+/** GET /v1/account */
+export type Account = {
+    id: string;
+    /** Credits on the account (= balance) */
+    balanceCredits: number;
+    /** The value of one credit in USD (0.01) */
+    creditUsd: number;
+    balanceUsd: number;
+    balance: number;
+    /** Held by calls in flight */
+    reserved: number;
+    /** balance - reserved: what new calls can spend */
+    available: number;
+    plan: string;
+};
+/** The body POSTed to callbackUrl when an async job ends */
+export type WebhookEvent = {
+    /** The same on every retry of one delivery: deduplicate on it */
+    deliveryId: string;
+    event: "job.completed" | "job.failed";
+    createdAt: string;
+    job: Job;
+};
+/** POST /v1/categorize request */
+export type CategorizeRequest = {
+    items: Array<string>;
+    taxonomy: Array<string>;
+    multi?: boolean;
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/categorize result (with the usage of the call) */
+export type CategorizeResponse = {
+    results: Array<{
+        index: number;
+        category: string;
+        categories?: Array<string>;
+        confidence: number;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/chargeback request */
+export type ChargebackRequest = {
+    reason: string;
+    transaction: {
+        amount?: number;
+        currency?: string;
+        date?: string;
+        descriptor?: string;
+    };
+    evidence?: Array<string>;
+    context?: string;
+    network?: "visa" | "mastercard" | "amex" | "discover";
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/chargeback result (with the usage of the call) */
+export type ChargebackResponse = {
+    reasonCategory: "fraud" | "authorization" | "processing_error" | "consumer_dispute";
+    /** one of the network's reason codes (the one the reason states, else the model's if the network has it), or null */
+    reasonCode: string | null;
+    reasonDescription?: string;
+    network?: "visa" | "mastercard" | "amex" | "discover";
+    recommendedAction: "fight" | "accept";
+    narrative: string;
+    evidenceChecklist: Array<{
+        item: string;
+        /** true only when an item of the caller's evidence backs the entry (listed in matchedEvidence) */
+        have: boolean;
+        matchedEvidence?: Array<string>;
+    }>;
+    winLikelihood: number;
+    rationale: string;
+} & {
+    usage: Usage;
+};
+/** POST /v1/classify request */
+export type ClassifyRequest = {
+    text: string;
+    labels: Array<string>;
+    multi?: boolean;
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/classify result (with the usage of the call) */
+export type ClassifyResponse = {
+    label: string;
+    labels?: Array<string>;
+    confidence: number;
+    rationale: string;
+} & {
+    usage: Usage;
+};
+/** a: the earlier version, b: the later version; each exactly one of file, fileUrl, text */
+export type CompareRequest = {
+    a: unknown;
+    b: unknown;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/compare result (with the usage of the call) */
+export type CompareResponse = {
+    changes: Array<{
+        section: string;
+        change: "added" | "removed" | "modified";
+        /** text of a; null when the change is "added" */
+        before: string | null;
+        /** text of b; null when the change is "removed" */
+        after: string | null;
+        materiality: "low" | "medium" | "high";
+        note: string;
+    }>;
+    /** changes.length, computed by code */
+    changeCount: number;
+    summary: string;
+    riskNotes: Array<string>;
+    /** what code found wrong with the model's changes (e.g. a quote not found in the document) */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/contract request */
+export type ContractRequest = unknown;
+/** POST /v1/contract result (with the usage of the call) */
+export type ContractResponse = {
+    /** lower case, e.g. "services agreement", "nda", "lease" */
+    contractType: string;
+    parties: Array<{
+        name: string;
+        role: string;
+    }>;
+    effectiveDate: string | null;
+    term: string | null;
+    /** null when the contract says nothing about renewal */
+    renewal: {
+        autoRenews: boolean;
+        noticePeriod: string | null;
+    } | null;
+    governingLaw: string | null;
+    obligations: Array<string>;
+    riskFlags: Array<{
+        clause: string;
+        severity: "low" | "medium" | "high";
+        reason: string;
+    }>;
+    /** what code found wrong with the model's answer */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/describe request */
+export type DescribeRequest = unknown;
+/** POST /v1/describe result (with the usage of the call) */
+export type DescribeResponse = {
+    /** one line, for the alt attribute */
+    altText: string;
+    caption: string;
+    /** present when purpose is detailed or product */
+    detailed?: string;
+    /** lower-case, unique, at most maxTags */
+    tags: Array<string>;
+    /** text visible in the image; absent when there is none */
+    embeddedText?: string;
+} & {
+    usage: Usage;
+};
+/** POST /v1/dunning request */
+export type DunningRequest = {
+    invoice: {
+        number?: string;
+        amount: number;
+        currency?: string;
+        dueDate?: string;
+        daysOverdue?: number;
+    };
+    customer: {
+        name: string;
+        history?: string;
+    };
+    tone?: "friendly" | "firm" | "final";
+    channel?: "email" | "sms";
+    steps?: number;
+    senderName?: string;
+    paymentUrl?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/dunning result (with the usage of the call) */
+export type DunningResponse = {
+    /** exactly `steps` steps, days strictly increasing */
+    sequence: Array<{
+        /** days after the call; 0 = today */
+        day: number;
+        date?: string;
+        channel: "email" | "sms";
+        subject?: string;
+        message: string;
+    }>;
+    escalationAdvice: string;
+} & {
+    usage: Usage;
+};
+/** POST /v1/enrich request */
+export type EnrichRequest = unknown;
+/** POST /v1/enrich result (with the usage of the call) */
+export type EnrichResponse = {
+    name: string;
+    /** The normalised domain, computed by code from the request. */
+    domain: string;
+    description?: string;
+    industry?: string;
+    headquarters?: string;
+    employeeRange?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001-10000" | "10001+";
+    founded?: number;
+    links: {
+        website?: string;
+        linkedin?: string;
+        twitter?: string;
+        github?: string;
+        facebook?: string;
+        instagram?: string;
+        youtube?: string;
+        crunchbase?: string;
+    };
+    /** True only when web evidence was used: the homepage was fetched and had text, or the web search returned sources. Set by code. */
+    grounded: boolean;
+    sources?: Array<{
+        url: string;
+        title: string;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/extract request */
+export type ExtractRequest = {
+    text: string;
+    fields: Array<string>;
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/extract result (with the usage of the call) */
+export type ExtractResponse = {
+    results: Array<{
+        field: string;
+        value: string | null;
+        confidence: number;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/fraud-flag request */
+export type FraudFlagRequest = {
+    order: {
+        [key: string]: unknown;
+    };
+    context?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/fraud-flag result (with the usage of the call) */
+export type FraudFlagResponse = {
+    riskScore: number;
+    /** from riskScore by code: below 0.34 low, 0.34 to below 0.67 medium, 0.67 and above high */
+    riskLevel: "low" | "medium" | "high";
+    signals: Array<{
+        signal: string;
+        weight: "low" | "medium" | "high";
+        note: string;
+    }>;
+    recommendedChecks: Array<string>;
+    /** from riskLevel by code: low allow, medium review, high block */
+    recommendation: "allow" | "review" | "block";
+} & {
+    usage: Usage;
+};
+/** POST /v1/image request */
+export type ImageRequest = {
+    prompt: string;
+    /** e.g. "watercolor", "flat vector illustration" */
+    style?: string;
+    aspectRatio?: ("1:1") | ("16:9") | ("9:16") | ("4:3") | ("3:4");
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/image result (with the usage of the call) */
+export type ImageResponse = {
+    /** base64-encoded image bytes */
+    image: string;
+    /** taken from the bytes, not from the provider */
+    mimeType: string;
+    revisedPrompt?: string;
+    /** the size requested from the provider */
+    size: string;
+    /** measured from the image header */
+    width?: number;
+    height?: number;
+} & {
+    usage: Usage;
+};
+/** POST /v1/invoice request */
+export type InvoiceRequest = unknown;
+/** POST /v1/invoice result (with the usage of the call) */
+export type InvoiceResponse = {
+    vendor: {
+        name: string;
+        address?: string;
+        taxId?: string;
+    };
+    customer?: string;
+    invoiceNumber?: string;
+    poNumber?: string;
+    /** YYYY-MM-DD */
+    issueDate?: string;
+    /** YYYY-MM-DD */
+    dueDate?: string;
+    /** ISO 4217 code */
+    currency?: string;
+    subtotal?: number;
+    tax?: number;
+    total?: number;
+    paymentTerms?: string;
+    lineItems: Array<{
+        description: string;
+        quantity?: number;
+        unitPrice?: number;
+        amount: number;
+    }>;
+    /** What does not add up or could not be read; checked by code, never silently fixed */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/match request */
+export type MatchRequest = {
+    a: Array<{
+        [key: string]: (string | number | boolean | null);
+    }>;
+    b: Array<{
+        [key: string]: (string | number | boolean | null);
+    }>;
+    keys?: Array<string>;
+    minConfidence?: number;
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/match result (with the usage of the call) */
+export type MatchResponse = {
+    matches: Array<{
+        aIndex: number;
+        bIndex: number;
+        confidence: number;
+        reason?: string;
+    }>;
+    unmatchedA: Array<number>;
+    unmatchedB: Array<number>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/memory request */
+export type MemoryRequest = unknown & unknown & unknown;
+/** POST /v1/memory result (with the usage of the call) */
+export type MemoryResponse = {
+    op: "store" | "search" | "forget";
+    namespace: string;
+    /** store: the new memory; forget: the id asked for */
+    id?: string;
+    results?: Array<{
+        id: string;
+        content: string;
+        score: number;
+        metadata: {
+            [key: string]: unknown;
+        };
+        createdAt: string;
+    }>;
+    /** search: how results were ranked */
+    ranking?: "embedding" | "fulltext";
+    deleted?: number;
+} & {
+    usage: Usage;
+};
+/** POST /v1/minutes request */
+export type MinutesRequest = {
+    transcript: string;
+    attendees?: Array<string>;
+    /** YYYY-MM-DD; relative deadlines ("by Friday") are resolved against it */
+    meetingDate?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/minutes result (with the usage of the call) */
+export type MinutesResponse = {
+    title: string;
+    summary: string;
+    decisions: Array<string>;
+    actionItems: Array<{
+        task: string;
+        owner?: string;
+        due?: string;
+    }>;
+    openQuestions: Array<string>;
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/moderate request */
+export type ModerateRequest = unknown;
+/** POST /v1/moderate result (with the usage of the call) */
+export type ModerateResponse = {
+    flagged: boolean;
+    decision: "allow" | "review" | "block";
+    categories: Array<{
+        category: string;
+        severity: "low" | "medium" | "high";
+        excerpt?: string;
+    }>;
+    rationale: string;
+} & {
+    usage: Usage;
+};
+/** POST /v1/normalize request */
+export type NormalizeRequest = {
+    /** Flat records: at most 50 fields each, values string (≤ 2,000 chars), number, boolean or null. The answer has the same records in the same order. */
+    records: Array<{
+        [key: string]: (string | number | boolean | null);
+    }>;
+    /** Only these fields may change (and may be added where missing). Without it, only fields a record already has may change. */
+    fields?: Array<string>;
+    /** Normalisation rules in your words (formats, casing, code lists). */
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/normalize result (with the usage of the call) */
+export type NormalizeResponse = {
+    records: Array<{
+        [key: string]: (string | number | boolean | null);
+    }>;
+    changes: Array<{
+        index: number;
+        field: string;
+        /** Absent when the field did not exist in the input record. */
+        from?: string | number | boolean | null;
+        to: string | number | boolean | null;
+        reason?: string;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/outreach request */
+export type OutreachRequest = {
+    lead: string | {
+        [key: string]: ((string | number | boolean | null) | Array<string | number | boolean | null> | {
+            [key: string]: (string | number | boolean | null);
+        });
+    };
+    product: string | {
+        [key: string]: ((string | number | boolean | null) | Array<string | number | boolean | null> | {
+            [key: string]: (string | number | boolean | null);
+        });
+    };
+    sender?: {
+        name?: string;
+        role?: string;
+        company?: string;
+    };
+    channel?: "email" | "linkedin";
+    steps?: number;
+    goal?: string;
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/outreach result (with the usage of the call) */
+export type OutreachResponse = {
+    sequence: Array<{
+        day: number;
+        channel: "email" | "linkedin";
+        subject?: string;
+        message: string;
+    }>;
+    personalizationPoints: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/parse request */
+export type ParseRequest = unknown;
+/** POST /v1/parse result (with the usage of the call) */
+export type ParseResponse = {
+    /** lower_snake_case: invoice, receipt, eob, era, coi, bank_statement, ... */
+    docType: string;
+    /** Primary party (vendor, payer or carrier) */
+    party?: string;
+    documentNumber?: string;
+    /** Primary date, YYYY-MM-DD */
+    date?: string;
+    totalAmount?: number;
+    /** ISO 4217 code of totalAmount */
+    currency?: string;
+    lineItems?: Array<{
+        description: string;
+        amount: number;
+    }>;
+    fields: Array<{
+        label: string;
+        /** dates as YYYY-MM-DD, amounts as numbers */
+        value: string | number | null;
+        confidence: number;
+    }>;
+    /** Values present in the answer that could not be read; never silently dropped */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/po-match request */
+export type PoMatchRequest = {
+    invoice: string;
+    purchaseOrder: string;
+    receipt?: string;
+    tolerancePct?: number;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/po-match result (with the usage of the call) */
+export type PoMatchResponse = {
+    /** by code from the discrepancies: any high → mismatched; else any medium → partial; else matched */
+    status: "matched" | "partial" | "mismatched";
+    discrepancies: Array<{
+        field: string;
+        item?: string;
+        against?: "purchaseOrder" | "receipt" | "calculation";
+        invoice: number | string | null;
+        purchaseOrder: number | string | null;
+        receipt: number | string | null;
+        difference?: number;
+        differencePct?: number;
+        /** low: within tolerancePct; high: the invoice asks for more (or another PO/currency); medium: it asks for less */
+        severity: "low" | "medium" | "high";
+        note: string;
+    }>;
+    recommendation: string;
+    notes?: Array<string>;
+    tolerancePct?: number;
+    lineCounts?: {
+        invoice: number;
+        purchaseOrder: number;
+        receipt?: number;
+    };
+} & {
+    usage: Usage;
+};
+/** POST /v1/product-copy request */
+export type ProductCopyRequest = {
+    product: {
+        name: string;
+        features?: string;
+        audience?: string;
+        keywords?: Array<string>;
+        brand?: string;
+    };
+    channel?: "amazon" | "shopify" | "generic";
+    voice?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/product-copy result (with the usage of the call) */
+export type ProductCopyResponse = {
+    titles: Array<string>;
+    bullets: Array<string>;
+    description: string;
+    seoKeywords: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/quote request */
+export type QuoteRequest = {
+    job: string;
+    rates?: string | Array<{
+        description: string;
+        unit?: string;
+        unitPrice: number;
+    }>;
+    pastQuotes?: string | Array<string>;
+    currency?: string;
+    taxRatePct?: number;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/quote result (with the usage of the call) */
+export type QuoteResponse = {
+    lineItems: Array<{
+        description: string;
+        quantity?: number;
+        unitPrice?: number;
+        /** quantity × unitPrice (code) when both are given, else the lump sum */
+        amount: number;
+    }>;
+    /** sum of the line amounts (code) */
+    subtotal?: number;
+    /** taxRatePct × subtotal (code) when taxRatePct is given, else a tax the job or rates state */
+    tax?: number;
+    /** subtotal + tax (code) */
+    total: number;
+    currency?: string;
+    assumptions: Array<string>;
+    scopeNotes?: string;
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/receipt request */
+export type ReceiptRequest = unknown;
+/** POST /v1/receipt result (with the usage of the call) */
+export type ReceiptResponse = {
+    merchant: string;
+    location?: string;
+    /** YYYY-MM-DD */
+    date?: string;
+    /** HH:MM, 24-hour */
+    time?: string;
+    /** ISO 4217 code */
+    currency?: string;
+    subtotal?: number;
+    tax?: number;
+    tip?: number;
+    total?: number;
+    /** card numbers masked to their last 4 digits */
+    paymentMethod?: string;
+    category: "meals" | "travel" | "lodging" | "transport" | "office" | "software" | "utilities" | "entertainment" | "groceries" | "health" | "other";
+    items: Array<{
+        description: string;
+        quantity?: number;
+        amount: number;
+    }>;
+    /** What does not add up or could not be read; checked by code, never silently fixed */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/redact request */
+export type RedactRequest = {
+    text: string;
+    types?: Array<"name" | "email" | "phone" | "ssn" | "card" | "address" | "dob" | "medical" | "account">;
+    /** Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]". */
+    placeholder?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/redact result (with the usage of the call) */
+export type RedactResponse = {
+    redacted: string;
+    entities: Array<{
+        type: "name" | "email" | "phone" | "ssn" | "card" | "address" | "dob" | "medical" | "account";
+        text: string;
+        start: number;
+        end: number;
+    }>;
+    entityCount: number;
+} & {
+    usage: Usage;
+};
+/** POST /v1/reply request */
+export type ReplyRequest = {
+    thread: string;
+    context?: string;
+    tone?: "professional" | "friendly" | "apologetic" | "firm";
+    goal?: string;
+    senderName?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/reply result (with the usage of the call) */
+export type ReplyResponse = {
+    reply: string;
+    subject?: string;
+    internalNote?: string;
+} & {
+    usage: Usage;
+};
+/** POST /v1/research request */
+export type ResearchRequest = {
+    query: string;
+    focus?: string;
+    depth?: "standard" | "deep";
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/research result (with the usage of the call) */
+export type ResearchResponse = {
+    /** A short answer based only on what the web search found. */
+    brief: string;
+    /** Standard depth asks for 3 to 6 findings, deep for 6 to 12 (guidance to the model, not a guarantee). */
+    findings: Array<{
+        finding: string;
+        /** Indexes into `sources`, mapped by code from the URLs the model cited; a finding with no cited search result is left out. */
+        sourceIndexes: Array<number>;
+    }>;
+    /** Only URLs the provider's web search returned, in its order, one per URL (fragment, utm_* and www. ignored), at most 50 (cited ones kept first). A search with no sources is 502 inference_failed, free. */
+    sources: Array<{
+        url: string;
+        title: string;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/resume request */
+export type ResumeRequest = unknown;
+/** POST /v1/resume result (with the usage of the call) */
+export type ResumeResponse = {
+    name: string;
+    email: string | null;
+    phone: string | null;
+    location: string | null;
+    headline: string | null;
+    summary: string | null;
+    yearsExperience: number | null;
+    skills: Array<string>;
+    experience: Array<{
+        title: string;
+        company: string;
+        startDate: string | null;
+        /** null when the role is current or the end is not stated */
+        endDate: string | null;
+        /** how much of the date the resume states: "month" means the day is the 1st by convention, "year" means January 1st */
+        startDatePrecision?: "day" | "month" | "year" | null;
+        /** how much of the date the resume states: "month" means the day is the 1st by convention, "year" means January 1st */
+        endDatePrecision?: "day" | "month" | "year" | null;
+        /** the resume says the role is ongoing ("present") */
+        current?: boolean;
+        highlights: Array<string>;
+    }>;
+    education: Array<{
+        degree: string | null;
+        school: string;
+        year: number | null;
+    }>;
+    links: {
+        linkedin: string | null;
+        github: string | null;
+        website: string | null;
+    };
+    /** what code found wrong with the answer and did not silently fix */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/review-reply request */
+export type ReviewReplyRequest = {
+    review: string;
+    rating?: number;
+    business?: {
+        name?: string;
+        voice?: string;
+    };
+    resolution?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/review-reply result (with the usage of the call) */
+export type ReviewReplyResponse = {
+    reply: string;
+    /** of the review; with a rating, 4–5 stars are never negative and 1–2 never positive (mixed instead) */
+    sentiment: "positive" | "negative" | "neutral" | "mixed";
+    issues: Array<string>;
+    /** true when the model says so, when the rating is 1–2 with issues, or when the review uses legal, safety or health language; code never clears the model's flag */
+    escalate: boolean;
+    escalationReasons?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/rewrite request */
+export type RewriteRequest = {
+    text: string;
+    voice?: string;
+    goal?: string;
+    audience?: string;
+    length?: "shorter" | "same" | "longer";
+    /** Phrases (product names, legal lines) that must come back unchanged wherever they occur in text */
+    preserve?: Array<string>;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/rewrite result (with the usage of the call) */
+export type RewriteResponse = {
+    rewritten: string;
+    changes: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/screen request */
+export type ScreenRequest = {
+    lead: string | {
+        [key: string]: ((string | number | boolean | null) | Array<string | number | boolean | null> | {
+            [key: string]: (string | number | boolean | null);
+        });
+    };
+    criteria: string | Array<string>;
+    depth?: "standard" | "deep";
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/screen result (with the usage of the call) */
+export type ScreenResponse = {
+    verdict: "qualified" | "maybe" | "disqualified";
+    score: number;
+    evidenceFor: Array<{
+        evidence: string;
+        criterion?: string;
+        sourceIndexes: Array<number>;
+    }>;
+    evidenceAgainst: Array<{
+        evidence: string;
+        criterion?: string;
+        sourceIndexes: Array<number>;
+    }>;
+    unverified?: Array<string>;
+    profile: {
+        name?: string;
+        website?: string;
+        industry?: string;
+        headquarters?: string;
+        employeeRange?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001-10000" | "10001+";
+        description?: string;
+    };
+    sources: Array<{
+        url: string;
+        title: string;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/sentiment request */
+export type SentimentRequest = {
+    text: string;
+    aspects?: Array<string>;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/sentiment result (with the usage of the call) */
+export type SentimentResponse = {
+    sentiment: "positive" | "negative" | "neutral" | "mixed";
+    score: number;
+    confidence: number;
+    aspects: Array<{
+        aspect: string;
+        sentiment: "positive" | "negative" | "neutral" | "mixed";
+        score: number;
+        mentioned?: boolean;
+    }>;
+    themes: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/speak request */
+export type SpeakRequest = {
+    text: string;
+    voice?: "alloy" | "ash" | "coral" | "echo" | "fable" | "nova" | "onyx" | "sage" | "shimmer" | "ballad" | "verse" | "marin" | "cedar";
+    pace?: "slow" | "normal" | "fast";
+    format?: "mp3" | "wav";
+    /** tone and delivery, e.g. "warm and calm"; gpt-4o-mini-tts only */
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/speak result (with the usage of the call) */
+export type SpeakResponse = {
+    /** base64-encoded audio bytes */
+    audio: string;
+    /** taken from the bytes, not from the provider */
+    mimeType: string;
+    /** measured from the audio (WAV header, MP3 frames) */
+    durationSec?: number;
+} & {
+    usage: Usage;
+};
+/** POST /v1/split request */
+export type SplitRequest = unknown;
+/** POST /v1/split result (with the usage of the call) */
+export type SplitResponse = {
+    /** in page order, page ranges never overlap */
+    documents: Array<{
+        /** lower-case kind, e.g. invoice, letter, contract, receipt */
+        docType: string;
+        title: string;
+        /** 1-based, inclusive */
+        pageStart: number;
+        /** 1-based, inclusive; ≥ pageStart and ≤ pageCount */
+        pageEnd: number;
+        party: string | null;
+        date: string | null;
+        summary: string;
+    }>;
+    /** documents.length, computed by code */
+    documentCount: number;
+    /** pages in the bundle (1 for text without form feeds and for images) */
+    pageCount?: number;
+    /** pages in no document (blank pages, separator sheets), ascending */
+    unassignedPages?: Array<number>;
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/statement request */
+export type StatementRequest = unknown;
+/** POST /v1/statement result (with the usage of the call) */
+export type StatementResponse = {
+    institution?: string;
+    accountHolder?: string;
+    /** at most the last 4 digits visible */
+    accountNumberMasked?: string;
+    /** YYYY-MM-DD */
+    periodStart?: string;
+    /** YYYY-MM-DD */
+    periodEnd?: string;
+    /** ISO 4217 code */
+    currency?: string;
+    openingBalance?: number;
+    closingBalance?: number;
+    transactions: Array<{
+        /** YYYY-MM-DD */
+        date?: string;
+        description: string;
+        /** always ≥ 0; the sign is in `direction` */
+        amount: number;
+        /** debit: money out of the account; credit: money in */
+        direction: "debit" | "credit";
+        category?: string;
+        /** the running balance the statement prints after this transaction */
+        balance?: number;
+    }>;
+    /** computed from `transactions` */
+    transactionCount: number;
+    /** Balances that do not reconcile, values that could not be read; checked by code, never silently fixed */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/structure request */
+export type StructureRequest = {
+    input: string;
+    /** A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep; unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request. */
+    schema: Record<string, never>;
+    instructions?: string;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/structure result (with the usage of the call) */
+export type StructureResponse = {
+    /** Any JSON value: the input shaped to the caller's schema (null when the model produced no JSON). */
+    data: unknown;
+    /** true exactly when data validates against schema (checked by the service, after at most one retry). */
+    valid: boolean;
+    /** When valid is false, the validation errors first; then remarks on assumptions or input that did not fit. */
+    notes: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/summarize request */
+export type SummarizeRequest = {
+    text: string;
+    length?: "brief" | "standard" | "detailed";
+    actionItems?: boolean;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/summarize result (with the usage of the call) */
+export type SummarizeResponse = {
+    summary: string;
+    keyPoints: Array<string>;
+    actionItems: Array<{
+        task: string;
+        owner?: string;
+    }>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/tables request */
+export type TablesRequest = unknown;
+/** POST /v1/tables result (with the usage of the call) */
+export type TablesResponse = {
+    tables: Array<{
+        title: string | null;
+        /** 1-based page where the table starts; always within the document */
+        page: number | null;
+        headers: Array<string>;
+        /** every row has exactly headers.length cells */
+        rows: Array<Array<string>>;
+    }>;
+    /** tables.length, computed by code */
+    tableCount: number;
+    /** pages in the document (1 for text without form feeds and for images) */
+    pageCount?: number;
+    /** what code found wrong with the model's tables and how it made them rectangular */
+    warnings?: Array<string>;
+} & {
+    usage: Usage;
+};
+/** POST /v1/transcribe request */
+export type TranscribeRequest = unknown;
+/** POST /v1/transcribe result (with the usage of the call) */
+export type TranscribeResponse = {
+    text: string;
+    segments: Array<{
+        /** the provider's speaker label, when diarize is set and the provider gives one */
+        speaker?: string;
+        /** MM:SS; minutes go past 59 (75:03) */
+        start: string;
+        /** MM:SS; minutes go past 59 (75:03) */
+        end?: string;
+        startSec: number;
+        endSec?: number;
+        text: string;
+    }>;
+    /** ISO-639-1 as detected by the provider */
+    language?: string;
+    durationSec?: number;
+    /** present when diarize was asked: whether the segments carry speakers */
+    diarized?: boolean;
+} & {
+    usage: Usage;
+};
+/** POST /v1/triage request */
+export type TriageRequest = {
+    ticket: string;
+    categories?: Array<string>;
+    teams?: Array<string>;
+    async?: boolean;
+    callbackUrl?: string;
+};
+/** POST /v1/triage result (with the usage of the call) */
+export type TriageResponse = {
+    priority: "urgent" | "high" | "normal" | "low";
+    category: string;
+    team?: string;
+    sentiment: "positive" | "negative" | "neutral" | "mixed";
+    slaRisk: boolean;
+    summary: string;
+    suggestedFirstResponse?: string;
+} & {
+    usage: Usage;
+};
+/** The API client: one method per capability, plus account(), getJob() and waitForJob(). */
+export declare class Client extends BaseClient {
+    /** Categorize up to 100 items against a taxonomy, with per-item confidence. 3 credits. */
+    categorize(input: CategorizeRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    categorize(input: CategorizeRequest, options?: CallOptions): Promise<CategorizeResponse>;
+    /** Representment narrative, evidence checklist, reason code, win-likelihood. 15 credits. */
+    chargeback(input: ChargebackRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    chargeback(input: ChargebackRequest, options?: CallOptions): Promise<ChargebackResponse>;
+    /** Label text against a taxonomy: label, confidence, one-line rationale. 2 credits. */
+    classify(input: ClassifyRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    classify(input: ClassifyRequest, options?: CallOptions): Promise<ClassifyResponse>;
+    /** Compare two versions of a document: material changes, meaning, risk. 15 credits; async: true returns a job. */
+    compare(input: CompareRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    compare(input: CompareRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse>;
+    /** Parties, effective date, term, renewal, governing law, obligations, risk clauses. 12 credits; async: true returns a job. */
+    contract(input: ContractRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    contract(input: ContractRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse>;
+    /** Alt text, caption, tags and text found inside an image. 3 credits. */
+    describe(input: DescribeRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    describe(input: DescribeRequest, options?: CallOptions): Promise<DescribeResponse>;
+    /** Collections sequence for an overdue invoice. 8 credits. */
+    dunning(input: DunningRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    dunning(input: DunningRequest, options?: CallOptions): Promise<DunningResponse>;
+    /** Company profile from a domain or work email. 5 credits. */
+    enrich(input: EnrichRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    enrich(input: EnrichRequest, options?: CallOptions): Promise<EnrichResponse>;
+    /** Extract a caller-defined field set from text, with typed values and confidence. 4 credits. */
+    extract(input: ExtractRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    extract(input: ExtractRequest, options?: CallOptions): Promise<ExtractResponse>;
+    /** Risk score, signals and suggested checks for an order or transaction. 6 credits. */
+    fraudFlag(input: FraudFlagRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    fraudFlag(input: FraudFlagRequest, options?: CallOptions): Promise<FraudFlagResponse>;
+    /** Image from a prompt. 10 credits. */
+    image(input: ImageRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    image(input: ImageRequest, options?: CallOptions): Promise<ImageResponse>;
+    /** Invoice extraction: vendor, dates, PO refs, tax, totals, line items. 8 credits; async: true returns a job. */
+    invoice(input: InvoiceRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    invoice(input: InvoiceRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse>;
+    /** Match rows across two record sets, with confidence and reasoning. 8 credits. */
+    match(input: MatchRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    match(input: MatchRequest, options?: CallOptions): Promise<MatchResponse>;
+    /** Store, search and forget agent memories in the caller's namespace (per operation). 2 credits. */
+    memory(input: MemoryRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    memory(input: MemoryRequest, options?: CallOptions): Promise<MemoryResponse>;
+    /** Meeting minutes: summary, decisions, action items with owners, open questions. 6 credits. */
+    minutes(input: MinutesRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    minutes(input: MinutesRequest, options?: CallOptions): Promise<MinutesResponse>;
+    /** Allow, review or block text or an image against a caller policy, with categories and excerpts. 2 credits. */
+    moderate(input: ModerateRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    moderate(input: ModerateRequest, options?: CallOptions): Promise<ModerateResponse>;
+    /** Clean a batch of records, with a change log. 5 credits. */
+    normalize(input: NormalizeRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    normalize(input: NormalizeRequest, options?: CallOptions): Promise<NormalizeResponse>;
+    /** Personalized outreach sequence from an enriched lead. 6 credits. */
+    outreach(input: OutreachRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    outreach(input: OutreachRequest, options?: CallOptions): Promise<OutreachResponse>;
+    /** Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON. 10 credits; async: true returns a job. */
+    parse(input: ParseRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    parse(input: ParseRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse>;
+    /** Invoice vs purchase order vs receipt: matched, partial or mismatched, with sized discrepancies. 10 credits. */
+    poMatch(input: PoMatchRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    poMatch(input: PoMatchRequest, options?: CallOptions): Promise<PoMatchResponse>;
+    /** Titles, bullets, description and SEO keywords per channel. 5 credits. */
+    productCopy(input: ProductCopyRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    productCopy(input: ProductCopyRequest, options?: CallOptions): Promise<ProductCopyResponse>;
+    /** Itemized quote from a job description and rates. 8 credits. */
+    quote(input: QuoteRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    quote(input: QuoteRequest, options?: CallOptions): Promise<QuoteResponse>;
+    /** Receipt extraction: merchant, items, totals, payment method, expense category. 6 credits; async: true returns a job. */
+    receipt(input: ReceiptRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    receipt(input: ReceiptRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse>;
+    /** Detect and strip names, emails, phones, SSNs, cards and PHI from text. 3 credits. */
+    redact(input: RedactRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    redact(input: RedactRequest, options?: CallOptions): Promise<RedactResponse>;
+    /** Draft a reply to a customer thread, with an internal note. 5 credits. */
+    reply(input: ReplyRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    reply(input: ReplyRequest, options?: CallOptions): Promise<ReplyResponse>;
+    /** Multi-source, citation-backed web research brief. 50 credits. */
+    research(input: ResearchRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    research(input: ResearchRequest, options?: CallOptions): Promise<ResearchResponse>;
+    /** Resume into a candidate profile. 8 credits; async: true returns a job. */
+    resume(input: ResumeRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    resume(input: ResumeRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse>;
+    /** Public response to a review, issues to log, escalation flag. 3 credits. */
+    reviewReply(input: ReviewReplyRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    reviewReply(input: ReviewReplyRequest, options?: CallOptions): Promise<ReviewReplyResponse>;
+    /** Rewrite copy in a brand voice and report what changed. 3 credits. */
+    rewrite(input: RewriteRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    rewrite(input: RewriteRequest, options?: CallOptions): Promise<RewriteResponse>;
+    /** Web-grounded lead qualification against ICP criteria, with evidence for and against. 10 credits. */
+    screen(input: ScreenRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    screen(input: ScreenRequest, options?: CallOptions): Promise<ScreenResponse>;
+    /** Sentiment score, per-aspect breakdown and themes. 2 credits. */
+    sentiment(input: SentimentRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    sentiment(input: SentimentRequest, options?: CallOptions): Promise<SentimentResponse>;
+    /** Text to speech audio. 5 credits. */
+    speak(input: SpeakRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    speak(input: SpeakRequest, options?: CallOptions): Promise<SpeakResponse>;
+    /** Classify and split a multi-document bundle: each document, start, end, summary. 10 credits; async: true returns a job. */
+    split(input: SplitRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    split(input: SplitRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse>;
+    /** Bank or card statement: account, period, balances, normalized transactions. 12 credits; async: true returns a job. */
+    statement(input: StatementRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    statement(input: StatementRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse>;
+    /** Shape messy input to a caller-supplied JSON schema; validates, retries once on failure, returns a `valid` flag. 6 credits. */
+    structure(input: StructureRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    structure(input: StructureRequest, options?: CallOptions): Promise<StructureResponse>;
+    /** Summary, key points and action items from a transcript, thread or report. 3 credits. */
+    summarize(input: SummarizeRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    summarize(input: SummarizeRequest, options?: CallOptions): Promise<SummarizeResponse>;
+    /** Every table in a document as headers and rows. 8 credits; async: true returns a job. */
+    tables(input: TablesRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    tables(input: TablesRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse>;
+    /** Audio to text with speakers and paragraph timestamps. 10 credits. */
+    transcribe(input: TranscribeRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    transcribe(input: TranscribeRequest, options?: CallOptions): Promise<TranscribeResponse>;
+    /** Ticket priority, category, team, sentiment, SLA risk, suggested first response. 3 credits. */
+    triage(input: TriageRequest, options: CallOptions & {
+        dryRun: true;
+    }): Promise<DryRun>;
+    triage(input: TriageRequest, options?: CallOptions): Promise<TriageResponse>;
+    /** Balance, reserved and available credits, and plan. Free. */
+    account(options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Account>;
+    /** An async job: status, and result or error once it has ended. Free. */
+    getJob(id: string, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Job>;
+    /** Reads the job until it has succeeded or failed (interval, timeout, abort signal). */
+    waitForJob(id: string, options?: WaitOptions): Promise<Job>;
+}
+/** Verifies a webhook delivery (see README) and returns the typed event. */
+export declare function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent>;
+/** Every capability: name, price in credits, and whether it can run as an async job. */
+export declare const CAPABILITIES: {
+    readonly categorize: {
+        readonly price: 3;
+        readonly async: false;
+    };
+    readonly chargeback: {
+        readonly price: 15;
+        readonly async: false;
+    };
+    readonly classify: {
+        readonly price: 2;
+        readonly async: false;
+    };
+    readonly compare: {
+        readonly price: 15;
+        readonly async: true;
+    };
+    readonly contract: {
+        readonly price: 12;
+        readonly async: true;
+    };
+    readonly describe: {
+        readonly price: 3;
+        readonly async: false;
+    };
+    readonly dunning: {
+        readonly price: 8;
+        readonly async: false;
+    };
+    readonly enrich: {
+        readonly price: 5;
+        readonly async: false;
+    };
+    readonly extract: {
+        readonly price: 4;
+        readonly async: false;
+    };
+    readonly "fraud-flag": {
+        readonly price: 6;
+        readonly async: false;
+    };
+    readonly image: {
+        readonly price: 10;
+        readonly async: false;
+    };
+    readonly invoice: {
+        readonly price: 8;
+        readonly async: true;
+    };
+    readonly match: {
+        readonly price: 8;
+        readonly async: false;
+    };
+    readonly memory: {
+        readonly price: 2;
+        readonly async: false;
+    };
+    readonly minutes: {
+        readonly price: 6;
+        readonly async: false;
+    };
+    readonly moderate: {
+        readonly price: 2;
+        readonly async: false;
+    };
+    readonly normalize: {
+        readonly price: 5;
+        readonly async: false;
+    };
+    readonly outreach: {
+        readonly price: 6;
+        readonly async: false;
+    };
+    readonly parse: {
+        readonly price: 10;
+        readonly async: true;
+    };
+    readonly "po-match": {
+        readonly price: 10;
+        readonly async: false;
+    };
+    readonly "product-copy": {
+        readonly price: 5;
+        readonly async: false;
+    };
+    readonly quote: {
+        readonly price: 8;
+        readonly async: false;
+    };
+    readonly receipt: {
+        readonly price: 6;
+        readonly async: true;
+    };
+    readonly redact: {
+        readonly price: 3;
+        readonly async: false;
+    };
+    readonly reply: {
+        readonly price: 5;
+        readonly async: false;
+    };
+    readonly research: {
+        readonly price: 50;
+        readonly async: false;
+    };
+    readonly resume: {
+        readonly price: 8;
+        readonly async: true;
+    };
+    readonly "review-reply": {
+        readonly price: 3;
+        readonly async: false;
+    };
+    readonly rewrite: {
+        readonly price: 3;
+        readonly async: false;
+    };
+    readonly screen: {
+        readonly price: 10;
+        readonly async: false;
+    };
+    readonly sentiment: {
+        readonly price: 2;
+        readonly async: false;
+    };
+    readonly speak: {
+        readonly price: 5;
+        readonly async: false;
+    };
+    readonly split: {
+        readonly price: 10;
+        readonly async: true;
+    };
+    readonly statement: {
+        readonly price: 12;
+        readonly async: true;
+    };
+    readonly structure: {
+        readonly price: 6;
+        readonly async: false;
+    };
+    readonly summarize: {
+        readonly price: 3;
+        readonly async: false;
+    };
+    readonly tables: {
+        readonly price: 8;
+        readonly async: true;
+    };
+    readonly transcribe: {
+        readonly price: 10;
+        readonly async: false;
+    };
+    readonly triage: {
+        readonly price: 3;
+        readonly async: false;
+    };
+};

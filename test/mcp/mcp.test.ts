@@ -1,0 +1,147 @@
+// The MCP endpoint, driven by the MCP SDK's own client over Streamable HTTP: every capability is a tool, and a
+// tool call charges and refuses exactly like the HTTP call (C1, C3, C4): same key, same codes, same ledger.
+import t, { type Test } from 'tap'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
+import { jobCapability } from '../helpers/job-capabilities.ts'
+
+const classifyAnswer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge is a billing question.' }
+const app = await startTestApp(t, { provider: mockProvider(() => classifyAnswer) })
+const classify = { text: 'I was charged twice', labels: ['billing', 'technical'] }
+
+async function connect(a: TestApp, key: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+  t.teardown(() => client.close())
+  return client
+}
+
+async function ledgerIsConsistent(t: Test, a: TestApp, accountId: string, balance: number) {
+  const l = await a.ledger(accountId)
+  t.equal(l.balance, balance, `balance is ${balance}`)
+  t.equal(l.reserved, 0, 'no hold left open')
+  t.equal(l.balance, l.ledgerSum, 'balance == sum(ledger)')
+}
+
+t.test('every capability is a tool with its price, input and output schema, plus get_job and account', async (t) => {
+  const c = await app.customer(10)
+  const { tools } = await (await connect(app, c.key)).listTools()
+  const capabilities = [...app.services.capabilities.values()]
+  const capabilityTools = tools.filter((tool) => app.services.capabilities.has(tool.name))
+  t.equal(capabilityTools.length, 39, '39 capability tools')
+  t.same(tools.map((tool) => tool.name).filter((n) => !app.services.capabilities.has(n)).sort(), ['account', 'get_job'])
+  for (const cap of capabilities) {
+    const tool = tools.find((x) => x.name === cap.name)!
+    t.match(tool.description, `${cap.price} credit`, `${cap.name}: the price is in the description`)
+    t.ok(tool.description!.includes(cap.summary), `${cap.name}: the summary is in the description`)
+    t.same(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...Object.keys(cap.requestSchema.properties), 'dryRun', 'idempotencyKey'].sort())
+    t.ok(tool.outputSchema, `${cap.name}: has an output schema`)
+  }
+  const paused = (await app.call('/v1/openapi.json')).body.paths
+  for (const cap of capabilities) {
+    const isPaused = paused[`/v1/${cap.name}`].post['x-paused']
+    t.equal(tools.find((x) => x.name === cap.name)!.description!.startsWith('PAUSED'), isPaused, `${cap.name}: paused as in OpenAPI`)
+  }
+})
+
+t.test('without a valid key the endpoint is 401, like every other route (C9)', async (t) => {
+  const res = await app.call('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, key: 'ksk_live_nope' })
+  t.equal(res.status, 401)
+  t.equal(res.body.error.code, 'unauthorized')
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' })
+  await t.rejects(client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))), 'the MCP client cannot connect without a key')
+})
+
+t.test('a tool call is charged exactly the price and returns the HTTP body with usage', async (t) => {
+  const c = await app.customer(10)
+  const client = await connect(app, c.key)
+  const r = await client.callTool({ name: 'classify', arguments: classify })
+  t.notOk(r.isError)
+  t.same(r.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
+  t.same(JSON.parse((r.content as any)[0].text), r.structuredContent, 'the text content is the same JSON')
+  await ledgerIsConsistent(t, app, c.accountId, 8)
+  const [usage] = await app.services.db.sql(`select count(*)::int as n from usage_events where account_id = ? and endpoint = 'classify'`, [c.accountId])
+  t.equal(usage!.n, 1, 'one usage row, like an HTTP call')
+})
+
+t.test('idempotencyKey replays instead of charging twice (C5)', async (t) => {
+  const c = await app.customer(10)
+  const client = await connect(app, c.key)
+  const first = await client.callTool({ name: 'classify', arguments: { ...classify, idempotencyKey: 'mcp-1' } })
+  const again = await client.callTool({ name: 'classify', arguments: { ...classify, idempotencyKey: 'mcp-1' } })
+  t.same(again.structuredContent, first.structuredContent)
+  await ledgerIsConsistent(t, app, c.accountId, 8)
+  const reused = await client.callTool({ name: 'classify', arguments: { ...classify, text: 'other', idempotencyKey: 'mcp-1' } })
+  t.ok(reused.isError)
+  t.equal(JSON.parse((reused.content as any)[0].text).error.code, 'idempotency_key_reused')
+})
+
+t.test('too few credits: the tool answers the 402 insufficient_credits error and nothing is charged (C4)', async (t) => {
+  const c = await app.customer(1)
+  const client = await connect(app, c.key)
+  const r = await client.callTool({ name: 'classify', arguments: classify })
+  t.ok(r.isError)
+  const body = JSON.parse((r.content as any)[0].text)
+  t.equal(body.error.code, 'insufficient_credits')
+  t.match(body.error.requestId, /^req_/)
+  await ledgerIsConsistent(t, app, c.accountId, 1)
+})
+
+t.test('invalid arguments: invalid_request with details, nothing charged (C1 stage 4)', async (t) => {
+  const c = await app.customer(10)
+  const r = await (await connect(app, c.key)).callTool({ name: 'classify', arguments: { text: 'x' } })
+  t.ok(r.isError)
+  const body = JSON.parse((r.content as any)[0].text)
+  t.equal(body.error.code, 'invalid_request')
+  t.ok(body.error.details.some((d: any) => d.path === '/labels'))
+  await ledgerIsConsistent(t, app, c.accountId, 10)
+})
+
+t.test('dryRun quotes the call and charges nothing (C3)', async (t) => {
+  const c = await app.customer(10)
+  const r = await (await connect(app, c.key)).callTool({ name: 'classify', arguments: { ...classify, dryRun: true } })
+  t.notOk(r.isError)
+  t.same(r.structuredContent, { dryRun: true, endpoint: '/v1/classify', liveStatus: 200, wouldCharge: 2, price: 2, balance: 10 })
+  await ledgerIsConsistent(t, app, c.accountId, 10)
+})
+
+t.test('account tool reads the account the key belongs to', async (t) => {
+  const c = await app.customer(10)
+  const r = await (await connect(app, c.key)).callTool({ name: 'account', arguments: {} })
+  t.notOk(r.isError)
+  t.same(r.structuredContent, (await app.call('/v1/account', { key: c.key })).body)
+})
+
+t.test('an async capability returns the job; get_job reads it until it ends, charged once (C7)', async (t) => {
+  const jobs = await startTestApp(t, { capabilities: [jobCapability], worker: true })
+  const c = await jobs.customer(20)
+  const client = await connect(jobs, c.key)
+  const accepted = await client.callTool({ name: 'jobdoc', arguments: { text: 'hello', async: true } })
+  t.notOk(accepted.isError)
+  const { jobId, status } = accepted.structuredContent as { jobId: string; status: string }
+  t.equal(status, 'queued')
+  let job: any
+  for (let i = 0; i < 100; i++) {
+    job = (await client.callTool({ name: 'get_job', arguments: { jobId } })).structuredContent
+    if (job.status === 'succeeded' || job.status === 'failed') break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  t.equal(job.status, 'succeeded')
+  t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13 } })
+  await ledgerIsConsistent(t, jobs, c.accountId, 13)
+  const other = await jobs.customer(0)
+  const foreign = await (await connect(jobs, other.key)).callTool({ name: 'get_job', arguments: { jobId } })
+  t.ok(foreign.isError, "another account's key cannot read the job")
+  t.equal(JSON.parse((foreign.content as any)[0].text).error.code, 'not_found')
+})
+
+t.test('the MCP endpoint refuses what every route refuses: no JSON, bad JSON, GET', async (t) => {
+  const c = await app.customer(0)
+  const text = await app.call('/mcp', { raw: 'hello', key: c.key, headers: { 'content-type': 'text/plain' } })
+  t.same([text.status, text.body.error.code], [415, 'unsupported_media_type'])
+  const broken = await app.call('/mcp', { raw: '{"jsonrpc":', key: c.key })
+  t.same([broken.status, broken.body.error.code], [400, 'invalid_json'])
+  const get = await app.call('/mcp', { key: c.key })
+  t.same([get.status, get.body.error.code], [405, 'method_not_allowed'])
+})
