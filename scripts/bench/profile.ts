@@ -22,7 +22,9 @@ function area(url: string, name: string): string {
   if (!url) return name === '(garbage collector)' ? 'GC' : name === '(idle)' || name === '(program)' ? name : `native ${name}`
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
   if (m) return m[1]!
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`
+  if (url.startsWith('node:internal/deps/')) return `node:${url.slice(19).split('/')[0]} (bundled)` // undici = fetch
+  if (url.startsWith('node:internal/')) return `node:${url.slice(14).split('/')[0]!.replace(/\.js$/, '')}`
+  if (url.startsWith('node:')) return url
   const p = /\/(core\/[^/]+|capabilities\/[^/]+|scripts|test)\//.exec(url)
   return p ? p[1]! : url
 }
