@@ -1,5 +1,6 @@
 // Summarises a V8 .cpuprofile (from BENCH_PROFILE): self time by package or project folder, and the top
-// functions. `npx tsx scripts/bench/profile.ts <file.cpuprofile> [top] [skip seconds]` (skip: boot time).
+// functions. `npx tsx scripts/bench/profile.ts <file.cpuprofile> [top] [from s] [to s]` (e.g. skip the boot,
+// or look at the boot alone).
 import { readFileSync } from 'node:fs'
 
 interface Node {
@@ -10,12 +11,13 @@ interface Node {
 const prof = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] }
 const top = Number(process.argv[3] ?? 25)
 const skipUs = Number(process.argv[4] ?? 0) * 1e6
+const untilUs = Number(process.argv[5] ?? Infinity) * 1e6
 const byId = new Map(prof.nodes.map((n) => [n.id, n]))
 const self = new Map<number, number>()
 let at = 0
 prof.samples.forEach((id, i) => {
   at += prof.timeDeltas[i] ?? 0
-  if (at >= skipUs) self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0))
+  if (at >= skipUs && at < untilUs) self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0))
 })
 
 function area(url: string, name: string): string {
