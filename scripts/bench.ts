@@ -223,13 +223,16 @@ const ledger = async (accountIds: string[]) => {
   return { charged: Number(row!.charged), n: row!.n as number }
 }
 const exactness: string[] = []
-/** Waits until no sync hold is open: calls the load generator gave up on at the end of a timed run finish. */
-async function settled() {
-  for (;;) {
-    const [row] = await db.sql(`select count(*)::int as n from holds where state = 'open' and expires_at is not null`)
+/** Waits (up to 30 s) until these accounts have no open sync hold: calls a timed run left in flight finish. */
+async function settled(accountIds: string[]) {
+  for (let waited = 0; waited < 30_000; waited += 200) {
+    const [row] = await db.sql(`select count(*)::int as n from holds where state = 'open' and expires_at is not null and account_id = any(?::uuid[])`, [
+      `{${accountIds.join(',')}}`,
+    ])
     if (row!.n === 0) return
     await new Promise((r) => setTimeout(r, 200))
   }
+  throw new Error('calls still in flight after 30 s')
 }
 
 if (wants('bare')) await scenario('bare Koa + router + bodyparser, same JSON', `${bareUrl}/v1/classify`, { headers: headersFor('x') }, { api: [bareProc] })
@@ -241,7 +244,7 @@ if (wants('dry')) {
 if (wants('live')) {
   await scenario('live /v1/classify, fake model over HTTP, one hot account', `${api.url}/v1/classify`, { headers: headersFor(hot!.key) }, liveProcs)
   // Exactness under concurrency: a fixed number of calls, every answer awaited, then the ledger.
-  await settled()
+  await settled([hot!.accountId])
   const b = await ledger([hot!.accountId])
   const x = await load({ url: `${api.url}/v1/classify`, amount: 500, duration: undefined, headers: headersFor(hot!.key) })
   const a = await ledger([hot!.accountId])
@@ -375,8 +378,8 @@ const slowLines: string[] = []
 if (wants('slow') && SLOW_CALLS > 0) {
   const slowModel = await startModel(5000)
   const slowApi = await startApi(slowModel.baseURL)
-  const accounts = spread.slice(0, 20)
-  await settled()
+  const accounts = spread.slice(0, 10) // the scale-out uses the other 40
+  await settled(accounts.map((a) => a.accountId))
   const before = await ledger(accounts.map((a) => a.accountId))
   const m = meter({ api: [slowApi.proc], model: [slowModel.proc] })
   const started = Date.now()
@@ -410,7 +413,7 @@ if (wants('scaleout')) {
   const apis = [await startApi(model.baseURL, shared), await startApi(model.baseURL, shared)]
   const workers = [await startWorkerProcess(model.baseURL, shared), await startWorkerProcess(model.baseURL, shared)]
   const accounts = spread.slice(10, 50)
-  await settled()
+  await settled(accounts.map((a) => a.accountId))
   const before = await ledger(accounts.map((a) => a.accountId))
   const m = meter({ api: apis.map((a) => a.proc), model: [model.proc] })
   // A fixed number of calls per API, every answer awaited, so the ledger can be compared with the answers.
