@@ -58,7 +58,7 @@ async function freePort(): Promise<number> {
   return port
 }
 async function stop(c: ChildProcess) {
-  if (c.exitCode !== null) return
+  if (c.exitCode !== null || c.signalCode !== null) return // already gone (a signal leaves exitCode null)
   c.kill('SIGTERM')
   await once(c, 'exit')
 }
