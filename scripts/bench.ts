@@ -1,183 +1,497 @@
-// `npm run bench`: what the kernel costs. One run, one machine, medians and ratios (these machines are
-// shared and noisy; compare figures from the same run only).
-//  1. a live call through the whole pipeline (classify, instant mock model) vs a bare Koa route returning
-//     the same JSON: requests/s and p50/p99 latency at 50 connections (autocannon), and database round
-//     trips per live call;
-//  2. an idempotent replay vs a live call;
-//  3. async jobs: enqueue-to-start latency and completed jobs/s with an instant model and two workers.
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
-import autocannon from 'autocannon'
-import Koa from 'koa'
+// `npm run bench`: what the kernel costs, read per process. Every server runs in its own process (API, bare
+// Koa route, fake model over HTTP, workers, the load generator), and CPU time is read from /proc/<pid>/stat
+// over each scenario: CPU ms per call is the stable figure on a shared machine, req/s and latency are not.
+// PostgreSQL's CPU is the sum over the server's processes (postmaster and its children: backends, WAL
+// writer …) — exact with the embedded server, which is ours alone.
+//
+// BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
+// BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
+// BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, replay, spread, jobs, slow, scaleout.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import pg from 'pg'
 import { addCredits, createAccount, createKey } from '../core/accounts/accounts.ts'
-import { buildApp } from '../core/app.ts'
-import { boot } from '../core/boot.ts'
-import { loadConfig } from '../core/config.ts'
-import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts'
-import { startWorker } from '../core/jobs/worker.ts'
-import { mockProvider } from '../test/helpers/app.ts'
+import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = 50
-const JOBS = Number(process.env.BENCH_JOBS ?? 400)
+const JOBS = Number(process.env.BENCH_JOBS ?? 2000)
+const SLOW_CALLS = Number(process.env.BENCH_SLOW_CALLS ?? 10_000)
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null
+const wants = (s: string) => !ONLY || ONLY.has(s)
+const PRICE = 2 // classify
+const request = JSON.stringify({ text: 'My card was charged twice.', labels: ['billing', 'technical'] })
+const TICK_MS = 1000 / 100 // USER_HZ is 100 on Linux
 
-const answer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge.' }
-const request = { text: 'My card was charged twice.', labels: ['billing', 'technical'] }
+// ---------- processes ----------
+const children: ChildProcess[] = []
+function child(file: string, args: string[], env: Record<string, string> = {}, more: { cwd?: string; nodeArgs?: string[] } = {}): ChildProcess {
+  // BENCH_PROFILE=<dir>: API and worker processes write a V8 CPU profile there when they exit.
+  const profile = process.env.BENCH_PROFILE && file === 'core/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const c = spawn(process.execPath, [...profile, '--import', 'tsx', ...(more.nodeArgs ?? []), file, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...(more.cwd ? { cwd: more.cwd } : {}),
+  })
+  children.push(c)
+  return c
+}
+async function firstLine(c: ChildProcess, match: (line: string) => boolean = () => true): Promise<string> {
+  const lines = createInterface({ input: c.stdout! })
+  for await (const line of lines) {
+    if (!match(line)) continue
+    lines.close()
+    c.stdout!.resume() // keep draining: a full pipe would block the child
+    return line
+  }
+  throw new Error('child exited before it was ready')
+}
+async function freePort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1')
+  await once(s, 'listening')
+  const port = (s.address() as { port: number }).port
+  s.close()
+  return port
+}
+async function stop(c: ChildProcess) {
+  if (c.exitCode !== null || c.signalCode !== null) return // already gone (a signal leaves exitCode null)
+  c.kill('SIGTERM')
+  await once(c, 'exit')
+}
 
+// ---------- CPU from /proc ----------
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12])) * TICK_MS // utime + stime
+  } catch {
+    return 0
+  }
+}
+function ppidOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+}
+function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(m?.[1] ?? 0) / 1024
+}
+/** CPU of every PostgreSQL process: the postmaster and its children, per pid (backends come and go). */
+function pgCpu(postmaster: number): Map<number, number> {
+  const out = new Map<number, number>([[postmaster, cpuMs(postmaster)]])
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      if (ppidOf(Number(d)) === postmaster) out.set(Number(d), cpuMs(Number(d)))
+    } catch {}
+  }
+  return out
+}
+const pgDelta = (a: Map<number, number>, b: Map<number, number>) => [...b].reduce((s, [pid, ms]) => s + ms - (a.get(pid) ?? 0), 0)
+
+interface Meter {
+  stop(): Record<string, number>
+}
+function meter(procs: Record<string, ChildProcess[]>): Meter {
+  const before = Object.fromEntries(Object.entries(procs).map(([k, cs]) => [k, cs.reduce((s, c) => s + cpuMs(c.pid!), 0)]))
+  const pgBefore = pgCpu(postmaster)
+  return {
+    stop: () => ({
+      ...Object.fromEntries(Object.entries(procs).map(([k, cs]) => [k, cs.reduce((s, c) => s + cpuMs(c.pid!), 0) - before[k]!])),
+      postgres: pgDelta(pgBefore, pgCpu(postmaster)),
+    }),
+  }
+}
+
+// ---------- load ----------
+interface LoadResult {
+  requests: number
+  rps: number
+  p50: number
+  p99: number
+  max: number
+  errors: number
+  timeouts: number
+  non2xx: number
+  statuses: Record<string, number>
+}
+async function load(opts: Record<string, unknown>): Promise<LoadResult> {
+  const c = child('scripts/bench/load.ts', [JSON.stringify({ method: 'POST', body: request, connections: CONNECTIONS, duration: SECONDS, ...opts })])
+  return JSON.parse(await firstLine(c)) as LoadResult
+}
+const headersFor = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra })
+
+// ---------- setup ----------
 const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
 const dbName = `capapi_bench_${Date.now()}`
 await ensureDatabaseExists(withDatabase(server.url, 'postgres'), dbName)
-const config = { ...loadConfig(), databaseUrl: withDatabase(server.url, dbName), rateLimits: { classify: 1e9, parse: 1e9 } }
-const { services, close } = await boot(config, {
-  provider: mockProvider((prompt) =>
-    prompt.includes('You parse one business document')
-      ? { docType: 'invoice', party: null, documentNumber: null, date: null, totalAmount: null, currency: null, lineItems: [], fields: [] }
-      : answer,
-  ),
-  log: () => {},
-})
+const url = withDatabase(server.url, dbName)
+await migrate(url)
+const db = await openDatabase(url, 4)
+const [self] = await db.sql<{ pid: number }>('select pg_backend_pid() as pid')
+const backend = self!.pid
+const postmaster = ppidOf(backend)
 
-const listen = (app: Koa) =>
-  new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
-  })
-const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`
-
-const api = await listen(buildApp(services))
-const bare = new Koa()
-const bareBody = JSON.stringify({ ...answer, usage: { credits: 2, balanceRemaining: 100 } })
-bare.use((ctx) => {
-  ctx.type = 'application/json'
-  ctx.body = bareBody
-})
-const bareServer = await listen(bare)
-
-const account = await createAccount(services.db, { email: `bench-${Date.now()}@example.test` })
-await addCredits(services.db, account.id, { credits: 1_000_000_000, reason: 'bench' })
-const { key } = await createKey(services.db, account.id, { name: 'bench' })
-const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
-
-// 50 more accounts, one key each: the same load spread over many wallets instead of one wallet row.
-const spreadKeys: string[] = []
-for (let i = 0; i < CONNECTIONS; i++) {
-  const other = await createAccount(services.db, { email: `bench-${Date.now()}-${i}@example.test` })
-  await addCredits(services.db, other.id, { credits: 1_000_000_000, reason: 'bench' })
-  spreadKeys.push((await createKey(services.db, other.id, { name: 'bench' })).key)
-}
-
-async function load(url: string, extra: Record<string, string> = {}, keys?: string[]) {
-  let next = 0
-  const r = await autocannon({
-    url,
-    method: 'POST',
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    headers: { ...headers, ...extra },
-    body: JSON.stringify(request),
-    ...(keys ? { setupClient: (client: { setHeaders(h: object): void }) => client.setHeaders({ ...headers, authorization: `Bearer ${keys[next++ % keys.length]}` }) } : {}),
-  } as autocannon.Options)
-  if (r.non2xx || r.errors) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`)
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total }
-}
-
-// Warm up (JIT, key cache, pools), then measure.
-await load(`${urlOf(api)}/v1/classify`)
-const bareResult = await load(`${urlOf(bareServer)}/`)
-const liveResult = await load(`${urlOf(api)}/v1/classify`)
-const spreadResult = await load(`${urlOf(api)}/v1/classify`, {}, spreadKeys)
-
-// Round trips per live call, measured on sequential calls with a warm key cache, once the load test's last
-// in-flight requests have finished.
-await new Promise((r) => setTimeout(r, 2000))
-const N = 200
-const before = services.db.roundTrips()
-for (let i = 0; i < N; i++) await fetch(`${urlOf(api)}/v1/classify`, { method: 'POST', headers, body: JSON.stringify(request) })
-const tripsPerCall = (services.db.roundTrips() - before) / N
-const beforeIdem = services.db.roundTrips()
-for (let i = 0; i < N; i++)
-  await fetch(`${urlOf(api)}/v1/classify`, { method: 'POST', headers: { ...headers, 'idempotency-key': `rt-${i}` }, body: JSON.stringify(request) })
-const tripsPerIdempotentCall = (services.db.roundTrips() - beforeIdem) / N
-
-await fetch(`${urlOf(api)}/v1/classify`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'bench-replay' }, body: JSON.stringify(request) })
-const replayResult = await load(`${urlOf(api)}/v1/classify`, { 'idempotency-key': 'bench-replay' })
-
-// Jobs: enqueue JOBS async parse calls with no worker running, then start two workers and time them.
-const jobHeaders = { ...headers }
-const jobBody = JSON.stringify({ text: 'Invoice 42 from ACME, total 10.00', async: true })
-let enqueued = 0
-await Promise.all(
-  Array.from({ length: 8 }, async () => {
-    while (enqueued < JOBS) {
-      enqueued++
-      const res = await fetch(`${urlOf(api)}/v1/parse`, { method: 'POST', headers: jobHeaders, body: jobBody })
-      if (res.status !== 202) throw new Error(`parse async: ${res.status} ${await res.text()}`)
-    }
-  }),
-)
-const started = Date.now()
-const workers = [await startWorker(services, { concurrency: 4 }), await startWorker(services, { concurrency: 4 })]
-for (;;) {
-  const [row] = await services.db.sql(`select count(*)::int as n from jobs where status in ('queued', 'running')`)
-  if (row!.n === 0) break
-  await new Promise((r) => setTimeout(r, 50))
-}
-const elapsed = (Date.now() - started) / 1000
-const [jobStats] = await services.db.sql(
-  `select count(*)::int as n,
-          percentile_cont(0.5) within group (order by extract(epoch from started_at - ?::timestamptz)) * 1000 as p50_wait,
-          percentile_cont(0.99) within group (order by extract(epoch from started_at - ?::timestamptz)) * 1000 as p99_wait
-     from jobs where status = 'succeeded'`,
-  [new Date(started), new Date(started)],
-)
-await Promise.all(workers.map((w) => w.stop()))
-
-// Enqueue-to-start with an idle, running worker pool: one job at a time.
-const idle = [await startWorker(services, { concurrency: 4 }), await startWorker(services, { concurrency: 4 })]
-const waits: number[] = []
-for (let i = 0; i < 50; i++) {
-  const res = await fetch(`${urlOf(api)}/v1/parse`, { method: 'POST', headers: jobHeaders, body: jobBody })
-  const { jobId } = (await res.json()) as { jobId: string }
-  for (;;) {
-    const [row] = await services.db.sql(`select extract(epoch from started_at - created_at) * 1000 as wait from jobs where id = ? and started_at is not null`, [jobId])
-    if (row) {
-      waits.push(Number(row.wait))
-      break
-    }
-    await new Promise((r) => setTimeout(r, 5))
+async function fundedKeys(n: number): Promise<{ key: string; accountId: string }[]> {
+  const out = []
+  for (let i = 0; i < n; i++) {
+    const a = await createAccount(db, { email: `bench-${Date.now()}-${out.length}-${Math.random()}@example.test` })
+    await addCredits(db, a.id, { credits: 1_000_000_000, reason: 'bench' })
+    out.push({ key: (await createKey(db, a.id, { name: 'bench' })).key, accountId: a.id })
   }
+  return out
 }
-await Promise.all(idle.map((w) => w.stop()))
-waits.sort((a, b) => a - b)
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
+// What this machine's disk makes of a durable commit right now: every money statement waits for one.
+await db.sql('create table bench_commit (n int)')
+let t0 = performance.now()
+for (let i = 0; i < 50; i++) await db.sql('select 1')
+const selectMs = (performance.now() - t0) / 50
+t0 = performance.now()
+for (let i = 0; i < 50; i++) await db.sql('insert into bench_commit values (1)')
+const commitMs = (performance.now() - t0) / 50
+await db.sql('drop table bench_commit')
 
+const [hot] = await fundedKeys(1)
+const spread = await fundedKeys(CONNECTIONS)
+
+async function startModel(delayMs = 0) {
+  const c = child('scripts/bench/model.ts', [], { BENCH_MODEL_DELAY_MS: String(delayMs) })
+  return { proc: c, baseURL: await firstLine(c) }
+}
+const apiEnv = (modelURL: string, extra: Record<string, string> = {}) => ({
+  DATABASE_URL: url,
+  OPENAI_BASE_URL: modelURL,
+  OPENAI_API_KEY: 'bench',
+  AI_WIRE_API: 'chat',
+  RATE_LIMITS: JSON.stringify({ classify: 1e9, parse: 1e9 }),
+  ...extra,
+})
+const boots: { wallMs: number; cpuMs: number }[] = []
+async function startApi(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string; nodeArgs?: string[] } = {}) {
+  const port = await freePort()
+  const t = performance.now()
+  const c = child('core/server.ts', ['--api'], apiEnv(modelURL, { PORT: String(port), ...extra }), more)
+  await firstLine(c, (l) => l.startsWith('API listening'))
+  boots.push({ wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
+  return { proc: c, url: `http://127.0.0.1:${port}` }
+}
+async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}) {
+  const c = child('core/server.ts', ['--worker'], apiEnv(modelURL, extra))
+  await firstLine(c, (l) => l === 'Worker running')
+  return c
+}
+
+const model = await startModel()
+const bareProc = child('scripts/bench/bare.ts', [])
+const bareUrl = `http://127.0.0.1:${await firstLine(bareProc)}`
+const api = await startApi(model.baseURL)
+// A/B in the same run, each against its own API process on the same database and model:
+//  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked);
+//  - always: this API with source maps off, i.e. what the tsx loader's source-map support costs per call.
+const variants = [
+  ...(process.env.BENCH_BASELINE ? [{ label: `baseline ${process.env.BENCH_BASELINE}`, api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE }) }] : []),
+  { label: 'source maps off', api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'data:text/javascript,process.setSourceMapsEnabled(false)'] }) },
+]
+
+// ---------- scenarios ----------
+interface Row {
+  name: string
+  r: LoadResult
+  cpu: Record<string, number>
+  note?: string
+}
+const rows: Row[] = []
+async function scenario(name: string, target: string, opts: Record<string, unknown>, procs: Record<string, ChildProcess[]>, note?: string) {
+  await load({ ...opts, url: target, duration: 2 }) // warm-up: JIT, key cache, pools, prepared statements
+  const m = meter(procs)
+  const r = await load({ ...opts, url: target })
+  const cpu = m.stop()
+  if (r.errors || r.non2xx) throw new Error(`${name}: ${r.non2xx} non-2xx ${JSON.stringify(r.statuses)}, ${r.errors} errors`)
+  rows.push({ name, r, cpu, ...(note ? { note } : {}) })
+  return r
+}
+const liveProcs = { api: [api.proc], model: [model.proc] }
+const ledger = async (accountIds: string[]) => {
+  const [row] = await db.sql(`select coalesce(-sum(amount), 0)::bigint as charged, count(*)::int as n from ledger where kind = 'charge' and account_id = any(?::uuid[])`, [
+    `{${accountIds.join(',')}}`,
+  ])
+  return { charged: Number(row!.charged), n: row!.n as number }
+}
+const exactness: string[] = []
+/** Waits (up to 30 s) until these accounts have no open sync hold: calls a timed run left in flight finish. */
+async function settled(accountIds: string[]) {
+  for (let waited = 0; waited < 30_000; waited += 200) {
+    const [row] = await db.sql(`select count(*)::int as n from holds where state = 'open' and expires_at is not null and account_id = any(?::uuid[])`, [
+      `{${accountIds.join(',')}}`,
+    ])
+    if (row!.n === 0) return
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error('calls still in flight after 30 s')
+}
+
+if (wants('bare')) await scenario('bare Koa + router + bodyparser, same JSON', `${bareUrl}/v1/classify`, { headers: headersFor('x') }, { api: [bareProc] })
+if (wants('dry')) {
+  await scenario('dry run /v1/classify', `${api.url}/v1/classify`, { headers: headersFor(hot!.key, { 'service-dry-run': '1' }) }, liveProcs)
+  for (const v of variants)
+    await scenario(`dry run, ${v.label}`, `${v.api.url}/v1/classify`, { headers: headersFor(hot!.key, { 'service-dry-run': '1' }) }, { api: [v.api.proc], model: [model.proc] })
+}
+if (wants('live')) {
+  await scenario('live /v1/classify, fake model over HTTP, one hot account', `${api.url}/v1/classify`, { headers: headersFor(hot!.key) }, liveProcs)
+  // Exactness under concurrency: a fixed number of calls, every answer awaited, then the ledger.
+  await settled([hot!.accountId])
+  const b = await ledger([hot!.accountId])
+  const x = await load({ url: `${api.url}/v1/classify`, amount: 500, duration: undefined, headers: headersFor(hot!.key) })
+  const a = await ledger([hot!.accountId])
+  const ok = x.statuses['200'] ?? 0
+  exactness.push(
+    `one hot account, 500 calls on ${CONNECTIONS} connections: ${ok} × 200, ${a.n - b.n} charges, ${a.charged - b.charged} credits: ${ok === 500 && a.n - b.n === ok && a.charged - b.charged === PRICE * ok ? 'exact' : 'NOT EXACT'}`,
+  )
+  for (const v of variants)
+    await scenario(`live, ${v.label}`, `${v.api.url}/v1/classify`, { headers: headersFor(hot!.key) }, { api: [v.api.proc], model: [model.proc] })
+}
+if (wants('spread')) {
+  await scenario(`live, spread over ${CONNECTIONS} accounts`, `${api.url}/v1/classify`, { headers: headersFor(hot!.key), keys: spread.map((s) => s.key) }, liveProcs)
+}
+if (wants('replay')) {
+  await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key, { 'idempotency-key': 'bench-replay' }), body: request })
+  await scenario('idempotent replay', `${api.url}/v1/classify`, { headers: headersFor(hot!.key, { 'idempotency-key': 'bench-replay' }) }, liveProcs)
+}
+
+// Statements per live call: committed transactions of our database, from PostgreSQL's own counters
+// (sequential calls, warm key cache; every statement outside tx() is its own transaction).
+async function xacts(): Promise<number> {
+  await new Promise((r) => setTimeout(r, 11_000)) // an idle backend flushes its counters within 10 s
+  const [row] = await db.sql(`select pg_stat_clear_snapshot(), xact_commit::bigint as n from pg_stat_database where datname = current_database()`)
+  return Number(row!.n)
+}
+let tripsPerCall = NaN
+const sequential: string[] = []
+if (wants('live')) {
+  const N = 300
+  // One call at a time: no queueing anywhere, so CPU per call is the work of the call itself. The APIs take
+  // turns in rounds of 30 calls, so a burst of load from elsewhere on the machine hits them all alike.
+  const targets = [{ label: 'this API', api }, ...variants]
+  const totals = targets.map(() => ({ api: 0, postgres: 0, model: 0, ms: 0 }))
+  for (let round = 0; round < N / 30; round++) {
+    for (const [k, target] of targets.entries()) {
+      const m = meter({ api: [target.api.proc], model: [model.proc] })
+      const t0 = performance.now()
+      for (let i = 0; i < 30; i++) {
+        const res = await fetch(`${target.api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key), body: request })
+        if (res.status !== 200) throw new Error(`sequential live call: ${res.status}`)
+        await res.arrayBuffer()
+      }
+      const cpu = m.stop()
+      const t = totals[k]!
+      t.ms += performance.now() - t0
+      t.api += cpu.api!
+      t.postgres += cpu.postgres!
+      t.model += cpu.model!
+    }
+  }
+  for (const [k, t] of totals.entries())
+    sequential.push(
+      `| ${targets[k]!.label} | ${(t.api / N).toFixed(2)} | ${(t.postgres / N).toFixed(2)} | ${(t.model / N).toFixed(2)} | ${(t.ms / N).toFixed(2)} |`,
+    )
+  const x0 = await xacts()
+  for (let i = 0; i < N; i++) await (await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key), body: request })).arrayBuffer()
+  tripsPerCall = ((await xacts()) - x0 - 1) / N // -1: the reading itself
+}
+
+// ---------- jobs ----------
+const jobLines: string[] = []
+if (wants('jobs')) {
+  const jobBody = JSON.stringify({ text: 'Invoice 42 from ACME, total 10.00', async: true })
+  const jobKeys = spread.slice(0, 10)
+  const before = await ledger(jobKeys.map((k) => k.accountId))
+  let enqueued = 0
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, i) => {
+      while (enqueued < JOBS) {
+        enqueued++
+        const res = await fetch(`${api.url}/v1/parse`, { method: 'POST', headers: headersFor(jobKeys[i % jobKeys.length]!.key), body: jobBody })
+        if (res.status !== 202) throw new Error(`parse async: ${res.status} ${await res.text()}`)
+      }
+    }),
+  )
+  // Both workers boot first (seconds under tsx) with the backlog parked in the future, then it is released
+  // at once: the figure is two running workers draining a queue, not one worker while the other boots.
+  await db.sql(`update graphile_worker._private_jobs set run_at = now() + interval '1 hour'`)
+  const workers = await Promise.all([startWorkerProcess(model.baseURL), startWorkerProcess(model.baseURL)])
+  const m = meter({ workers, model: [model.proc] })
+  await db.sql(`update graphile_worker._private_jobs set run_at = now()`)
+  await db.sql(`select pg_notify('jobs:insert', '')`)
+  for (;;) {
+    const [row] = await db.sql(`select count(*)::int as n from jobs where status in ('queued', 'running')`)
+    if (row!.n === 0) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const cpu = m.stop()
+  const [s] = await db.sql(
+    `select count(*)::int as n, extract(epoch from max(finished_at::timestamptz) - min(started_at::timestamptz)) as span,
+            count(*) filter (where status = 'succeeded')::int as ok
+       from jobs where endpoint = 'parse'`,
+  )
+  const after = await ledger(jobKeys.map((k) => k.accountId))
+  const n = Number(s!.n)
+  jobLines.push(
+    `- ${n} queued jobs, two worker processes: **${(n / Number(s!.span)).toFixed(0)} completed/s** (first start to last finish ${Number(s!.span).toFixed(2)} s), ${s!.ok} succeeded`,
+    `- CPU per job: workers ${(cpu.workers! / n).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / n).toFixed(2)} ms, model ${(cpu.model! / n).toFixed(2)} ms`,
+    `- charged ${after.charged - before.charged} credits for ${after.n - before.n} charges (price 10): ${after.charged - before.charged === 10 * s!.ok ? 'exact' : 'NOT EXACT'}`,
+  )
+  const waits: number[] = []
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${api.url}/v1/parse`, { method: 'POST', headers: headersFor(hot!.key), body: jobBody })
+    const { jobId } = (await res.json()) as { jobId: string }
+    for (;;) {
+      const [row] = await db.sql(
+        `select extract(epoch from started_at::timestamptz - created_at::timestamptz) * 1000 as wait from jobs where id = ? and started_at is not null`,
+        [jobId],
+      )
+      if (row) {
+        waits.push(Number(row.wait))
+        break
+      }
+      await new Promise((r) => setTimeout(r, 2))
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  waits.sort((a, b) => a - b)
+  jobLines.push(`- enqueue→start with idle workers (50 jobs, one at a time): **p50 ${pct(waits, 50).toFixed(1)} ms**, p99 ${pct(waits, 99).toFixed(1)} ms`)
+  await Promise.all(workers.map(stop))
+}
+function median(xs: number[]) {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+}
+function pct(xs: number[], p: number) {
+  return xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
+}
+
+// ---------- 10,000 concurrent calls to a model that answers after 5 s ----------
+const slowLines: string[] = []
+if (wants('slow') && SLOW_CALLS > 0) {
+  const slowModel = await startModel(5000)
+  const slowApi = await startApi(slowModel.baseURL)
+  const accounts = spread.slice(0, 10) // the scale-out uses the other 40
+  await settled(accounts.map((a) => a.accountId))
+  const before = await ledger(accounts.map((a) => a.accountId))
+  const m = meter({ api: [slowApi.proc], model: [slowModel.proc] })
+  const started = Date.now()
+  const r = await load({
+    url: `${slowApi.url}/v1/classify`,
+    connections: SLOW_CALLS,
+    amount: SLOW_CALLS,
+    duration: undefined,
+    timeout: 120,
+    headers: headersFor(hot!.key),
+    keys: accounts.map((a) => a.key),
+  })
+  const cpu = m.stop()
+  const after = await ledger(accounts.map((a) => a.accountId))
+  const ok = r.statuses['200'] ?? 0
+  slowLines.push(
+    `- ${SLOW_CALLS} calls at once (${SLOW_CALLS} connections), model answers after 5 s: ${ok} × 200, statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors, ${r.timeouts} timeouts, all done in ${((Date.now() - started) / 1000).toFixed(1)} s; p50 ${r.p50} ms, p99 ${r.p99} ms`,
+    `- charged ${after.charged - before.charged} credits in ${after.n - before.n} charges for ${ok} successful calls: ${after.charged - before.charged === PRICE * ok && after.n - before.n === ok ? 'exact' : 'NOT EXACT'}`,
+    `- API peak RSS **${peakRssMiB(slowApi.proc.pid!).toFixed(0)} MiB**; CPU per call: API ${(cpu.api! / SLOW_CALLS).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / SLOW_CALLS).toFixed(2)} ms`,
+  )
+  await stop(slowApi.proc)
+  await stop(slowModel.proc)
+}
+
+// ---------- scale-out: two API processes and two workers on one PostgreSQL and Redis ----------
+const scaleLines: string[] = []
+if (wants('scaleout')) {
+  const redis = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+  const LIMIT = 300
+  const shared = { REDIS_URL: redis, RATE_LIMITS: JSON.stringify({ classify: 1e9, parse: 1e9, sentiment: LIMIT }) }
+  const apis = [await startApi(model.baseURL, shared), await startApi(model.baseURL, shared)]
+  const workers = [await startWorkerProcess(model.baseURL, shared), await startWorkerProcess(model.baseURL, shared)]
+  const accounts = spread.slice(10, 50)
+  await settled(accounts.map((a) => a.accountId))
+  const before = await ledger(accounts.map((a) => a.accountId))
+  const m = meter({ api: apis.map((a) => a.proc), model: [model.proc] })
+  // A fixed number of calls per API, every answer awaited, so the ledger can be compared with the answers.
+  const rs = await Promise.all(
+    apis.map((a, i) =>
+      load({
+        url: `${a.url}/v1/classify`,
+        connections: CONNECTIONS / 2,
+        amount: Number(process.env.BENCH_SCALEOUT_CALLS ?? 1000),
+        duration: undefined,
+        headers: headersFor(hot!.key),
+        keys: accounts.filter((_, j) => j % 2 === i).map((x) => x.key),
+      }),
+    ),
+  )
+  const cpu = m.stop()
+  const after = await ledger(accounts.map((a) => a.accountId))
+  const ok = rs.reduce((s, r) => s + (r.statuses['200'] ?? 0), 0)
+  const total = rs.reduce((s, r) => s + r.requests, 0)
+  scaleLines.push(
+    `- live calls through both APIs (25 connections each, 40 accounts): **${rs.reduce((s, r) => s + r.rps, 0).toFixed(0)} req/s** together (p99 ${Math.max(...rs.map((r) => r.p99))} ms); CPU per call: APIs ${(cpu.api! / total).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / total).toFixed(2)} ms`,
+    `- charged ${after.charged - before.charged} credits in ${after.n - before.n} charges for ${ok} successful calls: ${after.charged - before.charged === PRICE * ok && after.n - before.n === ok ? 'exact' : 'NOT EXACT'}`,
+  )
+  // One key, a limit of LIMIT calls a minute, dry runs (they pass the throttle) spread over both APIs.
+  const rl = await Promise.all(
+    apis.map((a) =>
+      load({
+        url: `${a.url}/v1/sentiment`,
+        connections: 10,
+        amount: LIMIT,
+        duration: undefined,
+        body: JSON.stringify({ text: 'fine' }),
+        headers: headersFor(spread[0]!.key, { 'service-dry-run': '1' }),
+      }),
+    ),
+  )
+  const passed = rl.reduce((s, r) => s + (r.statuses['200'] ?? 0), 0)
+  const limited = rl.reduce((s, r) => s + (r.statuses['429'] ?? 0), 0)
+  scaleLines.push(`- rate limit ${LIMIT}/min on one key, ${2 * LIMIT} dry runs split over both APIs: ${passed} passed, ${limited} × 429: ${passed === LIMIT ? 'shared' : 'NOT SHARED'}`)
+  await Promise.all([...apis.map((a) => stop(a.proc)), ...workers.map(stop)])
+}
+
+// ---------- report ----------
+const bare = rows.find((r) => r.name.startsWith('bare'))
 const f = (n: number) => (Math.round(n * 10) / 10).toLocaleString('en-US')
+const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k]! / row.r.requests).toFixed(2))
 console.log(`
-## Pipeline overhead (${CONNECTIONS} connections, ${SECONDS} s each, one run)
+## Per scenario (${CONNECTIONS} connections, ${SECONDS} s each after a 2 s warm-up; load generator in its own process)
 
-| target | requests/s | p50 ms | p99 ms |
-|---|---:|---:|---:|
-| bare Koa route, same JSON | ${f(bareResult.rps)} | ${bareResult.p50} | ${bareResult.p99} |
-| live call, whole pipeline (classify, instant mock model), one account | ${f(liveResult.rps)} | ${liveResult.p50} | ${liveResult.p99} |
-| the same, spread over 50 accounts | ${f(spreadResult.rps)} | ${spreadResult.p50} | ${spreadResult.p99} |
-| idempotent replay of that call | ${f(replayResult.rps)} | ${replayResult.p50} | ${replayResult.p99} |
+| scenario | CPU ms/call API | CPU ms/call PostgreSQL | CPU ms/call model | req/s | × bare | p50 ms | p99 ms |
+|---|---:|---:|---:|---:|---:|---:|---:|
+${rows
+  .map((row) => `| ${row.name} | ${per(row, 'api')} | ${per(row, 'postgres')} | ${per(row, 'model')} | ${f(row.r.rps)} | ${bare ? (row.r.rps / bare.r.rps).toFixed(2) : '–'} | ${row.r.p50} | ${row.r.p99} |`)
+  .join('\n')}
 
-- live / bare requests/s: **${(liveResult.rps / bareResult.rps).toFixed(2)}**
-- replay / live requests/s: **${(replayResult.rps / liveResult.rps).toFixed(2)}**; replay p50 ${replayResult.p50} ms vs live ${liveResult.p50} ms
-- database round trips per live call (warm key cache, hold and capture included): **${tripsPerCall.toFixed(2)}**
-- database round trips per live call with an Idempotency-Key: **${tripsPerIdempotentCall.toFixed(2)}**
+Live calls one at a time (${sequential.length ? 300 : 0} each, no concurrency: the steadiest CPU figure):
 
-## Async jobs (instant model, two workers of concurrency 4)
+| API | CPU ms/call API | CPU ms/call PostgreSQL | CPU ms/call model | ms per call |
+|---|---:|---:|---:|---:|
+${sequential.join('\n')}
 
-- ${jobStats!.n} queued jobs drained in ${elapsed.toFixed(2)} s: **${f(jobStats!.n / elapsed)} jobs/s**
-- time from workers starting to a job starting, backlog of ${JOBS}: p50 ${f(Number(jobStats!.p50_wait))} ms, p99 ${f(Number(jobStats!.p99_wait))} ms
-- enqueue-to-start with idle workers (50 jobs one at a time): **p50 ${f(pct(waits, 50))} ms, p99 ${f(pct(waits, 99))} ms**
+- API process start to listening (\`node --import tsx core/server.ts --api\`, ${boots.length} starts): median ${median(boots.map((b) => b.wallMs)).toFixed(0)} ms wall, ${median(boots.map((b) => b.cpuMs)).toFixed(0)} ms CPU
+- durable commit on this machine during the run: ${commitMs.toFixed(2)} ms (a \`select 1\` round trip: ${selectMs.toFixed(2)} ms)
+- statements (= round trips) per live call, from pg_stat_database, sequential calls, warm key cache: **${tripsPerCall.toFixed(2)}**
+${exactness.map((l) => `- ${l}`).join('\n')}
+
+## Jobs
+${jobLines.join('\n')}
+
+## ${SLOW_CALLS} concurrent slow calls
+${slowLines.join('\n')}
+
+## Scale-out
+${scaleLines.join('\n')}
 `)
 
-api.close()
-bareServer.close()
-await close()
-const { default: pg } = await import('pg')
+await Promise.all(children.map(stop))
+await db.close()
 const admin = new pg.Client({ connectionString: withDatabase(server.url, 'postgres') })
 await admin.connect()
 await admin.query(`drop database if exists "${dbName}" with (force)`)

@@ -2,7 +2,7 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import type { Database, Query } from '../db/database.ts'
-import { AccountSchema, ApiKeySchema } from '../db/entities.ts'
+import { ApiKeySchema } from '../db/entities.ts'
 import { ApiError } from '../errors.ts'
 import type { SecretBox } from '../secrets.ts'
 import { RateLimiterMemory } from 'rate-limiter-flexible'
@@ -54,10 +54,7 @@ export async function createAccount(db: Database, input: { email: string; plan?:
   const id = randomUUID()
   try {
     await db.tx(async (q) => {
-      const em = db.orm.em.fork()
-      em.setTransactionContext(q.ctx)
-      em.create(AccountSchema, { id, email: input.email.toLowerCase(), plan: 'none', firstPackUsed: false } as never)
-      await em.flush()
+      await q.sql(`insert into accounts (id, email, plan, first_pack_used, created_at) values (?, ?, 'none', false, ?)`, [id, input.email.toLowerCase(), new Date()])
       if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, new Date())
     })
   } catch (e) {
