@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
 import { prepareTemplate } from '../test/helpers/database.ts'
 
+console.log(`# Node.js ${process.version}`)
 const db = await resolveDatabaseUrl(process.env.DATABASE_URL)
 await prepareTemplate(db.url)
 const child = spawn('npx', ['tap', ...process.argv.slice(2)], {

@@ -1,6 +1,6 @@
 // The database handle every module receives: MikroORM for entities and migrations, `sql()` for the
 // statements that move money, and a round-trip counter the benchmark reads.
-import { MikroORM, type Transaction } from '@mikro-orm/postgresql'
+import { DefaultLogger, MikroORM, type LoggerOptions, type Transaction } from '@mikro-orm/postgresql'
 import { Migrator } from '@mikro-orm/migrations'
 import { runMigrations as runWorkerMigrations } from 'graphile-worker'
 import pg from 'pg'
@@ -56,7 +56,7 @@ export async function migrate(url: string): Promise<void> {
     await lock.query('select pg_advisory_lock(7201)')
     const orm = await MikroORM.init(ormOptions(url, 1))
     try {
-      await orm.getMigrator().up()
+      await orm.migrator.up()
     } finally {
       await orm.close()
     }
@@ -68,10 +68,17 @@ export async function migrate(url: string): Promise<void> {
 }
 
 export async function openDatabase(url: string, poolSize = 10): Promise<Database> {
-  const orm = await MikroORM.init(ormOptions(url, poolSize))
-  const connection = orm.em.getConnection()
   let trips = 0
-  connection.getKnex().on('query', () => trips++)
+  // MikroORM 7 runs on Kysely (no knex 'query' event): its logger sees every statement, BEGIN and COMMIT included.
+  const loggerFactory = (options: LoggerOptions) =>
+    new (class extends DefaultLogger {
+      override logQuery(context: Parameters<DefaultLogger['logQuery']>[0]) {
+        trips++
+        super.logQuery(context)
+      }
+    })(options)
+  const orm = await MikroORM.init({ ...ormOptions(url, poolSize), loggerFactory })
+  const connection = orm.em.getConnection()
   const sql = <T extends Row>(text: string, params: unknown[] = [], ctx?: Transaction) =>
     connection.execute<T[]>(text, params, 'all', ctx)
   return {
