@@ -6,6 +6,7 @@ import { accountSummary } from './accounts/accounts.ts'
 import { adminRouter, bearerMatches } from './admin/routes.ts'
 import { ApiError } from './errors.ts'
 import { getJob } from './jobs/jobs.ts'
+import { accessLog } from './observability/log.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { buildOpenApi } from './openapi.ts'
 import { authenticate } from './pipeline/auth.ts'
@@ -46,6 +47,13 @@ export function buildApp(services: Services): Koa {
       ctx.body = { status: 'unavailable' }
     }
   })
+  router.get('/metrics', async (ctx) => {
+    const token = services.config.metricsToken
+    if (!token) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
+    if (!bearerMatches(ctx.get('Authorization'), token)) throw new ApiError('unauthorized', 'The metrics token is not valid.')
+    ctx.type = services.metrics.registry.contentType
+    ctx.body = await services.metrics.render(services.db)
+  })
   router.post('/internal/maintenance', async (ctx) => {
     const secret = services.config.maintenanceSecret
     if (!secret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
@@ -55,7 +63,8 @@ export function buildApp(services: Services): Koa {
 
   const admin = adminRouter(services)
   app.use(requestId)
-  app.use(errorHandler(services.log))
+  app.use(accessLog(services.logger, services.metrics))
+  app.use(errorHandler(services.logger))
   app.use(router.routes())
   app.use(
     router.allowedMethods({

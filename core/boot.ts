@@ -4,6 +4,8 @@ import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
 import { createRateLimiter } from './ratelimit.ts'
+import { createLogger } from './observability/log.ts'
+import { createMetrics } from './observability/metrics.ts'
 import { loadCapabilities, type Capability } from './registry.ts'
 import { loadSecretKey, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
@@ -15,7 +17,8 @@ export interface Booted {
 }
 
 export async function boot(config: Config, overrides: Partial<Services> & { capabilities?: Map<string, Capability> } = {}): Promise<Booted> {
-  const log = overrides.log ?? ((m: string) => console.log(m))
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, pretty: config.logPretty })
+  const log = overrides.log ?? ((m: string) => logger.info(m))
   const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
   const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
   if (database) await migrate(database.url)
@@ -34,6 +37,8 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     secrets: overrides.secrets ?? secretBox(loadSecretKey(config.secretKey)),
     now: overrides.now ?? (() => new Date()),
     log,
+    logger,
+    metrics: overrides.metrics ?? createMetrics(),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]

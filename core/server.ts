@@ -14,16 +14,16 @@ async function main() {
   const config = loadConfig()
   const { services, close } = await boot(config)
   const server = runApi
-    ? buildApp(services).listen(config.port, () => console.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`))
+    ? buildApp(services).listen(config.port, () => services.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`))
     : null
   const worker = runWorker ? await startWorker(services) : null
-  if (worker) console.log('Worker running')
+  if (worker) services.log('Worker running')
 
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
-    console.log(`${signal}: shutting down`)
+    services.log(`${signal}: shutting down`)
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     await worker?.stop()
     await close()

@@ -7,6 +7,8 @@ import type { RateLimiter } from './ratelimit.ts'
 import type { ModelProvider } from './models/provider.ts'
 import type { SecretBox } from './secrets.ts'
 import type { Resolver } from './net/address-guard.ts'
+import type { Logger } from './observability/log.ts'
+import type { Metrics } from './observability/metrics.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -25,5 +27,8 @@ export interface Services {
   now: () => Date
   /** Listeners of terminal job events, called inside the job's final transaction. */
   jobEvents?: JobEvents[]
+  /** A plain message line (boot, worker, maintenance); `logger` for structured lines. */
   log: (message: string) => void
+  logger: Logger
+  metrics: Metrics
 }

@@ -5,6 +5,8 @@
 //     trips per live call;
 //  2. an idempotent replay vs a live call;
 //  3. async jobs: enqueue-to-start latency and completed jobs/s with an instant model and two workers.
+import { pino } from 'pino'
+import { createLogger } from '../core/observability/log.ts'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import autocannon from 'autocannon'
@@ -36,6 +38,8 @@ const { services, close } = await boot(config, {
       : answer,
   ),
   log: () => {},
+  // Access lines are written (their cost is part of the pipeline) but to /dev/null, not over the report.
+  logger: createLogger({ level: 'info' }, pino.destination('/dev/null')),
 })
 
 const listen = (app: Koa) =>

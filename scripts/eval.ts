@@ -17,6 +17,7 @@
 // Adding a capability: one entry in EVALS below: its cases (documents + the known data in the response's
 // shape) and, when the request is not one Doc, how to build it; or a `capabilities/<name>/eval.ts` exporting
 // `evalCases: [{ name, request, expected }]`, found by itself. Exit code 1 when a call fails.
+import { createLogger } from '../core/observability/log.ts'
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -318,6 +319,7 @@ async function main() {
   const { services, close } = await boot(config, {
     capabilities: new Map(capabilities.map((c) => [c.name, c])),
     log: values.verbose ? (m) => console.error(m) : () => {},
+    logger: createLogger({ level: values.verbose ? 'info' : 'silent' }),
   }).catch(async (e) => {
     await dropDatabase()
     await dbServer.stop()

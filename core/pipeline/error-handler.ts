@@ -2,8 +2,9 @@
 // anything else is a bug, logged and answered as 500 internal_error without internals.
 import type { Middleware } from 'koa'
 import { ApiError, errorBody } from '../errors.ts'
+import { safeError, type Logger } from '../observability/log.ts'
 
-export function errorHandler(log: (m: string) => void): Middleware {
+export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next()
@@ -11,7 +12,8 @@ export function errorHandler(log: (m: string) => void): Middleware {
     } catch (e) {
       const err =
         e instanceof ApiError ? e : new ApiError('internal_error', 'Something went wrong on our side. It has been logged; nothing was charged.')
-      if (!(e instanceof ApiError)) log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? e}`)
+      if (!(e instanceof ApiError)) logger.error({ reqId: ctx.state.requestId, code: err.code, err: safeError(e) }, 'unexpected error')
+      ctx.state.errorCode = err.code
       ctx.status = err.status
       for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v)
       ctx.body = errorBody(err.code, err.message, ctx.state.requestId, err.details)
