@@ -8,7 +8,7 @@ import { resolveDatabaseUrl } from '../core/db/database.ts'
 import { prepareTemplate } from '../test/helpers/database.ts'
 
 /** Lines of core/ the full suite must cover (percent); raise it as tests are added, never lower it quietly. */
-const CORE_LINE_COVERAGE_FLOOR = 85
+const CORE_LINE_COVERAGE_FLOOR = 88
 
 const args = process.argv.slice(2)
 const include: string[] = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).tap.include
