@@ -7,6 +7,7 @@ import { accountSummary } from './accounts/accounts.ts'
 import { adminRouter } from './admin/routes.ts'
 import { ApiError } from './errors.ts'
 import { getJob } from './jobs/jobs.ts'
+import { accessLog } from './observability/log.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
 import { mcpEndpoint, mcpTools } from './mcp.ts'
@@ -58,14 +59,19 @@ export function buildApp(services: Services): Koa {
       ctx.body = { status: 'unavailable' }
     }
   })
-  // MAINTENANCE_SECRET is checked by operatorGate, before routing.
+  // METRICS_TOKEN and MAINTENANCE_SECRET are checked by operatorGate, before routing.
+  router.get('/metrics', async (ctx) => {
+    ctx.type = services.metrics.registry.contentType
+    ctx.body = await services.metrics.render(services.db)
+  })
   router.post('/internal/maintenance', async (ctx) => {
     ctx.body = await runMaintenance(services)
   })
 
   const admin = adminRouter(services)
   app.use(requestId)
-  app.use(errorHandler(services.log))
+  app.use(accessLog(services.logger, services.metrics))
+  app.use(errorHandler(services.logger))
   app.use(operatorGate(services.config))
   app.use(router.routes())
   app.use(docsRouter().routes())

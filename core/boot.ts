@@ -6,6 +6,8 @@ import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
 import { createRateLimiter } from './ratelimit.ts'
+import { createLogger } from './observability/log.ts'
+import { createMetrics } from './observability/metrics.ts'
 import { loadCapabilities, type Capability } from './registry.ts'
 import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
@@ -17,7 +19,8 @@ export interface Booted {
 }
 
 export async function boot(config: Config, overrides: Partial<Services> & { capabilities?: Map<string, Capability> } = {}): Promise<Booted> {
-  const log = overrides.log ?? ((m: string) => console.log(m))
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel, pretty: config.logPretty })
+  const log = overrides.log ?? ((m: string) => logger.info(m))
   const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
   const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
   // Before touching the database: a process that could not read its siblings' secrets must not start.
@@ -41,6 +44,8 @@ export async function boot(config: Config, overrides: Partial<Services> & { capa
     log,
     mailer: overrides.mailer ?? createMailer(config.smtpUrl, config.mailFrom, log),
     stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),
+    logger,
+    metrics: overrides.metrics ?? createMetrics(),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]

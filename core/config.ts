@@ -57,6 +57,9 @@ export interface Config {
   dashboardUrl?: string
   paused: Record<string, PausedEntry>
   rateLimits: Record<string, number>
+  logLevel: string
+  logPretty: boolean
+  metricsToken?: string
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
@@ -133,5 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // manifest ships paused (transcribe) stays paused until its entry is false: '{"transcribe": false}'.
     paused: json<Record<string, PausedEntry>>('PAUSED_ENDPOINTS', env.PAUSED_ENDPOINTS) ?? defaults.paused,
     rateLimits: { ...defaults.rateLimits, ...json<Record<string, number>>('RATE_LIMITS', env.RATE_LIMITS) },
+    logLevel: env.LOG_LEVEL || defaults.logLevel,
+    logPretty: env.LOG_PRETTY === 'true',
+    metricsToken: env.METRICS_TOKEN || undefined,
   }
 }

@@ -24,16 +24,16 @@ async function main() {
       })
       server.listen(config.port, resolve)
     })
-    console.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`)
+    services.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`)
   }
   const worker = runWorker ? await startWorker(services) : null
-  if (worker) console.log('Worker running')
+  if (worker) services.log('Worker running')
 
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
-    console.log(`${signal}: shutting down`)
+    services.log(`${signal}: shutting down`)
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     await worker?.stop()
     await close()

@@ -9,6 +9,8 @@ import type { SecretBox } from './secrets.ts'
 import type { Resolver } from './net/address-guard.ts'
 import type { Mailer } from './mail.ts'
 import type Stripe from 'stripe'
+import type { Logger } from './observability/log.ts'
+import type { Metrics } from './observability/metrics.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -27,9 +29,12 @@ export interface Services {
   now: () => Date
   /** Listeners of terminal job events, called inside the job's final transaction. */
   jobEvents?: JobEvents[]
+  /** A plain message line (boot, worker, maintenance); `logger` for structured lines. */
   log: (message: string) => void
   /** Sign-in links and account emails (SMTP_URL, or the log). */
   mailer: Mailer
   /** The Stripe client, or null without STRIPE_SECRET_KEY (the operator grants packs and plans). */
   stripe: Stripe | null
+  logger: Logger
+  metrics: Metrics
 }

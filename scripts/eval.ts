@@ -22,6 +22,7 @@
 // configured database itself instead (needs no CREATEDB right). Either way it funds a throwaway account
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 // Exit code 1 when a call fails.
+import { createLogger } from '../core/observability/log.ts'
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -274,6 +275,7 @@ async function main() {
   const { services, close } = await boot(config, {
     capabilities: new Map(capabilities.map((c) => [c.name, c])),
     log: values.verbose ? (m) => console.error(m) : () => {},
+    logger: createLogger({ level: values.verbose ? 'info' : 'silent' }),
   }).catch(async (e) => {
     await dropDatabase()
     await dbServer.stop()

@@ -149,7 +149,7 @@ async function search(input: Input, namespace: string, ctx: CapabilityContext): 
   }
 }
 
-/** A real[] literal: knex expands array bindings into lists, so vectors travel as text. */
+/** A real[] literal: MikroORM expands array bindings into lists, so vectors travel as text. */
 function pgArray(v: number[]): string {
   if (!v.every(Number.isFinite)) throw new ApiError('inference_failed', 'The embedding provider returned an invalid vector.')
   return `{${v.join(',')}}`

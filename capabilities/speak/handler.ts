@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import { experimental_generateSpeech as generateSpeech } from 'ai'
+import { generateSpeech } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { sniffMediaType } from '../../core/documents/sniff.ts'
 import { ApiError } from '../../core/errors.ts'

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import { experimental_transcribe as transcribe, NoTranscriptGeneratedError } from 'ai'
+import { NoTranscriptGeneratedError, transcribe } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { AUDIO_TYPES, loadMedia } from '../../core/documents/media.ts'
 import { ApiError } from '../../core/errors.ts'
@@ -28,13 +28,16 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     { inlinePath: '/audio', urlPath: '/audioUrl', accept: AUDIO_TYPES, what: 'audio', expected: 'send WAV, MP3, M4A, OGG, FLAC or WebM audio' },
     ctx,
   )
+  const model = ctx.ai.provider.transcription()
   const result = await ctx.ai.run('transcription', (abortSignal) =>
     transcribe({
-      model: ctx.ai.provider.transcription(),
+      model,
       audio: audio.bytes,
-      // Any openai option makes the SDK ask for verbose_json (segments) from the models that support it.
       providerOptions: {
         openai: {
+          // @ai-sdk/openai 4 picks the response format of OpenAI's own gpt-* models itself (json or diarized_json);
+          // any other model (whisper-1, whisper servers behind OPENAI_BASE_URL) is asked for verbose_json: segments.
+          ...((typeof model === 'string' ? model : model.modelId).startsWith('gpt-') ? {} : { responseFormat: 'verbose_json' as const }),
           timestampGranularities: ['segment'],
           ...(input.language ? { language: input.language.toLowerCase() } : {}),
           ...(input.prompt ? { prompt: input.prompt } : {}),

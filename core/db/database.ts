@@ -56,7 +56,7 @@ export async function migrate(url: string): Promise<void> {
     await lock.query('select pg_advisory_lock(7201)')
     const orm = await MikroORM.init(ormOptions(url, 1))
     try {
-      await orm.getMigrator().up()
+      await orm.migrator.up()
     } finally {
       await orm.close()
     }
@@ -141,7 +141,7 @@ function ormOptions(url: string, poolSize: number) {
     extensions: [Migrator],
     pool: { min: 0, max: poolSize }, // entities only (accounts, keys); money goes through the pg Pool
     discovery: { warnWhenNoEntities: false },
-    migrations: { migrationsList: migrations, tableName: 'schema_migrations', transactional: true, silent: true },
+    migrations: { migrationsList: migrations, tableName: 'schema_migrations', transactional: true, silent: true, snapshot: false },
     debug: false,
   }
 }

@@ -1,4 +1,4 @@
-// PDF text extraction with unpdf (serverless pdf.js build). On Node 20 it needs no polyfill from us:
+// PDF text extraction with unpdf (serverless pdf.js build). On Node 24 it needs no polyfill from us:
 // the bundled pdf.js installs its own Promise.withResolvers / Promise.try / Map#getOrInsertComputed shims.
 import { extractText, getDocumentProxy } from 'unpdf'
 

@@ -153,6 +153,10 @@ function searchSources(result: { sources?: Array<Record<string, any>>; content?:
   const found = new Map<string, string>()
   for (const s of result.sources ?? []) if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || '')
   for (const part of result.content ?? []) {
+    // @ai-sdk/openai 4: titles travel on the answer's citations once the search call lists its sources.
+    for (const c of part.type === 'text' ? (part.citations ?? []) : []) {
+      if (c.source?.sourceType === 'url' && c.source.url) found.set(c.source.url, found.get(c.source.url) || c.source.title || '')
+    }
     if (part.type !== 'tool-result' || !String(part.toolName).includes('search')) continue
     for (const s of part.output?.sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, '')
   }

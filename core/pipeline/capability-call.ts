@@ -62,6 +62,7 @@ export function capabilityCall(cap: Capability, services: Services): Middleware 
       const result = await cap.handler(call.input as never, context) // 7
       const published = checkResult(cap, result, services.log)
       body = (await capture(services.db, held.holdId, published, idempotency?.key ?? null, services.now())).body // 8
+      ctx.state.credits = cap.price
     } catch (e) {
       await release(services.db, held.holdId, idempotency?.key ?? null)
       if (e instanceof ClientGone) return // nobody to answer; the call was free

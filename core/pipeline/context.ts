@@ -18,7 +18,8 @@ export function capabilityContext(
   const log = (m: string) => services.log(`[${cap.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const objectWithSources = <T>(request: ObjectRequest) =>
-    generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, deadline)
+    services.metrics.modelCall(cap.name, 'text', () =>
+      generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, deadline))
   return {
     requestId: call.requestId,
     accountId: call.accountId,
@@ -27,7 +28,7 @@ export function capabilityContext(
       provider,
       objectWithSources,
       object: async (request) => (await objectWithSources(request)).object as never,
-      run: (what, fn) => runModel(what, deadline, fn),
+      run: (what, fn) => services.metrics.modelCall(cap.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
       resolve: (input) => resolveDocument(input, { fetch: fetchGuarded, signal: call.signal }),

@@ -4,8 +4,9 @@
 // carries the SQL with its bound values (key hashes, secrets).
 import type { Middleware } from 'koa'
 import { ApiError, errorBody } from '../errors.ts'
+import { safeError, type Logger } from '../observability/log.ts'
 
-export function errorHandler(log: (m: string) => void): Middleware {
+export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next()
@@ -13,17 +14,11 @@ export function errorHandler(log: (m: string) => void): Middleware {
     } catch (e) {
       const err =
         e instanceof ApiError ? e : new ApiError('internal_error', 'Something went wrong on our side. It has been logged; nothing was charged.')
-      if (!(e instanceof ApiError)) log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${describeError(e)}`)
+      if (!(e instanceof ApiError)) logger.error({ reqId: ctx.state.requestId, code: err.code, err: safeError(e) }, 'unexpected error')
+      ctx.state.errorCode = err.code
       ctx.status = err.status
       for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v)
       ctx.body = errorBody(err.code, err.message, ctx.state.requestId, err.details)
     }
   }
-}
-
-export function describeError(e: unknown): string {
-  if (!(e instanceof Error)) return typeof e
-  const code = (e as { code?: unknown }).code
-  const frames = (e.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 8)
-  return [`${e.constructor.name}${code !== undefined ? ` code=${String(code)}` : ''}`, ...frames].join('\n')
 }

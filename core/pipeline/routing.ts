@@ -1,7 +1,7 @@
 // Routing rules that authorization must not depend on (issue 12). Every router is case-sensitive and
 // strict, so a route answers to one spelling only; and the operator areas are guarded by one app-level
 // middleware that runs before any router, on the path as a router could ever read it (percent-decoded,
-// lower-cased, slashes collapsed). A route added under /admin or /internal cannot miss its token.
+// lower-cased, slashes collapsed). A route added under /admin, /internal or /metrics cannot miss its token.
 import Router from '@koa/router'
 import type { Middleware } from 'koa'
 import type { Config } from '../config.ts'
@@ -40,6 +40,7 @@ export function operatorGate(config: Config): Middleware {
   const areas: OperatorArea[] = [
     { prefix: '/admin', secret: config.adminToken, name: 'admin token' },
     { prefix: '/internal', secret: config.maintenanceSecret, name: 'maintenance secret' },
+    { prefix: '/metrics', secret: config.metricsToken, name: 'metrics token' },
   ]
   return async (ctx, next) => {
     const path = canonicalPath(ctx.path)

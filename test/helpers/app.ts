@@ -18,6 +18,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Resolver } from '../../core/net/address-guard.ts'
 import { PublishedContract } from './contract.ts'
 import { createTestDatabase } from './database.ts'
+import { createLogger, type Logger } from '../../core/observability/log.ts'
 
 interface Tap {
   teardown(fn: () => unknown): void
@@ -32,6 +33,8 @@ export interface TestAppOptions {
   worker?: boolean
   /** Serve these capabilities instead of the folders (kernel tests use synthetic ones). */
   capabilities?: Capability[]
+  /** Where structured log lines go (silent unless a test reads them). */
+  logger?: Logger
 }
 
 export interface Reply {
@@ -65,6 +68,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
   const { services, close } = await boot(config, {
     provider: opts.provider ?? mockProvider(),
     log: () => {},
+    logger: opts.logger ?? createLogger({ level: 'silent' }),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.capabilities ? { capabilities: new Map(opts.capabilities.map((c) => [c.name, c])) } : {}),

@@ -2,6 +2,7 @@
 import { boot } from '../../core/boot.ts'
 import { loadConfig } from '../../core/config.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
+import { createLogger } from '../../core/observability/log.ts'
 import { mockProvider } from './app.ts'
 import { jobCapability } from './job-capabilities.ts'
 
@@ -9,6 +10,7 @@ const { services } = await boot(loadConfig(), {
   capabilities: new Map([[jobCapability.name, jobCapability]]),
   provider: mockProvider(),
   log: () => {},
+  logger: createLogger({ level: 'silent' }),
 })
 const runner = await startWorker(services, { concurrency: 1 })
 process.stdout.write('ready\n')

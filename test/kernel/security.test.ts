@@ -10,7 +10,7 @@ import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { BootRefusal } from '../../core/config.ts'
 import { ApiError } from '../../core/errors.ts'
 import { runModel } from '../../core/models/generate.ts'
-import { describeError } from '../../core/pipeline/error-handler.ts'
+import { safeError } from '../../core/observability/log.ts'
 import { MAX_JSON_DEPTH, tooDeep } from '../../core/pipeline/request.ts'
 import { canonicalPath } from '../../core/pipeline/routing.ts'
 import { loadSecretKeys, secretBox, SecretUnreadable } from '../../core/secrets.ts'
@@ -300,8 +300,9 @@ t.test('an internal error is logged by class, code, stack frames and request id,
   const e = Object.assign(new Error(`select * from api_keys where key_hash = '\\xdeadbeef' - invalid input syntax for type uuid: "not-a-uuid"`), {
     code: '22P02',
   })
-  const line = describeError(e)
-  t.match(line, /^Error code=22P02\n\s+at /)
+  const logged = safeError(e)
+  t.match(logged, { type: 'Error', code: '22P02', stack: /^\s+at / })
+  const line = JSON.stringify(logged)
   t.notMatch(line, /deadbeef|not-a-uuid|select/)
 })
 

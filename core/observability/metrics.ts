@@ -1,0 +1,85 @@
+// GET /metrics (Prometheus text, prom-client). What one process sees happen (requests, model calls) is
+// counted here as it happens; what the database knows for every process (credits charged, open holds,
+// jobs, webhook attempts) is read from it in one statement per scrape, so the API and the worker agree.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Query } from '../db/database.ts'
+
+export interface Metrics {
+  readonly registry: Registry
+  /** One answered request (the access line's fields). */
+  request(r: { method: string; route: string; status: number; seconds: number; credits: number; code?: string | undefined }): void
+  /** Times one model call of a capability: latency by outcome, and failures. */
+  modelCall<T>(endpoint: string, kind: string, fn: () => Promise<T>): Promise<T>
+  /** The exposition text, with the database-backed values read now. */
+  render(db: Query): Promise<string>
+}
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const registers = [registry]
+  const requests = new Counter({ name: 'capapi_http_requests_total', help: 'Answered HTTP requests', labelNames: ['method', 'route', 'status'], registers })
+  const latency = new Histogram({
+    name: 'capapi_http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers,
+  })
+  const refusals = new Counter({ name: 'capapi_rate_limit_refusals_total', help: 'Requests refused with 429 rate_limited', labelNames: ['route'], registers })
+  const modelLatency = new Histogram({
+    name: 'capapi_model_call_duration_seconds', help: 'Time of a capability model call (with its corrective retry)', labelNames: ['endpoint', 'kind', 'outcome'], buckets: SECONDS, registers,
+  })
+  const modelFailures = new Counter({ name: 'capapi_model_call_failures_total', help: 'Model calls that failed or timed out', labelNames: ['endpoint', 'kind'], registers })
+  const credits = new Counter({ name: 'capapi_credits_charged_total', help: 'Credits charged since the database was created, by endpoint', labelNames: ['endpoint'], registers })
+  const holds = new Gauge({ name: 'capapi_holds_open', help: 'Holds placed and not yet captured or released', registers })
+  const held = new Gauge({ name: 'capapi_holds_open_credits', help: 'Credits reserved by open holds', registers })
+  const jobs = new Gauge({ name: 'capapi_jobs', help: 'Async jobs by state', labelNames: ['state'], registers })
+  const attempts = new Counter({ name: 'capapi_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers })
+  const deliveriesFailed = new Counter({ name: 'capapi_webhook_deliveries_failed_total', help: 'Webhook deliveries given up after every retry', registers })
+
+  return {
+    registry,
+    request({ method, route, status, seconds, code }) {
+      const labels = { method, route, status: String(status) }
+      requests.inc(labels)
+      latency.observe(labels, seconds)
+      if (code === 'rate_limited') refusals.inc({ route })
+    },
+    async modelCall(endpoint, kind, fn) {
+      const started = process.hrtime.bigint()
+      let outcome = 'failed'
+      try {
+        const out = await fn()
+        outcome = 'ok'
+        return out
+      } finally {
+        modelLatency.observe({ endpoint, kind, outcome }, Number(process.hrtime.bigint() - started) / 1e9)
+        if (outcome === 'failed') modelFailures.inc({ endpoint, kind })
+      }
+    },
+    async render(db) {
+      const [row] = await db.sql(SNAPSHOT)
+      credits.reset()
+      for (const [endpoint, n] of Object.entries(row!.credits as Record<string, number>)) credits.inc({ endpoint }, Number(n))
+      holds.set(Number(row!.open_holds))
+      held.set(Number(row!.held))
+      jobs.reset()
+      for (const state of ['queued', 'running', 'succeeded', 'failed']) jobs.set({ state }, Number((row!.jobs as Record<string, number>)[state] ?? 0))
+      // Counters whose running total the database keeps: set to it on each scrape.
+      attempts.reset()
+      attempts.inc({ outcome: 'delivered' }, Number(row!.attempts) - Number(row!.attempt_failures))
+      attempts.inc({ outcome: 'failed' }, Number(row!.attempt_failures))
+      deliveriesFailed.reset()
+      deliveriesFailed.inc(Number(row!.deliveries_failed))
+      return registry.metrics()
+    },
+  }
+}
+
+const SNAPSHOT = `select
+  (select coalesce(json_object_agg(endpoint, n), '{}') from (select endpoint, sum(credits) n from usage_events group by endpoint) c) as credits,
+  (select count(*) from holds where state = 'open') as open_holds,
+  (select coalesce(sum(amount), 0) from holds where state = 'open') as held,
+  (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*) n from jobs group by status) j) as jobs,
+  (select count(*) from webhook_attempts) as attempts,
+  (select count(*) from webhook_attempts where status_code is null or status_code not between 200 and 299) as attempt_failures,
+  (select count(*) from webhook_deliveries where status = 'failed') as deliveries_failed`
