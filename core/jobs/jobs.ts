@@ -7,7 +7,7 @@ import type { Query } from '../db/database.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts'
 import { capabilityContext } from '../pipeline/context.ts'
 import type { Services, JobEventName } from '../services.ts'
-import { capture, release, reserve, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
+import { capture, release, reserve, Usage, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
 import { checkResult } from '../pipeline/result.ts'
 import { UUID } from '../validation.ts'
 
@@ -44,7 +44,7 @@ export const JobView = Type.Object(
     startedAt: Type.Optional(Time),
     finishedAt: Type.Optional(Time),
     requestId: Type.String(),
-    result: Type.Optional(Type.Object({}, { description: 'when succeeded: the body the synchronous call returns, usage included' })),
+    result: Type.Optional(Type.Object({ usage: Usage }, { additionalProperties: true, description: 'when succeeded: the body the synchronous call returns, usage included' })),
     error: Type.Optional(Type.String({ description: 'when failed: what went wrong, for people' })),
     errorCode: Type.Optional(
       Type.Unsafe<JobErrorCode>({ type: 'string', enum: [...Object.keys(ERROR_STATUS), ...JOB_ONLY_CODES], description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded)' }),

@@ -2,37 +2,44 @@ import { BaseClient, type CallOptions, type VerifyOptions, type WaitOptions } fr
 export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
 /** The stable error codes (C2) */
 export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable";
-/** What the call cost */
 export type Usage = {
-    /** Credits this call was charged */
+    /** credits this call charged */
     credits: number;
-    /** Credits available after the charge */
+    /** credits available after the charge */
     balanceRemaining: number;
 };
-/** The report of a dry run (Service-Dry-Run): what the live call would do; nothing is charged */
 export type DryRun = {
     dryRun: true;
+    /** e.g. /v1/classify */
     endpoint: string;
-    /** The status the live call would get */
+    /** the status the live call would answer now */
     liveStatus: number;
+    /** credits the live call would charge (0 when it would be refused) */
     wouldCharge: number;
     price: number;
+    /** credits available now (balance minus open holds) */
     balance: number;
+    /** the refusal the live call would get */
     error?: {
-        code: string;
+        /** stable; branch on it */
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable";
+        /** for people; may change */
         message: string;
-        [key: string]: unknown;
+        /** JSON-pointer paths of the offending values */
+        details?: Array<{
+            path: string;
+            message: string;
+        }>;
     };
 };
-/** An async call accepted as a job */
 export type JobAccepted = {
     jobId: string;
     status: "queued";
     requestId: string;
 };
-/** An async job */
 export type Job = {
     jobId: string;
+    /** e.g. /v1/parse */
     endpoint: string;
     status: "queued" | "running" | "succeeded" | "failed";
     createdAt: string;
@@ -40,38 +47,99 @@ export type Job = {
     startedAt?: string;
     finishedAt?: string;
     requestId: string;
-    /** The body the synchronous call returns, usage included */
+    /** when succeeded: the body the synchronous call returns, usage included */
     result?: {
-        usage: Usage;
+        usage: {
+            /** credits this call charged */
+            credits: number;
+            /** credits available after the charge */
+            balanceRemaining: number;
+        };
         [key: string]: unknown;
     };
-    /** Why the job failed, for people */
+    /** when failed: what went wrong, for people */
     error?: string;
-    /** Why the job failed, the stable code (C2) */
-    errorCode?: string;
+    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "worker_lost" | "deadline_exceeded";
 };
-/** GET /v1/account */
 export type Account = {
     id: string;
-    /** Credits on the account (= balance) */
+    /** = balance */
     balanceCredits: number;
-    /** The value of one credit in USD (0.01) */
-    creditUsd: number;
+    /** US dollars per credit */
+    creditUsd: 0.01;
+    /** balance × creditUsd, rounded to cents */
     balanceUsd: number;
+    /** credits on the account, open holds included */
     balance: number;
-    /** Held by calls in flight */
+    /** credits held by calls and jobs in flight */
     reserved: number;
-    /** balance - reserved: what new calls can spend */
+    /** balance − reserved: what the next call can spend */
     available: number;
-    plan: string;
+    plan: "none" | "developer" | "team";
 };
-/** The body POSTed to callbackUrl when an async job ends */
 export type WebhookEvent = {
-    /** The same on every retry of one delivery: deduplicate on it */
+    /** the same on every attempt (= webhook-id): deduplicate on it */
     deliveryId: string;
     event: "job.completed" | "job.failed";
     createdAt: string;
-    job: Job;
+    job: {
+        jobId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        status: "queued" | "running" | "succeeded" | "failed";
+        createdAt: string;
+        updatedAt: string;
+        startedAt?: string;
+        finishedAt?: string;
+        requestId: string;
+        /** when succeeded: the body the synchronous call returns, usage included */
+        result?: {
+            usage: {
+                /** credits this call charged */
+                credits: number;
+                /** credits available after the charge */
+                balanceRemaining: number;
+            };
+            [key: string]: unknown;
+        };
+        /** when failed: what went wrong, for people */
+        error?: string;
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "worker_lost" | "deadline_exceeded";
+    };
+};
+export type UsageQuery = {
+    cursor?: string;
+    /** 1–200, default 50 */
+    limit?: string;
+    endpoint?: string;
+    keyId?: string;
+    from?: string;
+    to?: string;
+};
+export type UsagePage = {
+    entries: Array<{
+        id: string;
+        kind: "purchase" | "plan_grant" | "charge" | "adjustment";
+        /** Credits; negative for a charge */
+        amount: number;
+        balanceAfter: number;
+        createdAt: string;
+        endpoint?: string;
+        requestId?: string;
+        keyId?: string;
+        reference?: string;
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+    /** Charged calls per UTC day and endpoint over from/to (default: the last 30 days) */
+    daily: Array<{
+        date: string;
+        endpoint: string;
+        calls: number;
+        credits: number;
+    }>;
 };
 /** POST /v1/categorize request */
 export type CategorizeRequest = {
@@ -121,7 +189,10 @@ export type ChargebackResponse = {
         item: string;
         /** true only when an item of the caller's evidence backs the entry (listed in matchedEvidence) */
         have: boolean;
-        matchedEvidence?: Array<string>;
+        matchedEvidence?: Array<{
+            evidenceIndex: number;
+            quote: string;
+        }>;
     }>;
     winLikelihood: number;
     rationale: string;
@@ -143,6 +214,7 @@ export type ClassifyResponse = {
     labels?: Array<string>;
     confidence: number;
     rationale: string;
+    warnings?: Array<string>;
 } & {
     usage: Usage;
 };
@@ -298,6 +370,7 @@ export type ExtractRequest = {
 export type ExtractResponse = {
     results: Array<{
         field: string;
+        /** null: the text does not state this field */
         value: string | null;
         confidence: number;
     }>;
@@ -347,6 +420,8 @@ export type ImageResponse = {
     revisedPrompt?: string;
     /** the size requested from the provider */
     size: string;
+    /** the aspect ratio produced (of width:height measured, else of size), reduced: "3:2" when 16:9 or 4:3 was asked for */
+    aspectRatio: string;
     /** measured from the image header */
     width?: number;
     height?: number;
@@ -560,7 +635,7 @@ export type ParseResponse = {
     }>;
     fields: Array<{
         label: string;
-        /** dates as YYYY-MM-DD, amounts as numbers */
+        /** dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out */
         value: string | number | null;
         confidence: number;
     }>;
@@ -1324,6 +1399,8 @@ export declare class Client extends BaseClient {
     account(options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Account>;
     /** An async job: status, and result or error once it has ended. Free. */
     getJob(id: string, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Job>;
+    /** Ledger entries (newest first, with a cursor) and daily totals per endpoint. Free. */
+    usage(query?: UsageQuery, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<UsagePage>;
     /** Reads the job until it has succeeded or failed (interval, timeout, abort signal). */
     waitForJob(id: string, options?: WaitOptions): Promise<Job>;
 }
