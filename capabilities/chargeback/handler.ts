@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
-import { clip, StringEnum } from '../../core/models/answers.ts'
+import { clip, comparableText, StringEnum } from '../../core/models/answers.ts'
 import { CATEGORIES, NETWORKS, codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
 import type { ChargebackResult } from './manifest.ts'
 
@@ -48,13 +48,7 @@ type Answer = Static<typeof ChargebackAnswer>
 
 /** Case, quote marks and whitespace aside: is `quote` (at least 3 characters of words) in `text`? */
 export function quotedIn(quote: string, text: string): boolean {
-  const norm = (s: string) =>
-    s
-      .toLowerCase()
-      .replace(/[\u2018\u2019]/g, "'")
-      .replace(/[\u201c\u201d]/g, '"')
-      .replace(/\s+/g, ' ')
-      .trim()
+  const norm = comparableText
   const q = norm(quote).replace(/^["']|["']$/g, '')
   return q.replace(/[^\p{L}\p{N}]/gu, '').length >= 3 && norm(text).includes(q)
 }

@@ -7,20 +7,22 @@ const cap = await capabilityHarness(t, manifest, { funds: 10 })
 const text = 'My card was charged twice for the same order, and the app crashes when I open my invoices.'
 const labels = ['billing', 'technical', 'Shipping']
 
-t.test("the label is the caller's, in the caller's spelling; charged 2", async (t) => {
-  cap.reply({ label: ' BILLING ', confidence: 0.93, rationale: 'A duplicate charge.\nSecond line dropped.' })
+t.test("the label is one of the caller's, in the caller's spelling (an enum in the answer schema, issue 15); charged 2", async (t) => {
+  cap.reply({ label: 'billing', confidence: 0.93, rationale: 'A duplicate charge.\nSecond line dropped.' })
   const call = await cap.call({ text, labels })
   cap.expectCharged(t, call)
   t.same(call.res.body, { label: 'billing', confidence: 0.93, rationale: 'A duplicate charge.', usage: { credits: 2, balanceRemaining: 8 } })
   t.match(cap.prompts[0], /Allowed labels: \[\\"billing\\",\\"technical\\",\\"Shipping\\"\]/, 'the taxonomy reaches the model')
 })
 
-t.test('multi: every label from the taxonomy, the best one first, no repeats, invented ones dropped', async (t) => {
-  cap.reply({ label: 'technical', labels: ['billing', 'Technical', 'refunds', 'shipping'], confidence: 0.8, rationale: 'Both.' })
+t.test('multi: every label from the taxonomy, the best one first, no repeats', async (t) => {
+  cap.reply({ label: 'technical', labels: ['billing', 'technical', 'Shipping'], confidence: 0.8, rationale: 'Both.' })
   const { res } = await cap.call({ text, labels, multi: true })
   t.equal(res.status, 200, res.text)
   t.same(res.body.labels, ['technical', 'billing', 'Shipping'])
   t.equal(res.body.label, 'technical')
+  cap.reply({ label: 'technical', labels: ['billing', 'refunds'], confidence: 0.8, rationale: 'Both.' })
+  await cap.expectRefused(t, { text, labels, multi: true }, { status: 502, code: 'inference_failed', why: 'an invented label in labels (twice)' })
 })
 
 t.test('a label outside the taxonomy is a failed call, free', async (t) => {

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
 import { normalizeDate } from '../../core/documents/checks.ts'
 import { ApiError } from '../../core/errors.ts'
+import { comparableText } from '../../core/models/answers.ts'
 import type { ContractResult } from './manifest.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
@@ -44,13 +45,7 @@ const SYSTEM = [
   '  high: uncapped or one-sided liability, unilateral termination or price change, automatic renewal with long notice, broad indemnities.',
 ].join('\n')
 
-const norm = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\u201c\u201d]/g, '"')
-    .replace(/\s+/g, ' ')
-    .trim()
+const norm = comparableText
 const clean = (s: string | null) => s?.trim() || null
 
 export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<ContractResult> {

@@ -52,6 +52,15 @@ export function SendableText(mustContain: string[][] = [], options: Record<strin
 }
 
 /** Runs of whitespace (line breaks too) as one space, trimmed; '' for null or undefined. */
+/** Text as a quote is compared: lower case, typographic quotes straightened, whitespace folded. */
+export const comparableText = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim()
+
 export const oneLine = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim()
 
 /** At most `max` characters: a longer string is cut, its trailing whitespace dropped and '…' appended. */

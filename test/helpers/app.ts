@@ -5,6 +5,7 @@ import type { Server } from 'node:http'
 import { MockLanguageModelV3 } from 'ai/test'
 import type { LanguageModel } from 'ai'
 import type { Runner } from 'graphile-worker'
+import type { Test } from 'tap'
 import { buildApp, httpServer } from '../../core/app.ts'
 import { boot } from '../../core/boot.ts'
 import { loadConfig, type Config } from '../../core/config.ts'
@@ -54,6 +55,8 @@ export interface TestApp {
   customer(credits: number, opts?: { plan?: Plan; monthlySpendCap?: number }): Promise<{ accountId: string; keyId: string; key: string }>
   topUp(accountId: string, credits: number): Promise<void>
   ledger(accountId: string): Promise<{ balance: number; reserved: number; ledgerSum: number }>
+  /** The money checks every entry point (HTTP, SDK, MCP) shares: this balance, no hold open, balance == sum(ledger). */
+  expectLedger(t: Test, accountId: string, balance: number): Promise<void>
 }
 
 let accounts = 0
@@ -128,6 +131,12 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
         [accountId],
       )
       return { balance: Number(row!.balance), reserved: Number(row!.reserved), ledgerSum: Number(row!.sum) }
+    },
+    async expectLedger(t, accountId, balance) {
+      const l = await app.ledger(accountId)
+      t.equal(l.balance, balance, `balance is ${balance}`)
+      t.equal(l.reserved, 0, 'no hold left open')
+      t.equal(l.balance, l.ledgerSum, 'balance == sum(ledger)')
     },
   }
   return app

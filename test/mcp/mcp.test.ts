@@ -1,6 +1,6 @@
 // The MCP endpoint, driven by the MCP SDK's own client over Streamable HTTP: every capability is a tool, and a
 // tool call charges and refuses exactly like the HTTP call (C1, C3, C4): same key, same codes, same ledger.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
@@ -17,12 +17,6 @@ async function connect(a: TestApp, key: string): Promise<Client> {
   return client
 }
 
-async function ledgerIsConsistent(t: Test, a: TestApp, accountId: string, balance: number) {
-  const l = await a.ledger(accountId)
-  t.equal(l.balance, balance, `balance is ${balance}`)
-  t.equal(l.reserved, 0, 'no hold left open')
-  t.equal(l.balance, l.ledgerSum, 'balance == sum(ledger)')
-}
 
 t.test('every capability is a tool with its price, input and output schema, plus get_job and account', async (t) => {
   const c = await app.customer(10)
@@ -60,7 +54,7 @@ t.test('a tool call is charged exactly the price and returns the HTTP body with 
   t.notOk(r.isError)
   t.same(r.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
   t.same(JSON.parse((r.content as any)[0].text), r.structuredContent, 'the text content is the same JSON')
-  await ledgerIsConsistent(t, app, c.accountId, 8)
+  await app.expectLedger(t, c.accountId, 8)
   const [usage] = await app.services.db.sql(`select count(*)::int as n from usage_events where account_id = ? and endpoint = 'classify'`, [c.accountId])
   t.equal(usage!.n, 1, 'one usage row, like an HTTP call')
 })
@@ -71,7 +65,7 @@ t.test('idempotencyKey replays instead of charging twice (C5)', async (t) => {
   const first = await client.callTool({ name: 'classify', arguments: { ...classify, idempotencyKey: 'mcp-1' } })
   const again = await client.callTool({ name: 'classify', arguments: { ...classify, idempotencyKey: 'mcp-1' } })
   t.same(again.structuredContent, first.structuredContent)
-  await ledgerIsConsistent(t, app, c.accountId, 8)
+  await app.expectLedger(t, c.accountId, 8)
   const reused = await client.callTool({ name: 'classify', arguments: { ...classify, text: 'other', idempotencyKey: 'mcp-1' } })
   t.ok(reused.isError)
   t.equal(JSON.parse((reused.content as any)[0].text).error.code, 'idempotency_key_reused')
@@ -85,7 +79,7 @@ t.test('too few credits: the tool answers the 402 insufficient_credits error and
   const body = JSON.parse((r.content as any)[0].text)
   t.equal(body.error.code, 'insufficient_credits')
   t.match(body.error.requestId, /^req_/)
-  await ledgerIsConsistent(t, app, c.accountId, 1)
+  await app.expectLedger(t, c.accountId, 1)
 })
 
 t.test('invalid arguments: invalid_request with details, nothing charged (C1 stage 4)', async (t) => {
@@ -95,7 +89,7 @@ t.test('invalid arguments: invalid_request with details, nothing charged (C1 sta
   const body = JSON.parse((r.content as any)[0].text)
   t.equal(body.error.code, 'invalid_request')
   t.ok(body.error.details.some((d: any) => d.path === '/labels'))
-  await ledgerIsConsistent(t, app, c.accountId, 10)
+  await app.expectLedger(t, c.accountId, 10)
 })
 
 t.test('dryRun quotes the call and charges nothing (C3)', async (t) => {
@@ -103,7 +97,7 @@ t.test('dryRun quotes the call and charges nothing (C3)', async (t) => {
   const r = await (await connect(app, c.key)).callTool({ name: 'classify', arguments: { ...classify, dryRun: true } })
   t.notOk(r.isError)
   t.same(r.structuredContent, { dryRun: true, endpoint: '/v1/classify', liveStatus: 200, wouldCharge: 2, price: 2, balance: 10 })
-  await ledgerIsConsistent(t, app, c.accountId, 10)
+  await app.expectLedger(t, c.accountId, 10)
 })
 
 t.test('account tool reads the account the key belongs to', async (t) => {
@@ -129,7 +123,7 @@ t.test('an async capability returns the job; get_job reads it until it ends, cha
   }
   t.equal(job.status, 'succeeded')
   t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13 } })
-  await ledgerIsConsistent(t, jobs, c.accountId, 13)
+  await jobs.expectLedger(t, c.accountId, 13)
   const other = await jobs.customer(0)
   const foreign = await (await connect(jobs, other.key)).callTool({ name: 'get_job', arguments: { jobId } })
   t.ok(foreign.isError, "another account's key cannot read the job")

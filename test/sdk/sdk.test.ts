@@ -4,10 +4,10 @@
 import { createHmac } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { ApiError, Client, verifyWebhook, WebhookVerificationError, type ClassifyResponse, type DryRun, type Job } from '../../sdk/dist/index.js'
 import { sign } from '../../core/webhooks/webhooks.ts'
-import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
+import { startTestApp, mockProvider } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
 const classifyAnswer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge is a billing question.' }
@@ -24,12 +24,6 @@ function recording() {
   return { sent, fetcher }
 }
 
-async function ledgerIsConsistent(t: Test, a: TestApp, accountId: string, balance: number) {
-  const l = await a.ledger(accountId)
-  t.equal(l.balance, balance, `balance is ${balance}`)
-  t.equal(l.reserved, 0, 'no hold left open')
-  t.equal(l.balance, l.ledgerSum, 'balance == sum(ledger)')
-}
 
 t.test('a capability method returns the typed result with usage and is charged exactly the price', async (t) => {
   const c = await app.customer(10)
@@ -38,7 +32,7 @@ t.test('a capability method returns the typed result with usage and is charged e
   const result: ClassifyResponse = await client.classify(input)
   t.same(result, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
   t.match(sent[0]!['idempotency-key'], /^sdk_[0-9a-f-]{36}$/, 'retries are on, so the call carries its own Idempotency-Key')
-  await ledgerIsConsistent(t, app, c.accountId, 8)
+  await app.expectLedger(t, c.accountId, 8)
 })
 
 t.test('a response lost on the way back is retried under the same key and charged once (C5)', async (t) => {
@@ -64,7 +58,7 @@ t.test('a response lost on the way back is retried under the same key and charge
   t.equal(keys.length, 2, 'sent twice')
   t.equal(keys[0], keys[1], 'with one Idempotency-Key')
   t.same(result.usage, { credits: 2, balanceRemaining: 8 }, 'the replay reports the first charge')
-  await ledgerIsConsistent(t, app, c.accountId, 8)
+  await app.expectLedger(t, c.accountId, 8)
 })
 
 t.test('402: a typed ApiError, not retried, nothing charged (C2, C4)', async (t) => {
@@ -78,7 +72,7 @@ t.test('402: a typed ApiError, not retried, nothing charged (C2, C4)', async (t)
   t.match(e.requestId, /^req_/)
   t.match(e.message, /Nothing was charged/)
   t.equal(sent.length, 1, 'a 402 is never retried')
-  await ledgerIsConsistent(t, app, c.accountId, 1)
+  await app.expectLedger(t, c.accountId, 1)
 })
 
 t.test('400 invalid_request carries details; a bad key is 401', async (t) => {
@@ -86,7 +80,7 @@ t.test('400 invalid_request carries details; a bad key is 401', async (t) => {
   const error = (await new Client({ apiKey: c.key, baseUrl: app.url }).classify({ text: 'x' } as never).catch((e) => e)) as ApiError
   t.same({ status: error.status, code: error.code }, { status: 400, code: 'invalid_request' })
   t.ok(error.details.some((d) => d.path === '/labels'))
-  await ledgerIsConsistent(t, app, c.accountId, 10)
+  await app.expectLedger(t, c.accountId, 10)
   const denied = (await new Client({ apiKey: 'ksk_live_nope', baseUrl: app.url }).account().catch((e) => e)) as ApiError
   t.same({ status: denied.status, code: denied.code }, { status: 401, code: 'unauthorized' })
 })
@@ -97,7 +91,7 @@ t.test('dryRun returns the DryRun report and charges nothing (C3)', async (t) =>
   const report: DryRun = await new Client({ apiKey: c.key, baseUrl: app.url, fetch: fetcher }).classify(input, { dryRun: true })
   t.same(report, { dryRun: true, endpoint: '/v1/classify', liveStatus: 200, wouldCharge: 2, price: 2, balance: 10 })
   t.equal(sent[0]!['service-dry-run'], '1')
-  await ledgerIsConsistent(t, app, c.accountId, 10)
+  await app.expectLedger(t, c.accountId, 10)
 })
 
 t.test('account() reads the key’s account', async (t) => {
@@ -117,7 +111,7 @@ t.test('getJob() and waitForJob() follow an async job to its end; charged once (
   t.equal(job.status, 'succeeded')
   t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13 } })
   t.same(await client.getJob(job.jobId), job)
-  await ledgerIsConsistent(t, jobs, c.accountId, 13)
+  await jobs.expectLedger(t, c.accountId, 13)
 
   const slow = await jobs.call('/v1/jobdoc', { body: { text: 'sleep:3000', async: true }, key: c.key })
   const timeout = (await client.waitForJob(slow.body.jobId, { intervalMs: 50, timeoutMs: 200 }).catch((e) => e)) as ApiError
