@@ -47,7 +47,13 @@ const SYSTEM = [
 
 export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<Invoice> {
   const doc = await ctx.documents.resolve(input)
-  const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: InvoiceAnswer })
+  const answer = await ctx.ai.object<Answer>({
+    system: SYSTEM,
+    content: ctx.documents.parts(doc),
+    schema: InvoiceAnswer,
+    // A placeholder ("n/a", "unknown") is no vendor; the schema cannot say so, so it goes back in the corrective retry.
+    check: (a: Answer) => (textOf(a.vendor?.name) ? [] : ['/vendor/name: the seller\'s name as printed, not a placeholder']),
+  })
   return buildInvoice(answer)
 }
 

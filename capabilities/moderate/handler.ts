@@ -3,7 +3,7 @@ import type { UserContent } from 'ai'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { IMAGE_TYPES, loadMedia, urlProblem } from '../../core/documents/media.ts'
 import { ApiError, type ErrorDetail } from '../../core/errors.ts'
-import { oneLine, StringEnum } from '../../core/models/answers.ts'
+import { NonBlank, oneLine, StringEnum } from '../../core/models/answers.ts'
 import { ambiguousEntry } from '../../core/validation.ts'
 import { DECISIONS, SEVERITIES, type ModerateResult, type Severity } from './shapes.ts'
 
@@ -26,7 +26,7 @@ const Answer = Type.Object(
     categories: Type.Array(
       Type.Object(
         {
-          category: Type.String({ maxLength: 100 }),
+          category: NonBlank({ maxLength: 100 }),
           severity: StringEnum(SEVERITIES),
           excerpt: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
         },
@@ -34,7 +34,7 @@ const Answer = Type.Object(
       ),
       { maxItems: 50 },
     ),
-    rationale: Type.String({ maxLength: 2000 }),
+    rationale: NonBlank({ maxLength: 2000 }),
   },
   { additionalProperties: false },
 )

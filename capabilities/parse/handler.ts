@@ -20,7 +20,7 @@ export const ParseAnswer = Type.Object(
     lineItems: Type.Array(Type.Object({ description: MText, amount: MAmount }, { additionalProperties: false })),
     fields: Type.Array(
       Type.Object(
-        { label: MText, value: Type.Union([Type.String(), Type.Number(), Type.Null()]), confidence: Type.Union([Type.Number(), Type.String(), Type.Null()]) },
+        { label: MText, value: Type.Union([Type.String(), Type.Number(), Type.Null()]), confidence: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\s*(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)\\s*%?\\s*$' })]) },
         { additionalProperties: false },
       ),
     ),

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { ApiError } from '../../core/errors.ts'
-import { distinctTexts, oneLine } from '../../core/models/answers.ts'
+import { distinctTexts, NonBlank, oneLine } from '../../core/models/answers.ts'
 import type { ProductCopyRequest, ProductCopyResult } from './manifest.ts'
 
 export const CHANNELS = ['amazon', 'shopify', 'generic'] as const
@@ -59,7 +59,7 @@ const schemas: Record<Channel, TSchema> = Object.fromEntries(
     Type.Object(
       {
         titles: Type.Array(Type.String(), { minItems: 1, maxItems: 5 }),
-        bullets: Type.Array(Type.String(), { minItems: RULES[c].bulletsMin, maxItems: RULES[c].bulletsMax }),
+        bullets: Type.Array(NonBlank(), { minItems: RULES[c].bulletsMin, maxItems: RULES[c].bulletsMax }),
         description: Type.String(),
         seoKeywords: Type.Array(Type.String(), { maxItems: 30 }),
       },

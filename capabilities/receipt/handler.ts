@@ -45,7 +45,13 @@ const SYSTEM = [
 
 export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<Receipt> {
   const doc = await ctx.documents.resolve(input)
-  const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ReceiptAnswer })
+  const answer = await ctx.ai.object<Answer>({
+    system: SYSTEM,
+    content: ctx.documents.parts(doc),
+    schema: ReceiptAnswer,
+    // A placeholder ("n/a", "unknown") is no merchant; the schema cannot say so, so it goes back in the corrective retry.
+    check: (a: Answer) => (textOf(a.merchant) ? [] : ['/merchant: the business name as printed, not a placeholder']),
+  })
   return buildReceipt(answer)
 }
 

@@ -2,32 +2,35 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
 import { normalizeDate } from '../../core/documents/checks.ts'
 import { pagedContent, pageTexts } from '../../core/documents/pages.ts'
-import { ApiError } from '../../core/errors.ts'
 import type { SplitResult } from './manifest.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output).
 const Text = Type.String({ pattern: '\\S' })
-export const ModelSplit = Type.Object(
-  {
-    documents: Type.Array(
-      Type.Object(
-        {
-          docType: Text,
-          title: Text,
-          pageStart: Type.Integer(),
-          pageEnd: Type.Integer(),
-          party: Type.Union([Type.String(), Type.Null()]),
-          date: Type.Union([Type.String(), Type.Null()]),
-          summary: Text,
-        },
-        { additionalProperties: false },
+/** The answer schema of one call: pages bounded by the bundle's page count, at most one document a page. */
+export function modelSplit(pageCount: number) {
+  const Page = Type.Integer({ minimum: 1, maximum: pageCount })
+  return Type.Object(
+    {
+      documents: Type.Array(
+        Type.Object(
+          {
+            docType: Text,
+            title: Text,
+            pageStart: Page,
+            pageEnd: Page,
+            party: Type.Union([Type.String(), Type.Null()]),
+            date: Type.Union([Type.String(), Type.Null()]),
+            summary: Text,
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: pageCount },
       ),
-      { minItems: 1 },
-    ),
-  },
-  { additionalProperties: false },
-)
-type ModelSplit = Static<typeof ModelSplit>
+    },
+    { additionalProperties: false },
+  )
+}
+type ModelSplit = Static<ReturnType<typeof modelSplit>>
 type ModelDocument = ModelSplit['documents'][number]
 
 /**
@@ -67,24 +70,15 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
   ].join('\n')
   const content = pagedContent(doc, pages, ctx)
 
-  let answer = await ctx.ai.object<ModelSplit>({ system, content, schema: ModelSplit })
-  let docs = [...answer.documents].sort(byStart)
-  let problems = rangeProblems(docs, pageCount)
-  if (problems.length > 0) {
-    // Page boundaries are the answer itself: code cannot decide who owns an overlapping page or where a document
-    // that runs past the end really stops. Ask once more with the problems spelled out, then give up (free).
-    ctx.log(`split: page ranges rejected (${problems.join('; ')}); asking again`)
-    answer = await ctx.ai.object<ModelSplit>({
-      system: `${system}\n\nA previous answer was rejected: ${problems.join('; ')}. Previous answer: ${JSON.stringify(answer).slice(0, 20_000)}\nAnswer again with valid, non-overlapping page ranges.`,
-      content,
-      schema: ModelSplit,
-    })
-    docs = [...answer.documents].sort(byStart)
-    problems = rangeProblems(docs, pageCount)
-    if (problems.length > 0) {
-      throw new ApiError('inference_failed', `The model returned page ranges that do not fit the ${pageCount}-page document: ${problems.slice(0, 5).join('; ')}. Nothing was charged.`)
-    }
-  }
+  // Overlaps and reversed ranges are what JSON Schema cannot state: they go back to the model in the kernel's
+  // corrective retry, then the call fails (free).
+  const answer = await ctx.ai.object<ModelSplit>({
+    system,
+    content,
+    schema: modelSplit(pageCount),
+    check: (a: ModelSplit) => rangeProblems([...a.documents].sort(byStart), pageCount),
+  })
+  const docs = [...answer.documents].sort(byStart)
 
   const warnings: string[] = []
   const documents = docs.map((d, i) => {
