@@ -3,10 +3,16 @@
 // from one checkout, may it default to a key file made once in .data/; every other deployment must set it,
 // or processes on different hosts would each make their own key and could not read each other's secrets.
 // SECRET_ENCRYPTION_KEY_PREVIOUS keeps opening secrets sealed with the old key during a rotation.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { BootRefusal } from './config.ts'
+
+/** Constant-time equality of two secrets of any length (both hashed first, so the lengths leak nothing). */
+export function secretsEqual(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  return timingSafeEqual(digest(a), digest(b))
+}
 
 export interface SecretBox {
   seal(plain: string): string

@@ -1,14 +1,14 @@
 // CSRF: every state-changing dashboard request carries `_csrf` in its form body. Signed-in forms use the
 // session's token; the sign-in forms (no session yet) use a double-submit cookie. Compared in constant time.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Context } from 'koa'
+import { secretsEqual } from '../secrets.ts'
 
 export const PRE_SESSION_COOKIE = 'dash_csrf'
 
 export function tokensMatch(sent: unknown, expected: string | undefined): boolean {
   if (typeof sent !== 'string' || !expected) return false
-  const digest = (s: string) => createHash('sha256').update(s).digest()
-  return timingSafeEqual(digest(sent), digest(expected))
+  return secretsEqual(sent, expected)
 }
 
 /** The pre-session token: the cookie's value, set now if absent. */

@@ -1,9 +1,9 @@
 // Stage 1 (C9): `Authorization: Bearer ksk_live_…` (the scheme is case-insensitive, RFC 9110), looked up by
 // its SHA-256. A client whose keys keep failing is refused for a while (429) before any lookup.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koa'
 import type { Caller, KeyCache } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
+import { secretsEqual } from '../secrets.ts'
 
 export function bearerToken(header: string): string | null {
   return /^bearer +([!-~]{1,200}) *$/i.exec(header)?.[1] ?? null
@@ -11,9 +11,8 @@ export function bearerToken(header: string): string | null {
 
 /** Constant-time comparison of the bearer token in `header` with an operator secret. */
 export function bearerMatches(header: string, secret: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest()
   const token = bearerToken(header)
-  return token !== null && timingSafeEqual(digest(token), digest(secret))
+  return token !== null && secretsEqual(token, secret)
 }
 
 export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller> {
