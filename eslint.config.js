@@ -5,7 +5,7 @@ import { defineConfig } from 'eslint/config'
 import tseslint from 'typescript-eslint'
 
 export default defineConfig(
-  { ignores: ['node_modules/', '.data/', '.tap/', 'coverage/'] },
+  { ignores: ['node_modules/', '.data/', '.tap/', 'coverage/', 'sdk/dist/', 'sdk/src/index.ts'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

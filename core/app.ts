@@ -46,7 +46,10 @@ export function buildApp(services: Services): Koa {
   })
   // The MCP tools dispatch through this same app (its whole middleware chain), never around it.
   let listener: ReturnType<Koa['callback']> | null = null
-  router.post('/mcp', mcpEndpoint(services, mcpTools(capabilities, services.config, document), () => (listener ??= app.callback())))
+  router.post(
+    '/mcp',
+    mcpEndpoint(services, mcpTools(capabilities, services.config, document), () => (listener ??= app.callback())),
+  )
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' }
   })
@@ -84,7 +87,12 @@ export function buildApp(services: Services): Koa {
   )
   for (const r of [usageRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
   app.use(admin.routes())
-  app.use(admin.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.') }))
+  app.use(
+    admin.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.'),
+    }),
+  )
   return app
 }
 
@@ -92,7 +100,12 @@ export function buildApp(services: Services): Koa {
 export function httpServer(app: Koa, config: Config): Server {
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http
   return createServer(
-    { headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: 1000 },
+    {
+      headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    },
     app.callback(),
   )
 }

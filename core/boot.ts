@@ -18,20 +18,25 @@ export interface Booted {
   close(): Promise<void>
 }
 
-export async function boot(config: Config, overrides: Partial<Services> & { capabilities?: Map<string, Capability> } = {}): Promise<Booted> {
+export async function boot(
+  config: Config,
+  overrides: Partial<Services> & { capabilities?: Map<string, Capability> } = {},
+): Promise<Booted> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, pretty: config.logPretty })
   const log = overrides.log ?? ((m: string) => logger.info(m))
   const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
   const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
   // Before touching the database: a process that could not read its siblings' secrets must not start.
   const secrets =
-    overrides.secrets ?? secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true }))
+    overrides.secrets ??
+    secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true }))
   if (database) await migrate(database.url)
   const db = overrides.db ?? (await openDatabase(database!.url))
   const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
   const provider = overrides.provider ?? openAIProvider(config.ai)
   if (!provider.configured) log('No model provider configured (set OPENAI_API_KEY or OPENAI_BASE_URL): model-backed calls answer 503.')
-  if (config.callbacksAllowPrivate) log('WARNING: CALLBACKS_ALLOW_PRIVATE=true: callbacks and fetches may reach private addresses and plain http. Development only.')
+  if (config.callbacksAllowPrivate)
+    log('WARNING: CALLBACKS_ALLOW_PRIVATE=true: callbacks and fetches may reach private addresses and plain http. Development only.')
   const services: Services = {
     config,
     db,

@@ -34,7 +34,10 @@ export interface CapabilityContext {
     parts(doc: ResolvedDocument): UserContent
   }
   /** Fetches a caller-supplied URL under the C12 guard (public addresses; default 20 MiB and 20 s). */
-  fetchPublic(url: string, opts?: { maxBytes?: number; timeoutMs?: number }): Promise<{ bytes: Buffer; contentType: string | null; finalUrl: string }>
+  fetchPublic(
+    url: string,
+    opts?: { maxBytes?: number; timeoutMs?: number },
+  ): Promise<{ bytes: Buffer; contentType: string | null; finalUrl: string }>
   /** For capabilities that keep their own rows (memory). Always scope queries by accountId. */
   db: Query
   log: (message: string) => void

@@ -21,8 +21,15 @@ type Schema = Record<string, unknown>
 
 /** Options a tool call adds to the capability's own request fields; stripped before dispatch. */
 const CALL_OPTIONS = {
-  dryRun: { type: 'boolean', description: 'Quote the call (Service-Dry-Run): runs auth, throttle, validation and the balance check; charges nothing.' },
-  idempotencyKey: { type: 'string', pattern: '^[!-~]{1,128}$', description: 'Idempotency-Key: a retry with the same key and body is replayed, never charged twice.' },
+  dryRun: {
+    type: 'boolean',
+    description: 'Quote the call (Service-Dry-Run): runs auth, throttle, validation and the balance check; charges nothing.',
+  },
+  idempotencyKey: {
+    type: 'string',
+    pattern: '^[!-~]{1,128}$',
+    description: 'Idempotency-Key: a retry with the same key and body is replayed, never charged twice.',
+  },
 } as const
 
 interface ToolRoute {
@@ -30,16 +37,22 @@ interface ToolRoute {
   request: (args: Record<string, unknown>) => { method: 'GET' | 'POST'; url: string; body?: unknown; headers: Record<string, string> }
 }
 
-export function mcpTools(capabilities: Capability[], config: Config, openapi: { paths: any; components: { schemas: Record<string, unknown> } }): Map<string, ToolRoute> {
+export function mcpTools(
+  capabilities: Capability[],
+  config: Config,
+  openapi: { paths: any; components: { schemas: Record<string, unknown> } },
+): Map<string, ToolRoute> {
   const resolve = (schema: unknown): Schema => inlineRefs(schema, openapi.components.schemas) as Schema
-  const published = (path: string, status: string, method = 'get') => resolve(openapi.paths[path][method].responses[status].content['application/json'].schema)
+  const published = (path: string, status: string, method = 'get') =>
+    resolve(openapi.paths[path][method].responses[status].content['application/json'].schema)
   const accepted = resolve({ $ref: '#/components/schemas/JobAccepted' })
   const routes = new Map<string, ToolRoute>()
 
   for (const cap of capabilities) {
     const request = cap.requestSchema as unknown as Schema & { properties: Schema }
     for (const option of Object.keys(CALL_OPTIONS)) {
-      if (option in request.properties) throw new Error(`${cap.path}: request field "${option}" collides with the MCP call option of that name.`)
+      if (option in request.properties)
+        throw new Error(`${cap.path}: request field "${option}" collides with the MCP call option of that name.`)
     }
     const reason = pausedReason(config, cap)
     const price = `Price: ${cap.price} credit${cap.price === 1 ? '' : 's'} per call, charged only on success.`
@@ -69,7 +82,12 @@ export function mcpTools(capabilities: Capability[], config: Config, openapi: { 
     tool: {
       name: 'get_job',
       description: 'Reads an async job by id: its status, and the result (with usage) or the error when it has ended. Free.',
-      inputSchema: { type: 'object', properties: { jobId: { type: 'string', format: 'uuid' } }, required: ['jobId'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { jobId: { type: 'string', format: 'uuid' } },
+        required: ['jobId'],
+        additionalProperties: false,
+      },
       outputSchema: { type: 'object', ...published('/v1/jobs/{id}', '200') },
       annotations: { readOnlyHint: true },
     },
@@ -94,7 +112,8 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
   return async (ctx: Context) => {
     await authenticate(ctx, services.keys) // the same bearer key as HTTP; tool calls forward it
-    if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON-RPC messages as JSON with "Content-Type: application/json".')
+    if (!ctx.is('application/json'))
+      throw new ApiError('unsupported_media_type', 'Send JSON-RPC messages as JSON with "Content-Type: application/json".')
     await readBody(ctx) // the body limit and JSON syntax of every other route
     const authorization = ctx.get('Authorization')
     const server = new Server({ name: 'metered-capability-api', version: '1.0.0' }, { capabilities: { tools: {} } })

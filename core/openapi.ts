@@ -47,7 +47,9 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     description: 'Not billed and not throttled by the capability limits. A job of another account is 404 like an unknown one.',
     tag: 'jobs',
     authenticated: true,
-    parameters: [{ name: 'id', in: 'path', required: true, description: 'the jobId of the 202 answer', schema: { type: 'string', format: 'uuid' } }],
+    parameters: [
+      { name: 'id', in: 'path', required: true, description: 'the jobId of the 202 answer', schema: { type: 'string', format: 'uuid' } },
+    ],
     response: { name: 'Job', schema: JobView, description: 'The job; `result` when succeeded, `error` and `errorCode` when failed' },
     errors: [404],
   },
@@ -65,7 +67,8 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     path: '/v1/usage',
     operationId: 'getUsage',
     summary: 'List ledger entries and daily totals',
-    description: 'Ledger entries (charges, purchases, plan grants and renewals, adjustments), newest first, with a cursor, and daily totals per endpoint. Free.',
+    description:
+      'Ledger entries (charges, purchases, plan grants and renewals, adjustments), newest first, with a cursor, and daily totals per endpoint. Free.',
     tag: 'account',
     authenticated: true,
     parameters: usageParameters,
@@ -83,7 +86,11 @@ const json = (schema: unknown, description: string, headers?: Record<string, unk
 })
 
 const REQUEST_ID = { 'X-Request-Id': header('X-Request-Id') }
-const RATE_LIMIT = { 'RateLimit-Limit': header('RateLimit-Limit'), 'RateLimit-Remaining': header('RateLimit-Remaining'), 'RateLimit-Reset': header('RateLimit-Reset') }
+const RATE_LIMIT = {
+  'RateLimit-Limit': header('RateLimit-Limit'),
+  'RateLimit-Remaining': header('RateLimit-Remaining'),
+  'RateLimit-Reset': header('RateLimit-Reset'),
+}
 
 export function buildOpenApi(capabilities: Capability[], config: Config) {
   const errorResponse = (status: number, rateLimited: boolean) =>
@@ -120,11 +127,15 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
             content: {
               'application/json': {
                 schema: { anyOf: [withUsage(cap.responseSchema), ref('DryRun')] },
-                ...(cap.example ? { example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } } } : {}),
+                ...(cap.example
+                  ? { example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } } }
+                  : {}),
               },
             },
           },
-          ...(cap.async ? { '202': json(ref('JobAccepted'), 'Accepted as an async job (`async: true`); poll GET /v1/jobs/{id}', success) } : {}),
+          ...(cap.async
+            ? { '202': json(ref('JobAccepted'), 'Accepted as an async job (`async: true`); poll GET /v1/jobs/{id}', success) }
+            : {}),
           ...Object.fromEntries(allStatuses.map((s) => [String(s), errorResponse(s, true)])),
         },
       },
@@ -156,7 +167,8 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
     info: {
       title: 'Metered AI Capability API',
       version: '1.0.0',
-      description: 'Capability endpoints paid from one prepaid credit wallet (1 credit = 0.01 USD), with dry runs, idempotency, async jobs and signed webhooks.',
+      description:
+        'Capability endpoints paid from one prepaid credit wallet (1 credit = 0.01 USD), with dry runs, idempotency, async jobs and signed webhooks.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'The server this document is served from' }],
@@ -175,12 +187,36 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
             'Retries reuse the same webhook-id (= deliveryId).',
           security: [{ webhookSignature: [] }],
           parameters: [
-            { name: 'webhook-id', in: 'header', required: true, description: 'the delivery id (= body deliveryId), the same on every attempt', schema: { type: 'string' } },
-            { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt; reject stale ones', schema: { type: 'string', pattern: '^[0-9]+$' } },
-            { name: 'X-Service-Signature', in: 'header', required: true, description: 'sha256=<hex HMAC-SHA256 of the raw body>', schema: { type: 'string' } },
+            {
+              name: 'webhook-id',
+              in: 'header',
+              required: true,
+              description: 'the delivery id (= body deliveryId), the same on every attempt',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'webhook-timestamp',
+              in: 'header',
+              required: true,
+              description: 'Unix seconds of this attempt; reject stale ones',
+              schema: { type: 'string', pattern: '^[0-9]+$' },
+            },
+            {
+              name: 'X-Service-Signature',
+              in: 'header',
+              required: true,
+              description: 'sha256=<hex HMAC-SHA256 of the raw body>',
+              schema: { type: 'string' },
+            },
             { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', enum: ['job.completed', 'job.failed'] } },
             { name: 'X-Service-Job-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-            { name: 'X-Service-Request-Id', in: 'header', required: true, description: 'the requestId of the call that created the job', schema: { type: 'string' } },
+            {
+              name: 'X-Service-Request-Id',
+              in: 'header',
+              required: true,
+              description: 'the requestId of the call that created the job',
+              schema: { type: 'string' },
+            },
             { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: '= webhook-id', schema: { type: 'string' } },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
@@ -220,12 +256,19 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
         },
       },
       headers: {
-        'X-Request-Id': { description: 'The id of this request (req_…), also in every error body', required: true, schema: { type: 'string' } },
+        'X-Request-Id': {
+          description: 'The id of this request (req_…), also in every error body',
+          required: true,
+          schema: { type: 'string' },
+        },
         'RateLimit-Limit': { description: 'Calls per minute allowed to this key on this endpoint (C6)', schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'Calls left in the current window', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-        'Idempotent-Replayed': { description: 'true when this is the recorded answer of an earlier call with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+        'Idempotent-Replayed': {
+          description: 'true when this is the recorded answer of an earlier call with the same Idempotency-Key',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
       schemas,
     },

@@ -27,7 +27,14 @@ export function createRateLimiter(redisUrl: string | undefined, log: (msg: strin
       const keyPrefix = `rl:${endpoint}`
       const memory = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix })
       limiter = redis
-        ? new RateLimiterRedis({ storeClient: redis, points: perMinute, duration: 60, keyPrefix, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({
+            storeClient: redis,
+            points: perMinute,
+            duration: 60,
+            keyPrefix,
+            insuranceLimiter: memory,
+            rejectIfRedisNotReady: true,
+          })
         : memory
       limiters.set(id, limiter)
     }

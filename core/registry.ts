@@ -66,8 +66,10 @@ export function checkManifest(m: CapabilityManifest<any, any> | undefined, folde
   if (!m.request || m.request.type !== 'object') fail('request must be a TypeBox object schema.')
   if (!m.response) fail('response schema is missing.')
   const unbounded = findUnbounded(m.request, '')
-  if (unbounded) fail(`request schema at "${unbounded}" has no bound: give strings maxLength, arrays maxItems, open objects maxProperties (C12).`)
-  for (const key of Object.keys(kernelFields)) if (key in m.request.properties) fail(`request must not declare "${key}": the kernel adds it.`)
+  if (unbounded)
+    fail(`request schema at "${unbounded}" has no bound: give strings maxLength, arrays maxItems, open objects maxProperties (C12).`)
+  for (const key of Object.keys(kernelFields))
+    if (key in m.request.properties) fail(`request must not declare "${key}": the kernel adds it.`)
   const requestSchema = Type.Object({ ...m.request.properties, ...kernelFields }, { ...stripped(m.request) }) as TObject
   const responseSchema = publishedResultSchema(m.response)
   let validateRequest: ValidateFunction
@@ -81,7 +83,8 @@ export function checkManifest(m: CapabilityManifest<any, any> | undefined, folde
       if (!v(m.example.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
       // Published as the handler's result would be: unknown values left out.
       example = { request: m.example.request, response: dropUnknownNulls(responseSchema, m.example.response) }
-      if (!validateResponse(example.response)) fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
+      if (!validateResponse(example.response))
+        fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
     }
   } catch (e) {
     if (e instanceof ManifestError) throw e

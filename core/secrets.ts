@@ -33,7 +33,9 @@ export function loadSecretKeys(opts: { current?: string; previous?: string; embe
   const previous = opts.previous ? [parseKey('SECRET_ENCRYPTION_KEY_PREVIOUS', opts.previous)] : []
   if (opts.current) return [parseKey('SECRET_ENCRYPTION_KEY', opts.current), ...previous]
   if (!opts.embedded) {
-    throw new BootRefusal('SECRET_ENCRYPTION_KEY must be set when DATABASE_URL is not the embedded database: every process of a deployment needs the same key (openssl rand -hex 32).')
+    throw new BootRefusal(
+      'SECRET_ENCRYPTION_KEY must be set when DATABASE_URL is not the embedded database: every process of a deployment needs the same key (openssl rand -hex 32).',
+    )
   }
   const file = path.join(dir, 'secret.key')
   if (!existsSync(file)) {

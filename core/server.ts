@@ -18,7 +18,8 @@ async function main() {
     await new Promise<void>((resolve) => {
       server.once('error', async (e: NodeJS.ErrnoException) => {
         await close()
-        if (e.code === 'EADDRINUSE') console.error(`Port ${config.port} is already in use; set PORT to a free one, e.g. PORT=3001 npm start.`)
+        if (e.code === 'EADDRINUSE')
+          console.error(`Port ${config.port} is already in use; set PORT to a free one, e.g. PORT=3001 npm start.`)
         else console.error(`Cannot listen on port ${config.port}: ${e.message}`)
         process.exit(1)
       })

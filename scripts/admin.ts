@@ -47,7 +47,10 @@ function whole(value: string | undefined, what: string): number {
 
 export async function runAdmin(argv: string[], out: (json: unknown) => void): Promise<number> {
   const [command, ...rest] = argv
-  const { positional: [a, b], opts } = flags(rest)
+  const {
+    positional: [a, b],
+    opts,
+  } = flags(rest)
   if (!command || !a) {
     console.error(USAGE)
     return 2
@@ -63,13 +66,26 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         out(await getAccount(db, a))
         break
       case 'account:credits':
-        out(await addCredits(db, a, opts.pack ? { pack: opts.pack as Pack } : { credits: whole(opts.credits, '--credits'), reason: opts.reason ?? 'manual adjustment' }))
+        out(
+          await addCredits(
+            db,
+            a,
+            opts.pack
+              ? { pack: opts.pack as Pack }
+              : { credits: whole(opts.credits, '--credits'), reason: opts.reason ?? 'manual adjustment' },
+          ),
+        )
         break
       case 'account:plan':
         out(await setPlan(db, a, b as Plan))
         break
       case 'key:create':
-        out(await createKey(db, a, { ...(opts.name ? { name: opts.name } : {}), monthlySpendCap: opts.cap ? whole(opts.cap, '--cap') : null }))
+        out(
+          await createKey(db, a, {
+            ...(opts.name ? { name: opts.name } : {}),
+            monthlySpendCap: opts.cap ? whole(opts.cap, '--cap') : null,
+          }),
+        )
         break
       case 'key:cap':
         out(await updateKey(db, a, { monthlySpendCap: b === 'none' ? null : whole(b, 'cap') }))

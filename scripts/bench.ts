@@ -29,9 +29,15 @@ const TICK_MS = 1000 / 100 // USER_HZ is 100 on Linux
 
 // ---------- processes ----------
 const children: ChildProcess[] = []
-function child(file: string, args: string[], env: Record<string, string> = {}, more: { cwd?: string; nodeArgs?: string[] } = {}): ChildProcess {
+function child(
+  file: string,
+  args: string[],
+  env: Record<string, string> = {},
+  more: { cwd?: string; nodeArgs?: string[] } = {},
+): ChildProcess {
   // BENCH_PROFILE=<dir>: API and worker processes write a V8 CPU profile there when they exit.
-  const profile = process.env.BENCH_PROFILE && file === 'core/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const profile =
+    process.env.BENCH_PROFILE && file === 'core/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
   const c = spawn(process.execPath, [...profile, '--import', 'tsx', ...(more.nodeArgs ?? []), file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -121,10 +127,16 @@ interface LoadResult {
   statuses: Record<string, number>
 }
 async function load(opts: Record<string, unknown>): Promise<LoadResult> {
-  const c = child('scripts/bench/load.ts', [JSON.stringify({ method: 'POST', body: request, connections: CONNECTIONS, duration: SECONDS, ...opts })])
+  const c = child('scripts/bench/load.ts', [
+    JSON.stringify({ method: 'POST', body: request, connections: CONNECTIONS, duration: SECONDS, ...opts }),
+  ])
   return JSON.parse(await firstLine(c)) as LoadResult
 }
-const headersFor = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra })
+const headersFor = (key: string, extra: Record<string, string> = {}) => ({
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  ...extra,
+})
 
 // ---------- setup ----------
 const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
@@ -194,8 +206,13 @@ const api = await startApi(model.baseURL)
 //  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked);
 //  - always: this API with source maps off, i.e. what the tsx loader's source-map support costs per call.
 const variants = [
-  ...(process.env.BENCH_BASELINE ? [{ label: `baseline ${process.env.BENCH_BASELINE}`, api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE }) }] : []),
-  { label: 'source maps off', api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'data:text/javascript,process.setSourceMapsEnabled(false)'] }) },
+  ...(process.env.BENCH_BASELINE
+    ? [{ label: `baseline ${process.env.BENCH_BASELINE}`, api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE }) }]
+    : []),
+  {
+    label: 'source maps off',
+    api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'data:text/javascript,process.setSourceMapsEnabled(false)'] }),
+  },
 ]
 
 // ---------- scenarios ----------
@@ -217,32 +234,45 @@ async function scenario(name: string, target: string, opts: Record<string, unkno
 }
 const liveProcs = { api: [api.proc], model: [model.proc] }
 const ledger = async (accountIds: string[]) => {
-  const [row] = await db.sql(`select coalesce(-sum(amount), 0)::bigint as charged, count(*)::int as n from ledger where kind = 'charge' and account_id = any(?::uuid[])`, [
-    `{${accountIds.join(',')}}`,
-  ])
+  const [row] = await db.sql(
+    `select coalesce(-sum(amount), 0)::bigint as charged, count(*)::int as n from ledger where kind = 'charge' and account_id = any(?::uuid[])`,
+    [`{${accountIds.join(',')}}`],
+  )
   return { charged: Number(row!.charged), n: row!.n as number }
 }
 const exactness: string[] = []
 /** Waits (up to 30 s) until these accounts have no open sync hold: calls a timed run left in flight finish. */
 async function settled(accountIds: string[]) {
   for (let waited = 0; waited < 30_000; waited += 200) {
-    const [row] = await db.sql(`select count(*)::int as n from holds where state = 'open' and expires_at is not null and account_id = any(?::uuid[])`, [
-      `{${accountIds.join(',')}}`,
-    ])
+    const [row] = await db.sql(
+      `select count(*)::int as n from holds where state = 'open' and expires_at is not null and account_id = any(?::uuid[])`,
+      [`{${accountIds.join(',')}}`],
+    )
     if (row!.n === 0) return
     await new Promise((r) => setTimeout(r, 200))
   }
   throw new Error('calls still in flight after 30 s')
 }
 
-if (wants('bare')) await scenario('bare Koa + router + bodyparser, same JSON', `${bareUrl}/v1/classify`, { headers: headersFor('x') }, { api: [bareProc] })
+if (wants('bare'))
+  await scenario('bare Koa + router + bodyparser, same JSON', `${bareUrl}/v1/classify`, { headers: headersFor('x') }, { api: [bareProc] })
 if (wants('dry')) {
   await scenario('dry run /v1/classify', `${api.url}/v1/classify`, { headers: headersFor(hot!.key, { 'service-dry-run': '1' }) }, liveProcs)
   for (const v of variants)
-    await scenario(`dry run, ${v.label}`, `${v.api.url}/v1/classify`, { headers: headersFor(hot!.key, { 'service-dry-run': '1' }) }, { api: [v.api.proc], model: [model.proc] })
+    await scenario(
+      `dry run, ${v.label}`,
+      `${v.api.url}/v1/classify`,
+      { headers: headersFor(hot!.key, { 'service-dry-run': '1' }) },
+      { api: [v.api.proc], model: [model.proc] },
+    )
 }
 if (wants('live')) {
-  await scenario('live /v1/classify, fake model over HTTP, one hot account', `${api.url}/v1/classify`, { headers: headersFor(hot!.key) }, liveProcs)
+  await scenario(
+    'live /v1/classify, fake model over HTTP, one hot account',
+    `${api.url}/v1/classify`,
+    { headers: headersFor(hot!.key) },
+    liveProcs,
+  )
   // Exactness under concurrency: a fixed number of calls, every answer awaited, then the ledger.
   await settled([hot!.accountId])
   const b = await ledger([hot!.accountId])
@@ -253,21 +283,42 @@ if (wants('live')) {
     `one hot account, 500 calls on ${CONNECTIONS} connections: ${ok} × 200, ${a.n - b.n} charges, ${a.charged - b.charged} credits: ${ok === 500 && a.n - b.n === ok && a.charged - b.charged === PRICE * ok ? 'exact' : 'NOT EXACT'}`,
   )
   for (const v of variants)
-    await scenario(`live, ${v.label}`, `${v.api.url}/v1/classify`, { headers: headersFor(hot!.key) }, { api: [v.api.proc], model: [model.proc] })
+    await scenario(
+      `live, ${v.label}`,
+      `${v.api.url}/v1/classify`,
+      { headers: headersFor(hot!.key) },
+      { api: [v.api.proc], model: [model.proc] },
+    )
 }
 if (wants('spread')) {
-  await scenario(`live, spread over ${CONNECTIONS} accounts`, `${api.url}/v1/classify`, { headers: headersFor(hot!.key), keys: spread.map((s) => s.key) }, liveProcs)
+  await scenario(
+    `live, spread over ${CONNECTIONS} accounts`,
+    `${api.url}/v1/classify`,
+    { headers: headersFor(hot!.key), keys: spread.map((s) => s.key) },
+    liveProcs,
+  )
 }
 if (wants('replay')) {
-  await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key, { 'idempotency-key': 'bench-replay' }), body: request })
-  await scenario('idempotent replay', `${api.url}/v1/classify`, { headers: headersFor(hot!.key, { 'idempotency-key': 'bench-replay' }) }, liveProcs)
+  await fetch(`${api.url}/v1/classify`, {
+    method: 'POST',
+    headers: headersFor(hot!.key, { 'idempotency-key': 'bench-replay' }),
+    body: request,
+  })
+  await scenario(
+    'idempotent replay',
+    `${api.url}/v1/classify`,
+    { headers: headersFor(hot!.key, { 'idempotency-key': 'bench-replay' }) },
+    liveProcs,
+  )
 }
 
 // Statements per live call: committed transactions of our database, from PostgreSQL's own counters
 // (sequential calls, warm key cache; every statement outside tx() is its own transaction).
 async function xacts(): Promise<number> {
   await new Promise((r) => setTimeout(r, 11_000)) // an idle backend flushes its counters within 10 s
-  const [row] = await db.sql(`select pg_stat_clear_snapshot(), xact_commit::bigint as n from pg_stat_database where datname = current_database()`)
+  const [row] = await db.sql(
+    `select pg_stat_clear_snapshot(), xact_commit::bigint as n from pg_stat_database where datname = current_database()`,
+  )
   return Number(row!.n)
 }
 let tripsPerCall = NaN
@@ -300,7 +351,8 @@ if (wants('live')) {
       `| ${targets[k]!.label} | ${(t.api / N).toFixed(2)} | ${(t.postgres / N).toFixed(2)} | ${(t.model / N).toFixed(2)} | ${(t.ms / N).toFixed(2)} |`,
     )
   const x0 = await xacts()
-  for (let i = 0; i < N; i++) await (await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key), body: request })).arrayBuffer()
+  for (let i = 0; i < N; i++)
+    await (await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key), body: request })).arrayBuffer()
   tripsPerCall = ((await xacts()) - x0 - 1) / N // -1: the reading itself
 }
 
@@ -315,7 +367,11 @@ if (wants('jobs')) {
     Array.from({ length: 16 }, async (_, i) => {
       while (enqueued < JOBS) {
         enqueued++
-        const res = await fetch(`${api.url}/v1/parse`, { method: 'POST', headers: headersFor(jobKeys[i % jobKeys.length]!.key), body: jobBody })
+        const res = await fetch(`${api.url}/v1/parse`, {
+          method: 'POST',
+          headers: headersFor(jobKeys[i % jobKeys.length]!.key),
+          body: jobBody,
+        })
         if (res.status !== 202) throw new Error(`parse async: ${res.status} ${await res.text()}`)
       }
     }),
@@ -363,7 +419,9 @@ if (wants('jobs')) {
     await new Promise((r) => setTimeout(r, 20))
   }
   waits.sort((a, b) => a - b)
-  jobLines.push(`- enqueue→start with idle workers (50 jobs, one at a time): **p50 ${pct(waits, 50).toFixed(1)} ms**, p99 ${pct(waits, 99).toFixed(1)} ms`)
+  jobLines.push(
+    `- enqueue→start with idle workers (50 jobs, one at a time): **p50 ${pct(waits, 50).toFixed(1)} ms**, p99 ${pct(waits, 99).toFixed(1)} ms`,
+  )
   await Promise.all(workers.map(stop))
 }
 function median(xs: number[]) {
@@ -452,7 +510,9 @@ if (wants('scaleout')) {
   )
   const passed = rl.reduce((s, r) => s + (r.statuses['200'] ?? 0), 0)
   const limited = rl.reduce((s, r) => s + (r.statuses['429'] ?? 0), 0)
-  scaleLines.push(`- rate limit ${LIMIT}/min on one key, ${2 * LIMIT} dry runs split over both APIs: ${passed} passed, ${limited} × 429: ${passed === LIMIT ? 'shared' : 'NOT SHARED'}`)
+  scaleLines.push(
+    `- rate limit ${LIMIT}/min on one key, ${2 * LIMIT} dry runs split over both APIs: ${passed} passed, ${limited} × 429: ${passed === LIMIT ? 'shared' : 'NOT SHARED'}`,
+  )
   await Promise.all([...apis.map((a) => stop(a.proc)), ...workers.map(stop)])
 }
 
@@ -466,7 +526,10 @@ console.log(`
 | scenario | CPU ms/call API | CPU ms/call PostgreSQL | CPU ms/call model | req/s | × bare | p50 ms | p99 ms |
 |---|---:|---:|---:|---:|---:|---:|---:|
 ${rows
-  .map((row) => `| ${row.name} | ${per(row, 'api')} | ${per(row, 'postgres')} | ${per(row, 'model')} | ${f(row.r.rps)} | ${bare ? (row.r.rps / bare.r.rps).toFixed(2) : '–'} | ${row.r.p50} | ${row.r.p99} |`)
+  .map(
+    (row) =>
+      `| ${row.name} | ${per(row, 'api')} | ${per(row, 'postgres')} | ${per(row, 'model')} | ${f(row.r.rps)} | ${bare ? (row.r.rps / bare.r.rps).toFixed(2) : '–'} | ${row.r.p50} | ${row.r.p99} |`,
+  )
   .join('\n')}
 
 Live calls one at a time (${sequential.length ? 300 : 0} each, no concurrency: the steadiest CPU figure):

@@ -33,7 +33,10 @@ export interface EvalCase {
 
 /** test/fixtures/pdf/<name>.pdf as an inline `file`. */
 export function pdf(name: string) {
-  return { data: readFileSync(new URL(`../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' }
+  return {
+    data: readFileSync(new URL(`../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+    mimeType: 'application/pdf',
+  }
 }
 
 /** Every value at a path like "changes[].before" (arrays flattened). */
@@ -61,7 +64,9 @@ export const contains =
 export const lacks =
   (path: string, ...needles: Array<string | RegExp>): Check =>
   (r) =>
-    at(r, path).every((v) => needles.every((n) => (typeof n === 'string' ? !text(v).toLowerCase().includes(n.toLowerCase()) : !n.test(text(v)))))
+    at(r, path).every((v) =>
+      needles.every((n) => (typeof n === 'string' ? !text(v).toLowerCase().includes(n.toLowerCase()) : !n.test(text(v)))),
+    )
 /** Every value at `path` is one of `allowed` (e.g. labels in the taxonomy); at least one value exists. */
 export const within =
   (path: string, allowed: readonly unknown[]): Check =>
@@ -107,7 +112,12 @@ export function solidPng(width: number, height: number, [r, g, b]: [number, numb
   ihdr.writeUInt32BE(width, 0)
   ihdr.writeUInt32BE(height, 4)
   ihdr.set([8, 2, 0, 0, 0], 8) // 8-bit RGB
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]).toString('base64')
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]).toString('base64')
 }
 
 function crc32(buf: Buffer): number {

@@ -136,7 +136,12 @@ export function score(expected: unknown, actual: unknown, entry: EvalEntry, path
   const push = (p: string, e: unknown, a: unknown, outcome: Outcome) => out.push({ path: p, expected: e, actual: a, outcome })
   if (Array.isArray(expected)) {
     const list = Array.isArray(actual) ? actual : []
-    push(`${path}.length`, expected.length, Array.isArray(actual) ? list.length : actual, Array.isArray(actual) ? (list.length === expected.length ? 'exact' : 'wrong') : 'missing')
+    push(
+      `${path}.length`,
+      expected.length,
+      Array.isArray(actual) ? list.length : actual,
+      Array.isArray(actual) ? (list.length === expected.length ? 'exact' : 'wrong') : 'missing',
+    )
     const key = entry.align?.[path]
     if (key === 'set' || expected.every((e) => !isObject(e))) {
       for (const e of expected) {
@@ -189,10 +194,20 @@ interface CallResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function call(base: string, key: string, capability: string, body: Record<string, unknown>, asJob: boolean): Promise<{ status: number | string; body: any }> {
+async function call(
+  base: string,
+  key: string,
+  capability: string,
+  body: Record<string, unknown>,
+  asJob: boolean,
+): Promise<{ status: number | string; body: any }> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`${base}/v1/${capability}`, { method: 'POST', headers, body: JSON.stringify(asJob ? { ...body, async: true } : body) })
+    const res = await fetch(`${base}/v1/${capability}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(asJob ? { ...body, async: true } : body),
+    })
     const json: any = await res.json().catch(() => undefined)
     if (res.status === 429 && attempt < 5) {
       await sleep(1000 * Number(res.headers.get('retry-after') ?? 1))
@@ -303,14 +318,18 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)))
   process.stdout.on('error', () => {})
   try {
-    if (!services.provider.configured) throw new Error('No model provider configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL, or pass --fake.')
+    if (!services.provider.configured)
+      throw new Error('No model provider configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL, or pass --fake.')
     const srv = buildApp(services).listen(0, '127.0.0.1')
     server = srv
     await new Promise((r) => srv.once('listening', r))
     const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
     if (values.async) worker = await startWorker(services, { concurrency: 2, gracefulShutdownMs: 5000 })
 
-    const credits = capabilities.reduce((n, c) => n + c.price * EVALS[c.name]!.cases.reduce((k, e) => k + (e.request ? 1 : forms.length), 0), 0)
+    const credits = capabilities.reduce(
+      (n, c) => n + c.price * EVALS[c.name]!.cases.reduce((k, e) => k + (e.request ? 1 : forms.length), 0),
+      0,
+    )
     const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` })
     await addCredits(services.db, account.id, { credits, reason: 'eval run' })
     const key = await createKey(services.db, account.id, { name: 'eval' })
@@ -342,13 +361,17 @@ async function main() {
             status: res.status,
             ms: Date.now() - started,
             outcomes: ok ? scoreCase(c, res.body, body, entry) : [],
-            ...(ok ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] } : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
+            ...(ok
+              ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
+              : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
           }
           results.push(result)
           const right = result.outcomes.filter((o) => o.outcome === 'exact' || o.outcome === 'normalised').length
           say(
             `  ${cap.name} ${c.name} [${form}] ${res.status} ${(result.ms / 1000).toFixed(1)}s` +
-              (ok ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}` : ` · ${result.error}`),
+              (ok
+                ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}`
+                : ` · ${result.error}`),
           )
           if (values.verbose) {
             for (const w of result.warnings ?? []) say(`      warning: ${w}`)
@@ -388,11 +411,21 @@ async function main() {
     say(`  ${'field'.padEnd(34)} exact  norm wrong  miss  accuracy`)
     for (const [path, f] of Object.entries(fields)) {
       const n = f.exact + f.normalised + f.wrong + f.missing
-      say(`  ${path.padEnd(34)} ${[f.exact, f.normalised, f.wrong, f.missing].map((x) => String(x).padStart(5)).join(' ')}   ${pct(f.exact + f.normalised, n)}`)
+      say(
+        `  ${path.padEnd(34)} ${[f.exact, f.normalised, f.wrong, f.missing].map((x) => String(x).padStart(5)).join(' ')}   ${pct(f.exact + f.normalised, n)}`,
+      )
     }
     say(`  ${'all fields'.padEnd(34)} ${' '.repeat(23)}   ${pct(right, all)}`)
   }
-  const report = { at: new Date().toISOString(), provider: fake ? 'fake' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`, fake: Boolean(fake), forms, async: values.async, summary, calls: results }
+  const report = {
+    at: new Date().toISOString(),
+    provider: fake ? 'fake' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`,
+    fake: Boolean(fake),
+    forms,
+    async: values.async,
+    summary,
+    calls: results,
+  }
   if (values.json) console.log(JSON.stringify(report, null, 2))
   const stamp = report.at.replace(/[:.]/g, '-')
   mkdirSync(values.out!, { recursive: true })
@@ -404,7 +437,13 @@ async function main() {
   const floor = values['min-accuracy'] !== undefined ? Number(values['min-accuracy']) : null
   const below = floor !== null && Object.values(summary).some((s) => s.accuracy !== null && s.accuracy < floor)
   if (failed) say('\nSome calls failed (see above).')
-  if (below) say(`\nAccuracy below ${floor} for: ${Object.entries(summary).filter(([, s]) => s.accuracy !== null && s.accuracy < floor!).map(([n]) => n).join(', ')}`)
+  if (below)
+    say(
+      `\nAccuracy below ${floor} for: ${Object.entries(summary)
+        .filter(([, s]) => s.accuracy !== null && s.accuracy < floor!)
+        .map(([n]) => n)
+        .join(', ')}`,
+    )
   process.exitCode = failed || below ? 1 : 0
 }
 
@@ -418,7 +457,13 @@ interface Summary {
 }
 
 /** The Markdown report: per capability, then per field, then every failure and wrong field. */
-export function markdown(r: { at: string; provider: string; fake: boolean; summary: Record<string, Summary>; calls: CallResult[] }): string {
+export function markdown(r: {
+  at: string
+  provider: string
+  fake: boolean
+  summary: Record<string, Summary>
+  calls: CallResult[]
+}): string {
   const p = (n: number | null) => (n === null ? '–' : `${(100 * n).toFixed(1)} %`)
   const lines = [
     `# Eval ${r.at}`,
@@ -427,7 +472,10 @@ export function markdown(r: { at: string; provider: string; fake: boolean; summa
     '',
     '| capability | calls | failed | accuracy | credits | median latency | max latency |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...Object.entries(r.summary).map(([n, s]) => `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`),
+    ...Object.entries(r.summary).map(
+      ([n, s]) =>
+        `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`,
+    ),
     '',
     '## Accuracy per field',
   ]
@@ -436,7 +484,9 @@ export function markdown(r: { at: string; provider: string; fake: boolean; summa
     lines.push('', `### ${n}`, '', '| field | exact | normalised | wrong | missing | accuracy |', '|---|---:|---:|---:|---:|---:|')
     for (const [path, f] of Object.entries(s.fields)) {
       const all = f.exact + f.normalised + f.wrong + f.missing
-      lines.push(`| ${path.replace(/\|/g, '\\|')} | ${f.exact} | ${f.normalised} | ${f.wrong} | ${f.missing} | ${p(all ? (f.exact + f.normalised) / all : null)} |`)
+      lines.push(
+        `| ${path.replace(/\|/g, '\\|')} | ${f.exact} | ${f.normalised} | ${f.wrong} | ${f.missing} | ${p(all ? (f.exact + f.normalised) / all : null)} |`,
+      )
     }
   }
   lines.push('', '## Failures', '')
@@ -445,7 +495,9 @@ export function markdown(r: { at: string; provider: string; fake: boolean; summa
   for (const c of failures) {
     lines.push(`- **${c.capability}** ${c.case} [${c.form}]: ${c.status === 200 ? 'wrong fields' : `${c.status} ${c.error ?? ''}`}`)
     for (const o of c.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing').slice(0, 20)) {
-      lines.push(`  - ${o.outcome} \`${o.path}\`: expected ${JSON.stringify(o.expected)?.slice(0, 120)}, got ${JSON.stringify(o.actual)?.slice(0, 120)}`)
+      lines.push(
+        `  - ${o.outcome} \`${o.path}\`: expected ${JSON.stringify(o.expected)?.slice(0, 120)}, got ${JSON.stringify(o.actual)?.slice(0, 120)}`,
+      )
     }
   }
   return lines.join('\n') + '\n'

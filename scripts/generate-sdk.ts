@@ -15,11 +15,14 @@ export async function generateSdk(outDir = path.join(root, 'sdk')): Promise<void
   const capabilities = await loadCapabilities(path.join(root, 'capabilities'))
   if (path.resolve(outDir) !== path.join(root, 'sdk')) {
     await mkdir(path.join(outDir, 'src'), { recursive: true })
-    for (const file of ['package.json', 'tsconfig.json', 'README.md', 'src/runtime.ts']) await cp(path.join(root, 'sdk', file), path.join(outDir, file))
+    for (const file of ['package.json', 'tsconfig.json', 'README.md', 'src/runtime.ts'])
+      await cp(path.join(root, 'sdk', file), path.join(outDir, file))
   }
   await writeFile(path.join(outDir, 'src', 'index.ts'), sdkSource(capabilities))
   await rm(path.join(outDir, 'dist'), { recursive: true, force: true })
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(outDir, 'tsconfig.json')], { stdio: 'inherit' })
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(outDir, 'tsconfig.json')], {
+    stdio: 'inherit',
+  })
 }
 
 export function sdkSource(capabilities: Capability[]): string {
@@ -35,7 +38,9 @@ export function sdkSource(capabilities: Capability[]): string {
     const type = pascal(cap.name)
     const method = camel(cap.name)
     out.push(declare(`${type}Request`, cap.requestSchema, `POST /v1/${cap.name} request`))
-    out.push(`/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(cap.response as TSchema, '')} & { usage: Usage }\n`)
+    out.push(
+      `/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(cap.response as TSchema, '')} & { usage: Usage }\n`,
+    )
     const doc = `  /** ${cap.summary}. ${cap.price} credit${cap.price === 1 ? '' : 's'}${cap.async ? '; async: true returns a job' : ''}. */\n`
     methods.push(
       doc,
@@ -107,7 +112,8 @@ export function tsType(schema: TSchema, indent: string): string {
     case 'null':
       return 'null'
     case 'array':
-      if (Array.isArray(s.prefixItems ?? s.items)) return `[${(s.prefixItems ?? s.items).map((x: TSchema) => tsType(x, indent)).join(', ')}]`
+      if (Array.isArray(s.prefixItems ?? s.items))
+        return `[${(s.prefixItems ?? s.items).map((x: TSchema) => tsType(x, indent)).join(', ')}]`
       return `Array<${s.items ? tsType(s.items, indent) : 'unknown'}>`
     case 'object':
       return objectType(s, indent)

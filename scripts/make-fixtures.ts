@@ -51,8 +51,17 @@ async function renderText(name: string, pages: string[]): Promise<Uint8Array> {
 async function renderImageOnly(): Promise<Uint8Array> {
   const pdf = await newDoc(imageOnlyPdfName)
   const page = pdf.addPage([W, H])
-  page.drawRectangle({ x: M, y: H - 200, width: W - 2 * M, height: 120, color: rgb(0.85, 0.85, 0.85), borderColor: rgb(0, 0, 0), borderWidth: 1 })
-  for (let i = 0; i < 12; i++) page.drawRectangle({ x: M, y: H - 240 - i * 20, width: 200 + ((i * 53) % 260), height: 8, color: rgb(0.2, 0.2, 0.2) })
+  page.drawRectangle({
+    x: M,
+    y: H - 200,
+    width: W - 2 * M,
+    height: 120,
+    color: rgb(0.85, 0.85, 0.85),
+    borderColor: rgb(0, 0, 0),
+    borderWidth: 1,
+  })
+  for (let i = 0; i < 12; i++)
+    page.drawRectangle({ x: M, y: H - 240 - i * 20, width: 200 + ((i * 53) % 260), height: 8, color: rgb(0.2, 0.2, 0.2) })
   return pdf.save({ useObjectStreams: false })
 }
 

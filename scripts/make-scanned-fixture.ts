@@ -12,10 +12,21 @@ const html = fileURLToPath(new URL('../test/fixtures/scanned-invoice.html', impo
 const dir = mkdtempSync(join(tmpdir(), 'scan-'))
 try {
   const png = join(dir, 'page.png')
-  execFileSync('/usr/bin/chromium', [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--user-data-dir=${join(dir, 'profile')}`,
-    '--hide-scrollbars', '--window-size=1240,1754', `--screenshot=${png}`, `file://${html}`,
-  ], { stdio: 'ignore' })
+  execFileSync(
+    '/usr/bin/chromium',
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      `--user-data-dir=${join(dir, 'profile')}`,
+      '--hide-scrollbars',
+      '--window-size=1240,1754',
+      `--screenshot=${png}`,
+      `file://${html}`,
+    ],
+    { stdio: 'ignore' },
+  )
   const pdf = await PDFDocument.create()
   pdf.setCreationDate(new Date('2024-01-01T00:00:00Z'))
   pdf.setModificationDate(new Date('2024-01-01T00:00:00Z'))

@@ -29,7 +29,12 @@ const db = await resolveDatabaseUrl(process.env.DATABASE_URL).catch((e: unknown)
 await prepareTemplate(db.url)
 const child = spawn('npx', ['tap', ...args], {
   // Test processes share one key, as the processes of a deployment must (they may run against your own DATABASE_URL).
-  env: { ...process.env, DATABASE_URL: db.url, CAPAPI_TEMPLATE_READY: '1', SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? randomBytes(32).toString('hex') },
+  env: {
+    ...process.env,
+    DATABASE_URL: db.url,
+    CAPAPI_TEMPLATE_READY: '1',
+    SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY ?? randomBytes(32).toString('hex'),
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 let summary = ''
@@ -77,7 +82,9 @@ async function checkCoverage(): Promise<boolean> {
   for (const name of readdirSync('.tap/coverage')) {
     const file = `.tap/coverage/${name}`
     const raw = JSON.parse(readFileSync(file, 'utf8'))
-    for (const entry of Object.values(raw['source-map-cache'] ?? {}) as Array<{ data?: { sources: string[]; sourcesContent?: (string | null)[] } }>) {
+    for (const entry of Object.values(raw['source-map-cache'] ?? {}) as Array<{
+      data?: { sources: string[]; sourcesContent?: (string | null)[] }
+    }>) {
       const map = entry.data
       if (!map?.sourcesContent) continue
       map.sourcesContent = map.sourcesContent.map((c, i) => c ?? readFileSync(fileURLToPath(map.sources[i]!), 'utf8'))
@@ -89,7 +96,13 @@ async function checkCoverage(): Promise<boolean> {
   report$.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
   await new Promise((resolve) => report$.on('close', resolve))
   // Only the summary table: `tap report` also prints an empty TAP stream of its own.
-  console.log(text.split('\n').filter((l) => !/^(TAP version|1\.\.0|# )/.test(l)).join('\n').trim())
+  console.log(
+    text
+      .split('\n')
+      .filter((l) => !/^(TAP version|1\.\.0|# )/.test(l))
+      .join('\n')
+      .trim(),
+  )
   let report: Record<string, { lines: { total: number; covered: number } }>
   try {
     report = JSON.parse(readFileSync('.tap/report/coverage-summary.json', 'utf8'))
@@ -98,9 +111,14 @@ async function checkCoverage(): Promise<boolean> {
     return false
   }
   const core = Object.entries(report).filter(([file]) => file.startsWith(`${process.cwd()}/core/`))
-  const lines = core.reduce((s, [, f]) => ({ total: s.total + f.lines.total, covered: s.covered + f.lines.covered }), { total: 0, covered: 0 })
+  const lines = core.reduce((s, [, f]) => ({ total: s.total + f.lines.total, covered: s.covered + f.lines.covered }), {
+    total: 0,
+    covered: 0,
+  })
   const pct = lines.total ? (100 * lines.covered) / lines.total : 0
-  console.log(`core/ line coverage: ${pct.toFixed(1)}% of ${lines.total} lines in ${core.length} files (floor ${CORE_LINE_COVERAGE_FLOOR}%${fileArgs.length ? ', enforced on full runs' : ''}; report: .tap/report/)`)
+  console.log(
+    `core/ line coverage: ${pct.toFixed(1)}% of ${lines.total} lines in ${core.length} files (floor ${CORE_LINE_COVERAGE_FLOOR}%${fileArgs.length ? ', enforced on full runs' : ''}; report: .tap/report/)`,
+  )
   return pct >= CORE_LINE_COVERAGE_FLOOR
 }
 
@@ -108,7 +126,8 @@ async function checkCoverage(): Promise<boolean> {
 function ensureChromium(): void {
   if (existsSync(CHROMIUM_PATH)) return
   const apt = (...args: string[]) =>
-    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0
+    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+      .status === 0
   if (process.getuid?.() === 0) {
     console.log('Installing chromium for the browser tests: apt-get update && apt-get install -y chromium')
     if (apt('update') && apt('install', '-y', 'chromium') && existsSync(CHROMIUM_PATH)) return

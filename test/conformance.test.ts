@@ -23,23 +23,34 @@ const NOT_YET: Record<string, string> = {
   research: 'cited URLs must come from the search results, which the schema cannot know before the call',
   screen: 'cited URLs must come from the search results, which the schema cannot know before the call',
   enrich: 'evidence URLs must come from the fetched pages and search results',
-  chargeback: 'quotes must be found in the caller\'s evidence (checked by code)',
+  chargeback: "quotes must be found in the caller's evidence (checked by code)",
   'po-match': 'random extractions can leave nothing comparable (422)',
   'fraud-flag': 'an elevated score needs a signal behind it: a handler rule, not yet part of the corrective retry',
 }
 const PARALLEL = 10
-const folders = readdirSync(new URL('../capabilities', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
-const manifests: CapabilityManifest[] = await Promise.all(folders.map(async (f) => (await import(`../capabilities/${f}/manifest.ts`)).default))
+const folders = readdirSync(new URL('../capabilities', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort()
+const manifests: CapabilityManifest[] = await Promise.all(
+  folders.map(async (f) => (await import(`../capabilities/${f}/manifest.ts`)).default),
+)
 
 /** The manifest's example, with inline media where the example names a URL nobody can fetch in a test. */
 function requestOf(m: CapabilityManifest): Record<string, unknown> {
   const body: Record<string, any> = structuredClone(m.example!.request)
   if (m.name === 'describe') return { ...body, imageUrl: undefined, image: { data: TINY_PNG.toString('base64'), mimeType: 'image/png' } }
-  if (m.name === 'transcribe') return { ...body, audioUrl: undefined, audio: { data: makeWav(1).toString('base64'), mimeType: 'audio/wav' } }
+  if (m.name === 'transcribe')
+    return { ...body, audioUrl: undefined, audio: { data: makeWav(1).toString('base64'), mimeType: 'audio/wav' } }
   return body
 }
 
-const fake = await startFakeOpenAI({ webSearch: [{ url: 'https://example.com/a', title: 'A' }, { url: 'https://example.com/b', title: 'B' }] })
+const fake = await startFakeOpenAI({
+  webSearch: [
+    { url: 'https://example.com/a', title: 'A' },
+    { url: 'https://example.com/b', title: 'B' },
+  ],
+})
 t.teardown(() => fake.close())
 // One random stream per distinct request: calls of one capability run at once, so the answers each kind of
 // request gets are reproducible whatever order they arrive in.
@@ -66,16 +77,26 @@ const services = app.services as { provider: ModelProvider }
 async function pool<T>(n: number, limit: number, fn: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = []
   let next = 0
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < n) {
-      const i = next++
-      out[i] = await fn(i)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < n) {
+        const i = next++
+        out[i] = await fn(i)
+      }
+    }),
+  )
   return out
 }
 
-interface Row { mode: string; name: string; served: number; retried: number; failed: number; unavailable: number; reasons: string[] }
+interface Row {
+  mode: string
+  name: string
+  served: number
+  retried: number
+  failed: number
+  unavailable: number
+  reasons: string[]
+}
 const rows: Row[] = []
 
 const modes: Array<{ mode: string; provider: ModelProvider }> = [
@@ -113,7 +134,11 @@ for (const { mode, provider } of modes) {
       const reasons = [...new Set(failures.map((f) => `${f.status} ${f.code ?? ''} ${f.message}`.slice(0, 160)))]
       rows.push({ mode, name: m.name, served, retried: retries, failed: failures.length, unavailable, reasons })
       const ledger = await app.ledger(customer.accountId)
-      t.same(ledger, { balance: m.price * (CALLS - served), reserved: 0, ledgerSum: m.price * (CALLS - served) }, `${m.name}: exactly ${m.price} charged per served call`)
+      t.same(
+        ledger,
+        { balance: m.price * (CALLS - served), reserved: 0, ledgerSum: m.price * (CALLS - served) },
+        `${m.name}: exactly ${m.price} charged per served call`,
+      )
       if (unavailable === CALLS) continue // web search capabilities on chat completions: 503, free, by design
       for (const f of failures) {
         t.ok([502, 422].includes(f.status), `${m.name}: a refused answer is a free 502 or 422 (${f.status} ${f.message})`)

@@ -10,14 +10,17 @@ import t from 'tap'
 import { EVALS, formOf, scoreCase } from '../scripts/eval.ts'
 import { lacks, pdf, resolves, within } from '../scripts/eval-kit.ts'
 
-const folders = readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+const folders = readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
 
 t.test('every capability folder has at least 3 eval cases, each scored by code', async (t) => {
   t.equal(folders.length, 39)
   for (const name of folders) {
     const cases = EVALS[name]?.cases ?? []
     t.ok(cases.length >= 3, `${name}: ${cases.length} cases`)
-    for (const c of cases) t.ok(Object.keys(c.expected ?? {}).length + Object.keys(c.checks ?? {}).length > 0, `${name} ${c.name}: something to score`)
+    for (const c of cases)
+      t.ok(Object.keys(c.expected ?? {}).length + Object.keys(c.checks ?? {}).length > 0, `${name} ${c.name}: something to score`)
   }
 })
 
@@ -28,23 +31,56 @@ t.test("a folder's align and compare options are used: reordered changes with lo
   const longer = (q: string | null, how: string) => (q === null ? null : `Clause: ${q} (${how})`)
   const answer = {
     changeCount: expected.changes.length,
-    changes: [...expected.changes].reverse().map((x) => ({ ...x, before: longer(x.before, 'as signed'), after: longer(x.after, 'as amended') })),
+    changes: [...expected.changes]
+      .reverse()
+      .map((x) => ({ ...x, before: longer(x.before, 'as signed'), after: longer(x.after, 'as amended') })),
   }
   const outcomes = scoreCase(c, answer, c.request, entry)
-  t.same(outcomes.filter((o) => o.outcome === 'wrong' || o.outcome === 'missing'), [], 'nothing wrong or missing')
-  t.ok(outcomes.some((o) => o.path === 'changes[].before' && o.outcome === 'normalised'), 'a longer quote is a (normalised) match')
+  t.same(
+    outcomes.filter((o) => o.outcome === 'wrong' || o.outcome === 'missing'),
+    [],
+    'nothing wrong or missing',
+  )
+  t.ok(
+    outcomes.some((o) => o.path === 'changes[].before' && o.outcome === 'normalised'),
+    'a longer quote is a (normalised) match',
+  )
 })
 
 t.test('checks are scored as fields; a failing check is wrong', async (t) => {
-  const c = { name: 'x', request: {}, checks: { 'no PII left': lacks('redacted', 'jane@example.com'), 'labels in taxonomy': within('labels[]', ['a', 'b']), 'citations resolve': resolves('items[].sourceIndexes[]', 'sources') } }
-  const good = scoreCase(c, { redacted: '[REDACTED:EMAIL]', labels: ['a'], items: [{ sourceIndexes: [0] }], sources: [{}] }, {}, { cases: [] })
-  t.same(good.map((o) => o.outcome), ['exact', 'exact', 'exact'])
-  const bad = scoreCase(c, { redacted: 'mail jane@example.com', labels: ['a', 'c'], items: [{ sourceIndexes: [1] }], sources: [{}] }, {}, { cases: [] })
-  t.same(bad.map((o) => [o.path, o.outcome]), [
-    ['check: no PII left', 'wrong'],
-    ['check: labels in taxonomy', 'wrong'],
-    ['check: citations resolve', 'wrong'],
-  ])
+  const c = {
+    name: 'x',
+    request: {},
+    checks: {
+      'no PII left': lacks('redacted', 'jane@example.com'),
+      'labels in taxonomy': within('labels[]', ['a', 'b']),
+      'citations resolve': resolves('items[].sourceIndexes[]', 'sources'),
+    },
+  }
+  const good = scoreCase(
+    c,
+    { redacted: '[REDACTED:EMAIL]', labels: ['a'], items: [{ sourceIndexes: [0] }], sources: [{}] },
+    {},
+    { cases: [] },
+  )
+  t.same(
+    good.map((o) => o.outcome),
+    ['exact', 'exact', 'exact'],
+  )
+  const bad = scoreCase(
+    c,
+    { redacted: 'mail jane@example.com', labels: ['a', 'c'], items: [{ sourceIndexes: [1] }], sources: [{}] },
+    {},
+    { cases: [] },
+  )
+  t.same(
+    bad.map((o) => [o.path, o.outcome]),
+    [
+      ['check: no PII left', 'wrong'],
+      ['check: labels in taxonomy', 'wrong'],
+      ['check: citations resolve', 'wrong'],
+    ],
+  )
 })
 
 t.test('ready requests are labelled by what they send (a PDF case is not [text])', async (t) => {
@@ -69,15 +105,32 @@ t.test('npm run eval -- --fake runs end to end and writes the JSON and Markdown 
   const files = readdirSync(out)
   t.equal(files.filter((f) => f.endsWith('.json')).length, 1, `a JSON report (${run.stderr.slice(0, 500)})`)
   t.equal(files.filter((f) => f.endsWith('.md')).length, 1, 'a Markdown report')
-  const report = JSON.parse(readFileSync(join(out, files.find((f) => f.endsWith('.json'))!), 'utf8'))
+  const report = JSON.parse(
+    readFileSync(
+      join(
+        out,
+        files.find((f) => f.endsWith('.json'))!,
+      ),
+      'utf8',
+    ),
+  )
   t.equal(report.fake, true)
   t.same(Object.keys(report.summary).sort(), ['classify', 'redact'])
   for (const s of Object.values<any>(report.summary)) {
     t.equal(s.calls, 3, 'every case was called')
     t.match(s, { credits: Number, latencyMs: { median: Number, max: Number } })
   }
-  t.ok(report.calls.every((c: any) => c.status !== 200 || c.outcomes.length > 0), 'every answered call was scored')
-  const md = readFileSync(join(out, files.find((f) => f.endsWith('.md'))!), 'utf8')
+  t.ok(
+    report.calls.every((c: any) => c.status !== 200 || c.outcomes.length > 0),
+    'every answered call was scored',
+  )
+  const md = readFileSync(
+    join(
+      out,
+      files.find((f) => f.endsWith('.md'))!,
+    ),
+    'utf8',
+  )
   t.match(md, /\| classify \| 3 \|/)
   t.match(md, /scores say nothing about quality/)
 })

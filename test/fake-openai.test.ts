@@ -2,8 +2,18 @@
 import t from 'tap'
 import { createOpenAI } from '@ai-sdk/openai'
 import {
-  APICallError, Output, cosineSimilarity, embed, embedMany, generateSpeech,
-  transcribe, generateImage, generateText, jsonSchema, streamText, type Tool,
+  APICallError,
+  Output,
+  cosineSimilarity,
+  embed,
+  embedMany,
+  generateSpeech,
+  transcribe,
+  generateImage,
+  generateText,
+  jsonSchema,
+  streamText,
+  type Tool,
 } from 'ai'
 import { makeWav, minimalForSchema, startFakeOpenAI, type FakeTextRequest } from './helpers/fake-openai.ts'
 
@@ -27,7 +37,11 @@ for (const api of ['responses', 'chat'] as const) {
     fake.set({ text: (req) => ((seen = req), { title: `from ${req.api}`, score: 7 }) })
     const model = api === 'chat' ? openai.chat('gpt-4o-mini') : openai.responses('gpt-4o-mini')
     const result = await generateText({
-      model, system: 'Be terse.', prompt: 'Rate this.', output: Output.object({ schema }), maxRetries: 0,
+      model,
+      system: 'Be terse.',
+      prompt: 'Rate this.',
+      output: Output.object({ schema }),
+      maxRetries: 0,
     })
     t.same(result.output, { title: `from ${api}`, score: 7 })
     t.equal(seen?.api, api)
@@ -68,7 +82,10 @@ t.test('delayMs + client abort', async (t) => {
   fake.set({ delayMs: 5000 })
   const started = Date.now()
   const err = await generateText({
-    model: openai('gpt-4o-mini'), prompt: 'slow', maxRetries: 0, abortSignal: AbortSignal.timeout(150),
+    model: openai('gpt-4o-mini'),
+    prompt: 'slow',
+    maxRetries: 0,
+    abortSignal: AbortSignal.timeout(150),
   }).catch((e: unknown) => e)
   t.ok(err instanceof Error, 'aborted')
   t.ok(Date.now() - started < 2000, 'did not wait for the full delay')
@@ -84,21 +101,40 @@ t.test('web search returns sources in result.sources (responses API)', async (t)
   ]
   fake.set({ webSearch, text: () => ({ $text: 'Answer with citations.' }) })
   const result = await generateText({
-    model: openai.responses('gpt-4o-mini'), prompt: 'news?', tools, maxRetries: 0,
+    model: openai.responses('gpt-4o-mini'),
+    prompt: 'news?',
+    tools,
+    maxRetries: 0,
   })
   t.equal(result.text, 'Answer with citations.')
   // @ai-sdk/openai 4 takes the sources from the web_search_call action (URLs only); the titles of the
   // url_citation annotations stay on the answer's citations (read by core/models/generate.ts).
-  t.same(result.sources.map((s) => s.sourceType === 'url' && { url: s.url, title: s.title }), webSearch.map((s) => ({ url: s.url, title: undefined })))
+  t.same(
+    result.sources.map((s) => s.sourceType === 'url' && { url: s.url, title: s.title }),
+    webSearch.map((s) => ({ url: s.url, title: undefined })),
+  )
   const citations = result.content.flatMap((p) => (p.type === 'text' ? (p.citations ?? []) : []))
-  t.same(citations.map((c) => c.source.sourceType === 'url' && { url: c.source.url, title: c.source.title }), webSearch)
-  t.ok(result.toolResults.some((r) => r.toolName === 'web_search'), 'provider-executed web_search tool result')
+  t.same(
+    citations.map((c) => c.source.sourceType === 'url' && { url: c.source.url, title: c.source.title }),
+    webSearch,
+  )
+  t.ok(
+    result.toolResults.some((r) => r.toolName === 'web_search'),
+    'provider-executed web_search tool result',
+  )
   t.same(last().body.tools, [{ type: 'web_search' }])
 
   const streamed = streamText({
-    model: openai.responses('gpt-4o-mini'), prompt: 'news?', tools, maxRetries: 0,
+    model: openai.responses('gpt-4o-mini'),
+    prompt: 'news?',
+    tools,
+    maxRetries: 0,
   })
-  t.same((await streamed.sources).map((s) => s.sourceType === 'url' && s.url), webSearch.map((s) => s.url), 'streamed sources')
+  t.same(
+    (await streamed.sources).map((s) => s.sourceType === 'url' && s.url),
+    webSearch.map((s) => s.url),
+    'streamed sources',
+  )
 })
 
 t.test('PDF file part is recorded (responses API)', async (t) => {
@@ -106,11 +142,17 @@ t.test('PDF file part is recorded (responses API)', async (t) => {
   fake.set({ text: (req) => ((seen = req), { $text: 'read it' }) })
   const pdf = Buffer.from('%PDF-1.4\n%fake\n')
   await generateText({
-    model: openai.responses('gpt-4o-mini'), maxRetries: 0,
-    messages: [{ role: 'user', content: [
-      { type: 'text', text: 'Summarise' },
-      { type: 'file', mediaType: 'application/pdf', data: pdf, filename: 'doc.pdf' },
-    ] }],
+    model: openai.responses('gpt-4o-mini'),
+    maxRetries: 0,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Summarise' },
+          { type: 'file', mediaType: 'application/pdf', data: pdf, filename: 'doc.pdf' },
+        ],
+      },
+    ],
   })
   t.same(seen?.files, [{ mediaType: 'application/pdf', data: pdf.toString('base64') }])
   t.equal(seen?.prompt, 'Summarise')
@@ -119,7 +161,11 @@ t.test('PDF file part is recorded (responses API)', async (t) => {
 
 t.test('image generation round-trips a real PNG and records size', async (t) => {
   const { image, images } = await generateImage({
-    model: openai.image('gpt-image-1'), prompt: 'a dot', size: '1024x1024', n: 2, maxRetries: 0,
+    model: openai.image('gpt-image-1'),
+    prompt: 'a dot',
+    size: '1024x1024',
+    n: 2,
+    maxRetries: 0,
   })
   t.equal(images.length, 2)
   t.equal(image.mediaType, 'image/png')
@@ -129,7 +175,12 @@ t.test('image generation round-trips a real PNG and records size', async (t) => 
 
 t.test('speech returns WAV / MP3 bytes and records voice + speed', async (t) => {
   const { audio } = await generateSpeech({
-    model: openai.speech('tts-1'), text: 'hello', voice: 'nova', speed: 1.5, outputFormat: 'wav', maxRetries: 0,
+    model: openai.speech('tts-1'),
+    text: 'hello',
+    voice: 'nova',
+    speed: 1.5,
+    outputFormat: 'wav',
+    maxRetries: 0,
   })
   t.equal(audio.mediaType, 'audio/wav')
   t.equal(Buffer.from(audio.uint8Array).toString('ascii', 8, 12), 'WAVE')
@@ -169,13 +220,21 @@ t.test('unknown paths get a 404 in OpenAI error shape', async (t) => {
 })
 
 t.test('minimalForSchema', async (t) => {
-  t.same(minimalForSchema({
-    type: 'object', required: ['e', 'n', 's', 'a', 'r', 'o'],
-    properties: {
-      e: { enum: ['b', 'c'] }, n: { type: 'integer', minimum: 3 }, s: { type: 'string', minLength: 3 },
-      a: { type: 'array', minItems: 2, items: { type: 'boolean' } }, r: { $ref: '#/$defs/d' },
-      o: { anyOf: [{ type: 'null' }, { type: 'string', format: 'date' }] }, skipped: { type: 'string' },
-    },
-    $defs: { d: { type: 'number', exclusiveMinimum: 1 } },
-  }), { e: 'b', n: 3, s: 'xxx', a: [false, false], r: 1.5, o: '1970-01-01' })
+  t.same(
+    minimalForSchema({
+      type: 'object',
+      required: ['e', 'n', 's', 'a', 'r', 'o'],
+      properties: {
+        e: { enum: ['b', 'c'] },
+        n: { type: 'integer', minimum: 3 },
+        s: { type: 'string', minLength: 3 },
+        a: { type: 'array', minItems: 2, items: { type: 'boolean' } },
+        r: { $ref: '#/$defs/d' },
+        o: { anyOf: [{ type: 'null' }, { type: 'string', format: 'date' }] },
+        skipped: { type: 'string' },
+      },
+      $defs: { d: { type: 'number', exclusiveMinimum: 1 } },
+    }),
+    { e: 'b', n: 3, s: 'xxx', a: [false, false], r: 1.5, o: '1970-01-01' },
+  )
 })

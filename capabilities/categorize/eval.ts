@@ -10,8 +10,11 @@ export const evalCases: EvalCase[] = [
   },
   {
     name: 'expenses',
-    request: { items: ['Uber to airport 34.20', 'AWS invoice March', 'Team lunch at Nando\'s'], taxonomy: ['travel', 'software', 'meals'] },
-    checks: { 'one result per item': count('results[]', 3), 'categories in taxonomy': within('results[].category', ['travel', 'software', 'meals']) },
+    request: { items: ['Uber to airport 34.20', 'AWS invoice March', "Team lunch at Nando's"], taxonomy: ['travel', 'software', 'meals'] },
+    checks: {
+      'one result per item': count('results[]', 3),
+      'categories in taxonomy': within('results[].category', ['travel', 'software', 'meals']),
+    },
   },
   {
     name: 'single-item',

@@ -66,14 +66,25 @@ t.test("a reason code outside the network's table is dropped; the category follo
   t.match(visa.res.body, { reasonCode: '13.1', reasonCategory: 'consumer_dispute', reasonDescription: 'Merchandise/Services Not Received' })
 
   cap.reply(model({ reasonCode: 'C08', reasonCategory: 'processing_error' }))
-  t.match((await cap.call({ ...base, network: 'amex' })).res.body, { reasonCode: 'C08', reasonCategory: 'consumer_dispute', network: 'amex' })
+  t.match((await cap.call({ ...base, network: 'amex' })).res.body, {
+    reasonCode: 'C08',
+    reasonCategory: 'consumer_dispute',
+    network: 'amex',
+  })
 
   cap.reply(model({ reasonCode: 'NA', reasonCategory: 'consumer_dispute' }))
-  t.notOk('reasonCode' in (await cap.call({ ...base, network: 'discover' })).res.body, '"NA" from the model is "not applicable", not Discover NA')
+  t.notOk(
+    'reasonCode' in (await cap.call({ ...base, network: 'discover' })).res.body,
+    '"NA" from the model is "not applicable", not Discover NA',
+  )
 
   cap.reply(model({ reasonCode: '4837', reasonCategory: 'consumer_dispute' }))
   const inferred = await cap.call(base)
-  t.match(inferred.res.body, { reasonCode: '4837', reasonCategory: 'fraud', network: 'mastercard' }, 'no network given: a code of exactly one network')
+  t.match(
+    inferred.res.body,
+    { reasonCode: '4837', reasonCategory: 'fraud', network: 'mastercard' },
+    'no network given: a code of exactly one network',
+  )
 })
 
 t.test("the code the caller's reason states wins over the model's", async (t) => {
@@ -88,9 +99,21 @@ t.test("the code the caller's reason states wins over the model's", async (t) =>
 t.test("`have` is computed from the caller's evidence, never taken from the model", async (t) => {
   const checklist = [
     { item: 'Proof of delivery (carrier tracking)', support: [{ evidenceIndex: 0, quote: 'shows  DELIVERED 2026-02-06' }] },
-    { item: 'Signed delivery confirmation', support: [{ evidenceIndex: 7, quote: 'signed' }, { evidenceIndex: -1, quote: 'UPS' }] },
+    {
+      item: 'Signed delivery confirmation',
+      support: [
+        { evidenceIndex: 7, quote: 'signed' },
+        { evidenceIndex: -1, quote: 'UPS' },
+      ],
+    },
     { item: 'Customer emails acknowledging receipt', support: [{ evidenceIndex: 1, quote: 'customer wrote "thanks, got it"' }] },
-    { item: 'AVS and CVV results', support: [{ evidenceIndex: 2, quote: 'AVS: Y' }, { evidenceIndex: 2, quote: 'CVV: M' }] },
+    {
+      item: 'AVS and CVV results',
+      support: [
+        { evidenceIndex: 2, quote: 'AVS: Y' },
+        { evidenceIndex: 2, quote: 'CVV: M' },
+      ],
+    },
     { item: 'Proof of delivery (carrier tracking)', support: [] },
   ]
   cap.reply(model({ evidenceChecklist: checklist }))
@@ -105,7 +128,11 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
   const { res } = await cap.call({ ...base, evidence })
   t.equal(res.status, 200, res.text)
   t.same(res.body.evidenceChecklist, [
-    { item: 'Proof of delivery (carrier tracking)', have: true, matchedEvidence: [{ evidenceIndex: 0, quote: 'shows DELIVERED 2026-02-06' }] },
+    {
+      item: 'Proof of delivery (carrier tracking)',
+      have: true,
+      matchedEvidence: [{ evidenceIndex: 0, quote: 'shows DELIVERED 2026-02-06' }],
+    },
     { item: 'Signed delivery confirmation', have: false },
     { item: 'Customer emails acknowledging receipt', have: false }, // the quote is not in item 1
     { item: 'AVS and CVV results', have: true, matchedEvidence: [{ evidenceIndex: 2, quote: 'AVS: Y' }] },
@@ -115,7 +142,14 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
 t.test('issue 16: words are not proof; "never delivered" does not prove delivery', async (t) => {
   // Before: keyword matching linked any item mentioning delivery to "proof of delivery", even this one.
   const evidence = ['Customer says the package was never delivered', 'Order confirmation email sent 2026-02-03']
-  cap.reply(model({ evidenceChecklist: [{ item: 'Proof of delivery (carrier tracking)', support: [] }, { item: 'Order receipt', support: [{ evidenceIndex: 1, quote: 'Order confirmation email' }] }] }))
+  cap.reply(
+    model({
+      evidenceChecklist: [
+        { item: 'Proof of delivery (carrier tracking)', support: [] },
+        { item: 'Order receipt', support: [{ evidenceIndex: 1, quote: 'Order confirmation email' }] },
+      ],
+    }),
+  )
   const { res } = await cap.call({ ...base, evidence })
   t.equal(res.status, 200, res.text)
   t.same(res.body.evidenceChecklist, [
@@ -162,7 +196,9 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {
-  const fake = await cap.useFake({ text: () => model({ evidenceChecklist: [{ item: 'Proof of delivery', support: [{ evidenceIndex: 0, quote: 'parcel at door' }] }] }) })
+  const fake = await cap.useFake({
+    text: () => model({ evidenceChecklist: [{ item: 'Proof of delivery', support: [{ evidenceIndex: 0, quote: 'parcel at door' }] }] }),
+  })
   const call = await cap.call({ ...base, network: 'visa', evidence: ['Photo of parcel at door'] })
   cap.expectCharged(t, call)
   t.same(call.res.body, {

@@ -113,7 +113,12 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       const links = new Map<number, string>()
       for (const s of entry.support) {
         const quote = s.quote.trim().replace(/\s+/g, ' ')
-        if (Number.isInteger(s.evidenceIndex) && evidence[s.evidenceIndex] !== undefined && !links.has(s.evidenceIndex) && quotedIn(quote, evidence[s.evidenceIndex]!)) {
+        if (
+          Number.isInteger(s.evidenceIndex) &&
+          evidence[s.evidenceIndex] !== undefined &&
+          !links.has(s.evidenceIndex) &&
+          quotedIn(quote, evidence[s.evidenceIndex]!)
+        ) {
           links.set(s.evidenceIndex, clip(quote, 1000))
         }
       }
@@ -141,4 +146,3 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   }
   return result
 }
-

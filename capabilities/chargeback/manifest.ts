@@ -18,12 +18,17 @@ export const ChargebackResult = Type.Object(
       Type.Object(
         {
           item: Type.String({ minLength: 1, maxLength: 300 }),
-          have: Type.Boolean({ description: "true only when an item of the caller's evidence backs the entry (listed in matchedEvidence)" }),
+          have: Type.Boolean({
+            description: "true only when an item of the caller's evidence backs the entry (listed in matchedEvidence)",
+          }),
           // Optional (README): the caller's evidence items that back the entry, each with the words of it that
           // show it (checked by code to be in that item); have is true iff any.
           matchedEvidence: Type.Optional(
             Type.Array(
-              Type.Object({ evidenceIndex: Type.Integer({ minimum: 0, maximum: 49 }), quote: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
+              Type.Object(
+                { evidenceIndex: Type.Integer({ minimum: 0, maximum: 49 }), quote: Type.String({ minLength: 1, maxLength: 1000 }) },
+                { additionalProperties: false },
+              ),
               { maxItems: 20 },
             ),
           ),
@@ -80,7 +85,11 @@ export default defineCapability({
       narrative:
         'The cardholder ordered on 2026-02-03 and the goods were delivered to the billing address on 2026-02-06 (UPS 1Z999AA10123456784). We ask that the dispute be reversed.',
       evidenceChecklist: [
-        { item: 'Proof of delivery (carrier tracking)', have: true, matchedEvidence: [{ evidenceIndex: 0, quote: 'shows delivered 2026-02-06' }] },
+        {
+          item: 'Proof of delivery (carrier tracking)',
+          have: true,
+          matchedEvidence: [{ evidenceIndex: 0, quote: 'shows delivered 2026-02-06' }],
+        },
         { item: 'Signed delivery confirmation', have: false },
       ],
       winLikelihood: 0.7,

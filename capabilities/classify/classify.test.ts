@@ -11,7 +11,12 @@ t.test("the label is one of the caller's, in the caller's spelling (an enum in t
   cap.reply({ label: 'billing', confidence: 0.93, rationale: 'A duplicate charge.\nSecond line dropped.' })
   const call = await cap.call({ text, labels })
   cap.expectCharged(t, call)
-  t.same(call.res.body, { label: 'billing', confidence: 0.93, rationale: 'A duplicate charge.', usage: { credits: 2, balanceRemaining: 8 } })
+  t.same(call.res.body, {
+    label: 'billing',
+    confidence: 0.93,
+    rationale: 'A duplicate charge.',
+    usage: { credits: 2, balanceRemaining: 8 },
+  })
   t.match(cap.prompts[0], /Allowed labels: \[\\"billing\\",\\"technical\\",\\"Shipping\\"\]/, 'the taxonomy reaches the model')
 })
 
@@ -22,7 +27,11 @@ t.test('multi: every label from the taxonomy, the best one first, no repeats', a
   t.same(res.body.labels, ['technical', 'billing', 'Shipping'])
   t.equal(res.body.label, 'technical')
   cap.reply({ label: 'technical', labels: ['billing', 'refunds'], confidence: 0.8, rationale: 'Both.' })
-  await cap.expectRefused(t, { text, labels, multi: true }, { status: 502, code: 'inference_failed', why: 'an invented label in labels (twice)' })
+  await cap.expectRefused(
+    t,
+    { text, labels, multi: true },
+    { status: 502, code: 'inference_failed', why: 'an invented label in labels (twice)' },
+  )
 })
 
 t.test('a label outside the taxonomy is a failed call, free', async (t) => {
@@ -36,7 +45,9 @@ t.test('issue 16: labels that differ only in case are ambiguous: 400 before any 
   // Before: ["Billing", "billing"] was accepted, and the model's "billing" could only ever map to one of them.
   cap.forbidModel(t)
   const call = await cap.expectRefused(t, { text, labels: ['Billing', 'billing'] }, { why: 'labels differing in case' })
-  t.same(call.res.body.error.details, [{ path: '/labels/1', message: '"billing" repeats another label (labels are matched case-insensitively)' }])
+  t.same(call.res.body.error.details, [
+    { path: '/labels/1', message: '"billing" repeats another label (labels are matched case-insensitively)' },
+  ])
   t.match(call.res.body.error, { requestId: String })
   await cap.expectRefused(t, { text, labels: ['billing', ' billing '] }, { why: 'labels differing in spaces' })
   await cap.expectRefused(t, { text, labels: ['billing', '  '] }, { why: 'a blank label' })

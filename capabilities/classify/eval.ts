@@ -3,8 +3,18 @@ import { within, type EvalCase } from '../../scripts/eval-kit.ts'
 
 const labels = ['billing', 'technical', 'shipping', 'account']
 export const evalCases: EvalCase[] = [
-  { name: 'double-charge', request: { text: 'My card was charged twice for the same order.', labels }, expected: { label: 'billing' }, checks: { 'label in taxonomy': within('label', labels) } },
-  { name: 'crash', request: { text: 'The app crashes every time I open the settings page on Android 14.', labels }, expected: { label: 'technical' }, checks: { 'label in taxonomy': within('label', labels) } },
+  {
+    name: 'double-charge',
+    request: { text: 'My card was charged twice for the same order.', labels },
+    expected: { label: 'billing' },
+    checks: { 'label in taxonomy': within('label', labels) },
+  },
+  {
+    name: 'crash',
+    request: { text: 'The app crashes every time I open the settings page on Android 14.', labels },
+    expected: { label: 'technical' },
+    checks: { 'label in taxonomy': within('label', labels) },
+  },
   {
     name: 'multi-late-and-refund',
     request: { text: 'The parcel is two weeks late and I also want my shipping fee refunded to my card.', labels, multi: true },

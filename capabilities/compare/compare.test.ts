@@ -31,11 +31,32 @@ t.test('two PDF versions of a contract: 3 changes, counted by code, quotes found
 t.test('answers that contradict themselves or quote what is not there: repaired where code can, always reported', async (t) => {
   cap.reply({
     changes: [
-      { section: '6A. Limitation of Liability', change: 'added', before: 'something', after: 'capped at the fees paid by Client', materiality: 'high', note: 'n' },
+      {
+        section: '6A. Limitation of Liability',
+        change: 'added',
+        before: 'something',
+        after: 'capped at the fees paid by Client',
+        materiality: 'high',
+        note: 'n',
+      },
       { section: '2. Services', change: 'removed', before: 'host and maintain', after: 'x', materiality: 'low', note: 'n' },
       { section: '3. Fees and Payment', change: 'modified', before: 'within 30 days', after: null, materiality: 'medium', note: 'n' },
-      { section: '7. Governing Law', change: 'modified', before: 'laws of the State of California', after: 'laws of the State of  New York', materiality: 'high', note: 'n' },
-      { section: '5. Termination', change: 'modified', before: 'Either party … 30 days written notice', after: 'Either party may terminate', materiality: 'low', note: 'n' },
+      {
+        section: '7. Governing Law',
+        change: 'modified',
+        before: 'laws of the State of California',
+        after: 'laws of the State of  New York',
+        materiality: 'high',
+        note: 'n',
+      },
+      {
+        section: '5. Termination',
+        change: 'modified',
+        before: 'Either party … 30 days written notice',
+        after: 'Either party may terminate',
+        materiality: 'low',
+        note: 'n',
+      },
       { section: '4. Term', change: 'modified', before: 'runs for 24 months', after: 'runs for 24  months', materiality: 'low', note: 'n' },
     ],
     summary: ' s ',
@@ -53,15 +74,25 @@ t.test('answers that contradict themselves or quote what is not there: repaired 
   t.match(w.join('\n'), /changes\[1\]: a "removed" change cannot have an "after" text/)
   t.match(w.join('\n'), /changes\[2\]: a "modified" change needs both/)
   t.match(w.join('\n'), /changes\[3\]: the "before" text is not found in document a/)
-  t.notOk(w.some((x) => x.startsWith('changes[3]: the "after"')), 'whitespace differences do not matter')
-  t.notOk(w.some((x) => x.startsWith('changes[4]')), 'elided quotes are checked piece by piece')
+  t.notOk(
+    w.some((x) => x.startsWith('changes[3]: the "after"')),
+    'whitespace differences do not matter',
+  )
+  t.notOk(
+    w.some((x) => x.startsWith('changes[4]')),
+    'elided quotes are checked piece by piece',
+  )
   t.match(w.join('\n'), /changes\[5\]: "before" and "after" are the same text/)
   t.equal(res.body.usage.credits, 15)
 })
 
 t.test('enums are enforced: a bad materiality fails after one retry, free', async (t) => {
   cap.reply({ ...good(), changes: [{ ...good().changes[0], materiality: 'critical' }] })
-  await cap.expectRefused(t, { a: { text: contractA.toText() }, b: { text: contractB.toText() } }, { status: 502, code: 'inference_failed', why: 'materiality "critical"' })
+  await cap.expectRefused(
+    t,
+    { a: { text: contractA.toText() }, b: { text: contractB.toText() } },
+    { status: 502, code: 'inference_failed', why: 'materiality "critical"' },
+  )
   t.equal(cap.prompts.length, 2)
 })
 
@@ -81,7 +112,16 @@ t.test('issue 16: a case-only edit is not "the same text": the model is asked, a
   const before = 'Payment is due within 30 days. The supplier may terminate on notice.'
   const after = 'Payment is due within 30 days. The Supplier MAY terminate on notice.'
   cap.reply({
-    changes: [{ section: 'Termination', change: 'modified', before: 'The supplier may terminate', after: 'The Supplier MAY terminate', materiality: 'low', note: 'Capitalisation only.' }],
+    changes: [
+      {
+        section: 'Termination',
+        change: 'modified',
+        before: 'The supplier may terminate',
+        after: 'The Supplier MAY terminate',
+        materiality: 'low',
+        note: 'Capitalisation only.',
+      },
+    ],
     summary: 'Capitalisation changed in the termination clause.',
     riskNotes: [],
   })
@@ -102,11 +142,22 @@ t.test('bad input: 400 with the side in the path; an unusable side is 422 with i
   ]
   for (const [body, path] of cases) {
     const { res } = await cap.expectRefused(t, body, { why: JSON.stringify(body) })
-    t.ok(res.body?.error?.details?.some((d: { path: string }) => d.path.startsWith(path)), `a detail at ${path}: ${JSON.stringify(res.body?.error?.details)}`)
+    t.ok(
+      res.body?.error?.details?.some((d: { path: string }) => d.path.startsWith(path)),
+      `a detail at ${path}: ${JSON.stringify(res.body?.error?.details)}`,
+    )
   }
-  const empty = await cap.expectRefused(t, { a: { text: 'x' }, b: { text: '  ' } }, { status: 422, code: 'unprocessable', why: 'an empty side' })
+  const empty = await cap.expectRefused(
+    t,
+    { a: { text: 'x' }, b: { text: '  ' } },
+    { status: 422, code: 'unprocessable', why: 'an empty side' },
+  )
   t.same(empty.res.body.error.details, [{ path: '/b/text', message: 'the document is empty' }])
-  const badB64 = await cap.expectRefused(t, { a: { file: { data: '!!!', mimeType: 'application/pdf' } }, b: { text: 'y' } }, { why: 'bad base64' })
+  const badB64 = await cap.expectRefused(
+    t,
+    { a: { file: { data: '!!!', mimeType: 'application/pdf' } }, b: { text: 'y' } },
+    { why: 'bad base64' },
+  )
   t.equal(badB64.res.body.error.details[0].path, '/a/file/data')
 })
 

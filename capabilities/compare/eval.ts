@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs'
 import { contractA, contractB, contractChanges } from '../../test/fixtures/documents.ts'
 
 const file = (name: string) => ({
-  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+  file: {
+    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+    mimeType: 'application/pdf',
+  },
 })
 
 // before/after are the shortest quotes that show each change; a grader should accept longer quotes containing them.
@@ -16,5 +19,9 @@ export const compare = { 'changes[].before': 'contains', 'changes[].after': 'con
 export const evalCases = [
   { name: 'compare-contract-pdf', request: { a: file('contract-v1'), b: file('contract-v2') }, expected },
   { name: 'compare-contract-text', request: { a: { text: contractA.toText() }, b: { text: contractB.toText() } }, expected },
-  { name: 'compare-identical', request: { a: file('contract-v1'), b: { text: contractA.toText() } }, expected: { changeCount: 0, changes: [] } },
+  {
+    name: 'compare-identical',
+    request: { a: file('contract-v1'), b: { text: contractA.toText() } },
+    expected: { changeCount: 0, changes: [] },
+  },
 ]

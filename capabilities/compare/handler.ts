@@ -49,7 +49,7 @@ const SYSTEM = [
   '- note: one sentence on what the change means for the reader;',
   '- summary: two or three sentences on the overall effect of the changes;',
   '- riskNotes: short sentences on risks the changes introduce ([] when none).',
-  'Ignore differences of layout, whitespace, page breaks and the document title\'s version label. Quote verbatim; never paraphrase in before/after.',
+  "Ignore differences of layout, whitespace, page breaks and the document title's version label. Quote verbatim; never paraphrase in before/after.",
 ].join('\n')
 
 /** Resolves one side, with error paths and messages that say which side (ResolveDeps.at is not reachable from ctx). */
@@ -58,7 +58,10 @@ async function resolveSide(ctx: CapabilityContext, input: DocumentInput, side: '
     return await ctx.documents.resolve(input)
   } catch (e) {
     if (!(e instanceof ApiError) || (e.code !== 'unprocessable' && e.code !== 'invalid_request')) throw e
-    const details = (e.details ?? [{ path: '', message: e.message }]).map((d) => ({ path: `/${side}${d.path === '/' ? '' : d.path}`, message: d.message }))
+    const details = (e.details ?? [{ path: '', message: e.message }]).map((d) => ({
+      path: `/${side}${d.path === '/' ? '' : d.path}`,
+      message: d.message,
+    }))
     throw new ApiError(e.code, `${side}: ${e.message}`, details, e.headers)
   }
 }
@@ -129,7 +132,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Com
     }
     if (c.change === 'added' && after === null) warnings.push(`${at}: an "added" change without the added text.`)
     if (c.change === 'removed' && before === null) warnings.push(`${at}: a "removed" change without the removed text.`)
-    if (c.change === 'modified' && (before === null || after === null)) warnings.push(`${at}: a "modified" change needs both "before" and "after".`)
+    if (c.change === 'modified' && (before === null || after === null))
+      warnings.push(`${at}: a "modified" change needs both "before" and "after".`)
     if (c.change === 'modified' && before !== null && after !== null && sameText(before, after)) {
       warnings.push(`${at}: "before" and "after" are the same text.`)
     }

@@ -24,7 +24,10 @@ export const CompareResult = Type.Object(
     summary: Type.String({ maxLength: 10_000 }),
     riskNotes: Type.Array(Type.String({ maxLength: 5000 }), { maxItems: 1000 }),
     warnings: Type.Optional(
-      Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 10_000, description: 'what code found wrong with the model\'s changes (e.g. a quote not found in the document)' }),
+      Type.Array(Type.String({ maxLength: 2000 }), {
+        maxItems: 10_000,
+        description: "what code found wrong with the model's changes (e.g. a quote not found in the document)",
+      }),
     ),
   },
   { additionalProperties: false },

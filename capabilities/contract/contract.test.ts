@@ -10,7 +10,10 @@ const good = () => ({
   term: '24 months from 2024-01-01',
   renewal: null,
   governingLaw: contractA.governingLaw,
-  obligations: ['Provider hosts and maintains the fleet tracking platform with 99.5% monthly uptime.', 'Client pays USD 4,000 per month within 30 days.'],
+  obligations: [
+    'Provider hosts and maintains the fleet tracking platform with 99.5% monthly uptime.',
+    'Client pays USD 4,000 per month within 30 days.',
+  ],
   riskFlags: [{ clause: '5. Termination', severity: 'medium', reason: 'Either party may leave with 30 days notice.' }],
 })
 
@@ -76,7 +79,13 @@ t.test('no party, a non-boolean autoRenews or an unknown severity: one retry, th
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  for (const body of [{}, { text: null }, { fileUrl: 'https://example.com/' + 'a'.repeat(2100) }, { file: { data: 'YQ==', mimeType: 'application/pdf' }, text: 'x' }, { text: 'x', callbackUrl: 5 }]) {
+  for (const body of [
+    {},
+    { text: null },
+    { fileUrl: 'https://example.com/' + 'a'.repeat(2100) },
+    { file: { data: 'YQ==', mimeType: 'application/pdf' }, text: 'x' },
+    { text: 'x', callbackUrl: 5 },
+  ]) {
     await cap.expectRefused(t, body)
   }
 })

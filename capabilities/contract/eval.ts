@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs'
 import { contractA, contractB } from '../../test/fixtures/documents.ts'
 
 const file = (name: string) => ({
-  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+  file: {
+    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+    mimeType: 'application/pdf',
+  },
 })
 
 const expected = (c: typeof contractA) => ({

@@ -20,12 +20,7 @@ export const ModelContract = Type.Object(
     renewal: Type.Union([Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr }, { additionalProperties: false }), Type.Null()]),
     governingLaw: NStr,
     obligations: Type.Array(Type.String()),
-    riskFlags: Type.Array(
-      Type.Object(
-        { clause: Text, severity: Severity, reason: Type.String() },
-        { additionalProperties: false },
-      ),
-    ),
+    riskFlags: Type.Array(Type.Object({ clause: Text, severity: Severity, reason: Type.String() }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 )

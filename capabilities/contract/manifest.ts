@@ -9,15 +9,18 @@ export const ContractResult = Type.Object(
   {
     contractType: Type.String({ minLength: 1, maxLength: 200, description: 'lower case, e.g. "services agreement", "nda", "lease"' }),
     parties: Type.Array(
-      Type.Object({ name: Type.String({ minLength: 1, maxLength: 500 }), role: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 500 }), role: Type.String({ minLength: 1, maxLength: 200 }) },
+        { additionalProperties: false },
+      ),
       { minItems: 1, maxItems: 200 },
     ),
     effectiveDate: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 }), Type.Null()]),
     term: NStr(2000),
-    renewal: Type.Union([
-      Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr(1000) }, { additionalProperties: false }),
-      Type.Null(),
-    ], { description: 'null when the contract says nothing about renewal' }),
+    renewal: Type.Union(
+      [Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr(1000) }, { additionalProperties: false }), Type.Null()],
+      { description: 'null when the contract says nothing about renewal' },
+    ),
     governingLaw: NStr(500),
     obligations: Type.Array(Type.String({ maxLength: 5000 }), { maxItems: 1000 }),
     riskFlags: Type.Array(
@@ -31,7 +34,9 @@ export const ContractResult = Type.Object(
       ),
       { maxItems: 1000 },
     ),
-    warnings: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 1000, description: 'what code found wrong with the model\'s answer' })),
+    warnings: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 1000, description: "what code found wrong with the model's answer" }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -60,7 +65,7 @@ export default defineCapability({
       term: '2 years',
       renewal: { autoRenews: true, noticePeriod: '60 days' },
       governingLaw: 'Delaware',
-      obligations: ['Recipient keeps the Discloser\'s confidential information secret.'],
+      obligations: ["Recipient keeps the Discloser's confidential information secret."],
       riskFlags: [{ clause: 'Renewal', severity: 'medium', reason: 'Renews automatically unless cancelled 60 days ahead.' }],
       warnings: [],
     },

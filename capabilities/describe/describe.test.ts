@@ -58,7 +58,8 @@ t.test('a product/detailed answer without "detailed" is retried, then 502, free'
 
 t.test('through the fake OpenAI server', async (t) => {
   const fake = await cap.useFake({
-    text: (req) => (req.files.length ? { altText: 'Blue square', caption: 'A blue square.', tags: ['blue', 'Blue'], embeddedText: '' } : { $status: 400 }),
+    text: (req) =>
+      req.files.length ? { altText: 'Blue square', caption: 'A blue square.', tags: ['blue', 'Blue'], embeddedText: '' } : { $status: 400 },
   })
   const { res: r } = await cap.call({ image: png, purpose: 'caption' })
   t.equal(r.status, 200, r.text)
@@ -94,6 +95,10 @@ t.test('bad input: 400 or 422, and free', async (t) => {
   for (const [body, message] of unprocessable) await cap.expectRefused(t, body, { status: 422, code: 'unprocessable', message })
   cap.app.services.config.callbacksAllowPrivate = false
   t.teardown(() => void (cap.app.services.config.callbacksAllowPrivate = true))
-  await cap.expectRefused(t, { imageUrl: `${base}/photo` }, { status: 422, code: 'unprocessable', message: /non-public address/, why: 'a private address' })
+  await cap.expectRefused(
+    t,
+    { imageUrl: `${base}/photo` },
+    { status: 422, code: 'unprocessable', message: /non-public address/, why: 'a private address' },
+  )
   t.equal(cap.prompts.length, 0, 'no model call for bad input')
 })

@@ -17,7 +17,8 @@ type Result = Static<typeof DescribeResult>
 const FOCUS: Record<(typeof PURPOSES)[number], string> = {
   alt: 'The image is for a web page: the alt text matters most. It says what a sighted reader gets from the image.',
   caption: 'The image is published with a caption: the caption matters most, one or two sentences a reader would see under it.',
-  product: 'The image shows a product for a shop listing: name the product type, colour, material and visible features; "detailed" is a product description a buyer can trust (only what is visible).',
+  product:
+    'The image shows a product for a shop listing: name the product type, colour, material and visible features; "detailed" is a product description a buyer can trust (only what is visible).',
   detailed: 'Describe the image thoroughly in "detailed": subjects, setting, composition, colours, visible text, and anything notable.',
 }
 

@@ -7,7 +7,11 @@ import manifest from './manifest.ts'
 const cap = await capabilityHarness(t, manifest, { now: () => new Date('2026-03-15T09:30:00Z'), funds: 20 })
 
 const base = { invoice: { number: 'INV-1', amount: 1250, currency: 'USD', daysOverdue: 14 }, customer: { name: 'Acme' } }
-const step = (n: number, channel = 'email') => ({ channel, subject: `Reminder ${n}`, message: `INV-1, USD 1,250.00 is overdue (reminder ${n}).` })
+const step = (n: number, channel = 'email') => ({
+  channel,
+  subject: `Reminder ${n}`,
+  message: `INV-1, USD 1,250.00 is overdue (reminder ${n}).`,
+})
 /** A model answer: the first day, then the gaps, one step per day. */
 const reply = (firstDay: number, ...gapDays: number[]) => ({
   firstDay,
@@ -21,16 +25,29 @@ t.test('days are the first day plus gaps, so they always increase; dates from th
   const call = await cap.call(base)
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(res.body.sequence.map((s: any) => s.day), [0, 3, 7], 'default 3 steps')
-  t.same(res.body.sequence.map((s: any) => s.date), ['2026-03-15', '2026-03-18', '2026-03-22'])
+  t.same(
+    res.body.sequence.map((s: any) => s.day),
+    [0, 3, 7],
+    'default 3 steps',
+  )
+  t.same(
+    res.body.sequence.map((s: any) => s.date),
+    ['2026-03-15', '2026-03-18', '2026-03-22'],
+  )
   t.match(cap.prompts[0], /gapDays/)
 
   cap.reply(reply(0, ...Array(9).fill(7)))
   const ten = await cap.call({ ...base, steps: 10 })
-  t.same(ten.res.body.sequence.map((s: any) => s.day), [0, 7, 14, 21, 28, 35, 42, 49, 56, 63])
+  t.same(
+    ten.res.body.sequence.map((s: any) => s.day),
+    [0, 7, 14, 21, 28, 35, 42, 49, 56, 63],
+  )
   cap.reply(reply(2))
   const one = await cap.call({ ...base, steps: 1 })
-  t.same(one.res.body.sequence.map((s: any) => s.day), [2])
+  t.same(
+    one.res.body.sequence.map((s: any) => s.day),
+    [2],
+  )
 })
 
 t.test('answers breaking a promise get the corrective retry, then 502, free', async (t) => {
@@ -66,16 +83,26 @@ t.test('the amount may be written with or without separators and decimals', asyn
   }
 })
 
-t.test("sms steps carry no subject; without a channel the model chooses", async (t) => {
+t.test('sms steps carry no subject; without a channel the model chooses', async (t) => {
   cap.reply({ ...reply(0, 5), sequence: [step(1, 'sms'), step(2, 'sms')] })
   const sms = await cap.call({ ...base, channel: 'sms', steps: 2 })
   t.equal(sms.res.status, 200, sms.res.text)
-  t.same(sms.res.body.sequence.map((s: any) => s.channel), ['sms', 'sms'])
+  t.same(
+    sms.res.body.sequence.map((s: any) => s.channel),
+    ['sms', 'sms'],
+  )
   t.notOk(sms.res.body.sequence.some((s: any) => 'subject' in s))
 
   cap.reply({ ...reply(0, 5), sequence: [step(1, 'email'), step(2, 'sms')] })
   const mixed = await cap.call({ ...base, steps: 2 })
-  t.same(mixed.res.body.sequence.map((s: any) => [s.channel, s.subject]), [['email', 'Reminder 1'], ['sms', undefined]], 'no channel asked: the model chooses')
+  t.same(
+    mixed.res.body.sequence.map((s: any) => [s.channel, s.subject]),
+    [
+      ['email', 'Reminder 1'],
+      ['sms', undefined],
+    ],
+    'no channel asked: the model chooses',
+  )
 })
 
 t.test('a payment link, when given, is in every message', async (t) => {

@@ -109,7 +109,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     if (i > 0) day += answer.gapDays[i - 1]!
     const channel = s.channel
     let message = s.message.trim()
-    if (input.paymentUrl && !message.includes(input.paymentUrl)) message += `${channel === 'sms' ? ' ' : '\n\n'}Pay here: ${input.paymentUrl}`
+    if (input.paymentUrl && !message.includes(input.paymentUrl))
+      message += `${channel === 'sms' ? ' ' : '\n\n'}Pay here: ${input.paymentUrl}`
     const step: Result['sequence'][number] = { day, date: isoDay(addDays(today, day)), channel, message: clip(message, 5000) }
     const subject = s.subject?.trim()
     if (channel === 'email' && subject) step.subject = clip(subject, 200)
@@ -130,4 +131,3 @@ function formatAmount(amount: number, currency?: string): string {
   const value = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
   return currency ? `${currency.toUpperCase()} ${value}` : value
 }
-

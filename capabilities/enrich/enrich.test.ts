@@ -55,7 +55,20 @@ t.test('domain normalisation and the free-mail list', async (t) => {
   t.same(normalizeDomain('10.0.0.1'), { problem: 'ip' })
   t.same(normalizeDomain('intranet.local'), { problem: 'reserved' })
   t.same(normalizeDomain('a_b.com'), { problem: 'invalid' })
-  for (const d of ['gmail.com', 'yahoo.co.uk', 'hotmail.fr', 'outlook.de', 'gmx.at', 'yandex.kz', 'mail.ru', 'qq.com', '163.com', 'proton.me', 'icloud.com', 'eu.gmail.com']) {
+  for (const d of [
+    'gmail.com',
+    'yahoo.co.uk',
+    'hotmail.fr',
+    'outlook.de',
+    'gmx.at',
+    'yandex.kz',
+    'mail.ru',
+    'qq.com',
+    '163.com',
+    'proton.me',
+    'icloud.com',
+    'eu.gmail.com',
+  ]) {
     t.ok(isFreeMail(d), d)
   }
   for (const d of ['acme.com', 'gmail-tools.com', 'yahoo-inc.example.com', 'mailchimp.com']) t.notOk(isFreeMail(d), d)
@@ -66,27 +79,39 @@ t.test('work email: domain by code, homepage fetched and stripped, grounded true
   cap.reply(
     profile({
       founded: { value: 2999, sourceUrls: [HOMEPAGE] },
-      links: { linkedin: null, twitter: 'https://twitter.com/northwind', github: null, facebook: null, instagram: null, youtube: null, crunchbase: 'https://www.crunchbase.com/organization/northwind' },
+      links: {
+        linkedin: null,
+        twitter: 'https://twitter.com/northwind',
+        github: null,
+        facebook: null,
+        instagram: null,
+        youtube: null,
+        crunchbase: 'https://www.crunchbase.com/organization/northwind',
+      },
     }),
   )
   const call = await cap.call({ email: 'Dana.Ruiz@Northwind-Test.com' })
   cap.expectCharged(t, call)
-  t.same(call.res.body, {
-    name: 'Northwind Logistics',
-    domain: 'northwind-test.com',
-    description: 'Freight forwarding.',
-    industry: 'Logistics',
-    headquarters: 'Rotterdam, Netherlands',
-    employeeRange: '201-500',
-    links: {
-      website: `http://northwind-test.com:${port}/`,
-      linkedin: 'https://www.linkedin.com/company/northwind-test/',
-      github: 'https://github.com/northwind-test',
+  t.same(
+    call.res.body,
+    {
+      name: 'Northwind Logistics',
+      domain: 'northwind-test.com',
+      description: 'Freight forwarding.',
+      industry: 'Logistics',
+      headquarters: 'Rotterdam, Netherlands',
+      employeeRange: '201-500',
+      links: {
+        website: `http://northwind-test.com:${port}/`,
+        linkedin: 'https://www.linkedin.com/company/northwind-test/',
+        github: 'https://github.com/northwind-test',
+      },
+      grounded: true,
+      sources: [{ url: `http://northwind-test.com:${port}/`, title: 'Northwind Logistics & Freight' }],
+      usage: { credits: 5, balanceRemaining: 95 },
     },
-    grounded: true,
-    sources: [{ url: `http://northwind-test.com:${port}/`, title: 'Northwind Logistics & Freight' }],
-    usage: { credits: 5, balanceRemaining: 95 },
-  }, 'founded in the future dropped; links not seen in the evidence dropped; share links are not profiles')
+    'founded in the future dropped; links not seen in the evidence dropped; share links are not profiles',
+  )
   const prompt = cap.prompts[0]!
   t.match(prompt, 'Title: Northwind Logistics & Freight')
   t.match(prompt, 'Freight forwarding for mid-market retailers.')
@@ -130,7 +155,8 @@ t.test('no homepage (error status, unresolvable, not HTML) and no search: ground
     const { res } = await cap.call({ domain })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.grounded, false, domain)
-    for (const k of ['description', 'industry', 'headquarters', 'employeeRange', 'founded']) t.notOk(k in res.body, `${domain}: ${k} has no evidence, left out`)
+    for (const k of ['description', 'industry', 'headquarters', 'employeeRange', 'founded'])
+      t.notOk(k in res.body, `${domain}: ${k} has no evidence, left out`)
     t.equal(res.body.sources, undefined, domain)
     t.same(res.body.links, { website: `https://${domain}/` }, domain)
     t.match(cap.prompts[0], 'The homepage could not be fetched.')
@@ -140,9 +166,17 @@ t.test('no homepage (error status, unresolvable, not HTML) and no search: ground
 
 t.test('free-mail and non-company domains are 422 unprocessable, charged nothing, no model call', async (t) => {
   const cases = [
-    { email: 'dana@gmail.com' }, { email: 'dana@yahoo.co.uk' }, { email: 'x@gmx.de' }, { email: 'x@qq.com' },
-    { email: 'x@mail.ru' }, { domain: 'outlook.com' }, { domain: 'https://www.hotmail.com/' }, { domain: '163.com' },
-    { domain: '127.0.0.1' }, { domain: 'intranet.local' }, { email: 'x@corp.internal' },
+    { email: 'dana@gmail.com' },
+    { email: 'dana@yahoo.co.uk' },
+    { email: 'x@gmx.de' },
+    { email: 'x@qq.com' },
+    { email: 'x@mail.ru' },
+    { domain: 'outlook.com' },
+    { domain: 'https://www.hotmail.com/' },
+    { domain: '163.com' },
+    { domain: '127.0.0.1' },
+    { domain: 'intranet.local' },
+    { email: 'x@corp.internal' },
   ]
   for (const body of cases) {
     cap.reply(profile())
@@ -165,7 +199,7 @@ t.test('model answers that break the promises', async (t) => {
 
   cap.reply(profile({ grounded: true, domain: 'evil.com' }))
   r = await cap.call({ domain: 'broken-test.com' })
-  t.equal(r.res.status, 502, 'extra fields (grounded, domain) are not the model\'s to give')
+  t.equal(r.res.status, 502, "extra fields (grounded, domain) are not the model's to give")
   t.equal(r.ledger.balance, 100)
 
   cap.reply(profile({ name: '  ', links: { linkedin: 'https://www.linkedin.com/company/made-up/' } }))
@@ -202,7 +236,17 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     const fake = await cap.useFake({
       text: () =>
         profile(
-          { links: { linkedin: 'https://www.linkedin.com/company/broken-test', twitter: null, github: null, facebook: null, instagram: null, youtube: null, crunchbase: null } },
+          {
+            links: {
+              linkedin: 'https://www.linkedin.com/company/broken-test',
+              twitter: null,
+              github: null,
+              facebook: null,
+              instagram: null,
+              youtube: null,
+              crunchbase: null,
+            },
+          },
           ['https://www.linkedin.com/company/broken-test'],
         ),
       webSearch: [

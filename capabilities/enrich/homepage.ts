@@ -70,7 +70,11 @@ export function readHomepage(bytes: Buffer, contentType: string | null, finalUrl
   for (const tag of html.match(/<meta\b[^>]*>/gi) ?? []) {
     const a = attributes(tag)
     const key = (a.name ?? a.property ?? '').toLowerCase()
-    if (a.content && ['description', 'og:description', 'og:title', 'og:site_name', 'twitter:description'].includes(key) && !metas.has(key)) {
+    if (
+      a.content &&
+      ['description', 'og:description', 'og:title', 'og:site_name', 'twitter:description'].includes(key) &&
+      !metas.has(key)
+    ) {
       metas.set(key, clean(decodeEntities(a.content)).slice(0, 500))
     }
   }
@@ -175,7 +179,8 @@ function removeBlocks(html: string, onBlock: (name: string, openTag: string, inn
   return out
 }
 
-const BREAKS = /<\/?(?:p|div|br|li|ul|ol|h[1-6]|section|article|header|footer|nav|main|aside|tr|td|th|table|dd|dt|blockquote|figcaption|form|button)\b[^>]*>/gi
+const BREAKS =
+  /<\/?(?:p|div|br|li|ul|ol|h[1-6]|section|article|header|footer|nav|main|aside|tr|td|th|table|dd|dt|blockquote|figcaption|form|button)\b[^>]*>/gi
 
 function visibleText(html: string): string {
   return decodeEntities(html.replace(BREAKS, '\n').replace(/<[^>]*>/g, ' '))
@@ -188,8 +193,26 @@ function visibleText(html: string): string {
 const clean = (s: string) => s.replace(/[\s\u00a0]+/g, ' ').trim()
 
 const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™', hellip: '…',
-  ndash: '–', mdash: '—', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', middot: '·', bull: '•', euro: '€', pound: '£',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  ndash: '–',
+  mdash: '—',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  middot: '·',
+  bull: '•',
+  euro: '€',
+  pound: '£',
 }
 export function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (m, e: string) => {
@@ -248,7 +271,9 @@ export function platformOf(href: string): Platform | null {
     case 'github.com':
       return path.length === 1 && !['features', 'about', 'pricing', 'login', 'join', 'sponsors', 'orgs'].includes(first) ? 'github' : null
     case 'facebook.com':
-      return path.length >= 1 && !['sharer', 'sharer.php', 'share.php', 'dialog', 'plugins', 'tr', 'login.php'].includes(first) ? 'facebook' : null
+      return path.length >= 1 && !['sharer', 'sharer.php', 'share.php', 'dialog', 'plugins', 'tr', 'login.php'].includes(first)
+        ? 'facebook'
+        : null
     case 'instagram.com':
       return path.length === 1 && !['p', 'explore', 'accounts'].includes(first) ? 'instagram' : null
     case 'youtube.com':

@@ -42,7 +42,10 @@ export const EnrichResult = Type.Object(
       },
       { additionalProperties: false },
     ),
-    grounded: Type.Boolean({ description: 'True only when web evidence was used: the homepage was fetched and had text, or the web search returned sources. Set by code.' }),
+    grounded: Type.Boolean({
+      description:
+        'True only when web evidence was used: the homepage was fetched and had text, or the web search returned sources. Set by code.',
+    }),
     // Optional addition (README.md): the web evidence used: the homepage, then web search results.
     sources: Type.Optional(Type.Array(Type.Object({ url: Url, title: Type.String() }, { additionalProperties: false }), { maxItems: 21 })),
   },

@@ -9,7 +9,10 @@ export const evalCases: EvalCase[] = [
   },
   {
     name: 'day-first-date',
-    request: { text: 'Lieferschein 4471 vom 03.07.2024, Kunde: Weber KG, Gewicht 12,5 kg', fields: ['deliveryNote', 'date', 'customer', 'weightKg'] },
+    request: {
+      text: 'Lieferschein 4471 vom 03.07.2024, Kunde: Weber KG, Gewicht 12,5 kg',
+      fields: ['deliveryNote', 'date', 'customer', 'weightKg'],
+    },
     checks: { 'one result per field': count('results[]', 4) },
   },
   {

@@ -41,7 +41,10 @@ t.test('a loose spelling shared by two requested fields is not guessed', async (
   cap.reply({ results: [{ field: 'due date', value: '2026-03-31', confidence: 0.9 }] })
   const { res } = await cap.call({ text, fields: ['dueDate', 'due_date'] })
   t.equal(res.status, 200, res.text)
-  t.same(res.body.results.map((r: any) => r.value), [null, null])
+  t.same(
+    res.body.results.map((r: any) => r.value),
+    [null, null],
+  )
 })
 
 t.test('a confidence outside 0..1 twice is a free 502', async (t) => {
@@ -73,7 +76,12 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   const fake = await cap.useFake({
     text: (req) => {
       if (!req.prompt.includes('INV-2041')) return undefined
-      return { results: [{ field: 'invoiceNumber', value: 'INV-2041', confidence: 0.96 }, { field: 'vendor', value: 'Acme GmbH', confidence: 0.9 }] }
+      return {
+        results: [
+          { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.96 },
+          { field: 'vendor', value: 'Acme GmbH', confidence: 0.9 },
+        ],
+      }
     },
   })
   const call = await cap.call({ text, fields: ['invoiceNumber', 'vendor', 'dueDate'] })

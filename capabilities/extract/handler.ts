@@ -46,7 +46,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       '"value" is the field\'s value as found in the text (a string; dates as YYYY-MM-DD, amounts as plain numbers), or null when the text does not contain it. Never invent a value.',
       '"confidence" is 0..1: how sure you are the value is right.',
       input.instructions ? `Caller instructions: ${input.instructions}` : '',
-    ].filter(Boolean).join('\n'),
+    ]
+      .filter(Boolean)
+      .join('\n'),
     content: input.text,
     schema: ModelAnswer,
   })

@@ -10,7 +10,10 @@ export const ExtractResult = Type.Object(
       Type.Object(
         {
           field: Type.String(),
-          value: Type.Union([Type.String(), Type.Null()], { [EXPLICIT_NULL]: true, description: 'null: the text does not state this field' }),
+          value: Type.Union([Type.String(), Type.Null()], {
+            [EXPLICIT_NULL]: true,
+            description: 'null: the text does not state this field',
+          }),
           confidence: Type.Number({ minimum: 0, maximum: 1 }),
         },
         { additionalProperties: false },

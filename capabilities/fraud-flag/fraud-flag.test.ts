@@ -43,7 +43,10 @@ t.test('signals are ordered by weight and checks deduplicated', async (t) => {
   const call = await cap.call({ order, context: 'first order' })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(res.body.signals.map((s: any) => s.weight), ['high', 'medium', 'low'])
+  t.same(
+    res.body.signals.map((s: any) => s.weight),
+    ['high', 'medium', 'low'],
+  )
   t.same(res.body.recommendedChecks, ['Call the customer'])
 })
 
@@ -80,7 +83,10 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
 })
 
 t.test('one call through the fake OpenAI-compatible server (chat wire API)', async (t) => {
-  const fake = await cap.useFake({ wire: 'chat', text: () => ({ riskScore: 0.42, signals: [signal('medium')], recommendedChecks: ['Verify the phone number'] }) })
+  const fake = await cap.useFake({
+    wire: 'chat',
+    text: () => ({ riskScore: 0.42, signals: [signal('medium')], recommendedChecks: ['Verify the phone number'] }),
+  })
   const call = await cap.call({ order })
   cap.expectCharged(t, call)
   t.same(call.res.body, {

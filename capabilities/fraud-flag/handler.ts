@@ -21,9 +21,7 @@ export const Weight = StringEnum(['low', 'medium', 'high'] as const)
 export const FraudFlagAnswer = Type.Object(
   {
     riskScore: Type.Number({ minimum: 0, maximum: 1 }),
-    signals: Type.Array(
-      Type.Object({ signal: Type.String(), weight: Weight, note: Type.String() }, { additionalProperties: false }),
-    ),
+    signals: Type.Array(Type.Object({ signal: Type.String(), weight: Weight, note: Type.String() }, { additionalProperties: false })),
     recommendedChecks: Type.Array(Type.String()),
   },
   { additionalProperties: false },
@@ -86,4 +84,3 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
 
   return { riskScore, riskLevel, signals, recommendedChecks, recommendation: RECOMMENDATION[riskLevel] }
 }
-

@@ -19,7 +19,9 @@ export const FraudFlagResult = Type.Object(
       { maxItems: 50 },
     ),
     recommendedChecks: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 20 }),
-    recommendation: StringEnum(['allow', 'review', 'block'] as const, { description: 'from riskLevel by code: low allow, medium review, high block' }),
+    recommendation: StringEnum(['allow', 'review', 'block'] as const, {
+      description: 'from riskLevel by code: low allow, medium review, high block',
+    }),
   },
   { additionalProperties: false },
 )

@@ -36,7 +36,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Sta
   const bytes = Buffer.from(image.uint8Array)
   // The media type is the bytes' own: a provider's label is not trusted.
   const mimeType = sniffMediaType(bytes)
-  if (!mimeType || !IMAGE_TYPES.has(mimeType)) throw new ApiError('inference_failed', 'The image provider returned data that is not an image.')
+  if (!mimeType || !IMAGE_TYPES.has(mimeType))
+    throw new ApiError('inference_failed', 'The image provider returned data that is not an image.')
   const dims = imageDimensions(bytes, mimeType)
   const [w, h] = dims ? [dims.width, dims.height] : size.split('x').map(Number)
   const out: Static<typeof ImageResult> = { image: bytes.toString('base64'), mimeType, size, aspectRatio: ratio(w!, h!) }

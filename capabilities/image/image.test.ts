@@ -9,9 +9,8 @@ import manifest from './manifest.ts'
 
 // A baseline JPEG header: SOI, APP0 (JFIF), SOF0 with height 480 and width 640.
 const JPEG = Buffer.from([
-  0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0,
-  0xff, 0xc0, 0, 11, 8, 0x01, 0xe0, 0x02, 0x80, 1, 1, 0x11, 0,
-  0xff, 0xd9,
+  0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xc0, 0, 11, 8, 0x01, 0xe0, 0x02, 0x80, 1, 1,
+  0x11, 0, 0xff, 0xd9,
 ])
 
 function mockImage(bytes: Uint8Array, providerMetadata?: Record<string, unknown>): ImageModel {
@@ -88,7 +87,11 @@ t.test('the media type comes from the bytes', async (t) => {
 })
 
 t.test('provider failures are 502 and free', async (t) => {
-  for (const [why, bytes] of [['WAV bytes', makeWav(0.1)], ['an HTML page', Buffer.from('<html>error</html>')], ['no bytes', new Uint8Array()]] as const) {
+  for (const [why, bytes] of [
+    ['WAV bytes', makeWav(0.1)],
+    ['an HTML page', Buffer.from('<html>error</html>')],
+    ['no bytes', new Uint8Array()],
+  ] as const) {
     useImage(mockImage(bytes))
     await cap.expectRefused(t, { prompt: 'A cat' }, { status: 502, code: 'inference_failed', why })
   }

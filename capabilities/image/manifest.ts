@@ -32,7 +32,12 @@ export default defineCapability({
     {
       prompt: Type.String({ minLength: 1, maxLength: 4000, pattern: '\\S' }),
       style: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'e.g. "watercolor", "flat vector illustration"' })),
-      aspectRatio: Type.Optional(Type.Union(ASPECT_RATIOS.map((r) => Type.Literal(r)), { default: '1:1' })),
+      aspectRatio: Type.Optional(
+        Type.Union(
+          ASPECT_RATIOS.map((r) => Type.Literal(r)),
+          { default: '1:1' },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),

@@ -20,7 +20,15 @@ export const evalCases: EvalCase[] = [
   {
     name: 'de-invoice-decimal-commas-wrong-total',
     request: { text: germanInvoice },
-    expected: { invoiceNumber: 'RE-2024-0815', issueDate: '2024-03-14', dueDate: '2024-04-13', currency: 'EUR', subtotal: 1630.5, tax: 309.8, total: 1990.3 },
+    expected: {
+      invoiceNumber: 'RE-2024-0815',
+      issueDate: '2024-03-14',
+      dueDate: '2024-04-13',
+      currency: 'EUR',
+      subtotal: 1630.5,
+      tax: 309.8,
+      total: 1990.3,
+    },
     checks: {
       'two line items': count('lineItems[]', 2),
       'the wrong total is reported (1,630.50 + 309.80 = 1,940.30)': contains('warnings', 'total'),
@@ -30,7 +38,19 @@ export const evalCases: EvalCase[] = [
     // A scanned page: an image-only PDF (scripts/make-scanned-fixture.ts), French layout, decimal commas.
     name: 'scanned-fr-invoice',
     request: { file: pdf('scanned-invoice') },
-    expected: { invoiceNumber: 'F-2024-0312', issueDate: '2024-03-05', dueDate: '2024-04-04', currency: 'EUR', subtotal: 353, tax: 19.42, total: 372.42, vendor: { name: 'Boulangerie Dupont SARL' } },
-    checks: { 'three line items': count('lineItems[]', 3), 'no sum warning': (r) => !(r.warnings ?? []).some((w: string) => /total|subtotal/i.test(w)) },
+    expected: {
+      invoiceNumber: 'F-2024-0312',
+      issueDate: '2024-03-05',
+      dueDate: '2024-04-04',
+      currency: 'EUR',
+      subtotal: 353,
+      tax: 19.42,
+      total: 372.42,
+      vendor: { name: 'Boulangerie Dupont SARL' },
+    },
+    checks: {
+      'three line items': count('lineItems[]', 3),
+      'no sum warning': (r) => !(r.warnings ?? []).some((w: string) => /total|subtotal/i.test(w)),
+    },
   },
 ]

@@ -52,7 +52,7 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
     content: ctx.documents.parts(doc),
     schema: InvoiceAnswer,
     // A placeholder ("n/a", "unknown") is no vendor; the schema cannot say so, so it goes back in the corrective retry.
-    check: (a: Answer) => (textOf(a.vendor?.name) ? [] : ['/vendor/name: the seller\'s name as printed, not a placeholder']),
+    check: (a: Answer) => (textOf(a.vendor?.name) ? [] : ["/vendor/name: the seller's name as printed, not a placeholder"]),
   })
   return buildInvoice(answer)
 }

@@ -41,12 +41,20 @@ t.test('a sloppy but correct answer comes back normalised, charged once', async 
     subtotal: '2,347.44',
     tax: '$187.80',
     total: 'USD 2,535.24',
-    lineItems: invoice1.lineItems.map((l) => ({ description: l.description, quantity: String(l.quantity), unitPrice: `$${l.unitPrice}`, amount: l.amount.toFixed(2) })),
+    lineItems: invoice1.lineItems.map((l) => ({
+      description: l.description,
+      quantity: String(l.quantity),
+      unitPrice: `$${l.unitPrice}`,
+      amount: l.amount.toFixed(2),
+    })),
   })
   const call = await cap.call({ text: invoice1.toText() })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(withoutUsage(res.body), { ...expected(invoice1), vendor: { ...invoice1.vendor, address: '410 Harbor Street, Portland, OR 97204' } })
+  t.same(withoutUsage(res.body), {
+    ...expected(invoice1),
+    vendor: { ...invoice1.vendor, address: '410 Harbor Street, Portland, OR 97204' },
+  })
   t.equal(typeof res.body.total, 'number')
 })
 
@@ -76,7 +84,11 @@ t.test('sums that do not add up are reported, never fixed', async (t) => {
     'lineItems vs subtotal: the parts add up to 2348.44, the document states 2347.44.',
     'subtotal + tax vs total: the parts add up to 2535.24, the document states 2600.',
   ])
-  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE }, 'a document that does not add up is still a successful extraction')
+  t.same(
+    res.body.usage,
+    { credits: PRICE, balanceRemaining: 100 - PRICE },
+    'a document that does not add up is still a successful extraction',
+  )
 })
 
 t.test('without a subtotal the lines are checked against the total', async (t) => {
@@ -103,10 +115,11 @@ t.test('odd dates, currencies and unreadable values: normalised or omitted with 
   t.equal(res.body.dueDate, '2024-05-29')
   t.equal(res.body.currency, 'EUR')
   for (const absent of ['issueDate', 'tax', 'poNumber', 'customer', 'paymentTerms']) t.notOk(absent in res.body, `${absent} omitted`)
-  t.same(res.body.warnings, [
-    'tax: "19%" is not an amount; omitted.',
-    'issueDate: "31/31/2024" is not a valid date; omitted.',
-  ], 'what could not be read is said; sums involving the unreadable tax are not checked')
+  t.same(
+    res.body.warnings,
+    ['tax: "19%" is not an amount; omitted.', 'issueDate: "31/31/2024" is not a valid date; omitted.'],
+    'what could not be read is said; sums involving the unreadable tax are not checked',
+  )
 })
 
 t.test('a currency that is not ISO 4217 is omitted with a warning', async (t) => {
@@ -161,7 +174,10 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
 })
 
 t.test('valid input that cannot be processed: 422 unprocessable, nothing charged', async (t) => {
-  for (const body of [{ text: '   \n ' }, { file: { data: Buffer.from('PK\u0003\u0004 not a pdf').toString('base64'), mimeType: 'application/pdf' } }]) {
+  for (const body of [
+    { text: '   \n ' },
+    { file: { data: Buffer.from('PK\u0003\u0004 not a pdf').toString('base64'), mimeType: 'application/pdf' } },
+  ]) {
     await cap.expectRefused(t, body, { status: 422, code: 'unprocessable' })
   }
 })

@@ -51,7 +51,9 @@ export default defineCapability({
   request: DocObject(),
   response: InvoiceResult,
   example: {
-    request: { text: 'Northwind Office Supply LLC\nInvoice NW-2024-0117, 2024-03-04\nErgonomic chair | 4 | 249.50 | 998.00\nSubtotal 998.00\nTax 79.84\nTotal 1077.84 USD' },
+    request: {
+      text: 'Northwind Office Supply LLC\nInvoice NW-2024-0117, 2024-03-04\nErgonomic chair | 4 | 249.50 | 998.00\nSubtotal 998.00\nTax 79.84\nTotal 1077.84 USD',
+    },
     response: {
       vendor: { name: 'Northwind Office Supply LLC' },
       invoiceNumber: 'NW-2024-0117',

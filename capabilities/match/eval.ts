@@ -4,12 +4,29 @@ import { count, type EvalCase } from '../../scripts/eval-kit.ts'
 export const evalCases: EvalCase[] = [
   {
     name: 'companies',
-    request: { a: [{ name: 'Acme GmbH', city: 'Berlin' }, { name: 'Globex Ltd', city: 'London' }], b: [{ company: 'GLOBEX LIMITED', town: 'London' }, { company: 'ACME Gesellschaft mbH', town: 'Berlin' }, { company: 'Initech', town: 'Austin' }], keys: ['name', 'city'] },
+    request: {
+      a: [
+        { name: 'Acme GmbH', city: 'Berlin' },
+        { name: 'Globex Ltd', city: 'London' },
+      ],
+      b: [
+        { company: 'GLOBEX LIMITED', town: 'London' },
+        { company: 'ACME Gesellschaft mbH', town: 'Berlin' },
+        { company: 'Initech', town: 'Austin' },
+      ],
+      keys: ['name', 'city'],
+    },
     checks: { 'two matches': count('matches[]', 2), 'Initech unmatched': count('unmatchedB[]', 1) },
   },
   {
     name: 'people',
-    request: { a: [{ name: 'Jon Smith', email: 'jon@x.io' }], b: [{ name: 'Jonathan Smith', email: 'JON@X.IO' }, { name: 'Jane Smith', email: 'jane@x.io' }] },
+    request: {
+      a: [{ name: 'Jon Smith', email: 'jon@x.io' }],
+      b: [
+        { name: 'Jonathan Smith', email: 'JON@X.IO' },
+        { name: 'Jane Smith', email: 'jane@x.io' },
+      ],
+    },
     checks: { 'one match': count('matches[]', 1) },
   },
   {

@@ -41,7 +41,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       'Each record of A matches at most one record of B and each record of B at most one record of A. Leave out records that have no counterpart.',
       'Answer {"matches": [{"aIndex", "bIndex", "confidence", "reason"}]}: indexes as given in the lists, confidence 0..1, reason one short line.',
       input.instructions ? `Caller instructions: ${input.instructions}` : '',
-    ].filter(Boolean).join('\n'),
+    ]
+      .filter(Boolean)
+      .join('\n'),
     content: [
       `Set A (${input.a.length} records):`,
       ...input.a.map((r, i) => `A[${i}] ${JSON.stringify(r)}`),

@@ -25,8 +25,15 @@ export default defineCapability({
   response: MatchResult,
   example: {
     request: {
-      a: [{ name: 'Acme GmbH', city: 'Berlin' }, { name: 'Globex Ltd', city: 'London' }],
-      b: [{ company: 'GLOBEX LIMITED', town: 'London' }, { company: 'ACME Gesellschaft mbH', town: 'Berlin' }, { company: 'Initech', town: 'Austin' }],
+      a: [
+        { name: 'Acme GmbH', city: 'Berlin' },
+        { name: 'Globex Ltd', city: 'London' },
+      ],
+      b: [
+        { company: 'GLOBEX LIMITED', town: 'London' },
+        { company: 'ACME Gesellschaft mbH', town: 'Berlin' },
+        { company: 'Initech', town: 'Austin' },
+      ],
       keys: ['name', 'city'],
     },
     response: {

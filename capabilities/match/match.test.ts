@@ -4,8 +4,16 @@ import manifest from './manifest.ts'
 
 const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
-const a = [{ name: 'Acme GmbH', city: 'Berlin' }, { name: 'Globex Ltd', city: 'London' }, { name: 'Hooli', city: 'Palo Alto' }]
-const b = [{ company: 'GLOBEX LIMITED', town: 'London' }, { company: 'ACME Gesellschaft mbH', town: 'Berlin' }, { company: 'Initech', town: 'Austin' }]
+const a = [
+  { name: 'Acme GmbH', city: 'Berlin' },
+  { name: 'Globex Ltd', city: 'London' },
+  { name: 'Hooli', city: 'Palo Alto' },
+]
+const b = [
+  { company: 'GLOBEX LIMITED', town: 'London' },
+  { company: 'ACME Gesellschaft mbH', town: 'Berlin' },
+  { company: 'Initech', town: 'Austin' },
+]
 const m = (aIndex: number, bIndex: number, confidence: number, reason = 'r') => ({ aIndex, bIndex, confidence, reason })
 
 t.test('indexes in range, one-to-one keeping the highest confidence, unmatched computed', async (t) => {

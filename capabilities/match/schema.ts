@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox'
 
 /** A flat record: at most 50 fields of scalar values (nested objects are not accepted). */
 export const Scalar = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()])
-export const RecordSchema = Type.Object({}, { additionalProperties: Scalar, maxProperties: 50, propertyNames: { type: 'string', maxLength: 100 } })
+export const RecordSchema = Type.Object(
+  {},
+  { additionalProperties: Scalar, maxProperties: 50, propertyNames: { type: 'string', maxLength: 100 } },
+)
 
 export const MatchResult = Type.Object(
   {

@@ -42,7 +42,10 @@ function embedder(ctx: CapabilityContext): Embedder | null {
 }
 
 const embedOne = (ctx: CapabilityContext, e: Embedder, text: string) =>
-  ctx.ai.run('embedding', async (abortSignal) => (await embed({ model: e.model, value: text.slice(0, EMBED_CHARS), abortSignal, maxRetries: 0 })).embedding)
+  ctx.ai.run(
+    'embedding',
+    async (abortSignal) => (await embed({ model: e.model, value: text.slice(0, EMBED_CHARS), abortSignal, maxRetries: 0 })).embedding,
+  )
 
 /**
  * Stage 4 (manifest `check`): PostgreSQL text and jsonb cannot hold U+0000, so it is refused with the schema
@@ -53,7 +56,8 @@ export function check(input: Input): ErrorDetail[] {
     if (hasNul(input[field])) return [{ path: `/${field}`, message: 'contains U+0000' }]
   }
   const size = input.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(input.metadata))
-  if (size > MAX_METADATA_BYTES) return [{ path: '/metadata', message: `metadata is ${size} bytes as JSON; at most ${MAX_METADATA_BYTES} are accepted` }]
+  if (size > MAX_METADATA_BYTES)
+    return [{ path: '/metadata', message: `metadata is ${size} bytes as JSON; at most ${MAX_METADATA_BYTES} are accepted` }]
   return []
 }
 

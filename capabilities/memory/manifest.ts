@@ -7,9 +7,15 @@ export const MAX_METADATA_BYTES = 16 * 1024
 
 // Flat metadata: scalars and short lists of scalars, so every value has a bound (C12) and `filter` can match it.
 const Scalar = Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()])
-const MetaValue = Type.Union([Scalar, Type.Array(Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean()]), { maxItems: 32 })])
+const MetaValue = Type.Union([
+  Scalar,
+  Type.Array(Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean()]), { maxItems: 32 }),
+])
 const metadataOf = (maxProperties: number, description: string) =>
-  Type.Object({}, { additionalProperties: MetaValue, maxProperties, propertyNames: { type: 'string', minLength: 1, maxLength: 64 }, description })
+  Type.Object(
+    {},
+    { additionalProperties: MetaValue, maxProperties, propertyNames: { type: 'string', minLength: 1, maxLength: 64 }, description },
+  )
 
 const Metadata = metadataOf(32, `at most 32 keys, ${MAX_METADATA_BYTES} bytes as JSON`)
 
@@ -32,7 +38,9 @@ export const MemoryResult = Type.Object(
         ),
       ),
     ),
-    ranking: Type.Optional(Type.Union([Type.Literal('embedding'), Type.Literal('fulltext')], { description: 'search: how results were ranked' })),
+    ranking: Type.Optional(
+      Type.Union([Type.Literal('embedding'), Type.Literal('fulltext')], { description: 'search: how results were ranked' }),
+    ),
     deleted: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },

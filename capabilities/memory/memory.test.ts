@@ -40,7 +40,10 @@ t.test('memory', async (t) => {
     const r = await search(a, 'espresso secret coffee milk')
     t.notOk(r.body.results.some((m: { id: string }) => m.id === secret.body.id))
     const rb = await search(b, 'oat milk coffee user')
-    t.same(rb.body.results.map((m: { id: string }) => m.id), [secret.body.id])
+    t.same(
+      rb.body.results.map((m: { id: string }) => m.id),
+      [secret.body.id],
+    )
     const rbWork = await search(b, 'green tea', { namespace: 'work' })
     t.same(rbWork.body.results, [])
   })
@@ -65,7 +68,10 @@ t.test('memory', async (t) => {
     const one = await search(a, 'coffee', { limit: 1 })
     t.equal(one.body.results.length, 1)
     const chat = await search(a, 'coffee', { filter: { source: 'email' } })
-    t.same(chat.body.results.map((m: { content: string }) => m.content), ['Coffee order: flat white'])
+    t.same(
+      chat.body.results.map((m: { content: string }) => m.content),
+      ['Coffee order: flat white'],
+    )
     const none = await search(a, 'coffee', { minScore: 0.99 })
     t.same(none.body.results, [])
   })
@@ -85,7 +91,10 @@ t.test('memory', async (t) => {
     t.equal(byId.body.deleted, 1)
     t.same((await search(a, 'oat milk')).body.results, [])
     const wipe = await cap.post(a, { op: 'forget', namespace: 'work' })
-    t.same({ op: wipe.body.op, namespace: wipe.body.namespace, deleted: wipe.body.deleted }, { op: 'forget', namespace: 'work', deleted: 1 })
+    t.same(
+      { op: wipe.body.op, namespace: wipe.body.namespace, deleted: wipe.body.deleted },
+      { op: 'forget', namespace: 'work', deleted: 1 },
+    )
     t.notOk('id' in wipe.body)
     const wipeDefault = await cap.post(a, { op: 'forget' })
     t.equal(wipeDefault.body.deleted, 2)
@@ -110,7 +119,11 @@ t.test('memory', async (t) => {
       { op: 'store', content: 'x', metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i])) },
       { op: 'store', content: 'x', metadata: { nested: { a: 1 } } },
       { op: 'store', content: 'x', metadata: { big: 'x'.repeat(1001) } },
-      { op: 'store', content: 'x', metadata: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, Array(32).fill('y'.repeat(20))])) }, // > 16 KiB
+      {
+        op: 'store',
+        content: 'x',
+        metadata: Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, Array(32).fill('y'.repeat(20))])),
+      }, // > 16 KiB
       { op: 'rename' },
       { op: 'store', content: 'nul \u0000 inside' },
       { op: 'store', content: 'x', metadata: { k: 'nul \u0000' } },
@@ -144,13 +157,19 @@ t.test('memory', async (t) => {
     t.equal(r.body.results[0].id, m1.body.id)
     t.ok(r.body.results[0].score > 0.8, `score ${r.body.results[0].score}`)
     t.notOk(r.body.results.some((m: { id: string }) => m.id === other.body.id))
-    t.notOk(r.body.results.some((m: { id: string }) => m.id === m2.body.id), 'unrelated words score 0 and are left out')
+    t.notOk(
+      r.body.results.some((m: { id: string }) => m.id === m2.body.id),
+      'unrelated words score 0 and are left out',
+    )
 
     const p = await search(a, 'peanuts allergic')
     t.equal(p.body.results[0]?.id, legacy!.id, 'the legacy memory was embedded and is found')
 
     const rb = await search(b, 'favourite colour green')
-    t.same(rb.body.results.map((m: { id: string }) => m.id), [other.body.id])
+    t.same(
+      rb.body.results.map((m: { id: string }) => m.id),
+      [other.body.id],
+    )
     t.equal((await app.ledger(a.accountId)).balance, 100 - 2 * 4)
   })
 
@@ -159,7 +178,11 @@ t.test('memory', async (t) => {
     const { baseURL } = await cap.useFake()
     const broken = fakeServerProvider(baseURL + '/broken', 'responses', 'test-embedding')
     cap.use({ embedding: () => broken.embedding() })
-    const { customer } = await cap.expectRefused(t, { op: 'store', content: 'something' }, { funds: 10, status: 502, code: 'inference_failed' })
+    const { customer } = await cap.expectRefused(
+      t,
+      { op: 'store', content: 'something' },
+      { funds: 10, status: 502, code: 'inference_failed' },
+    )
     t.same(await app.services.db.sql(`select id from memories where account_id = ?`, [customer.accountId]), [])
   })
 })

@@ -85,7 +85,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       '"actionItems": each task someone agreed or was asked to do: "task" (what), "owner" (who, or null), "due" (when, or null).',
       attendees?.length
         ? `The attendees are ${JSON.stringify(attendees)}: an owner must be one of them, spelled exactly as given; use null when the owner is not an attendee or unclear.`
-        : 'Use the owner\'s name as it appears in the transcript; null when unclear.',
+        : "Use the owner's name as it appears in the transcript; null when unclear.",
       input.meetingDate
         ? `The meeting took place on ${input.meetingDate}. "due" is a date as YYYY-MM-DD; resolve relative deadlines ("by Friday", "next week") against the meeting date; null when no deadline was given.`
         : '"due" is a date as YYYY-MM-DD only when the transcript names a calendar date; null otherwise (relative deadlines cannot be resolved without the meeting date).',

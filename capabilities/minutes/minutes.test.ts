@@ -31,13 +31,15 @@ t.test('matchAttendee', async (t) => {
 })
 
 t.test('owners are attendees in the caller spelling; dates are YYYY-MM-DD; lists cleaned', async (t) => {
-  cap.reply(answer({
-    actionItems: [
-      { task: 'Write the release notes', owner: 'lee chen', due: 'March 12, 2025' },
-      { task: 'Confirm the ship date', owner: 'Dana', due: null },
-      { task: '  ', owner: null, due: null },
-    ],
-  }))
+  cap.reply(
+    answer({
+      actionItems: [
+        { task: 'Write the release notes', owner: 'lee chen', due: 'March 12, 2025' },
+        { task: 'Confirm the ship date', owner: 'Dana', due: null },
+        { task: '  ', owner: null, due: null },
+      ],
+    }),
+  )
   const call = await cap.call({ transcript, attendees, meetingDate: '2025-03-10' })
   cap.expectCharged(t, call)
   const { res } = call

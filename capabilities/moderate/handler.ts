@@ -90,7 +90,13 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   else {
     const image = await loadMedia(
       { inline: input.image, url: input.imageUrl },
-      { inlinePath: '/image', urlPath: '/imageUrl', accept: IMAGE_TYPES, what: 'image', expected: 'the image must be PNG, JPEG, GIF or WebP' },
+      {
+        inlinePath: '/image',
+        urlPath: '/imageUrl',
+        accept: IMAGE_TYPES,
+        what: 'image',
+        expected: 'the image must be PNG, JPEG, GIF or WebP',
+      },
       ctx,
     )
     content = [
@@ -127,7 +133,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     if (!name) {
       throw new ApiError(
         'inference_failed',
-        allowed ? 'The model answered with a category that is not one of the categories given.' : 'The model returned a category without a name.',
+        allowed
+          ? 'The model answered with a category that is not one of the categories given.'
+          : 'The model returned a category without a name.',
       )
     }
     let excerpt: string | undefined

@@ -90,14 +90,26 @@ t.test('categories given: names come back in the caller spelling; anything else 
   t.same(ok.res.body.categories, [{ category: 'Spam', severity: 'high' }])
 
   cap.reply({ decision: 'block', categories: [{ category: 'scam', severity: 'high', excerpt: null }], rationale: 'scam' })
-  await cap.expectRefused(t, { text, categories: ['Spam', 'Harassment'] }, { status: 502, code: 'inference_failed', why: 'a category outside the list' })
+  await cap.expectRefused(
+    t,
+    { text, categories: ['Spam', 'Harassment'] },
+    { status: 502, code: 'inference_failed', why: 'a category outside the list' },
+  )
 })
 
 t.test('inline image: sniffed from the bytes and sent to the model as an image part', async (t) => {
-  cap.reply({ decision: 'review', categories: [{ category: 'nudity', severity: 'medium', excerpt: 'upper left corner' }], rationale: 'unclear' })
+  cap.reply({
+    decision: 'review',
+    categories: [{ category: 'nudity', severity: 'medium', excerpt: 'upper left corner' }],
+    rationale: 'unclear',
+  })
   const { res } = await cap.call({ image: { ...png, mimeType: 'application/octet-stream' } })
   t.equal(res.status, 200, res.text)
-  t.same(res.body.categories, [{ category: 'nudity', severity: 'medium', excerpt: 'upper left corner' }], 'image excerpts are not checked against text')
+  t.same(
+    res.body.categories,
+    [{ category: 'nudity', severity: 'medium', excerpt: 'upper left corner' }],
+    'image excerpts are not checked against text',
+  )
   t.equal(res.body.flagged, true)
   t.match(cap.prompts[0], /"type":"file"/, 'an image part reached the model')
   t.match(cap.prompts[0], /"mediaType":"image\/png"/, 'with the sniffed type, not the declared one')
@@ -136,7 +148,10 @@ t.test('inline image that is not an image: 422; bad base64: 400; nothing charged
 t.test('model answers that break the promises: 502 inference_failed, nothing charged', async (t) => {
   const broken: Array<[string, unknown]> = [
     ['decision outside the enum', { decision: 'flag', categories: [], rationale: 'x' }],
-    ['severity outside the enum', { decision: 'block', categories: [{ category: 'spam', severity: 'critical', excerpt: null }], rationale: 'x' }],
+    [
+      'severity outside the enum',
+      { decision: 'block', categories: [{ category: 'spam', severity: 'critical', excerpt: null }], rationale: 'x' },
+    ],
     ['a category without a name', { decision: 'block', categories: [{ category: '  ', severity: 'high', excerpt: null }], rationale: 'x' }],
     ['no rationale', { decision: 'allow', categories: [], rationale: '  ' }],
     ['flagged only (no decision)', { flagged: true, categories: [], rationale: 'x' }],
@@ -172,7 +187,14 @@ for (const api of ['responses', 'chat'] as const) {
     let seen: FakeTextRequest | undefined
     await cap.useFake({
       wire: api,
-      text: (req) => ((seen = req), { decision: 'block', categories: [{ category: 'violence', severity: 'high', excerpt: 'a weapon in the center' }], rationale: 'Shows a weapon.' }),
+      text: (req) => (
+        (seen = req),
+        {
+          decision: 'block',
+          categories: [{ category: 'violence', severity: 'high', excerpt: 'a weapon in the center' }],
+          rationale: 'Shows a weapon.',
+        }
+      ),
     })
     const call = await cap.call({ imageUrl: `${host}/cat.png`, policy: 'No weapons.' }, { funds: 5 })
     cap.expectCharged(t, call)

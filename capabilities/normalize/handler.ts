@@ -59,7 +59,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
           : 'Change only fields a record already has; do not add or remove fields.',
         'Answer {"changes": [{"index", "field", "to", "reason"}]}: one entry per cell you change, "index" as shown as R[index], "to" the new value (string, number, boolean or null), "reason" one short line. Leave out cells that stay the same.',
         input.instructions ? `Caller instructions: ${input.instructions}` : '',
-      ].filter(Boolean).join('\n'),
+      ]
+        .filter(Boolean)
+        .join('\n'),
       content: b.map((i) => `R[${i}] ${JSON.stringify(input.records[i])}`).join('\n'),
       schema: ModelAnswer,
     }),

@@ -15,17 +15,21 @@ export default defineCapability({
       records: Type.Array(InputRecord, {
         minItems: 1,
         maxItems: MAX_RECORDS,
-        description: 'Flat records: at most 50 fields each, values string (≤ 2,000 chars), number, boolean or null. The answer has the same records in the same order.',
+        description:
+          'Flat records: at most 50 fields each, values string (≤ 2,000 chars), number, boolean or null. The answer has the same records in the same order.',
       }),
       fields: Type.Optional(
         Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
           minItems: 1,
           maxItems: 50,
           uniqueItems: true,
-          description: 'Only these fields may change (and may be added where missing). Without it, only fields a record already has may change.',
+          description:
+            'Only these fields may change (and may be added where missing). Without it, only fields a record already has may change.',
         }),
       ),
-      instructions: Type.Optional(Type.String({ maxLength: 4000, description: 'Normalisation rules in your words (formats, casing, code lists).' })),
+      instructions: Type.Optional(
+        Type.String({ maxLength: 4000, description: 'Normalisation rules in your words (formats, casing, code lists).' }),
+      ),
     },
     { additionalProperties: false },
   ),

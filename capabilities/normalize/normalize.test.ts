@@ -76,9 +76,16 @@ t.test('1,000 records: batched model calls, same count and order, edits only cou
   const { res } = await cap.call({ records: many })
   t.equal(res.status, 200, res.text)
   t.equal(seen.length, 10)
-  t.same(seen.flat().sort((x, y) => x - y), many.map((_, i) => i), 'every record shown exactly once')
+  t.same(
+    seen.flat().sort((x, y) => x - y),
+    many.map((_, i) => i),
+    'every record shown exactly once',
+  )
   t.equal(res.body.records.length, 1000)
-  t.same(res.body.records.map((r: any) => r.id), many.map((r) => r.id))
+  t.same(
+    res.body.records.map((r: any) => r.id),
+    many.map((r) => r.id),
+  )
   t.same(res.body.records[999], { id: 999, city: 'CITY 999' })
   t.equal(res.body.changes.length, 1000)
 })

@@ -29,7 +29,11 @@ function modelSchema(channel: Channel, steps: number): TSchema {
   return Type.Object(
     {
       firstDay: Type.Integer({ minimum: 1, maximum: longestGap, description: 'day of the first message, from day 1' }),
-      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), { minItems: steps - 1, maxItems: steps - 1, description: 'days between each step and the one before it' }),
+      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
+        minItems: steps - 1,
+        maxItems: steps - 1,
+        description: 'days between each step and the one before it',
+      }),
       sequence: Type.Array(step, { minItems: steps, maxItems: steps }),
       personalizationPoints: Type.Array(Type.String(), { maxItems: 10 }),
     },
@@ -47,7 +51,12 @@ const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, nu
 export async function handler(input: Input, ctx: CapabilityContext): Promise<OutreachResult> {
   const channel: Channel = input.channel ?? 'email'
   const steps = input.steps ?? 3
-  const sender = input.sender ? Object.entries(input.sender).filter(([, v]) => v && v.trim()).map(([k, v]) => `${k}: ${v}`).join(', ') : ''
+  const sender = input.sender
+    ? Object.entries(input.sender)
+        .filter(([, v]) => v && v.trim())
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')
+    : ''
   const answer = await ctx.ai.object<ModelAnswer>({
     schema: modelSchema(channel, steps),
     system: [

@@ -10,7 +10,15 @@ const ScalarList = Type.Array(Type.Union([Type.String({ maxLength: 1000 }), Type
 const Nested = Type.Object({}, { additionalProperties: Scalar, maxProperties: 40, propertyNames: { maxLength: 100 } })
 export const Profile = Type.Union([
   Type.String({ minLength: 1, maxLength: 20_000 }),
-  Type.Object({}, { additionalProperties: Type.Union([Scalar, ScalarList, Nested]), minProperties: 1, maxProperties: 60, propertyNames: { maxLength: 100 } }),
+  Type.Object(
+    {},
+    {
+      additionalProperties: Type.Union([Scalar, ScalarList, Nested]),
+      minProperties: 1,
+      maxProperties: 60,
+      propertyNames: { maxLength: 100 },
+    },
+  ),
 ])
 
 export const OutreachRequest = Type.Object(
@@ -79,9 +87,15 @@ export default defineCapability({
           day: 1,
           channel: 'email',
           subject: 'Scaling AP at Northwind without two more hires',
-          message: 'Hi Dana, I saw Northwind is hiring two AP clerks. Ledgerly captures invoices and matches them to POs automatically... Worth a 15-minute look? Sam',
+          message:
+            'Hi Dana, I saw Northwind is hiring two AP clerks. Ledgerly captures invoices and matches them to POs automatically... Worth a 15-minute look? Sam',
         },
-        { day: 4, channel: 'email', subject: 'Re: Scaling AP at Northwind', message: 'Hi Dana, one number that may help: teams like yours cut invoice handling time by 70%. Open to a short call? Sam' },
+        {
+          day: 4,
+          channel: 'email',
+          subject: 'Re: Scaling AP at Northwind',
+          message: 'Hi Dana, one number that may help: teams like yours cut invoice handling time by 70%. Open to a short call? Sam',
+        },
       ],
       personalizationPoints: ['Northwind is hiring two AP clerks', 'Dana leads finance at a freight company'],
     },

@@ -4,7 +4,12 @@ import manifest from './manifest.ts'
 
 const cap = await capabilityHarness(t, manifest)
 
-const lead = { name: 'Dana Ruiz', title: 'VP Finance', company: 'Northwind Logistics', links: { linkedin: 'https://www.linkedin.com/in/dana' } }
+const lead = {
+  name: 'Dana Ruiz',
+  title: 'VP Finance',
+  company: 'Northwind Logistics',
+  links: { linkedin: 'https://www.linkedin.com/in/dana' },
+}
 const product = 'Ledgerly: invoice capture and three-way matching.'
 const step = (n: number, extra: object = {}) => ({ subject: `Subject ${n}`, message: `Message ${n}`, ...extra })
 /** A model answer: the first day, the gaps, and one step per day. */
@@ -15,12 +20,19 @@ const answer = (days: number[], steps: object[] = days.map((_, i) => step(i + 1)
   personalizationPoints,
 })
 
-t.test('exactly `steps` steps, days strictly increasing, the caller\'s channel on every step', async (t) => {
+t.test("exactly `steps` steps, days strictly increasing, the caller's channel on every step", async (t) => {
   cap.reply(answer([1, 3, 7], undefined, ['Hiring AP clerks', ' hiring AP clerks ', '']))
   const call = await cap.call({ lead, product, steps: 3, sender: { name: 'Sam' } })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(res.body.sequence.map((s: any) => [s.day, s.channel, s.subject]), [[1, 'email', 'Subject 1'], [3, 'email', 'Subject 2'], [7, 'email', 'Subject 3']])
+  t.same(
+    res.body.sequence.map((s: any) => [s.day, s.channel, s.subject]),
+    [
+      [1, 'email', 'Subject 1'],
+      [3, 'email', 'Subject 2'],
+      [7, 'email', 'Subject 3'],
+    ],
+  )
   t.same(res.body.personalizationPoints, ['Hiring AP clerks'], 'points trimmed, deduplicated, empty dropped')
   t.match(cap.prompts[0], 'exactly 3 emails')
   t.match(cap.prompts[0], 'Northwind Logistics')

@@ -18,14 +18,26 @@ export const evalCases: EvalCase[] = [
   ...[receipt1, receipt2].map((r) => ({
     name: r.file,
     documents: [r],
-    expected: { docType: 'receipt', party: r.merchant, date: r.date, totalAmount: r.total, lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })) },
+    expected: {
+      docType: 'receipt',
+      party: r.merchant,
+      date: r.date,
+      totalAmount: r.total,
+      lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })),
+    },
   })),
   { name: statement.file, documents: [statement], expected: { docType: 'bank_statement', party: statement.institution } },
   {
     name: 'invoice-items-do-not-add-up',
-    request: { text: 'INVOICE 77-A\nFrom: Bolt Supplies Ltd\nDate: 2 May 2024\nBolts M8 (box)   100.00\nNuts M8 (box)    200.00\nTOTAL DUE        999.00 USD' },
+    request: {
+      text: 'INVOICE 77-A\nFrom: Bolt Supplies Ltd\nDate: 2 May 2024\nBolts M8 (box)   100.00\nNuts M8 (box)    200.00\nTOTAL DUE        999.00 USD',
+    },
     expected: { docType: 'invoice', documentNumber: '77-A', date: '2024-05-02', totalAmount: 999 },
     checks: { 'the sum error is reported': contains('warnings', '300') },
   },
-  { name: 'scanned-fr-invoice', request: { file: pdf('scanned-invoice') }, expected: { docType: 'invoice', documentNumber: 'F-2024-0312', date: '2024-03-05', totalAmount: 372.42 } },
+  {
+    name: 'scanned-fr-invoice',
+    request: { file: pdf('scanned-invoice') },
+    expected: { docType: 'invoice', documentNumber: 'F-2024-0312', date: '2024-03-05', totalAmount: 372.42 },
+  },
 ]

@@ -20,7 +20,14 @@ export const ParseAnswer = Type.Object(
     lineItems: Type.Array(Type.Object({ description: MText, amount: MAmount }, { additionalProperties: false })),
     fields: Type.Array(
       Type.Object(
-        { label: MText, value: Type.Union([Type.String(), Type.Number(), Type.Null()]), confidence: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\s*(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)\\s*%?\\s*$' })]) },
+        {
+          label: MText,
+          value: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+          confidence: Type.Union([
+            Type.Number({ minimum: 0, maximum: 100 }),
+            Type.String({ pattern: '^\\s*(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)\\s*%?\\s*$' }),
+          ]),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -29,7 +36,8 @@ export const ParseAnswer = Type.Object(
 )
 type Answer = Static<typeof ParseAnswer>
 
-const DOC_TYPES = 'invoice, receipt, eob (explanation of benefits), era (electronic remittance advice), coi (certificate of insurance), bank_statement, purchase_order, contract, letter, other'
+const DOC_TYPES =
+  'invoice, receipt, eob (explanation of benefits), era (electronic remittance advice), coi (certificate of insurance), bank_statement, purchase_order, contract, letter, other'
 
 function system(hint: string | null): string {
   return [
@@ -37,7 +45,7 @@ function system(hint: string | null): string {
     `docType: the kind of document in lower_snake_case, preferably one of: ${DOC_TYPES}.`,
     hint ? `The caller expects ${JSON.stringify(hint)}: a hint only, classify by the content.` : '',
     'party: the primary party (the vendor or merchant for invoices and receipts, the payer for EOBs and ERAs, the carrier',
-    'or insurer for COIs). documentNumber: the document\'s own number (invoice, claim, policy or certificate number).',
+    "or insurer for COIs). documentNumber: the document's own number (invoice, claim, policy or certificate number).",
     'date: the primary date (issue, service or statement date). totalAmount: the total the document states. currency: its ISO 4217 code.',
     'lineItems: the itemised lines with an amount, each {description, amount}; [] if there are none.',
     'fields: every other labelled value that matters for processing the document (dates, parties, identifiers, amounts,',
@@ -123,7 +131,11 @@ function sumCheck(docType: string, lineItems: Array<{ amount: number }>, fields:
   const subtotal = numeric.find((f) => SUBTOTAL.test(f.label))
   if (subtotal) return sumWarning('lineItems vs subtotal', amounts, subtotal.value)
   const extras = numeric.flatMap((f) => (ADDED.test(f.label) ? [f.value] : TAKEN_OFF.test(f.label) ? [-Math.abs(f.value)] : []))
-  return sumWarning(extras.length ? 'lineItems with the stated tax, charges and discounts vs totalAmount' : 'lineItems vs totalAmount', [...amounts, ...extras], total)
+  return sumWarning(
+    extras.length ? 'lineItems with the stated tax, charges and discounts vs totalAmount' : 'lineItems vs totalAmount',
+    [...amounts, ...extras],
+    total,
+  )
 }
 
 /** The code-side guarantees: a docType, normalised dates and amounts, confidences in 0..1, sums checked. */
@@ -157,7 +169,8 @@ export function buildParse(a: Answer, hint: string | null): Parsed {
     }
     const confidence = confidenceOf(f.confidence)
     // Confidence is the one number a caller acts on blindly; a value outside 0..1 (or 0..100 %) is no answer.
-    if (confidence === null) throw new ApiError('inference_failed', `The model gave field "${label}" a confidence that is not between 0 and 1.`)
+    if (confidence === null)
+      throw new ApiError('inference_failed', `The model gave field "${label}" a confidence that is not between 0 and 1.`)
     const value = fieldValue(label, f.value)
     if (!fields.some((x) => x.label === label && x.value === value)) fields.push({ label, value, confidence })
   }

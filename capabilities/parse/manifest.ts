@@ -6,7 +6,11 @@ import { handler } from './handler.ts'
 /** Spec 2.6, plus the optional `currency` and `warnings` (see README.md). Fields not in the document are omitted. */
 export const ParseResult = Type.Object(
   {
-    docType: Type.String({ minLength: 1, maxLength: 64, description: 'lower_snake_case: invoice, receipt, eob, era, coi, bank_statement, ...' }),
+    docType: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'lower_snake_case: invoice, receipt, eob, era, coi, bank_statement, ...',
+    }),
     party: Type.Optional(Type.String({ description: 'Primary party (vendor, payer or carrier)' })),
     documentNumber: Type.Optional(Type.String()),
     date: Type.Optional(Type.String({ format: 'date', description: 'Primary date, YYYY-MM-DD' })),
@@ -19,13 +23,18 @@ export const ParseResult = Type.Object(
       Type.Object(
         {
           label: Type.String({ minLength: 1 }),
-          value: Type.Union([Type.String(), Type.Number(), Type.Null()], { [EXPLICIT_NULL]: true, description: 'dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out' }),
+          value: Type.Union([Type.String(), Type.Number(), Type.Null()], {
+            [EXPLICIT_NULL]: true,
+            description: 'dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out',
+          }),
           confidence: Type.Number({ minimum: 0, maximum: 1 }),
         },
         { additionalProperties: false },
       ),
     ),
-    warnings: Type.Optional(Type.Array(Type.String(), { description: 'Values present in the answer that could not be read; never silently dropped' })),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), { description: 'Values present in the answer that could not be read; never silently dropped' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -42,7 +51,10 @@ export default defineCapability({
   }),
   response: ParseResult,
   example: {
-    request: { text: 'Northwind Office Supply LLC\nInvoice NW-2024-0117\nIssue date: 2024-03-04\nChair 998.00\nTotal due: 998.00 USD', docType: 'invoice' },
+    request: {
+      text: 'Northwind Office Supply LLC\nInvoice NW-2024-0117\nIssue date: 2024-03-04\nChair 998.00\nTotal due: 998.00 USD',
+      docType: 'invoice',
+    },
     response: {
       docType: 'invoice',
       party: 'Northwind Office Supply LLC',

@@ -108,13 +108,28 @@ t.test('docType: normalised, aliases mapped, the hint as fallback, none at all i
 
 t.test('confidence: always 0..1; percentages read as such; out of range is a failed call', async (t) => {
   const c = await cap.customer()
-  cap.reply(answer({ fields: [{ label: 'A', value: 'x', confidence: 1 }, { label: 'B', value: 'y', confidence: 0 }, { label: 'C', value: 'z', confidence: '87%' }] }))
+  cap.reply(
+    answer({
+      fields: [
+        { label: 'A', value: 'x', confidence: 1 },
+        { label: 'B', value: 'y', confidence: 0 },
+        { label: 'C', value: 'z', confidence: '87%' },
+      ],
+    }),
+  )
   const res = await cap.post(c, { text: invoice1.toText() })
-  t.same(res.body.fields.map((f: any) => f.confidence), [1, 0, 0.87])
+  t.same(
+    res.body.fields.map((f: any) => f.confidence),
+    [1, 0, 0.87],
+  )
 
   for (const bad of [250, -0.2, 'high', null]) {
     cap.reply(answer({ fields: [{ label: 'Invoice number', value: 'NW-2024-0117', confidence: bad }] }))
-    await cap.expectRefused(t, { text: invoice1.toText() }, { customer: c, status: 502, code: 'inference_failed', why: `confidence ${bad}` })
+    await cap.expectRefused(
+      t,
+      { text: invoice1.toText() },
+      { customer: c, status: 502, code: 'inference_failed', why: `confidence ${bad}` },
+    )
   }
 })
 
@@ -124,7 +139,11 @@ t.test('values: dates and amounts by label, other strings kept; unreadable value
       date: '2024-02-30',
       totalAmount: 'see page 2',
       currency: 'dollars',
-      lineItems: [{ description: 'Chair', amount: '998.00' }, { description: 'Shipping', amount: 'included' }, { description: '', amount: 5 }],
+      lineItems: [
+        { description: 'Chair', amount: '998.00' },
+        { description: 'Shipping', amount: 'included' },
+        { description: '', amount: 5 },
+      ],
       fields: [
         { label: 'Claim number', value: '2024-00017', confidence: 0.9 },
         { label: 'Service date', value: '11 Jun 2024', confidence: 0.9 },
@@ -190,7 +209,9 @@ t.test('issue 16: items that do not add up to the total are reported, never fixe
 
   // A stated subtotal is what the items must make.
   cap.reply(answer({ totalAmount: 330, lineItems: items, fields: [{ label: 'Subtotal', value: 310, confidence: 0.9 }] }))
-  t.same((await cap.call({ text: 'an invoice' })).res.body.warnings, ['lineItems vs subtotal: the parts add up to 300, the document states 310.'])
+  t.same((await cap.call({ text: 'an invoice' })).res.body.warnings, [
+    'lineItems vs subtotal: the parts add up to 300, the document states 310.',
+  ])
 
   // An EOB's billed lines are not parts of the patient's share: not checked.
   cap.reply(answer({ docType: 'eob', totalAmount: 45, lineItems: items, fields: [] }))

@@ -54,8 +54,7 @@ interface ExtractionT {
 
 export const EXTRACTION_MARK = 'You read the line items and totals of the documents of a three-way match.'
 
-const Pair = (other: string) =>
-  Type.Object({ invoiceLine: Type.Integer(), [other]: Type.Integer() }, { additionalProperties: false })
+const Pair = (other: string) => Type.Object({ invoiceLine: Type.Integer(), [other]: Type.Integer() }, { additionalProperties: false })
 
 /** Asked only when code left lines unpaired on both sides: which of them are the same item. */
 export const PairingAnswer = Type.Object(
@@ -68,7 +67,10 @@ interface PairingAnswerT {
 }
 
 /** The model's part of the result: advice and remarks, never numbers or the status. */
-export const AdviceAnswer = Type.Object({ recommendation: Type.String(), notes: Type.Array(Type.String()) }, { additionalProperties: false })
+export const AdviceAnswer = Type.Object(
+  { recommendation: Type.String(), notes: Type.Array(Type.String()) },
+  { additionalProperties: false },
+)
 type AdviceAnswerT = Static<typeof AdviceAnswer>
 
 export const PAIRING_MARK = 'You pair line items across documents.'
@@ -90,7 +92,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       `<invoice>\n${input.invoice}\n</invoice>`,
       `<purchaseOrder>\n${input.purchaseOrder}\n</purchaseOrder>`,
       input.receipt !== undefined ? `<receipt>\n${input.receipt}\n</receipt>` : '',
-    ].filter(Boolean).join('\n\n'),
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
     schema: extractionSchema(input.receipt !== undefined),
   })
   const invoice = readable('invoice', read.invoice)
@@ -108,7 +112,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       'The documents have nothing code can compare: give line items with quantities, prices or amounts, or totals, in both the invoice and the purchase order.',
     )
   }
-  if (discrepancies.length > 200) throw new ApiError('unprocessable', 'The documents differ in more than 200 places; check that they belong together.')
+  if (discrepancies.length > 200)
+    throw new ApiError('unprocessable', 'The documents differ in more than 200 places; check that they belong together.')
   const status = statusOf(discrepancies)
 
   const advice = await ctx.ai.object<AdviceAnswerT>({
@@ -131,7 +136,10 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   })
   const recommendation = advice.recommendation.trim()
   if (!recommendation) throw new ApiError('inference_failed', 'The model gave no recommendation.')
-  const notes = advice.notes.map((n) => clip(n.trim(), 500)).filter(Boolean).slice(0, 20)
+  const notes = advice.notes
+    .map((n) => clip(n.trim(), 500))
+    .filter(Boolean)
+    .slice(0, 20)
 
   const result: Result = {
     status,
@@ -186,7 +194,9 @@ async function pairWithModel(
       'Return JSON: purchaseOrderPairs [{invoiceLine, purchaseOrderLine}] and receiptPairs [{invoiceLine, receiptLine}] ([] when none).',
     ].join('\n'),
     content: [
-      askPo ? `Invoice lines (for the purchase order):\n${list(d.invoice, invForPo)}\n\nPurchase order lines:\n${list(d.purchaseOrder, poFree)}` : '',
+      askPo
+        ? `Invoice lines (for the purchase order):\n${list(d.invoice, invForPo)}\n\nPurchase order lines:\n${list(d.purchaseOrder, poFree)}`
+        : '',
       askRec ? `Invoice lines (for the receipt):\n${list(d.invoice, invForRec)}\n\nReceipt lines:\n${list(d.receipt!, recFree)}` : '',
     ]
       .filter(Boolean)
@@ -197,14 +207,31 @@ async function pairWithModel(
   const offered = (pairs: Array<[number, number]>, inv: number[], other: number[]) =>
     pairs.filter(([i, j]) => inv.includes(i) && other.includes(j))
   if (askPo) {
-    addPairs(d.poPairs, offered(answer.purchaseOrderPairs.map((p) => [p.invoiceLine, p.purchaseOrderLine]), invForPo, poFree), d.invoice.lines.length, d.purchaseOrder.lines.length)
+    addPairs(
+      d.poPairs,
+      offered(
+        answer.purchaseOrderPairs.map((p) => [p.invoiceLine, p.purchaseOrderLine]),
+        invForPo,
+        poFree,
+      ),
+      d.invoice.lines.length,
+      d.purchaseOrder.lines.length,
+    )
   }
   if (askRec) {
-    addPairs(d.receiptPairs, offered(answer.receiptPairs.map((p) => [p.invoiceLine, p.receiptLine]), invForRec, recFree), d.invoice.lines.length, d.receipt!.lines.length)
+    addPairs(
+      d.receiptPairs,
+      offered(
+        answer.receiptPairs.map((p) => [p.invoiceLine, p.receiptLine]),
+        invForRec,
+        recFree,
+      ),
+      d.invoice.lines.length,
+      d.receipt!.lines.length,
+    )
   }
 }
 
 function excerpt(s: string, max = 20_000): string {
   return s.length <= max ? s : `${s.slice(0, max)}\n[… ${s.length - max} more characters]`
 }
-

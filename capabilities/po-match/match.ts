@@ -45,7 +45,25 @@ export type Pairs = Map<number, number>
 
 // ---------- pairing ----------
 
-const STOP = new Set(['the', 'a', 'an', 'of', 'and', 'for', 'with', 'x', 'pc', 'pcs', 'unit', 'units', 'ea', 'each', 'item', 'items', 'qty'])
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'of',
+  'and',
+  'for',
+  'with',
+  'x',
+  'pc',
+  'pcs',
+  'unit',
+  'units',
+  'ea',
+  'each',
+  'item',
+  'items',
+  'qty',
+])
 
 function words(description: string): Set<string> {
   return new Set(
@@ -125,7 +143,10 @@ export function subtotalOf(d: ParsedDocument): number | null {
 }
 
 export function normalizePo(po: string): string {
-  return po.toUpperCase().replace(/[^A-Z0-9]/g, '').replace(/^PO/, '')
+  return po
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, '')
+    .replace(/^PO/, '')
 }
 
 /**
@@ -196,21 +217,32 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
   inv.lines.forEach((l) => {
     if (l.quantity === null || l.unitPrice === null || l.amount === null) return
     const computed = cents(l.quantity * l.unitPrice)
-    numeric({ field: 'amount', item: l.description, against: 'calculation', money: true }, l.amount, computed, (d) =>
-      `Invoice line "${l.description}": ${fmt(l.quantity!, false)} × ${fmt(l.unitPrice!, true)} = ${fmt(computed, true)}, but the line states ${fmt(l.amount!, true)} (${d}).`,
+    numeric(
+      { field: 'amount', item: l.description, against: 'calculation', money: true },
+      l.amount,
+      computed,
+      (d) =>
+        `Invoice line "${l.description}": ${fmt(l.quantity!, false)} × ${fmt(l.unitPrice!, true)} = ${fmt(computed, true)}, but the line states ${fmt(l.amount!, true)} (${d}).`,
     )
   })
   const invLines = linesSum(inv)
   if (inv.subtotal !== null && invLines !== null) {
-    numeric({ field: 'subtotal', against: 'calculation', money: true }, inv.subtotal, invLines, (d) =>
-      `The invoice lines add up to ${fmt(invLines, true)}; the invoice states a subtotal of ${fmt(inv.subtotal!, true)} (${d}).`,
+    numeric(
+      { field: 'subtotal', against: 'calculation', money: true },
+      inv.subtotal,
+      invLines,
+      (d) => `The invoice lines add up to ${fmt(invLines, true)}; the invoice states a subtotal of ${fmt(inv.subtotal!, true)} (${d}).`,
     )
   }
   const invSub = inv.subtotal ?? invLines
   if (inv.total !== null && invSub !== null) {
     const expected = sum([invSub, inv.tax])
-    numeric({ field: 'total', against: 'calculation', money: true }, inv.total, expected, (d) =>
-      `Subtotal ${fmt(invSub, true)}${inv.tax !== null ? ` + tax ${fmt(inv.tax, true)}` : ''} = ${fmt(expected, true)}; the invoice states a total of ${fmt(inv.total!, true)} (${d}).`,
+    numeric(
+      { field: 'total', against: 'calculation', money: true },
+      inv.total,
+      expected,
+      (d) =>
+        `Subtotal ${fmt(invSub, true)}${inv.tax !== null ? ` + tax ${fmt(inv.tax, true)}` : ''} = ${fmt(expected, true)}; the invoice states a total of ${fmt(inv.total!, true)} (${d}).`,
     )
   }
 
@@ -221,7 +253,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     comparisons++
     if (normalizePo(invPo) !== normalizePo(poNo)) {
       out.push({
-        field: 'poNumber', against: 'purchaseOrder', invoice: invPo, purchaseOrder: poNo, receipt: null, severity: 'high',
+        field: 'poNumber',
+        against: 'purchaseOrder',
+        invoice: invPo,
+        purchaseOrder: poNo,
+        receipt: null,
+        severity: 'high',
         note: `The invoice references purchase order ${invPo}; the purchase order given is ${poNo}.`,
       })
     }
@@ -230,7 +267,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     comparisons++
     if (inv.currency !== po.currency) {
       out.push({
-        field: 'currency', against: 'purchaseOrder', invoice: inv.currency, purchaseOrder: po.currency, receipt: null, severity: 'high',
+        field: 'currency',
+        against: 'purchaseOrder',
+        invoice: inv.currency,
+        purchaseOrder: po.currency,
+        receipt: null,
+        severity: 'high',
         note: `The invoice is in ${inv.currency}; the purchase order is in ${po.currency}.`,
       })
     }
@@ -246,7 +288,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
         const money = amount !== null
         const value = amount ?? l.quantity
         out.push({
-          field: money ? 'amount' : 'quantity', item: l.description, against: 'purchaseOrder', invoice: value, purchaseOrder: null, receipt: null,
+          field: money ? 'amount' : 'quantity',
+          item: l.description,
+          against: 'purchaseOrder',
+          invoice: value,
+          purchaseOrder: null,
+          receipt: null,
           ...(value !== null ? { difference: value } : {}),
           severity: 'high',
           note: `"${l.description}" is billed${value !== null ? ` (${fmt(value, money)})` : ''} but is not on the purchase order.`,
@@ -254,16 +301,28 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
         return
       }
       const p = po.lines[j]!
-      numeric({ field: 'quantity', item: l.description, against: 'purchaseOrder', money: false, purchaseOrder: p.quantity }, l.quantity, p.quantity, (d, pct) =>
-        `The invoice bills ${fmt(l.quantity!, false)} of "${l.description}"; the purchase order has ${fmt(p.quantity!, false)} (${d}${pct}).`,
+      numeric(
+        { field: 'quantity', item: l.description, against: 'purchaseOrder', money: false, purchaseOrder: p.quantity },
+        l.quantity,
+        p.quantity,
+        (d, pct) =>
+          `The invoice bills ${fmt(l.quantity!, false)} of "${l.description}"; the purchase order has ${fmt(p.quantity!, false)} (${d}${pct}).`,
       )
-      numeric({ field: 'unitPrice', item: l.description, against: 'purchaseOrder', money: true, purchaseOrder: p.unitPrice }, l.unitPrice, p.unitPrice, (d, pct) =>
-        `The unit price of "${l.description}" is ${fmt(l.unitPrice!, true)} on the invoice and ${fmt(p.unitPrice!, true)} on the purchase order (${d}${pct}).`,
+      numeric(
+        { field: 'unitPrice', item: l.description, against: 'purchaseOrder', money: true, purchaseOrder: p.unitPrice },
+        l.unitPrice,
+        p.unitPrice,
+        (d, pct) =>
+          `The unit price of "${l.description}" is ${fmt(l.unitPrice!, true)} on the invoice and ${fmt(p.unitPrice!, true)} on the purchase order (${d}${pct}).`,
       )
       const a = lineAmount(l)
       const b = lineAmount(p)
-      numeric({ field: 'amount', item: l.description, against: 'purchaseOrder', money: true, purchaseOrder: b }, a, b, (d, pct) =>
-        `The line amount of "${l.description}" is ${fmt(a!, true)} on the invoice and ${fmt(b!, true)} on the purchase order (${d}${pct}).`,
+      numeric(
+        { field: 'amount', item: l.description, against: 'purchaseOrder', money: true, purchaseOrder: b },
+        a,
+        b,
+        (d, pct) =>
+          `The line amount of "${l.description}" is ${fmt(a!, true)} on the invoice and ${fmt(b!, true)} on the purchase order (${d}${pct}).`,
       )
     })
     const paired = new Set(m.poPairs.values())
@@ -274,7 +333,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
       const money = amount !== null
       const value = amount ?? p.quantity
       out.push({
-        field: money ? 'amount' : 'quantity', item: p.description, against: 'purchaseOrder', invoice: null, purchaseOrder: value, receipt: null,
+        field: money ? 'amount' : 'quantity',
+        item: p.description,
+        against: 'purchaseOrder',
+        invoice: null,
+        purchaseOrder: value,
+        receipt: null,
         ...(value !== null ? { difference: -value } : {}),
         severity: 'medium',
         note: `"${p.description}" is on the purchase order${value !== null ? ` (${fmt(value, money)})` : ''} but is not billed.`,
@@ -285,16 +349,25 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
   // Document totals against the purchase order (like with like: pre-tax, tax, and totals when both state tax).
   const invSubtotal = subtotalOf(inv)
   const poSubtotal = subtotalOf(po)
-  numeric({ field: 'subtotal', against: 'purchaseOrder', money: true, purchaseOrder: poSubtotal }, invSubtotal, poSubtotal, (d, pct) =>
-    `The invoice subtotal is ${fmt(invSubtotal!, true)}; the purchase order comes to ${fmt(poSubtotal!, true)} (${d}${pct}).`,
+  numeric(
+    { field: 'subtotal', against: 'purchaseOrder', money: true, purchaseOrder: poSubtotal },
+    invSubtotal,
+    poSubtotal,
+    (d, pct) => `The invoice subtotal is ${fmt(invSubtotal!, true)}; the purchase order comes to ${fmt(poSubtotal!, true)} (${d}${pct}).`,
   )
   if (inv.tax !== null && po.tax !== null) {
-    numeric({ field: 'tax', against: 'purchaseOrder', money: true, purchaseOrder: po.tax }, inv.tax, po.tax, (d, pct) =>
-      `The invoice tax is ${fmt(inv.tax!, true)}; the purchase order has ${fmt(po.tax!, true)} (${d}${pct}).`,
+    numeric(
+      { field: 'tax', against: 'purchaseOrder', money: true, purchaseOrder: po.tax },
+      inv.tax,
+      po.tax,
+      (d, pct) => `The invoice tax is ${fmt(inv.tax!, true)}; the purchase order has ${fmt(po.tax!, true)} (${d}${pct}).`,
     )
     if (inv.total !== null && po.total !== null) {
-      numeric({ field: 'total', against: 'purchaseOrder', money: true, purchaseOrder: po.total }, inv.total, po.total, (d, pct) =>
-        `The invoice total is ${fmt(inv.total!, true)}; the purchase order total is ${fmt(po.total!, true)} (${d}${pct}).`,
+      numeric(
+        { field: 'total', against: 'purchaseOrder', money: true, purchaseOrder: po.total },
+        inv.total,
+        po.total,
+        (d, pct) => `The invoice total is ${fmt(inv.total!, true)}; the purchase order total is ${fmt(po.total!, true)} (${d}${pct}).`,
       )
     }
   }
@@ -306,7 +379,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
       comparisons++
       if (k === undefined) {
         out.push({
-          field: 'quantity', item: l.description, against: 'receipt', invoice: l.quantity, purchaseOrder: null, receipt: null,
+          field: 'quantity',
+          item: l.description,
+          against: 'receipt',
+          invoice: l.quantity,
+          purchaseOrder: null,
+          receipt: null,
           ...(l.quantity !== null ? { difference: l.quantity } : {}),
           severity: 'high',
           note: `"${l.description}" is billed${l.quantity !== null ? ` (${fmt(l.quantity, false)})` : ''} but is not on the receipt.`,
@@ -316,8 +394,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
       const r = rec.lines[k]!
       const j = m.poPairs.get(i)
       const ordered = j !== undefined ? po.lines[j]!.quantity : null
-      numeric({ field: 'quantity', item: l.description, against: 'receipt', money: false, purchaseOrder: ordered, receipt: r.quantity }, l.quantity, r.quantity, (d, pct) =>
-        `The invoice bills ${fmt(l.quantity!, false)} of "${l.description}"; ${fmt(r.quantity!, false)} were received (${d}${pct}).`,
+      numeric(
+        { field: 'quantity', item: l.description, against: 'receipt', money: false, purchaseOrder: ordered, receipt: r.quantity },
+        l.quantity,
+        r.quantity,
+        (d, pct) =>
+          `The invoice bills ${fmt(l.quantity!, false)} of "${l.description}"; ${fmt(r.quantity!, false)} were received (${d}${pct}).`,
       )
     })
     const paired = new Set(m.receiptPairs.values())
@@ -325,7 +407,12 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
       if (paired.has(k)) return
       comparisons++
       out.push({
-        field: 'quantity', item: r.description, against: 'receipt', invoice: null, purchaseOrder: null, receipt: r.quantity,
+        field: 'quantity',
+        item: r.description,
+        against: 'receipt',
+        invoice: null,
+        purchaseOrder: null,
+        receipt: r.quantity,
         ...(r.quantity !== null ? { difference: -r.quantity } : {}),
         severity: 'medium',
         note: `"${r.description}" was received${r.quantity !== null ? ` (${fmt(r.quantity, false)})` : ''} but is not billed.`,

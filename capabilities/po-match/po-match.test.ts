@@ -38,11 +38,32 @@ t.test('the test reader (the stand-in model) reads the common forms', async (t) 
   t.match(textLine('Widget - 8 units received'), { description: 'Widget', quantity: 8 })
   t.match(textLine('Installation ...... $150.00'), { description: 'Installation', quantity: null, amount: 150 })
   t.equal(textLine('Invoice #12345')?.quantity ?? null, null)
-  const table = parseDocument('Description | Qty | Unit Price | Amount\nWidget | 10 | 2.50 | 25.00\nSubtotal: 25.00\nTax (8%): 2.00\nTotal: USD 27.00')
-  t.match(table, { lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }], subtotal: 25, tax: 2, total: 27, currency: 'USD' })
+  const table = parseDocument(
+    'Description | Qty | Unit Price | Amount\nWidget | 10 | 2.50 | 25.00\nSubtotal: 25.00\nTax (8%): 2.00\nTotal: USD 27.00',
+  )
+  t.match(table, {
+    lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }],
+    subtotal: 25,
+    tax: 2,
+    total: 27,
+    currency: 'USD',
+  })
   t.match(parseDocument('Widget, 10, 2.50, 25.00').lines, [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }])
-  const json = parseDocument(JSON.stringify({ poNumber: 'PO-1', currency: 'usd', total: 25, lineItems: [{ description: 'Widget', quantity: '10', unitPrice: '$2.50', amount: 25 }], usage: { credits: 8 } }))
-  t.match(json, { poNumber: 'PO-1', currency: 'USD', total: 25, lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }] })
+  const json = parseDocument(
+    JSON.stringify({
+      poNumber: 'PO-1',
+      currency: 'usd',
+      total: 25,
+      lineItems: [{ description: 'Widget', quantity: '10', unitPrice: '$2.50', amount: 25 }],
+      usage: { credits: 8 },
+    }),
+  )
+  t.match(json, {
+    poNumber: 'PO-1',
+    currency: 'USD',
+    total: 25,
+    lines: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }],
+  })
   t.equal(parseDocument('{"number": "INV-9", "total": 5}').poNumber, null, "an invoice's own number is no PO reference")
   t.equal(parseDocument('{"number": "PO-9", "total": 5}', 'purchaseOrder').poNumber, 'PO-9')
 })
@@ -56,28 +77,62 @@ t.test('identical documents match; a difference within tolerance is reported as 
   t.same(res.body.lineCounts, { invoice: 2, purchaseOrder: 2, receipt: 2 })
   t.equal(res.body.tolerancePct, 2)
 
-  const within = await cap.call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.54 = 25.40').replace('49.00', '49.40'), purchaseOrder: PO })
+  const within = await cap.call({
+    invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 10 @ 2.54 = 25.40').replace('49.00', '49.40'),
+    purchaseOrder: PO,
+  })
   t.equal(within.res.body.status, 'matched')
   t.match(within.res.body.discrepancies, [
-    { field: 'unitPrice', item: 'Widget', invoice: 2.54, purchaseOrder: 2.5, difference: 0.04, differencePct: 1.6, severity: 'low', note: /Within the 2% tolerance/ },
+    {
+      field: 'unitPrice',
+      item: 'Widget',
+      invoice: 2.54,
+      purchaseOrder: 2.5,
+      difference: 0.04,
+      differencePct: 1.6,
+      severity: 'low',
+      note: /Within the 2% tolerance/,
+    },
     { field: 'amount', difference: 0.4, severity: 'low' },
     { field: 'subtotal', difference: 0.4, severity: 'low' },
   ])
 })
 
 t.test('billing more than ordered or received is mismatched; billing less is partial', async (t) => {
-  const over = await cap.call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'), purchaseOrder: PO })
+  const over = await cap.call({
+    invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 12 @ 2.50 = 30.00').replace('49.00', '54.00'),
+    purchaseOrder: PO,
+  })
   t.equal(over.res.body.status, 'mismatched')
-  t.match(over.res.body.discrepancies[0], { field: 'quantity', item: 'Widget', against: 'purchaseOrder', invoice: 12, purchaseOrder: 10, difference: 2, differencePct: 20, severity: 'high' })
+  t.match(over.res.body.discrepancies[0], {
+    field: 'quantity',
+    item: 'Widget',
+    against: 'purchaseOrder',
+    invoice: 12,
+    purchaseOrder: 10,
+    difference: 2,
+    differencePct: 20,
+    severity: 'high',
+  })
 
-  const under = await cap.call({ invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 8 @ 2.50 = 20.00').replace('49.00', '44.00'), purchaseOrder: PO })
+  const under = await cap.call({
+    invoice: INVOICE.replace('Widget x 10 @ 2.50 = 25.00', 'Widget x 8 @ 2.50 = 20.00').replace('49.00', '44.00'),
+    purchaseOrder: PO,
+  })
   t.equal(under.res.body.status, 'partial')
   t.same(fields(under.res), ['quantity/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'])
   t.equal(under.res.body.discrepancies[0].difference, -2)
 
   const notBilled = await cap.call({ invoice: 'PO PO-4411\nWidget x 10 @ 2.50 = 25.00\nTotal: 25.00', purchaseOrder: PO })
   t.equal(notBilled.res.body.status, 'partial')
-  t.match(notBilled.res.body.discrepancies[0], { field: 'amount', item: 'Gadget', purchaseOrder: 24, difference: -24, severity: 'medium', note: /not billed/ })
+  t.match(notBilled.res.body.discrepancies[0], {
+    field: 'amount',
+    item: 'Gadget',
+    purchaseOrder: 24,
+    difference: -24,
+    severity: 'medium',
+    note: /not billed/,
+  })
 
   const notReceived = await cap.call({ invoice: INVOICE, purchaseOrder: PO, receipt: 'Widget - 7 units' })
   t.equal(notReceived.res.body.status, 'mismatched')
@@ -88,7 +143,14 @@ t.test('billing more than ordered or received is mismatched; billing less is par
 
   const extra = await cap.call({ invoice: INVOICE.replace('Total: 49.00', 'Rush fee 15.00\nTotal: 64.00'), purchaseOrder: PO })
   t.equal(extra.res.body.status, 'mismatched')
-  t.match(extra.res.body.discrepancies[0], { field: 'amount', item: 'Rush fee', invoice: 15, difference: 15, severity: 'high', note: /not on the purchase order/ })
+  t.match(extra.res.body.discrepancies[0], {
+    field: 'amount',
+    item: 'Rush fee',
+    invoice: 15,
+    difference: 15,
+    severity: 'high',
+    note: /not on the purchase order/,
+  })
 })
 
 t.test("the invoice's own arithmetic, PO number and currency are checked", async (t) => {
@@ -116,14 +178,27 @@ t.test('tolerancePct decides what is within tolerance', async (t) => {
   const loose = await cap.call({ invoice, purchaseOrder: PO, tolerancePct: 5 })
   t.equal(loose.res.body.status, 'matched')
   t.ok(loose.res.body.discrepancies.every((d: any) => d.severity === 'low'))
-  const strict = await cap.call({ invoice: INVOICE.replace('@ 2.50 = 25.00', '@ 2.51 = 25.10').replace('49.00', '49.10'), purchaseOrder: PO, tolerancePct: 0 })
+  const strict = await cap.call({
+    invoice: INVOICE.replace('@ 2.50 = 25.00', '@ 2.51 = 25.10').replace('49.00', '49.10'),
+    purchaseOrder: PO,
+    tolerancePct: 0,
+  })
   t.equal(strict.res.body.status, 'mismatched', 'a cent over with no tolerance')
 })
 
 t.test('JSON from /v1/invoice against a text PO', async (t) => {
   const invoice = JSON.stringify({
-    vendor: { name: 'ACME' }, invoiceNumber: 'INV-778', poNumber: 'PO-4411', currency: 'USD', subtotal: 49, tax: 0, total: 49,
-    lineItems: [{ description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 }, { description: 'Gadgets', quantity: 2, unitPrice: 12, amount: 24 }],
+    vendor: { name: 'ACME' },
+    invoiceNumber: 'INV-778',
+    poNumber: 'PO-4411',
+    currency: 'USD',
+    subtotal: 49,
+    tax: 0,
+    total: 49,
+    lineItems: [
+      { description: 'Widget', quantity: 10, unitPrice: 2.5, amount: 25 },
+      { description: 'Gadgets', quantity: 2, unitPrice: 12, amount: 24 },
+    ],
   })
   const { res } = await cap.call({ invoice, purchaseOrder: PO })
   t.equal(res.status, 200, res.text)
@@ -135,7 +210,15 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
   const invoice = 'Hex bolt M8 x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00'
   const purchaseOrder = 'Fastener, hexagonal, 8mm x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00\nSpare part x 1 @ 5.00 = 5.00'
   prompts.length = 0
-  pairing = { purchaseOrderPairs: [{ invoiceLine: 0, purchaseOrderLine: 0 }, { invoiceLine: 0, purchaseOrderLine: 2 }, { invoiceLine: 1, purchaseOrderLine: 2 }, { invoiceLine: 9, purchaseOrderLine: 0 }], receiptPairs: [] }
+  pairing = {
+    purchaseOrderPairs: [
+      { invoiceLine: 0, purchaseOrderLine: 0 },
+      { invoiceLine: 0, purchaseOrderLine: 2 },
+      { invoiceLine: 1, purchaseOrderLine: 2 },
+      { invoiceLine: 9, purchaseOrderLine: 0 },
+    ],
+    receiptPairs: [],
+  }
   const { res } = await cap.call({ invoice, purchaseOrder })
   t.equal(res.status, 200, res.text)
   t.equal(prompts.length, 3, 'one extraction call, one pairing call, one advice call')
@@ -147,7 +230,12 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
 
   pairing = { purchaseOrderPairs: [], receiptPairs: [] }
   const unpaired = await cap.call({ invoice, purchaseOrder })
-  t.match(fields(unpaired.res), ['amount/purchaseOrder/high', 'amount/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'])
+  t.match(fields(unpaired.res), [
+    'amount/purchaseOrder/high',
+    'amount/purchaseOrder/medium',
+    'amount/purchaseOrder/medium',
+    'subtotal/purchaseOrder/medium',
+  ])
   t.equal(unpaired.res.body.status, 'mismatched', 'an invoice line left unpaired is billed but not ordered')
 
   prompts.length = 0
@@ -177,13 +265,25 @@ t.test('documents with nothing to read are 422 unprocessable, free', async (t) =
 })
 
 t.test('model answers that break the promises are failed calls, free', async (t) => {
-  for (const reply of [{ recommendation: '  ', notes: [] }, { recommendation: 'ok' }, { recommendation: 'ok', notes: [], status: 'matched' }]) {
+  for (const reply of [
+    { recommendation: '  ', notes: [] },
+    { recommendation: 'ok' },
+    { recommendation: 'ok', notes: [], status: 'matched' },
+  ]) {
     advice = reply
-    await cap.expectRefused(t, { invoice: INVOICE, purchaseOrder: PO }, { status: 502, code: 'inference_failed', why: JSON.stringify(reply) })
+    await cap.expectRefused(
+      t,
+      { invoice: INVOICE, purchaseOrder: PO },
+      { status: 502, code: 'inference_failed', why: JSON.stringify(reply) },
+    )
   }
   advice = { recommendation: 'Approve for payment.', notes: [] }
   pairing = { purchaseOrderPairs: 'all of them' }
-  await cap.expectRefused(t, { invoice: 'Thing x 1 @ 1.00', purchaseOrder: 'Other x 1 @ 1.00' }, { status: 502, code: 'inference_failed', why: 'a pairing answer that fails its schema' })
+  await cap.expectRefused(
+    t,
+    { invoice: 'Thing x 1 @ 1.00', purchaseOrder: 'Other x 1 @ 1.00' },
+    { status: 502, code: 'inference_failed', why: 'a pairing answer that fails its schema' },
+  )
   pairing = { purchaseOrderPairs: [], receiptPairs: [] }
 })
 
@@ -207,7 +307,10 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {
   const fake = await cap.useFake({
-    text: (req) => (req.system.includes(EXTRACTION_MARK) ? readDocuments(req.prompt) : { recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] }),
+    text: (req) =>
+      req.system.includes(EXTRACTION_MARK)
+        ? readDocuments(req.prompt)
+        : { recommendation: 'Hold: ask for a credit note for 2 widgets.', notes: [] },
   })
   const before = fake.requests.length
   const call = await cap.call({
@@ -216,7 +319,11 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     receipt: 'Widget - 10 units\nGadget - 2 units',
   })
   cap.expectCharged(t, call)
-  t.same(call.res.body, { ...cap.app.services.capabilities.get(cap.name)!.example!.response as object, recommendation: 'Hold: ask for a credit note for 2 widgets.', usage: { credits: 10, balanceRemaining: 10 } })
+  t.same(call.res.body, {
+    ...(cap.app.services.capabilities.get(cap.name)!.example!.response as object),
+    recommendation: 'Hold: ask for a credit note for 2 widgets.',
+    usage: { credits: 10, balanceRemaining: 10 },
+  })
   t.equal(fake.requests.length - before, 2, 'two model calls, extraction and advice: code paired every line')
 })
 
@@ -229,13 +336,35 @@ t.test('any layout: the model reads the documents, code compares every number an
   const poRead = doc([['Widgets', 10, 5, 50]], { poNumber: 'PO-77' })
   const cases: Array<[string, string, object, string, string[]]> = [
     ['the example', 'Invoice INV-1: 10 widgets at 5.00 = 50.00', doc([['widgets', 10, 5, 50]]), 'matched', []],
-    ['tab-separated', 'Item\tQty\tPrice\tAmount\nWidgets\t12\t5.00\t60.00\nTotal\t\t\t60.00', doc([['Widgets', 12, 5, 60]], { total: 60 }), 'mismatched',
-      ['quantity/purchaseOrder/high', 'amount/purchaseOrder/high', 'subtotal/purchaseOrder/high']],
-    ['prose', 'For PO-77 we shipped eight widgets at five dollars apiece, forty dollars altogether.', doc([['widgets', 8, 5, 40]], { poNumber: 'PO-77' }), 'partial',
-      ['quantity/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium']],
-    ['JSON from /v1/invoice',
-      JSON.stringify({ vendor: { name: 'ACME' }, invoiceNumber: 'INV-9', poNumber: 'PO-77', currency: 'USD', subtotal: 50, total: 50, lineItems: [{ description: 'Widgets', quantity: 10, unitPrice: 5, amount: 50 }] }),
-      doc([['Widgets', 10, 5, 50]], { poNumber: 'PO-77', currency: 'USD', subtotal: 50, total: 50 }), 'matched', []],
+    [
+      'tab-separated',
+      'Item\tQty\tPrice\tAmount\nWidgets\t12\t5.00\t60.00\nTotal\t\t\t60.00',
+      doc([['Widgets', 12, 5, 60]], { total: 60 }),
+      'mismatched',
+      ['quantity/purchaseOrder/high', 'amount/purchaseOrder/high', 'subtotal/purchaseOrder/high'],
+    ],
+    [
+      'prose',
+      'For PO-77 we shipped eight widgets at five dollars apiece, forty dollars altogether.',
+      doc([['widgets', 8, 5, 40]], { poNumber: 'PO-77' }),
+      'partial',
+      ['quantity/purchaseOrder/medium', 'amount/purchaseOrder/medium', 'subtotal/purchaseOrder/medium'],
+    ],
+    [
+      'JSON from /v1/invoice',
+      JSON.stringify({
+        vendor: { name: 'ACME' },
+        invoiceNumber: 'INV-9',
+        poNumber: 'PO-77',
+        currency: 'USD',
+        subtotal: 50,
+        total: 50,
+        lineItems: [{ description: 'Widgets', quantity: 10, unitPrice: 5, amount: 50 }],
+      }),
+      doc([['Widgets', 10, 5, 50]], { poNumber: 'PO-77', currency: 'USD', subtotal: 50, total: 50 }),
+      'matched',
+      [],
+    ],
   ]
   for (const [why, invoice, invoiceRead, status, found] of cases) {
     cap.reply((p: string) => (p.includes(EXTRACTION_MARK) ? { invoice: invoiceRead, purchaseOrder: poRead } : advice))

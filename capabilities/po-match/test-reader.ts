@@ -35,13 +35,46 @@ export function parseDocument(text: string, role: 'invoice' | 'purchaseOrder' | 
 const LINE_KEYS = ['lineItems', 'line_items', 'items', 'lines', 'products', 'entries', 'orderLines', 'order_lines']
 const DESC_KEYS = ['description', 'name', 'item', 'product', 'title', 'itemName', 'item_name', 'productName', 'product_name']
 const SKU_KEYS = ['sku', 'code', 'itemCode', 'item_code', 'partNumber', 'part_number', 'productCode', 'product_code', 'id']
-const QTY_KEYS = ['quantity', 'qty', 'quantityReceived', 'quantity_received', 'received', 'receivedQuantity', 'quantityOrdered', 'quantity_ordered', 'ordered', 'count', 'units']
+const QTY_KEYS = [
+  'quantity',
+  'qty',
+  'quantityReceived',
+  'quantity_received',
+  'received',
+  'receivedQuantity',
+  'quantityOrdered',
+  'quantity_ordered',
+  'ordered',
+  'count',
+  'units',
+]
 const PRICE_KEYS = ['unitPrice', 'unit_price', 'price', 'rate', 'unitCost', 'unit_cost', 'cost']
-const AMOUNT_KEYS = ['amount', 'lineTotal', 'line_total', 'total', 'extendedPrice', 'extended_price', 'extended', 'value', 'lineAmount', 'line_amount']
+const AMOUNT_KEYS = [
+  'amount',
+  'lineTotal',
+  'line_total',
+  'total',
+  'extendedPrice',
+  'extended_price',
+  'extended',
+  'value',
+  'lineAmount',
+  'line_amount',
+]
 const SUBTOTAL_KEYS = ['subtotal', 'subTotal', 'sub_total', 'netAmount', 'net_amount', 'net']
 const TAX_KEYS = ['tax', 'taxAmount', 'tax_amount', 'vat', 'gst', 'salesTax', 'sales_tax', 'totalTax', 'total_tax']
 const TOTAL_KEYS = ['total', 'totalAmount', 'total_amount', 'grandTotal', 'grand_total', 'amountDue', 'amount_due', 'totalDue', 'total_due']
-const PO_KEYS = ['poNumber', 'po_number', 'purchaseOrderNumber', 'purchase_order_number', 'purchaseOrder', 'purchase_order', 'po', 'orderNumber', 'order_number']
+const PO_KEYS = [
+  'poNumber',
+  'po_number',
+  'purchaseOrderNumber',
+  'purchase_order_number',
+  'purchaseOrder',
+  'purchase_order',
+  'po',
+  'orderNumber',
+  'order_number',
+]
 
 function pick(o: Record<string, unknown>, keys: string[]): unknown {
   const lower = new Map(Object.keys(o).map((k) => [k.toLowerCase(), k]))
@@ -145,7 +178,10 @@ const PATTERNS: Array<{ re: RegExp; map: (m: RegExpExecArray) => Omit<ParsedLine
   },
   // Widget - 8 units received / Widget: 8 pcs
   {
-    re: new RegExp(String.raw`^(.*?[a-z].*?)\s*[:\-–]?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:units?|pcs?\.?|pieces?|ea\.?|items?|boxes|cases?)(?:\s+(?:received|delivered|shipped|ordered))?\.?$`, 'i'),
+    re: new RegExp(
+      String.raw`^(.*?[a-z].*?)\s*[:\-–]?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:units?|pcs?\.?|pieces?|ea\.?|items?|boxes|cases?)(?:\s+(?:received|delivered|shipped|ordered))?\.?$`,
+      'i',
+    ),
     map: (m) => ({ description: m[1]!, quantity: toAmount(m[2]), unitPrice: null, amount: null }),
   },
   // Widget - 8 received
@@ -165,7 +201,8 @@ const kw = Object.fromEntries(Object.entries(KEYWORDS).map(([k, re]) => [k, new 
   RegExp
 >
 
-const META = /^(?:invoice|inv\b|bill(?:ed)?\s+to|ship(?:ped)?\s+to|sold\s+to|remit|vendor|supplier|customer|buyer|date|due|terms|payment|account|acct|phone|tel|fax|e-?mail|page|ref(?:erence)?|attn|address|order\s+date|delivery\s+date|received\s+by|signed|approved|goods\s+receip?t|goods\s+received|grn\b|delivery\s+note|packing\s+(?:slip|list)|receiving\s+report)\b/i
+const META =
+  /^(?:invoice|inv\b|bill(?:ed)?\s+to|ship(?:ped)?\s+to|sold\s+to|remit|vendor|supplier|customer|buyer|date|due|terms|payment|account|acct|phone|tel|fax|e-?mail|page|ref(?:erence)?|attn|address|order\s+date|delivery\s+date|received\s+by|signed|approved|goods\s+receip?t|goods\s+received|grn\b|delivery\s+note|packing\s+(?:slip|list)|receiving\s+report)\b/i
 const PO_LINE = /\b(?:p\.?\s?o\.?|purchase\s+order)\s*(?:number|num|no\.?|#)?\s*[:#\-]?\s*([A-Z0-9][A-Z0-9\-/]{1,40})/i
 
 function money(s: string | undefined): number | null {
@@ -207,7 +244,12 @@ function patternLine(raw: string): ParsedLine | null {
     const first = Math.min(...[q, u, a].filter((m): m is RegExpExecArray => m !== null).map((m) => m.index))
     const description = s.slice(0, first)
     if (/[a-z]/i.test(description)) {
-      return finish({ description, quantity: q ? toAmount(q[1]) : null, unitPrice: u ? toAmount(u[1]) : null, amount: a ? toAmount(a[1]) : null })
+      return finish({
+        description,
+        quantity: q ? toAmount(q[1]) : null,
+        unitPrice: u ? toAmount(u[1]) : null,
+        amount: a ? toAmount(a[1]) : null,
+      })
     }
   }
   return null
@@ -260,8 +302,16 @@ function delimitedLine(cells: string[], header: Array<Column | null> | null): Pa
     }
     const description = get('description') ?? get('sku')
     if (!description) return null
-    const line = finish({ description, quantity: toAmount(get('quantity')), unitPrice: toAmount(get('unitPrice')), amount: toAmount(get('amount')) })
-    if (line && get('sku')) line.sku = get('sku')!.replace(/[-_/\s]/g, '').toUpperCase()
+    const line = finish({
+      description,
+      quantity: toAmount(get('quantity')),
+      unitPrice: toAmount(get('unitPrice')),
+      amount: toAmount(get('amount')),
+    })
+    if (line && get('sku'))
+      line.sku = get('sku')!
+        .replace(/[-_/\s]/g, '')
+        .toUpperCase()
     return line
   }
   const text = cells.filter((c) => toAmount(c) === null)
@@ -279,7 +329,9 @@ function fromText(text: string): ParsedDocument {
   for (const raw of text.split(/\r?\n/)) {
     const s = raw.trim()
     if (!s) continue
-    const currency = /\b(?:currency)\s*[:=]?\s*([A-Z]{3})\b/i.exec(s) ?? /(?:^|\s)(USD|EUR|GBP|CAD|AUD|NZD|CHF|JPY|CNY|INR|SEK|NOK|DKK|PLN|MXN|BRL|ZAR|SGD|HKD)\b/.exec(s)
+    const currency =
+      /\b(?:currency)\s*[:=]?\s*([A-Z]{3})\b/i.exec(s) ??
+      /(?:^|\s)(USD|EUR|GBP|CAD|AUD|NZD|CHF|JPY|CNY|INR|SEK|NOK|DKK|PLN|MXN|BRL|ZAR|SGD|HKD)\b/.exec(s)
     if (currency && !doc.currency) doc.currency = currency[1]!.toUpperCase()
     if (!doc.currency && s.includes('€')) doc.currency = 'EUR'
     if (!doc.currency && s.includes('£')) doc.currency = 'GBP'
@@ -304,7 +356,10 @@ function fromText(text: string): ParsedDocument {
       continue
     }
     if (META.test(s)) continue
-    const cells = s.split(SPLIT).map((c) => c.trim()).filter(Boolean)
+    const cells = s
+      .split(SPLIT)
+      .map((c) => c.trim())
+      .filter(Boolean)
     if (cells.length >= 2) {
       const h = headerOf(cells)
       if (h) {

@@ -28,18 +28,39 @@ interface Rules {
 // ≤ 249 bytes. Shopify: product title ≤ 255 characters. The rest are this API's own sane bounds.
 export const RULES: Record<Channel, Rules> = {
   amazon: {
-    titleMax: 200, titles: 3, bulletsMin: 5, bulletsMax: 5, bulletMax: 500, descriptionMax: 2000,
-    titleForbidden: /[!$?_{}^¬¦]/, keywordBytes: 249, keywordsMax: 50,
+    titleMax: 200,
+    titles: 3,
+    bulletsMin: 5,
+    bulletsMax: 5,
+    bulletMax: 500,
+    descriptionMax: 2000,
+    titleForbidden: /[!$?_{}^¬¦]/,
+    keywordBytes: 249,
+    keywordsMax: 50,
     note: 'Amazon listing: titles start with the brand, then product type and key attributes; bullets start with a short capitalised benefit; plain text only (no HTML, no emojis, no promotional claims like "best seller" or "free shipping").',
   },
   shopify: {
-    titleMax: 255, titles: 3, bulletsMin: 3, bulletsMax: 7, bulletMax: 500, descriptionMax: 5000,
-    titleForbidden: null, keywordBytes: null, keywordsMax: 20,
+    titleMax: 255,
+    titles: 3,
+    bulletsMin: 3,
+    bulletsMax: 7,
+    bulletMax: 500,
+    descriptionMax: 5000,
+    titleForbidden: null,
+    keywordBytes: null,
+    keywordsMax: 20,
     note: 'Shopify product page: a clear product title; the description may be plain text with short paragraphs (no HTML).',
   },
   generic: {
-    titleMax: 200, titles: 3, bulletsMin: 3, bulletsMax: 7, bulletMax: 500, descriptionMax: 5000,
-    titleForbidden: null, keywordBytes: null, keywordsMax: 20,
+    titleMax: 200,
+    titles: 3,
+    bulletsMin: 3,
+    bulletsMax: 7,
+    bulletMax: 500,
+    descriptionMax: 5000,
+    titleForbidden: null,
+    keywordBytes: null,
+    keywordsMax: 20,
     note: 'A general product page or marketplace listing; plain text, no HTML.',
   },
 }
@@ -117,7 +138,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Pro
       content: `${content}\n\nYour previous answer:\n${JSON.stringify(answer)}\n\nIt breaks these rules:\n${problems.map((x) => `- ${x}`).join('\n')}\nAnswer again with every rule met.`,
     })
     problems = findProblems(answer, rules, brand).filter((x) => !x.startsWith('title'))
-    if (problems.length) throw new ApiError('inference_failed', `The model's copy breaks the ${channel} limits: ${problems.join('; ')}. Nothing was charged.`)
+    if (problems.length)
+      throw new ApiError('inference_failed', `The model's copy breaks the ${channel} limits: ${problems.join('; ')}. Nothing was charged.`)
   }
   const titles = distinctTexts(answer.titles.map(oneLine).filter((t) => t && !titleProblem(t, rules, brand))).slice(0, 5)
   if (!titles.length) throw new ApiError('inference_failed', `The model wrote no title within the ${channel} limits. Nothing was charged.`)
@@ -144,7 +166,9 @@ export function findProblems(a: ModelAnswer, rules: Rules, brand: string | undef
     if (why) out.push(`title ${i + 1} ${why}`)
   })
   if (a.bullets.length < rules.bulletsMin || a.bullets.length > rules.bulletsMax) {
-    out.push(`there are ${a.bullets.length} bullets, the channel needs ${rules.bulletsMin === rules.bulletsMax ? rules.bulletsMin : `${rules.bulletsMin} to ${rules.bulletsMax}`}`)
+    out.push(
+      `there are ${a.bullets.length} bullets, the channel needs ${rules.bulletsMin === rules.bulletsMax ? rules.bulletsMin : `${rules.bulletsMin} to ${rules.bulletsMax}`}`,
+    )
   }
   a.bullets.forEach((b, i) => {
     const s = stripBullet(b)

@@ -63,7 +63,8 @@ export default defineCapability({
         'BUILT TO LAST: food-grade stainless steel that does not retain flavours.',
         'MADE FOR THE DAY: 2 litres for long hikes, commutes and gym sessions.',
       ],
-      description: 'The Trailhead 2L bottle keeps drinks cold for a full day, seals tight in a backpack and still fits the car cup holder on the way home.',
+      description:
+        'The Trailhead 2L bottle keeps drinks cold for a full day, seals tight in a backpack and still fits the car cup holder on the way home.',
       seoKeywords: ['insulated water bottle', 'leak proof', 'stainless steel water bottle', '2 liter bottle'],
     },
   },

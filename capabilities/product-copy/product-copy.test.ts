@@ -5,9 +5,19 @@ import manifest from './manifest.ts'
 // Each model call takes the next reply given to cap.reply(); the last one repeats.
 const cap = await capabilityHarness(t, manifest)
 
-const product = { name: 'Trailhead 2L Bottle', brand: 'Trailhead', features: 'Steel, cold 24 h', keywords: ['insulated bottle', 'Leak Proof'] }
+const product = {
+  name: 'Trailhead 2L Bottle',
+  brand: 'Trailhead',
+  features: 'Steel, cold 24 h',
+  keywords: ['insulated bottle', 'Leak Proof'],
+}
 const five = ['COLD: 24 h', 'LEAK-PROOF: lid', 'FITS: cup holders', 'STEEL: food grade', 'BIG: 2 litres']
-const good = { titles: ['Trailhead Insulated Bottle 2L'], bullets: five, description: 'Keeps drinks cold.', seoKeywords: ['water bottle', 'leak proof', 'hiking'] }
+const good = {
+  titles: ['Trailhead Insulated Bottle 2L'],
+  bullets: five,
+  description: 'Keeps drinks cold.',
+  seoKeywords: ['water bottle', 'leak proof', 'hiking'],
+}
 
 t.test('amazon: 5 bullets, caller keywords first and deduplicated, charged 5', async (t) => {
   cap.reply({ ...good, bullets: five.map((b) => `• ${b}`) })

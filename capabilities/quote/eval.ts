@@ -3,7 +3,35 @@ import { count, type EvalCase } from '../../scripts/eval-kit.ts'
 
 const adds = (r: any) => Math.abs(r.subtotal + (r.tax ?? 0) - r.total) <= 0.01
 export const evalCases: EvalCase[] = [
-  { name: 'plumbing', request: { job: 'Replace a kitchen mixer tap and fix a dripping bathroom tap.', rates: [{ description: 'Labour', unit: 'hour', unitPrice: 85 }, { description: 'Call-out', unitPrice: 60 }], currency: 'USD', taxRatePct: 8 }, expected: { currency: 'USD' }, checks: { 'subtotal + tax = total': adds, 'line items': count('lineItems[]', 1, 20) } },
-  { name: 'painting-eur', request: { job: 'Paint two bedrooms (walls only), about 60 m² in total.', rates: [{ description: 'Painting', unit: 'm²', unitPrice: 12.5 }], currency: 'EUR', taxRatePct: 19 }, expected: { currency: 'EUR' }, checks: { 'subtotal + tax = total': adds } },
-  { name: 'no-tax', request: { job: 'Two hours of garden clearing.', rates: [{ description: 'Labour', unit: 'hour', unitPrice: 40 }], currency: 'GBP' }, expected: { subtotal: 80, total: 80 }, checks: { 'subtotal + tax = total': adds } },
+  {
+    name: 'plumbing',
+    request: {
+      job: 'Replace a kitchen mixer tap and fix a dripping bathroom tap.',
+      rates: [
+        { description: 'Labour', unit: 'hour', unitPrice: 85 },
+        { description: 'Call-out', unitPrice: 60 },
+      ],
+      currency: 'USD',
+      taxRatePct: 8,
+    },
+    expected: { currency: 'USD' },
+    checks: { 'subtotal + tax = total': adds, 'line items': count('lineItems[]', 1, 20) },
+  },
+  {
+    name: 'painting-eur',
+    request: {
+      job: 'Paint two bedrooms (walls only), about 60 m² in total.',
+      rates: [{ description: 'Painting', unit: 'm²', unitPrice: 12.5 }],
+      currency: 'EUR',
+      taxRatePct: 19,
+    },
+    expected: { currency: 'EUR' },
+    checks: { 'subtotal + tax = total': adds },
+  },
+  {
+    name: 'no-tax',
+    request: { job: 'Two hours of garden clearing.', rates: [{ description: 'Labour', unit: 'hour', unitPrice: 40 }], currency: 'GBP' },
+    expected: { subtotal: 80, total: 80 },
+    checks: { 'subtotal + tax = total': adds },
+  },
 ]

@@ -65,7 +65,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       '- assumptions: every assumption the prices depend on (quantities estimated, exclusions, access, materials).',
       '- scopeNotes: what is in and out of scope, in one short paragraph, or null.',
       'Do not add a subtotal or total: they are computed from the lines.',
-      input.taxRatePct !== undefined ? `Tax is ${input.taxRatePct}% of the subtotal; it is computed from the lines, so set tax to null.` : '',
+      input.taxRatePct !== undefined
+        ? `Tax is ${input.taxRatePct}% of the subtotal; it is computed from the lines, so set tax to null.`
+        : '',
     ]
       .filter(Boolean)
       .join('\n'),
@@ -98,7 +100,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       }
       amount = computed
     }
-    if (amount === null) throw new ApiError('inference_failed', `The model's line ${i + 1} has neither an amount nor a quantity and unit price.`)
+    if (amount === null)
+      throw new ApiError('inference_failed', `The model's line ${i + 1} has neither an amount nor a quantity and unit price.`)
     const line: Line = { description: clip(description, 500), amount: cents(amount) }
     if (l.quantity !== null) line.quantity = l.quantity
     if (l.unitPrice !== null) line.unitPrice = l.unitPrice
@@ -114,7 +117,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   let tax = answer.tax
   if (input.taxRatePct !== undefined) {
     const computed = cents((subtotal * input.taxRatePct) / 100)
-    if (tax !== null && Math.abs(tax - computed) > 0.01) warnings.push(`tax: ${input.taxRatePct}% of ${subtotal} is ${computed}; the model wrote ${tax}. The tax is ${computed}.`)
+    if (tax !== null && Math.abs(tax - computed) > 0.01)
+      warnings.push(`tax: ${input.taxRatePct}% of ${subtotal} is ${computed}; the model wrote ${tax}. The tax is ${computed}.`)
     tax = computed
   }
   const total = sum([subtotal, tax])
@@ -139,7 +143,11 @@ function cents(n: number): number {
   return Math.round(n * 100) / 100
 }
 
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
 
 /** The caller's rate a line names: the longest rate description contained in the line's (whole words). */
 export function rateFor(description: string, rates: Rate[]): Rate | null {
@@ -151,4 +159,3 @@ export function rateFor(description: string, rates: Rate[]): Rate | null {
   }
   return best
 }
-

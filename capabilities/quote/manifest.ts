@@ -19,7 +19,9 @@ export const QuoteResult = Type.Object(
       { minItems: 1, maxItems: 100 },
     ),
     subtotal: Type.Optional({ ...Money, description: 'sum of the line amounts (code)' }),
-    tax: Type.Optional(Type.Number({ minimum: 0, description: 'taxRatePct × subtotal (code) when taxRatePct is given, else a tax the job or rates state' })),
+    tax: Type.Optional(
+      Type.Number({ minimum: 0, description: 'taxRatePct × subtotal (code) when taxRatePct is given, else a tax the job or rates state' }),
+    ),
     total: Type.Number({ minimum: 0, description: 'subtotal + tax (code)' }),
     currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
     assumptions: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 50 }),

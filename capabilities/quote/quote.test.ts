@@ -6,8 +6,20 @@ import manifest from './manifest.ts'
 const cap = await capabilityHarness(t, manifest, { funds: 20 })
 
 const job = { job: 'Paint two bedrooms.' }
-const line = (description: string, quantity: number | null, unitPrice: number | null, amount: number | null) => ({ description, quantity, unitPrice, amount })
-const model = (lineItems: unknown[], extra: object = {}) => ({ lineItems, tax: null, currency: null, assumptions: ['Walls in good repair'], scopeNotes: null, ...extra })
+const line = (description: string, quantity: number | null, unitPrice: number | null, amount: number | null) => ({
+  description,
+  quantity,
+  unitPrice,
+  amount,
+})
+const model = (lineItems: unknown[], extra: object = {}) => ({
+  lineItems,
+  tax: null,
+  currency: null,
+  assumptions: ['Walls in good repair'],
+  scopeNotes: null,
+  ...extra,
+})
 
 t.test('line amounts are quantity × unit price; subtotal and total are added up by code', async (t) => {
   cap.reply(

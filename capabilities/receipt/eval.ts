@@ -3,7 +3,16 @@ import { receipt1, receipt2, receiptFields } from '../../test/fixtures/documents
 import { count, type EvalCase } from '../../scripts/eval-kit.ts'
 
 // A UK till receipt: day-first date, pounds, VAT included in the prices.
-const ukReceipt = ['THE CORNER CAFE', '12 High St, York', '07/02/2024 13:42', 'Flat white        3.20', 'Cheese toastie     5.80', 'TOTAL GBP          9.00', 'Paid by card', 'VAT included @20%: 1.50'].join('\n')
+const ukReceipt = [
+  'THE CORNER CAFE',
+  '12 High St, York',
+  '07/02/2024 13:42',
+  'Flat white        3.20',
+  'Cheese toastie     5.80',
+  'TOTAL GBP          9.00',
+  'Paid by card',
+  'VAT included @20%: 1.50',
+].join('\n')
 
 export const evalCases: EvalCase[] = [
   ...[receipt1, receipt2].map((r) => ({ name: r.file, documents: [r], expected: receiptFields(r) })),

@@ -57,17 +57,52 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
 
 // Words a model commonly answers instead of a category of the list; anything else becomes "other".
 const SYNONYMS: Record<string, Category> = {
-  meal: 'meals', food: 'meals', restaurant: 'meals', dining: 'meals', cafe: 'meals', coffee: 'meals', bar: 'meals',
-  breakfast: 'meals', lunch: 'meals', dinner: 'meals', drinks: 'meals',
-  airfare: 'travel', flight: 'travel', flights: 'travel', airline: 'travel',
-  hotel: 'lodging', accommodation: 'lodging', motel: 'lodging',
-  taxi: 'transport', rideshare: 'transport', transportation: 'transport', parking: 'transport', fuel: 'transport', gas: 'transport',
-  transit: 'transport', train: 'transport', bus: 'transport', 'car rental': 'transport', toll: 'transport',
-  'office supplies': 'office', stationery: 'office', printing: 'office', postage: 'office',
-  subscription: 'software', saas: 'software', 'software subscription': 'software',
-  utility: 'utilities', electricity: 'utilities', internet: 'utilities', phone: 'utilities', telecom: 'utilities',
-  grocery: 'groceries', supermarket: 'groceries',
-  pharmacy: 'health', medical: 'health', healthcare: 'health',
+  meal: 'meals',
+  food: 'meals',
+  restaurant: 'meals',
+  dining: 'meals',
+  cafe: 'meals',
+  coffee: 'meals',
+  bar: 'meals',
+  breakfast: 'meals',
+  lunch: 'meals',
+  dinner: 'meals',
+  drinks: 'meals',
+  airfare: 'travel',
+  flight: 'travel',
+  flights: 'travel',
+  airline: 'travel',
+  hotel: 'lodging',
+  accommodation: 'lodging',
+  motel: 'lodging',
+  taxi: 'transport',
+  rideshare: 'transport',
+  transportation: 'transport',
+  parking: 'transport',
+  fuel: 'transport',
+  gas: 'transport',
+  transit: 'transport',
+  train: 'transport',
+  bus: 'transport',
+  'car rental': 'transport',
+  toll: 'transport',
+  'office supplies': 'office',
+  stationery: 'office',
+  printing: 'office',
+  postage: 'office',
+  subscription: 'software',
+  saas: 'software',
+  'software subscription': 'software',
+  utility: 'utilities',
+  electricity: 'utilities',
+  internet: 'utilities',
+  phone: 'utilities',
+  telecom: 'utilities',
+  grocery: 'groceries',
+  supermarket: 'groceries',
+  pharmacy: 'health',
+  medical: 'health',
+  healthcare: 'health',
 }
 
 function categoryOf(value: unknown): Category | null {
@@ -121,7 +156,8 @@ export function buildReceipt(a: Answer): Receipt {
     if (subtotal !== undefined) r.warn(sumWarning('items vs subtotal', amounts, subtotal))
     else if (total !== undefined && extrasKnown) r.warn(sumWarning(`${named('items')} vs total`, [...amounts, ...extras], total))
   }
-  if (subtotal !== undefined && total !== undefined && extrasKnown) r.warn(sumWarning(`${named('subtotal')} vs total`, [subtotal, ...extras], total))
+  if (subtotal !== undefined && total !== undefined && extrasKnown)
+    r.warn(sumWarning(`${named('subtotal')} vs total`, [subtotal, ...extras], total))
 
   const paymentMethod = r.text(a.paymentMethod, 200)
   return compact({

@@ -41,7 +41,9 @@ export default defineCapability({
   request: DocObject(),
   response: ReceiptResult,
   example: {
-    request: { text: 'Cafe Lumen\n2024-06-11 12:47\n2 x Grilled chicken sandwich  25.90\nSubtotal 25.90\nTax 2.20\nTOTAL USD 28.10\nPaid by VISA ending 4242' },
+    request: {
+      text: 'Cafe Lumen\n2024-06-11 12:47\n2 x Grilled chicken sandwich  25.90\nSubtotal 25.90\nTax 2.20\nTOTAL USD 28.10\nPaid by VISA ending 4242',
+    },
     response: {
       merchant: 'Cafe Lumen',
       date: '2024-06-11',

@@ -112,8 +112,16 @@ t.test('time HH:MM or omitted, dates normalised or omitted, currency ISO 4217 or
   const c = await cap.customer()
   const cases: Array<[Record<string, unknown>, Record<string, unknown>, string[]]> = [
     [{ time: '1:05 pm', date: '11/06/2024' }, { time: '13:05', date: '2024-11-06' }, []],
-    [{ time: '08.15', date: '2 Jul 2024', currency: '$' }, { time: '08:15', date: '2024-07-02' }, ['currency: "$" is not an ISO 4217 currency code; omitted.']],
-    [{ time: '25:99', date: '2024-13-45' }, {}, ['date: "2024-13-45" is not a valid date; omitted.', 'time: "25:99" is not a time of day; omitted.']],
+    [
+      { time: '08.15', date: '2 Jul 2024', currency: '$' },
+      { time: '08:15', date: '2024-07-02' },
+      ['currency: "$" is not an ISO 4217 currency code; omitted.'],
+    ],
+    [
+      { time: '25:99', date: '2024-13-45' },
+      {},
+      ['date: "2024-13-45" is not a valid date; omitted.', 'time: "25:99" is not a time of day; omitted.'],
+    ],
     [{ time: null, date: null, currency: null }, {}, []],
   ]
   for (const [given, want, warnings] of cases) {
@@ -135,11 +143,18 @@ t.test('card numbers in paymentMethod are masked to their last 4 digits', async 
 t.test('items without an amount or description are left out and said so', async (t) => {
   cap.reply({
     ...answerFor(receipt2),
-    items: [...receipt2.items, { description: 'Receipt no. 5512', quantity: null, amount: null }, { description: '', quantity: 1, amount: 1 }],
+    items: [
+      ...receipt2.items,
+      { description: 'Receipt no. 5512', quantity: null, amount: null },
+      { description: '', quantity: 1, amount: 1 },
+    ],
   })
   const { res } = await cap.call({ text: receipt2.toText() })
   t.same(res.body.items, receipt2.items)
-  t.same(res.body.warnings, ['An item ("Receipt no. 5512") without an amount was left out.', 'An item without a description (amount 1.00) was left out.'])
+  t.same(res.body.warnings, [
+    'An item ("Receipt no. 5512") without an amount was left out.',
+    'An item without a description (amount 1.00) was left out.',
+  ])
 })
 
 t.test('no merchant: 502 inference_failed, free', async (t) => {

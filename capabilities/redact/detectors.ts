@@ -12,14 +12,14 @@ export interface Span {
 }
 
 // The top-level domain is letters only, so a digit right after it ends the address ("jane@example.com4111 …").
-const EMAIL =
-  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}(?![\p{L}-]|\.\p{L})/gu
+const EMAIL = /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}(?![\p{L}-]|\.\p{L})/gu
 
 // North American numbers with separators: (555) 123-4567, 555-123-4567, 555.123.4567, +1 555 123 4567.
 const PHONE_NANP = /(?<![\p{L}\p{N}+_])(?:\+?1[\s.-]?)?(?:\(\d{3}\)[\s.-]?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\p{N}]|[.-]\p{N})/gu
 // International numbers: "+" then groups split by a separator, or a part in parentheses (+44 20 7946 0958,
 // +49 (0)30 123456), or "+" and 8 to 15 digits in one piece. The digit count is checked below (8..15).
-const PHONE_INTL = /(?<![\p{L}\p{N}+_])\+\d{1,3}(?:[\s.-]?\(\d{1,5}\)[\s.-]?\d{1,8}|[\s.-]\d{1,8}){1,6}(?![\p{N}]|[.-]\p{N})|(?<![\p{L}\p{N}+_])\+\d{8,15}(?!\p{N})/gu
+const PHONE_INTL =
+  /(?<![\p{L}\p{N}+_])\+\d{1,3}(?:[\s.-]?\(\d{1,5}\)[\s.-]?\d{1,8}|[\s.-]\d{1,8}){1,6}(?![\p{N}]|[.-]\p{N})|(?<![\p{L}\p{N}+_])\+\d{8,15}(?!\p{N})/gu
 
 // 123-45-6789 or 123 45 6789 (the same separator twice), and nine bare digits right after "SSN" or
 // "social security number".
@@ -31,7 +31,11 @@ const DIGIT_RUN = /(?<![\p{N}])\d+(?:[ -]\d+)*(?!\p{N})/gu
 
 export function detect(text: string, types: ReadonlySet<string>): Span[] {
   const spans: Span[] = []
-  const all = (re: RegExp, type: DetectorType, accept: (m: RegExpExecArray) => Span | null = (m) => ({ type, start: m.index, end: m.index + m[0].length })) => {
+  const all = (
+    re: RegExp,
+    type: DetectorType,
+    accept: (m: RegExpExecArray) => Span | null = (m) => ({ type, start: m.index, end: m.index + m[0].length }),
+  ) => {
     re.lastIndex = 0
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const span = accept(m)
@@ -76,7 +80,8 @@ function cardsIn(run: string, offset: number): Span[] {
     for (let to = from; to < groups.length; to++) {
       digits += groups[to]!.digits
       if (digits.length > 19) break
-      if (digits.length >= 13 && cardLayout(groups, from, to) && luhn(digits)) best = { to, start: groups[from]!.start, end: groups[to]!.end }
+      if (digits.length >= 13 && cardLayout(groups, from, to) && luhn(digits))
+        best = { to, start: groups[from]!.start, end: groups[to]!.end }
       // Only blocks of four (or the 4-6 start of Amex/Diners) can be followed by another block of the same card.
       const n = groups[to]!.digits.length
       if (n !== 4 && !(to === from + 1 && n === 6)) break

@@ -45,7 +45,14 @@ function generator(seed: number) {
   }
   const pieces: Array<() => string> = [
     () => `${pick(['jane', 'j.doe', 'x_1', 'a+b', 'Ünal'])}@${pick(['example.com', 'mail.co.uk', 'x.io', 'b-c.org'])}`,
-    () => pick([`(${digits(3)}) ${digits(3)}-${digits(4)}`, `${digits(3)}-${digits(3)}-${digits(4)}`, `+44 20 ${digits(4)} ${digits(4)}`, `+${digits(11)}`, `${digits(3)}.${digits(3)}.${digits(4)}`]),
+    () =>
+      pick([
+        `(${digits(3)}) ${digits(3)}-${digits(4)}`,
+        `${digits(3)}-${digits(3)}-${digits(4)}`,
+        `+44 20 ${digits(4)} ${digits(4)}`,
+        `+${digits(11)}`,
+        `${digits(3)}.${digits(3)}.${digits(4)}`,
+      ]),
     () => pick([`${digits(3)}-${digits(2)}-${digits(4)}`, `${digits(3)} ${digits(2)} ${digits(4)}`, `SSN ${digits(9)}`]),
     card,
     () => digits(1 + int(6)),
@@ -79,7 +86,9 @@ t.test('100,000 generated texts with adjacent and overlapping PII: nothing detec
     // placeholders (the caller's own text, e.g. a model entity "SSN" inside "[REDACTED:SSN]").
     const inside = i % 10 === 0 ? placeholders(out, placeholder) : []
     const again =
-      i % 10 === 0 ? redactText(out.redacted, ALL, entities, placeholder).entities.filter((e) => !inside.some(([a, b]) => e.start >= a && e.end <= b)) : []
+      i % 10 === 0
+        ? redactText(out.redacted, ALL, entities, placeholder).entities.filter((e) => !inside.some(([a, b]) => e.start >= a && e.end <= b))
+        : []
     if (survivors.length || again.length) {
       leaks++
       first ||= JSON.stringify({ text, entities, placeholder, redacted: out.redacted, survivors, again })

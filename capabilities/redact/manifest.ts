@@ -14,7 +14,12 @@ export default defineCapability({
     {
       text: Type.String({ minLength: 1, maxLength: 500_000 }),
       types: Type.Optional(Type.Array(EntityTypeSchema, { minItems: 1, maxItems: ENTITY_TYPES.length, uniqueItems: true })),
-      placeholder: Type.Optional(Type.String({ maxLength: 100, description: 'Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]".' })),
+      placeholder: Type.Optional(
+        Type.String({
+          maxLength: 100,
+          description: 'Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]".',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

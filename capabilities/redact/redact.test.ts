@@ -34,7 +34,7 @@ t.test('a model that misses everything: the detectors still redact emails, phone
   for (const e of res.body.entities) t.equal(text.slice(e.start, e.end), e.text)
 })
 
-t.test("model entities: every occurrence redacted, invented ones dropped, unasked types dropped", async (t) => {
+t.test('model entities: every occurrence redacted, invented ones dropped, unasked types dropped', async (t) => {
   cap.reply({
     entities: [
       { type: 'name', text: 'Jane Doe' }, // also occurs as "jane doe"
@@ -67,7 +67,12 @@ t.test("model entities: every occurrence redacted, invented ones dropped, unaske
 t.test('redacted is written by code from the original text, whatever the model claims', async (t) => {
   // The model is never asked for redacted text; an entity that paraphrases the text instead of quoting it
   // ("Doe, Jane") matches nothing and cannot rewrite the text.
-  cap.reply({ entities: [{ type: 'name', text: 'Doe, Jane' }, { type: 'address', text: 'the text was fully cleaned' }] })
+  cap.reply({
+    entities: [
+      { type: 'name', text: 'Doe, Jane' },
+      { type: 'address', text: 'the text was fully cleaned' },
+    ],
+  })
   const { res } = await cap.call({ text: 'Mail jane@example.com, SSN 078-05-1120 today.' })
   t.equal(res.status, 200, res.text)
   t.same(res.body, {
@@ -99,7 +104,12 @@ t.test('issue 16: an email glued to a card number is redacted whole, and the out
 })
 
 t.test('overlapping spans become one placeholder typed by the longest span', async (t) => {
-  cap.reply({ entities: [{ type: 'address', text: '1 Main St, Springfield, tel 555-123-4567' }, { type: 'name', text: 'Main' }] })
+  cap.reply({
+    entities: [
+      { type: 'address', text: '1 Main St, Springfield, tel 555-123-4567' },
+      { type: 'name', text: 'Main' },
+    ],
+  })
   const { res } = await cap.call({ text: 'Ship to 1 Main St, Springfield, tel 555-123-4567 now.' })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.redacted, 'Ship to [REDACTED:ADDRESS] now.')

@@ -48,7 +48,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       'You draft the next reply from a company to a customer, given the conversation so far (most recent message last).',
       `Tone: ${TONE[tone]}.`,
       input.goal ? `Goal of the reply: ${input.goal}` : '',
-      input.context ? `Facts you may rely on (internal context; do not quote internal details the customer should not see):\n${input.context}` : '',
+      input.context
+        ? `Facts you may rely on (internal context; do not quote internal details the customer should not see):\n${input.context}`
+        : '',
       sender ? `Sign the reply as ${sender}.` : 'Do not invent a sender name; end with a neutral sign-off.',
       'Never promise refunds, credits or dates the context does not support.',
       '"reply": the message body only. "subject": a one-line email subject, or null for chat threads.',
@@ -59,7 +61,10 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       .join('\n'),
     content: input.thread,
     schema: Answer,
-    check: (a: ModelAnswer) => (NAME_SLOT.test(a.reply) ? [`/reply: leaves a name slot (${NAME_SLOT.exec(a.reply)![0]}) to fill in; write the message ready to send`] : []),
+    check: (a: ModelAnswer) =>
+      NAME_SLOT.test(a.reply)
+        ? [`/reply: leaves a name slot (${NAME_SLOT.exec(a.reply)![0]}) to fill in; write the message ready to send`]
+        : [],
   })
 
   const reply = answer.reply.trim()

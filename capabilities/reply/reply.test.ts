@@ -10,8 +10,18 @@ const PRICE = 5
 const thread = 'Customer: My order #4411 arrived broken. This is the second time!'
 
 t.test('a draft with subject and internal note; tone, goal, context and sender reach the model', async (t) => {
-  cap.reply({ reply: '\nSo sorry! A replacement ships today.\n\nSam\n', subject: ' Re: your\norder ', internalNote: ' Second broken delivery. ' })
-  const call = await cap.call({ thread, context: 'Replacement stock available.', tone: 'apologetic', goal: 'offer a replacement', senderName: 'Sam' })
+  cap.reply({
+    reply: '\nSo sorry! A replacement ships today.\n\nSam\n',
+    subject: ' Re: your\norder ',
+    internalNote: ' Second broken delivery. ',
+  })
+  const call = await cap.call({
+    thread,
+    context: 'Replacement stock available.',
+    tone: 'apologetic',
+    goal: 'offer a replacement',
+    senderName: 'Sam',
+  })
   cap.expectCharged(t, call)
   const { res } = call
   t.same(res.body, {
@@ -20,12 +30,16 @@ t.test('a draft with subject and internal note; tone, goal, context and sender r
     internalNote: 'Second broken delivery.',
     usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
   })
-  for (const s of ['apologise', 'Replacement stock available', 'offer a replacement', 'Sign the reply as Sam', 'arrived broken']) t.match(cap.prompts[0], s)
+  for (const s of ['apologise', 'Replacement stock available', 'offer a replacement', 'Sign the reply as Sam', 'arrived broken'])
+    t.match(cap.prompts[0], s)
 })
 
 t.test('an unfilled placeholder gets the corrective retry, then 502, free (issue 16 #8)', async (t) => {
   for (const slot of ['[Your Name]', '{{sender_name}}', '<Agent Name>', '[Customer]']) {
-    cap.reply({ reply: `Thanks!\n${slot}`, subject: null, internalNote: null }, { reply: 'Thanks!\nAna', subject: null, internalNote: null })
+    cap.reply(
+      { reply: `Thanks!\n${slot}`, subject: null, internalNote: null },
+      { reply: 'Thanks!\nAna', subject: null, internalNote: null },
+    )
     const fixed = await cap.call({ thread, tone: 'friendly', senderName: 'Ana' })
     cap.expectCharged(t, fixed)
     t.same(fixed.res.body.reply, 'Thanks!\nAna', `${slot}: the retried answer is served`)
@@ -71,11 +85,17 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
   let seen: FakeTextRequest | undefined
-  await cap.useFake({ text: (req) => ((seen = req), { reply: 'We will make it right.\n\nSam', subject: 'Re: order #4411', internalNote: null }) })
+  await cap.useFake({
+    text: (req) => ((seen = req), { reply: 'We will make it right.\n\nSam', subject: 'Re: order #4411', internalNote: null }),
+  })
   const call = await cap.call({ thread, tone: 'firm', senderName: 'Sam' }, { funds: 6 })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(res.body, { reply: 'We will make it right.\n\nSam', subject: 'Re: order #4411', usage: { credits: PRICE, balanceRemaining: 6 - PRICE } })
+  t.same(res.body, {
+    reply: 'We will make it right.\n\nSam',
+    subject: 'Re: order #4411',
+    usage: { credits: PRICE, balanceRemaining: 6 - PRICE },
+  })
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /arrived broken/)
   t.match(seen?.system, /firm/)

@@ -55,7 +55,11 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   })
 
   const unique = uniqueSources(found)
-  if (!unique.length) throw new ApiError('inference_failed', 'The web search returned no sources, so no citation-backed brief could be written. Nothing was charged.')
+  if (!unique.length)
+    throw new ApiError(
+      'inference_failed',
+      'The web search returned no sources, so no citation-backed brief could be written. Nothing was charged.',
+    )
 
   const drafts = object.findings.map((f) => {
     const inline = inlineCitations(f.finding)

@@ -22,19 +22,27 @@ export const ResearchResult = Type.Object(
             minItems: 1,
             maxItems: MAX_SOURCES,
             uniqueItems: true,
-            description: 'Indexes into `sources`, mapped by code from the URLs the model cited; a finding with no cited search result is left out.',
+            description:
+              'Indexes into `sources`, mapped by code from the URLs the model cited; a finding with no cited search result is left out.',
           }),
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, maxItems: 12, description: 'Standard depth asks for 3 to 6 findings, deep for 6 to 12 (guidance to the model, not a guarantee).' },
+      {
+        minItems: 1,
+        maxItems: 12,
+        description: 'Standard depth asks for 3 to 6 findings, deep for 6 to 12 (guidance to the model, not a guarantee).',
+      },
     ),
-    sources: Type.Array(Type.Object({ url: Type.String({ format: 'uri' }), title: Type.String({ minLength: 1 }) }, { additionalProperties: false }), {
-      minItems: 1,
-      maxItems: MAX_SOURCES,
-      description:
-        'Only URLs the provider\'s web search returned, in its order, one per URL (fragment, utm_* and www. ignored), at most 50 (cited ones kept first). A search with no sources is 502 inference_failed, free.',
-    }),
+    sources: Type.Array(
+      Type.Object({ url: Type.String({ format: 'uri' }), title: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      {
+        minItems: 1,
+        maxItems: MAX_SOURCES,
+        description:
+          "Only URLs the provider's web search returned, in its order, one per URL (fragment, utm_* and www. ignored), at most 50 (cited ones kept first). A search with no sources is 502 inference_failed, free.",
+      },
+    ),
   },
   { additionalProperties: false },
 )

@@ -17,7 +17,11 @@ const NOT_SEARCHED = 'https://made-up.example.io/x'
 t.test('URL helpers', async (t) => {
   t.equal(urlKey('https://WWW.Example.com/a/?utm_source=openai#top'), 'example.com/a')
   t.equal(urlKey('ftp://example.com/'), null)
-  t.equal(publicHref('https://user:pw@Bücher.de/a|b c?q=[1]&p=50%'), 'https://xn--bcher-kva.de/a%7Cb%20c?q=%5B1%5D&p=50%25', 'a valid uri for the response schema')
+  t.equal(
+    publicHref('https://user:pw@Bücher.de/a|b c?q=[1]&p=50%'),
+    'https://xn--bcher-kva.de/a%7Cb%20c?q=%5B1%5D&p=50%25',
+    'a valid uri for the response schema',
+  )
   t.equal(publicHref('javascript:alert(1)'), null)
   t.same(inlineCitations('Sales rose ([example.com](https://example.com/a?utm_source=openai)). See [the report](https://example.org/b).'), {
     text: 'Sales rose. See the report.',
@@ -42,15 +46,19 @@ t.test('sources come only from the search; sourceIndexes re-mapped by code', asy
   })
   const call = await cap.call({ query: 'heat pumps in Europe', focus: 'policy' })
   cap.expectCharged(t, call)
-  t.same(call.res.body, {
-    brief: 'Short answer.',
-    findings: [
-      { finding: 'Fact one.', sourceIndexes: [0] },
-      { finding: 'Fact two and news.', sourceIndexes: [1, 2] },
-    ],
-    sources: [A, B, { url: D.url, title: 'news.example.net' }],
-    usage: { credits: 50, balanceRemaining: 50 },
-  }, 'unknown URLs dropped, uncited and duplicate findings dropped, duplicate sources merged')
+  t.same(
+    call.res.body,
+    {
+      brief: 'Short answer.',
+      findings: [
+        { finding: 'Fact one.', sourceIndexes: [0] },
+        { finding: 'Fact two and news.', sourceIndexes: [1, 2] },
+      ],
+      sources: [A, B, { url: D.url, title: 'news.example.net' }],
+      usage: { credits: 50, balanceRemaining: 50 },
+    },
+    'unknown URLs dropped, uncited and duplicate findings dropped, duplicate sources merged',
+  )
   const sent = fake.requests.at(-1)!
   t.equal(sent.path, '/v1/responses')
   t.same(sent.body.tools, [{ type: 'web_search' }])
@@ -67,7 +75,17 @@ t.test('depth deep asks for a broader search', async (t) => {
 t.test('answers that cannot be grounded are failed calls, charged nothing', async (t) => {
   const cases: Array<[string, Array<{ url: string; title: string }> | undefined, unknown]> = [
     ['the search returned no sources', undefined, { brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] }],
-    ['no finding cites a searched URL', [A, B], { brief: 'b', findings: [{ finding: 'f', sourceUrls: [NOT_SEARCHED] }, { finding: 'g', sourceUrls: [] }] }],
+    [
+      'no finding cites a searched URL',
+      [A, B],
+      {
+        brief: 'b',
+        findings: [
+          { finding: 'f', sourceUrls: [NOT_SEARCHED] },
+          { finding: 'g', sourceUrls: [] },
+        ],
+      },
+    ],
     ['empty brief', [A], { brief: ' ', findings: [{ finding: 'f', sourceUrls: [A.url] }] }],
     ['no findings at all', [A], { brief: 'b', findings: [] }],
     ['sourceIndexes from the model are not accepted', [A], { brief: 'b', findings: [{ finding: 'f', sourceIndexes: [0] }] }],

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs'
 import { resume } from '../../test/fixtures/documents.ts'
 
 const file = (name: string) => ({
-  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+  file: {
+    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+    mimeType: 'application/pdf',
+  },
 })
 
 const expected = {
@@ -34,8 +37,17 @@ export const evalCases = [
   {
     // Another layout: European dates (month/year), a name with diacritics, skills inline.
     name: 'resume-eu-layout',
-    request: { text: 'ANA KOVAČ\nana.kovac@example.hr · Zagreb\n\nIskustvo / Experience\n03/2019 – danas: Senior Data Engineer, Infobip\n09/2015 – 02/2019: Data Analyst, Rimac Automobili\n\nEducation: MSc Computer Science, University of Zagreb, 2015\nSkills: Python, SQL, Kafka' },
-    expected: { name: 'Ana Kovač', email: 'ana.kovac@example.hr', experience: [{ company: 'Infobip', startDate: '2019-03-01', current: true }, { company: 'Rimac Automobili', startDate: '2015-09-01', endDate: '2019-02-01' }] },
+    request: {
+      text: 'ANA KOVAČ\nana.kovac@example.hr · Zagreb\n\nIskustvo / Experience\n03/2019 – danas: Senior Data Engineer, Infobip\n09/2015 – 02/2019: Data Analyst, Rimac Automobili\n\nEducation: MSc Computer Science, University of Zagreb, 2015\nSkills: Python, SQL, Kafka',
+    },
+    expected: {
+      name: 'Ana Kovač',
+      email: 'ana.kovac@example.hr',
+      experience: [
+        { company: 'Infobip', startDate: '2019-03-01', current: true },
+        { company: 'Rimac Automobili', startDate: '2015-09-01', endDate: '2019-02-01' },
+      ],
+    },
   },
 ]
 export const align = { experience: 'company' }

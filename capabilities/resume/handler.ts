@@ -18,12 +18,22 @@ export const ModelResume = Type.Object(
     skills: Type.Array(Type.String()),
     experience: Type.Array(
       Type.Object(
-        { title: Type.String(), company: Type.String(), startDate: NStr, endDate: NStr, current: Type.Boolean(), highlights: Type.Array(Type.String()) },
+        {
+          title: Type.String(),
+          company: Type.String(),
+          startDate: NStr,
+          endDate: NStr,
+          current: Type.Boolean(),
+          highlights: Type.Array(Type.String()),
+        },
         { additionalProperties: false },
       ),
     ),
     education: Type.Array(
-      Type.Object({ degree: NStr, school: Type.String(), year: Type.Union([Type.Integer(), Type.Null()]) }, { additionalProperties: false }),
+      Type.Object(
+        { degree: NStr, school: Type.String(), year: Type.Union([Type.Integer(), Type.Null()]) },
+        { additionalProperties: false },
+      ),
     ),
     links: Type.Object({ linkedin: NStr, github: NStr, website: NStr }, { additionalProperties: false }),
   },
@@ -34,7 +44,7 @@ type ModelResume = Static<typeof ModelResume>
 const SYSTEM = [
   'You extract a candidate profile from a resume (CV). Use only what the document states; never invent data.',
   'Return JSON with exactly these fields (null when the resume does not state it):',
-  '- name: the candidate\'s full name; email; phone; location; headline (their title or one-line pitch); summary (the resume\'s own summary, verbatim or nearly);',
+  "- name: the candidate's full name; email; phone; location; headline (their title or one-line pitch); summary (the resume's own summary, verbatim or nearly);",
   '- yearsExperience: years of professional experience if the resume states it, else null;',
   '- skills: skills as listed, each once;',
   '- experience: every position, most recent first as in the resume: title, company, startDate, endDate,',
@@ -72,7 +82,8 @@ export function resumeDate(value: unknown): { date: string | null; precision: Pr
   if (m) {
     const idx = MONTHS.indexOf(m[1]!.slice(0, 3).toLowerCase())
     if (idx >= 0) return month(+m[2]!, idx + 1) ?? { ...none, unreadable: true }
-    if (/^(spring|summer|fall|autumn|winter)$/i.test(m[1]!) && yearOk(+m[2]!)) return { date: `${m[2]}-01-01`, precision: 'year', ongoing: false, unreadable: false }
+    if (/^(spring|summer|fall|autumn|winter)$/i.test(m[1]!) && yearOk(+m[2]!))
+      return { date: `${m[2]}-01-01`, precision: 'year', ongoing: false, unreadable: false }
   }
   m = /^(\d{4})$/.exec(s)
   if (m && yearOk(+m[1]!)) return { date: `${m[1]}-01-01`, precision: 'year', ongoing: false, unreadable: false }
@@ -109,22 +120,23 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
 
   // Skills: trimmed, each once (case-insensitive), in the resume's order.
   const seen = new Set<string>()
-  const skills = answer.skills
-    .map((s) => s.trim())
-    .filter((s) => s !== '' && !seen.has(s.toLowerCase()) && seen.add(s.toLowerCase()))
+  const skills = answer.skills.map((s) => s.trim()).filter((s) => s !== '' && !seen.has(s.toLowerCase()) && seen.add(s.toLowerCase()))
 
   const experience = answer.experience.map((e, i) => {
     const start = resumeDate(e.startDate)
     const end = resumeDate(e.endDate)
     if (start.unreadable) warnings.push(`experience[${i}].startDate: "${String(e.startDate).slice(0, 60)}" is not a date; returned null.`)
     if (end.unreadable) warnings.push(`experience[${i}].endDate: "${String(e.endDate).slice(0, 60)}" is not a date; returned null.`)
-    if (start.ongoing) warnings.push(`experience[${i}].startDate: "${String(e.startDate).slice(0, 60)}" is not a start date; returned null.`)
+    if (start.ongoing)
+      warnings.push(`experience[${i}].startDate: "${String(e.startDate).slice(0, 60)}" is not a start date; returned null.`)
     const current = e.current || end.ongoing
     if (current && end.date) warnings.push(`experience[${i}]: marked current but has an end date ${end.date}.`)
     // Compare at the coarser of the two precisions: "2020" to "2020-06" is fine.
     if (start.date && end.date) {
-      const len = start.precision === 'year' || end.precision === 'year' ? 4 : start.precision === 'month' || end.precision === 'month' ? 7 : 10
-      if (start.date.slice(0, len) > end.date.slice(0, len)) warnings.push(`experience[${i}]: startDate ${start.date} is after endDate ${end.date}.`)
+      const len =
+        start.precision === 'year' || end.precision === 'year' ? 4 : start.precision === 'month' || end.precision === 'month' ? 7 : 10
+      if (start.date.slice(0, len) > end.date.slice(0, len))
+        warnings.push(`experience[${i}]: startDate ${start.date} is after endDate ${end.date}.`)
     }
     return {
       title: e.title.trim(),

@@ -47,7 +47,9 @@ export const ResumeResult = Type.Object(
       { linkedin: Nullable(Str(2048)), github: Nullable(Str(2048)), website: Nullable(Str(2048)) },
       { additionalProperties: false },
     ),
-    warnings: Type.Optional(Type.Array(Str(1000), { maxItems: 500, description: 'what code found wrong with the answer and did not silently fix' })),
+    warnings: Type.Optional(
+      Type.Array(Str(1000), { maxItems: 500, description: 'what code found wrong with the answer and did not silently fix' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -65,7 +67,9 @@ export default defineCapability({
   request: ResumeRequest,
   response: ResumeResult,
   example: {
-    request: { text: 'Jane Doe\njane@example.com\nSoftware Engineer, Acme (Mar 2019 - present)\n- Built the billing system\nSkills: Go, SQL' },
+    request: {
+      text: 'Jane Doe\njane@example.com\nSoftware Engineer, Acme (Mar 2019 - present)\n- Built the billing system\nSkills: Go, SQL',
+    },
     response: {
       name: 'Jane Doe',
       email: 'jane@example.com',

@@ -35,7 +35,13 @@ t.test('a PDF resume: dates as YYYY-MM-DD with their precision, "present" as cur
   t.same(b.skills, resume.skills, 'the duplicate "typescript" is dropped, order kept')
   t.match(b.experience[0], { company: 'Paylane', startDate: '2020-02-01', startDatePrecision: 'month', current: true })
   t.notOk('endDate' in b.experience[0] || 'endDatePrecision' in b.experience[0], 'an ongoing role has no end: left out')
-  t.match(b.experience[1], { company: 'DataFoundry', startDate: '2015-06-01', endDate: '2020-01-01', endDatePrecision: 'month', current: false })
+  t.match(b.experience[1], {
+    company: 'DataFoundry',
+    startDate: '2015-06-01',
+    endDate: '2020-01-01',
+    endDatePrecision: 'month',
+    current: false,
+  })
   t.same(b.education, [{ degree: 'B.S. Computer Science', school: 'University of Michigan', year: 2015 }])
   t.same(b.links, { linkedin: 'linkedin.com/in/danielokafor', github: 'github.com/dokafor' })
   t.same(b.warnings, [])
@@ -59,13 +65,29 @@ t.test('answers that break the promises: reported in warnings, never passed thro
   t.equal(res.status, 200, res.text)
   const b = res.body
   t.notOk('email' in b || 'phone' in b || 'yearsExperience' in b, 'unknown values are left out')
-  t.match(b.experience[0], { startDate: '2021-03-01', startDatePrecision: 'month', endDate: '2019-01-01', endDatePrecision: 'year', highlights: ['shipped'] })
+  t.match(b.experience[0], {
+    startDate: '2021-03-01',
+    startDatePrecision: 'month',
+    endDate: '2019-01-01',
+    endDatePrecision: 'year',
+    highlights: ['shipped'],
+  })
   t.notOk('startDate' in b.experience[1] || 'endDate' in b.experience[1], 'unreadable and impossible dates are left out')
   t.match(b.experience[2], { startDate: '2018-06-01', endDate: '2019-07-15', current: true })
   t.same(b.education, [{ school: 'MIT' }])
   t.same(b.links, { github: 'github.com/dokafor' })
   const w = b.warnings.join('\n')
-  for (const s of ['email', 'phone', 'yearsExperience', 'experience[0]: startDate 2021-03-01 is after endDate 2019-01-01', 'experience[1].startDate', 'experience[1].endDate', 'experience[2]: marked current', 'education[0].year', 'links.linkedin']) {
+  for (const s of [
+    'email',
+    'phone',
+    'yearsExperience',
+    'experience[0]: startDate 2021-03-01 is after endDate 2019-01-01',
+    'experience[1].startDate',
+    'experience[1].endDate',
+    'experience[2]: marked current',
+    'education[0].year',
+    'links.linkedin',
+  ]) {
     t.ok(w.includes(s), `warns about ${s}`)
   }
   t.equal(b.usage.credits, 8)
@@ -108,7 +130,12 @@ t.test('through the fake OpenAI-compatible server (responses wire API)', async (
   const fake = await cap.useFake({ text: () => good() })
   const call = await cap.call({ file: pdf('resume') })
   cap.expectCharged(t, call)
-  t.match(call.res.body, { name: 'Daniel Okafor', email: resume.email, skills: resume.skills, experience: [{ startDate: '2020-02-01', current: true }, {}] })
+  t.match(call.res.body, {
+    name: 'Daniel Okafor',
+    email: resume.email,
+    skills: resume.skills,
+    experience: [{ startDate: '2020-02-01', current: true }, {}],
+  })
   const sent = fake.requests.find((r) => r.path === '/v1/responses')?.body
   t.ok(JSON.stringify(sent).includes('Paylane'), 'the PDF text went to the model')
 })

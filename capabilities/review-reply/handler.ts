@@ -55,7 +55,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       '- escalationReason: one line when escalate is true, else null.',
       input.business?.name ? `Business name: ${input.business.name}.` : '',
       input.business?.voice ? `Write in this voice: ${input.business.voice}` : '',
-      input.resolution ? `Resolution the business offers: ${input.resolution}` : 'The business offers no specific resolution: do not promise one.',
+      input.resolution
+        ? `Resolution the business offers: ${input.resolution}`
+        : 'The business offers no specific resolution: do not promise one.',
     ]
       .filter(Boolean)
       .join('\n'),
@@ -79,7 +81,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   // Code may raise escalation, never lower it.
   const reasons: string[] = []
   if (answer.escalate) reasons.push(clip((answer.escalationReason ?? '').trim(), 300) || 'The model flagged the review for follow-up.')
-  if (input.rating !== undefined && input.rating <= 2 && issues.length > 0) reasons.push(`Rating ${input.rating} of 5 with reported issues.`)
+  if (input.rating !== undefined && input.rating <= 2 && issues.length > 0)
+    reasons.push(`Rating ${input.rating} of 5 with reported issues.`)
   const risk = RISK_TERMS.exec(input.review)
   if (risk) reasons.push(`The review mentions "${risk[0]}" (legal, safety or conduct language).`)
 
@@ -95,4 +98,3 @@ function clipSentences(s: string, max: number): string {
   const end = Math.max(head.lastIndexOf('. '), head.lastIndexOf('! '), head.lastIndexOf('? '))
   return end > max / 2 ? head.slice(0, end + 1) : clip(s, max)
 }
-

@@ -5,10 +5,14 @@ import { handler, Sentiment } from './handler.ts'
 export const ReviewReplyResult = Type.Object(
   {
     reply: Type.String({ minLength: 1, maxLength: 4000 }),
-    sentiment: { ...Sentiment, description: 'of the review; with a rating, 4–5 stars are never negative and 1–2 never positive (mixed instead)' },
+    sentiment: {
+      ...Sentiment,
+      description: 'of the review; with a rating, 4–5 stars are never negative and 1–2 never positive (mixed instead)',
+    },
     issues: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 20 }),
     escalate: Type.Boolean({
-      description: "true when the model says so, when the rating is 1–2 with issues, or when the review uses legal, safety or health language; code never clears the model's flag",
+      description:
+        "true when the model says so, when the rating is 1–2 with issues, or when the review uses legal, safety or health language; code never clears the model's flag",
     }),
     // Optional (README): why code or the model escalated, so a person can act on it.
     escalationReasons: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 10 })),

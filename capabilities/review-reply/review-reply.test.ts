@@ -49,7 +49,13 @@ t.test('legal, safety or health language is escalated whatever the rating', asyn
 })
 
 t.test("the model's own escalation is kept, with its reason", async (t) => {
-  cap.reply({ ...good, sentiment: 'negative', issues: ['overbooked'], escalate: true, escalationReason: 'Guest was turned away at midnight.' })
+  cap.reply({
+    ...good,
+    sentiment: 'negative',
+    issues: ['overbooked'],
+    escalate: true,
+    escalationReason: 'Guest was turned away at midnight.',
+  })
   const { res } = await cap.call({ review: 'They gave away our room at midnight.' })
   t.equal(res.body.escalate, true)
   t.same(res.body.escalationReasons, ['Guest was turned away at midnight.'])
@@ -63,7 +69,11 @@ t.test('a reply with template placeholders or no text is a failed call, free', a
   await cap.expectRefused(t, { review: 'Good.' }, { status: 502, code: 'inference_failed', why: 'no reply text' })
 
   cap.reply({ ...good, sentiment: 'ecstatic' })
-  await cap.expectRefused(t, { review: 'Good.' }, { status: 502, code: 'inference_failed', why: 'a sentiment outside the enum fails the schema after one retry' })
+  await cap.expectRefused(
+    t,
+    { review: 'Good.' },
+    { status: 502, code: 'inference_failed', why: 'a sentiment outside the enum fails the schema after one retry' },
+  )
 })
 
 t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {

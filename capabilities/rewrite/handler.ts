@@ -21,9 +21,12 @@ function answerSchema(input: Input, keep: string[]) {
   const before = measure(input.text)
   const slack = Math.max(SAME_TOLERANCE * before, SAME_MIN_CHARS)
   const bounds =
-    input.length === 'shorter' ? { maxLength: Math.max(1, before - 1) }
-      : input.length === 'longer' ? { minLength: before + 1, maxLength: 4 * MAX_TEXT }
-        : input.length === 'same' ? { minLength: Math.max(1, Math.ceil(before - slack)), maxLength: Math.floor(before + slack) }
+    input.length === 'shorter'
+      ? { maxLength: Math.max(1, before - 1) }
+      : input.length === 'longer'
+        ? { minLength: before + 1, maxLength: 4 * MAX_TEXT }
+        : input.length === 'same'
+          ? { minLength: Math.max(1, Math.ceil(before - slack)), maxLength: Math.floor(before + slack) }
           : { maxLength: 4 * MAX_TEXT }
   const any = '[\\s\\S]*'
   const orders = keep.length <= 3 ? permutations(keep) : [[...keep].sort((x, y) => input.text.indexOf(x) - input.text.indexOf(y))]

@@ -25,7 +25,14 @@ t.test('lengthProblem measures, it does not trust', async (t) => {
 
 t.test('a rewrite that keeps the promises', async (t) => {
   cap.reply({ rewritten: `  ${short}\n`, changes: [' Cut filler ', 'Cut filler', '', 'Spoke to the reader'] })
-  const call = await cap.call({ text, voice: 'plain', goal: 'clarity', audience: 'CFOs', length: 'shorter', preserve: ['Acme Invoices', 'not in the text'] })
+  const call = await cap.call({
+    text,
+    voice: 'plain',
+    goal: 'clarity',
+    audience: 'CFOs',
+    length: 'shorter',
+    preserve: ['Acme Invoices', 'not in the text'],
+  })
   cap.expectCharged(t, call)
   const { res } = call
   t.same(res.body, {
@@ -43,7 +50,11 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
     ['"shorter" but the same text', { text, length: 'shorter' }, { rewritten: text, changes: [] }],
     ['"longer" but shorter', { text, length: 'longer' }, { rewritten: short, changes: ['cut'] }],
     ['"same" but a third of it', { text, length: 'same' }, { rewritten: short, changes: ['cut'] }],
-    ['a preserved phrase changed', { text, preserve: ['Acme Invoices'] }, { rewritten: 'Manage all your ACME invoices in one place.', changes: [] }],
+    [
+      'a preserved phrase changed',
+      { text, preserve: ['Acme Invoices'] },
+      { rewritten: 'Manage all your ACME invoices in one place.', changes: [] },
+    ],
     ['empty rewrite (blank)', { text }, { rewritten: '   ', changes: [] }],
     ['changes not a list', { text }, { rewritten: short, changes: 'cut filler' }],
     ['no rewritten field', { text }, { changes: [] }],

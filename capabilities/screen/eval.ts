@@ -7,7 +7,21 @@ const grounded = {
   'verdict in the enum': within('verdict', ['qualified', 'maybe', 'disqualified']),
 }
 export const evalCases: EvalCase[] = [
-  { name: 'big-logistics', request: { lead: { company: 'DHL Group', domain: 'dhl.com' }, criteria: ['Logistics or freight company', 'At least 200 employees'] }, expected: { verdict: 'qualified' }, checks: grounded },
-  { name: 'wrong-industry', request: { lead: { company: 'Spotify', domain: 'spotify.com' }, criteria: ['Logistics or freight company'] }, expected: { verdict: 'disqualified' }, checks: grounded },
-  { name: 'text-criteria', request: { lead: 'Maersk, maersk.com', criteria: 'Shipping company with global operations', depth: 'standard' }, checks: grounded },
+  {
+    name: 'big-logistics',
+    request: { lead: { company: 'DHL Group', domain: 'dhl.com' }, criteria: ['Logistics or freight company', 'At least 200 employees'] },
+    expected: { verdict: 'qualified' },
+    checks: grounded,
+  },
+  {
+    name: 'wrong-industry',
+    request: { lead: { company: 'Spotify', domain: 'spotify.com' }, criteria: ['Logistics or freight company'] },
+    expected: { verdict: 'disqualified' },
+    checks: grounded,
+  },
+  {
+    name: 'text-criteria',
+    request: { lead: 'Maersk, maersk.com', criteria: 'Shipping company with global operations', depth: 'standard' },
+    checks: grounded,
+  },
 ]

@@ -19,9 +19,15 @@ type Input = Static<typeof ScreenRequest>
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 // Each profile field with the URLs it was read from: a field no searched page backs is left out.
 const ProfileField = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Unsafe<string>>>(value: T) =>
-  Type.Object({ value: Type.Union([value, Type.Null()]), sourceUrls: Type.Array(Type.String(), { maxItems: 10 }) }, { additionalProperties: false })
+  Type.Object(
+    { value: Type.Union([value, Type.Null()]), sourceUrls: Type.Array(Type.String(), { maxItems: 10 }) },
+    { additionalProperties: false },
+  )
 const ModelEvidence = Type.Array(
-  Type.Object({ evidence: Type.String(), criterion: Nullable(Type.String()), sourceUrls: Type.Array(Type.String(), { maxItems: 10 }) }, { additionalProperties: false }),
+  Type.Object(
+    { evidence: Type.String(), criterion: Nullable(Type.String()), sourceUrls: Type.Array(Type.String(), { maxItems: 10 }) },
+    { additionalProperties: false },
+  ),
   { maxItems: MAX_EVIDENCE },
 )
 // Strict-structured-output friendly: every property required (null = unknown), no string length keywords.
@@ -90,7 +96,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Scr
     schema: ModelSchema,
     webSearch: true,
     system: [
-      'You qualify a sales lead against ideal-customer-profile criteria. Use the web search tool to find facts about the lead\'s company.',
+      "You qualify a sales lead against ideal-customer-profile criteria. Use the web search tool to find facts about the lead's company.",
       input.depth === 'deep' ? 'Search thoroughly: the company site, profiles, news, job posts.' : 'Run a few focused searches.',
       '"evidenceFor" / "evidenceAgainst": facts found by the search that support or count against the criteria, one per item.',
       'Cite every item: a markdown link inline to the page, and the same URLs, exactly as the search returned them, in "sourceUrls". Leave out anything no search result supports.',
@@ -109,18 +115,28 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Scr
   })
 
   const unique = uniqueSources(found)
-  if (!unique.length) throw new ApiError('inference_failed', 'The web search returned no sources, so the lead could not be screened on evidence. Nothing was charged.')
+  if (!unique.length)
+    throw new ApiError(
+      'inference_failed',
+      'The web search returned no sources, so the lead could not be screened on evidence. Nothing was charged.',
+    )
 
   const byName = new Map((list ?? []).map((c) => [c.toLowerCase(), c]))
   const drafts = (items: ModelEvidence) =>
     items.map((e) => {
       const inline = inlineCitations(e.evidence)
-      return { text: oneLine(inline.text), criterion: list ? byName.get(oneLine(e.criterion).toLowerCase()) : undefined, urls: [...e.sourceUrls, ...inline.urls] }
+      return {
+        text: oneLine(inline.text),
+        criterion: list ? byName.get(oneLine(e.criterion).toLowerCase()) : undefined,
+        urls: [...e.sourceUrls, ...inline.urls],
+      }
     })
   const forDrafts = drafts(object.evidenceFor)
   const againstDrafts = drafts(object.evidenceAgainst)
   const profileUrls = Object.values(object.profile).flatMap((f) => (f.value === null ? [] : f.sourceUrls))
-  const cited = new Set([...[...forDrafts, ...againstDrafts].flatMap((d) => d.urls), ...profileUrls].map(urlKey).filter((k): k is string => k !== null))
+  const cited = new Set(
+    [...[...forDrafts, ...againstDrafts].flatMap((d) => d.urls), ...profileUrls].map(urlKey).filter((k): k is string => k !== null),
+  )
   const { sources, indexesOf } = publishSources(unique, cited, MAX_SOURCES)
   const publish = (ds: typeof forDrafts): ScreenResult['evidenceFor'] =>
     ds
@@ -142,7 +158,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Scr
   unverified = [...new Set(unverified)].slice(0, 30)
 
   const score = boundedScore(object.score, evidenceFor.length, evidenceAgainst.length)
-  const result: ScreenResult = { verdict: verdictFor(score), score, evidenceFor, evidenceAgainst, profile: profile(object.profile, indexesOf), sources }
+  const result: ScreenResult = {
+    verdict: verdictFor(score),
+    score,
+    evidenceFor,
+    evidenceAgainst,
+    profile: profile(object.profile, indexesOf),
+    sources,
+  }
   if (unverified.length) result.unverified = unverified
   return result
 }

@@ -9,7 +9,15 @@ const ScalarList = Type.Array(Type.Union([Type.String({ maxLength: 1000 }), Type
 const Nested = Type.Object({}, { additionalProperties: Scalar, maxProperties: 40, propertyNames: { maxLength: 100 } })
 const Lead = Type.Union([
   Type.String({ minLength: 1, maxLength: 20_000 }),
-  Type.Object({}, { additionalProperties: Type.Union([Scalar, ScalarList, Nested]), minProperties: 1, maxProperties: 60, propertyNames: { maxLength: 100 } }),
+  Type.Object(
+    {},
+    {
+      additionalProperties: Type.Union([Scalar, ScalarList, Nested]),
+      minProperties: 1,
+      maxProperties: 60,
+      propertyNames: { maxLength: 100 },
+    },
+  ),
 ])
 
 export const ScreenRequest = Type.Object(
@@ -30,7 +38,11 @@ const Evidence = Type.Object(
   {
     evidence: Type.String({ minLength: 1 }),
     criterion: Type.Optional(Type.String({ minLength: 1 })),
-    sourceIndexes: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_SOURCES - 1 }), { minItems: 1, maxItems: MAX_SOURCES, uniqueItems: true }),
+    sourceIndexes: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_SOURCES - 1 }), {
+      minItems: 1,
+      maxItems: MAX_SOURCES,
+      uniqueItems: true,
+    }),
   },
   { additionalProperties: false },
 )
@@ -55,10 +67,13 @@ export const ScreenResult = Type.Object(
       { additionalProperties: false },
     ),
     // The web search results the evidence cites (capabilities.md: every sourceIndexes entry points in here).
-    sources: Type.Array(Type.Object({ url: Type.String({ format: 'uri' }), title: Type.String({ minLength: 1 }) }, { additionalProperties: false }), {
-      minItems: 1,
-      maxItems: MAX_SOURCES,
-    }),
+    sources: Type.Array(
+      Type.Object({ url: Type.String({ format: 'uri' }), title: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      {
+        minItems: 1,
+        maxItems: MAX_SOURCES,
+      },
+    ),
   },
   { additionalProperties: false },
 )
@@ -83,12 +98,21 @@ export default defineCapability({
       verdict: 'qualified',
       score: 0.82,
       evidenceFor: [
-        { evidence: 'Northwind describes itself as a freight forwarder with warehouses in Rotterdam.', criterion: 'Logistics or freight company', sourceIndexes: [0] },
+        {
+          evidence: 'Northwind describes itself as a freight forwarder with warehouses in Rotterdam.',
+          criterion: 'Logistics or freight company',
+          sourceIndexes: [0],
+        },
         { evidence: 'Its LinkedIn page lists 201-500 employees.', criterion: 'At least 200 employees', sourceIndexes: [1] },
       ],
       evidenceAgainst: [],
       unverified: ['Uses SAP for ERP'],
-      profile: { name: 'Northwind Logistics', website: 'https://northwind-logistics.com/', industry: 'Logistics', employeeRange: '201-500' },
+      profile: {
+        name: 'Northwind Logistics',
+        website: 'https://northwind-logistics.com/',
+        industry: 'Logistics',
+        employeeRange: '201-500',
+      },
       sources: [
         { url: 'https://northwind-logistics.com/', title: 'Northwind Logistics' },
         { url: 'https://www.linkedin.com/company/northwind-logistics/', title: 'Northwind Logistics | LinkedIn' },

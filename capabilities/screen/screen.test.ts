@@ -22,13 +22,17 @@ t.test('verdict follows score', async (t) => {
   t.same([0, 0.39, 0.4, 0.69, 0.7, 1].map(verdictFor), ['disqualified', 'disqualified', 'maybe', 'maybe', 'qualified', 'qualified'])
 })
 
-t.test('evidence cites search results only; verdict from score; criteria from the caller\'s list', async (t) => {
+t.test("evidence cites search results only; verdict from score; criteria from the caller's list", async (t) => {
   fake.set({
     webSearch: [SITE, LI, JOBS, { url: 'https://northwind-test.com/#about', title: 'dup' }],
     text: () => ({
       score: 0.82,
       evidenceFor: [
-        item('Freight forwarder with Rotterdam warehouses ([northwind-test.com](https://northwind-test.com/)).', [], 'logistics or freight company'),
+        item(
+          'Freight forwarder with Rotterdam warehouses ([northwind-test.com](https://northwind-test.com/)).',
+          [],
+          'logistics or freight company',
+        ),
         item('LinkedIn lists 201-500 employees.', ['https://linkedin.com/company/northwind-test', NOT_SEARCHED], 'At least 200 employees'),
         item('Won an award (no source).', [NOT_SEARCHED], 'Logistics or freight company'),
       ],
@@ -63,12 +67,22 @@ t.test('evidence cites search results only; verdict from score; criteria from th
   t.same(fake.requests.at(-1)?.body.tools, [{ type: 'web_search' }])
 })
 
-t.test('criteria as text: the model\'s unverified list, no criterion names; score 0.5 is maybe', async (t) => {
+t.test("criteria as text: the model's unverified list, no criterion names; score 0.5 is maybe", async (t) => {
   fake.set({
     webSearch: [SITE],
-    text: () => ({ score: 0.5, evidenceFor: [item('Logistics firm.', [SITE.url], 'logistics')], evidenceAgainst: [], unverified: [' SAP usage ', 'SAP usage'], profile: emptyProfile }),
+    text: () => ({
+      score: 0.5,
+      evidenceFor: [item('Logistics firm.', [SITE.url], 'logistics')],
+      evidenceAgainst: [],
+      unverified: [' SAP usage ', 'SAP usage'],
+      profile: emptyProfile,
+    }),
   })
-  const { res } = await cap.call({ lead: 'Northwind Logistics, northwind-test.com', criteria: 'Logistics company using SAP', depth: 'deep' })
+  const { res } = await cap.call({
+    lead: 'Northwind Logistics, northwind-test.com',
+    criteria: 'Logistics company using SAP',
+    depth: 'deep',
+  })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.verdict, 'maybe')
   t.same(res.body.evidenceFor, [{ evidence: 'Logistics firm.', sourceIndexes: [0] }], 'no criterion without a list')
@@ -97,7 +111,13 @@ t.test('issue 16: the verdict follows the evidence that survived the citation ch
   // The mirror case: only cited evidence for the lead and a score of 0.1 cannot disqualify it.
   fake.set({
     webSearch: [SITE],
-    text: () => ({ score: 0.1, evidenceFor: [item('Freight forwarder.', [SITE.url], criteria[0]!)], evidenceAgainst: [], unverified: [], profile: emptyProfile }),
+    text: () => ({
+      score: 0.1,
+      evidenceFor: [item('Freight forwarder.', [SITE.url], criteria[0]!)],
+      evidenceAgainst: [],
+      unverified: [],
+      profile: emptyProfile,
+    }),
   })
   ;({ res } = await cap.call({ lead, criteria }))
   t.equal(res.status, 200, res.text)

@@ -40,7 +40,12 @@ type Answer = Static<typeof ModelAnswer>
 export const NEUTRAL_BAND = 0.3
 export const MIXED_BAND = 0.7
 export function reconciledLabel(label: Answer['sentiment'], score: number): Answer['sentiment'] {
-  const fits = label === 'positive' ? score > 0 : label === 'negative' ? score < 0 : Math.abs(score) <= (label === 'neutral' ? NEUTRAL_BAND : MIXED_BAND)
+  const fits =
+    label === 'positive'
+      ? score > 0
+      : label === 'negative'
+        ? score < 0
+        : Math.abs(score) <= (label === 'neutral' ? NEUTRAL_BAND : MIXED_BAND)
   if (fits) return label
   return score >= NEUTRAL_BAND ? 'positive' : score <= -NEUTRAL_BAND ? 'negative' : 'neutral'
 }

@@ -19,7 +19,10 @@ export default defineCapability({
   ),
   response: SentimentResult,
   example: {
-    request: { text: 'Delivery was fast, but the blender broke after two days and support never answered.', aspects: ['delivery', 'quality', 'support', 'price'] },
+    request: {
+      text: 'Delivery was fast, but the blender broke after two days and support never answered.',
+      aspects: ['delivery', 'quality', 'support', 'price'],
+    },
     response: {
       sentiment: 'negative',
       score: -0.55,

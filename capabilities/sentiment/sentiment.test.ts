@@ -77,7 +77,11 @@ t.test('issue 16: a label that contradicts its score follows the score', async (
 })
 
 t.test('a label outside the enum or a score outside -1..1 (twice) is a free 502', async (t) => {
-  for (const bad of [{ ...base, sentiment: 'angry' }, { ...base, score: -3 }, { ...base, confidence: 1.2 }]) {
+  for (const bad of [
+    { ...base, sentiment: 'angry' },
+    { ...base, score: -3 },
+    { ...base, confidence: 1.2 },
+  ]) {
     cap.reply(bad)
     await cap.expectRefused(t, { text }, { status: 502, code: 'inference_failed', why: JSON.stringify(bad) })
   }

@@ -10,12 +10,13 @@ export function audioDuration(bytes: Uint8Array, mediaType: string): number | nu
 export function wavDuration(b: Buffer): number | null {
   if (b.length < 12 || b.toString('ascii', 0, 4) !== 'RIFF' || b.toString('ascii', 8, 12) !== 'WAVE') return null
   let byteRate = 0
-  for (let off = 12; off + 8 <= b.length; ) {
+  for (let off = 12; off + 8 <= b.length;) {
     const tag = b.toString('ascii', off, off + 4)
     const size = b.readUInt32LE(off + 4)
     if (tag === 'fmt ' && off + 20 <= b.length) byteRate = b.readUInt32LE(off + 16)
     // Streamed WAV writes 0xFFFFFFFF (or 0) as the data size: what follows the header is the data.
-    if (tag === 'data') return byteRate ? (size === 0 || size === 0xffffffff ? b.length - off - 8 : Math.min(size, b.length - off - 8)) / byteRate : null
+    if (tag === 'data')
+      return byteRate ? (size === 0 || size === 0xffffffff ? b.length - off - 8 : Math.min(size, b.length - off - 8)) / byteRate : null
     off += 8 + size + (size & 1)
   }
   return null
@@ -54,7 +55,8 @@ function frameAt(b: Buffer, off: number): Frame | null {
   const kbps = BITRATES[version === 3 ? 0 : 1]![layer - 1]![bitrateIndex]!
   const rate = SAMPLE_RATES[version]![rateIndex]!
   const samples = layer === 1 ? 384 : layer === 2 || version === 3 ? 1152 : 576
-  const length = layer === 1 ? (Math.floor((12 * kbps * 1000) / rate) + padding) * 4 : Math.floor(((samples / 8) * kbps * 1000) / rate) + padding
+  const length =
+    layer === 1 ? (Math.floor((12 * kbps * 1000) / rate) + padding) * 4 : Math.floor(((samples / 8) * kbps * 1000) / rate) + padding
   return length > 4 ? { length, samples, rate } : null
 }
 

@@ -91,7 +91,11 @@ t.test('the media type comes from the bytes, not the request', async (t) => {
 })
 
 t.test('provider failures are 502 and free', async (t) => {
-  for (const [why, bytes] of [['raw PCM: no container', Buffer.alloc(4800)], ['PNG bytes', TINY_PNG], ['no bytes', new Uint8Array()]] as const) {
+  for (const [why, bytes] of [
+    ['raw PCM: no container', Buffer.alloc(4800)],
+    ['PNG bytes', TINY_PNG],
+    ['no bytes', new Uint8Array()],
+  ] as const) {
     useSpeech(mockSpeech(bytes))
     await cap.expectRefused(t, { text: 'Hello' }, { status: 502, code: 'inference_failed', why })
   }

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs'
 import { bundle, invoice1, receipt1 } from '../../test/fixtures/documents.ts'
 
 const file = (name: string) => ({
-  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+  file: {
+    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+    mimeType: 'application/pdf',
+  },
 })
 
 // `summary` is free text: not part of the expectation.
@@ -12,5 +15,9 @@ const expected = { documentCount: bundle.documents.length, pageCount: bundle.pag
 export const evalCases = [
   { name: 'split-bundle-pdf', request: file('bundle'), expected },
   { name: 'split-bundle-text-formfeeds', request: { text: bundle.toPages().join('\f') }, expected },
-  { name: 'split-invoice-and-receipt', request: { text: [invoice1.toText(), receipt1.toText()].join('\f') }, expected: { documentCount: 2, pageCount: 2, unassignedPages: [] } },
+  {
+    name: 'split-invoice-and-receipt',
+    request: { text: [invoice1.toText(), receipt1.toText()].join('\f') },
+    expected: { documentCount: 2, pageCount: 2, unassignedPages: [] },
+  },
 ]

@@ -63,7 +63,7 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
     '- title: a short title, e.g. "Invoice SPD-4410" or the subject of a letter;',
     `- pageStart, pageEnd: the 1-based first and last page of the document, inclusive, within 1..${pageCount};`,
     '- party: the issuer or sender (the vendor of an invoice, the author of a letter), or null;',
-    '- date: the document\'s own date as YYYY-MM-DD, or null;',
+    "- date: the document's own date as YYYY-MM-DD, or null;",
     '- summary: one or two sentences on what the document says.',
     'Every page belongs to at most one document; documents never overlap. A page that continues a document (page 2 of an invoice) belongs to it.',
     pageCount === 1 ? 'With a single page there is exactly one document.' : 'Blank or separator pages may belong to no document.',
@@ -83,7 +83,8 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
   const warnings: string[] = []
   const documents = docs.map((d, i) => {
     const date = normalizeDate(d.date)
-    if (d.date !== null && d.date.trim() !== '' && date === null) warnings.push(`documents[${i}].date: "${d.date.slice(0, 60)}" is not a date; returned null.`)
+    if (d.date !== null && d.date.trim() !== '' && date === null)
+      warnings.push(`documents[${i}].date: "${d.date.slice(0, 60)}" is not a date; returned null.`)
     return {
       docType: d.docType.trim().toLowerCase(),
       title: d.title.trim(),

@@ -20,9 +20,14 @@ export const SplitResult = Type.Object(
   {
     documents: Type.Array(SplitDocument, { minItems: 1, maxItems: 10_000, description: 'in page order, page ranges never overlap' }),
     documentCount: Type.Integer({ minimum: 1, description: 'documents.length, computed by code' }),
-    pageCount: Type.Optional(Type.Integer({ minimum: 1, description: 'pages in the bundle (1 for text without form feeds and for images)' })),
+    pageCount: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'pages in the bundle (1 for text without form feeds and for images)' }),
+    ),
     unassignedPages: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100_000, description: 'pages in no document (blank pages, separator sheets), ascending' }),
+      Type.Array(Type.Integer({ minimum: 1 }), {
+        maxItems: 100_000,
+        description: 'pages in no document (blank pages, separator sheets), ascending',
+      }),
     ),
     warnings: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 10_000 })),
   },
@@ -40,11 +45,29 @@ export default defineCapability({
   request: DocObject(),
   response: SplitResult,
   example: {
-    request: { text: 'INVOICE SPD-4410\nSummit Print & Design\nTotal due: 1325.00 USD\f2024-08-26\nDear Summit Print & Design team, please move the poster delivery to September 9.' },
+    request: {
+      text: 'INVOICE SPD-4410\nSummit Print & Design\nTotal due: 1325.00 USD\f2024-08-26\nDear Summit Print & Design team, please move the poster delivery to September 9.',
+    },
     response: {
       documents: [
-        { docType: 'invoice', title: 'Invoice SPD-4410', pageStart: 1, pageEnd: 1, party: 'Summit Print & Design', date: null, summary: 'Invoice for printing, 1325.00 USD due.' },
-        { docType: 'letter', title: 'Request to reschedule poster delivery', pageStart: 2, pageEnd: 2, party: null, date: '2024-08-26', summary: 'Asks to move the poster delivery to September 9.' },
+        {
+          docType: 'invoice',
+          title: 'Invoice SPD-4410',
+          pageStart: 1,
+          pageEnd: 1,
+          party: 'Summit Print & Design',
+          date: null,
+          summary: 'Invoice for printing, 1325.00 USD due.',
+        },
+        {
+          docType: 'letter',
+          title: 'Request to reschedule poster delivery',
+          pageStart: 2,
+          pageEnd: 2,
+          party: null,
+          date: '2024-08-26',
+          summary: 'Asks to move the poster delivery to September 9.',
+        },
       ],
       documentCount: 2,
       pageCount: 2,

@@ -6,7 +6,15 @@ import manifest from './manifest.ts'
 const summaries = ['Invoice for printing services, 1325.00 USD due.', 'Asks to move the poster delivery to September 9.']
 const good = () => ({ documents: bundle.documents.map((d, i) => ({ ...d, summary: summaries[i]! })) })
 const withRanges = (...ranges: Array<[number, number]>) => ({
-  documents: ranges.map(([pageStart, pageEnd], i) => ({ docType: 'letter', title: `Doc ${i + 1}`, pageStart, pageEnd, party: null, date: null, summary: 'x' })),
+  documents: ranges.map(([pageStart, pageEnd], i) => ({
+    docType: 'letter',
+    title: `Doc ${i + 1}`,
+    pageStart,
+    pageEnd,
+    party: null,
+    date: null,
+    summary: 'x',
+  })),
 })
 
 // Each model call takes the next answer given to cap.reply(); the last one repeats. A worker runs the async calls.
@@ -26,13 +34,21 @@ t.test('the 3-page bundle PDF: invoice 1-2, letter 3, documentCount from the arr
 
 t.test('out of order: sorted by page; dates normalised; gaps listed', async (t) => {
   const [inv, letter] = good().documents
-  cap.reply({ documents: [{ ...letter!, date: '26 Aug 2024', docType: ' Letter ' }, { ...inv!, pageEnd: 1, date: 'soon', party: '' }] })
+  cap.reply({
+    documents: [
+      { ...letter!, date: '26 Aug 2024', docType: ' Letter ' },
+      { ...inv!, pageEnd: 1, date: 'soon', party: '' },
+    ],
+  })
   const { res } = await cap.call({ file: pdf('bundle') })
   t.equal(res.status, 200, res.text)
-  t.same(res.body.documents.map((d: any) => [d.docType, d.pageStart, d.pageEnd, d.date, d.party]), [
-    ['invoice', 1, 1, undefined, undefined], // unknown: left out
-    ['letter', 3, 3, '2024-08-26', bundle.letter.from],
-  ])
+  t.same(
+    res.body.documents.map((d: any) => [d.docType, d.pageStart, d.pageEnd, d.date, d.party]),
+    [
+      ['invoice', 1, 1, undefined, undefined], // unknown: left out
+      ['letter', 3, 3, '2024-08-26', bundle.letter.from],
+    ],
+  )
   t.equal(res.body.documentCount, 2)
   t.same(res.body.unassignedPages, [2])
   t.match(res.body.warnings.join('\n'), /documents\[0\]\.date: "soon" is not a date/)
@@ -44,7 +60,13 @@ t.test('overlapping or out-of-range pages: asked once more, then inference_faile
   cap.reply(withRanges([1, 2], [2, 3]), withRanges([1, 2], [3, 3]))
   const fixed = await cap.post(c, { file: pdf('bundle') })
   t.equal(fixed.status, 200, fixed.text)
-  t.same(fixed.body.documents.map((d: any) => [d.pageStart, d.pageEnd]), [[1, 2], [3, 3]])
+  t.same(
+    fixed.body.documents.map((d: any) => [d.pageStart, d.pageEnd]),
+    [
+      [1, 2],
+      [3, 3],
+    ],
+  )
   t.equal(cap.prompts.length, 2, 'the overlap was sent back once')
 
   for (const bad of [withRanges([1, 2], [2, 3]), withRanges([1, 4]), withRanges([0, 1], [2, 3]), withRanges([3, 1])]) {
@@ -78,7 +100,13 @@ t.test('text input: pages at form feeds, one page without; a one-page document h
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  for (const body of [{}, { fileUrl: 'not a url' }, { text: 'a', fileUrl: 'https://example.com/a.pdf' }, { file: { data: 'YQ==', mimeType: 'application/pdf', name: 'x' } }, { text: 'a', async: 'yes' }]) {
+  for (const body of [
+    {},
+    { fileUrl: 'not a url' },
+    { text: 'a', fileUrl: 'https://example.com/a.pdf' },
+    { file: { data: 'YQ==', mimeType: 'application/pdf', name: 'x' } },
+    { text: 'a', async: 'yes' },
+  ]) {
     await cap.expectRefused(t, body, { funds: 10, why: JSON.stringify(body) })
   }
 })
@@ -98,7 +126,14 @@ t.test('through the fake OpenAI-compatible server (responses wire API)', async (
   const fake = await cap.useFake({ text: () => good() })
   const call = await cap.call({ file: pdf('bundle') }, { funds: 10 })
   cap.expectCharged(t, call)
-  t.match(call.res.body, { documentCount: 2, pageCount: 3, documents: [{ docType: 'invoice', pageStart: 1, pageEnd: 2 }, { docType: 'letter', pageStart: 3, pageEnd: 3 }] })
+  t.match(call.res.body, {
+    documentCount: 2,
+    pageCount: 3,
+    documents: [
+      { docType: 'invoice', pageStart: 1, pageEnd: 2 },
+      { docType: 'letter', pageStart: 3, pageEnd: 3 },
+    ],
+  })
   const sent = JSON.stringify(fake.requests[0]?.body)
   t.ok(sent.includes('--- page 3 ---') && sent.includes('The bundle has 3 pages'), 'the model saw the pages')
 })

@@ -22,8 +22,18 @@ export const evalCases: EvalCase[] = [
   {
     name: 'eu-statement-decimal-commas',
     request: { text: euStatement },
-    expected: { periodStart: '2024-05-01', periodEnd: '2024-05-31', currency: 'EUR', openingBalance: 1000, closingBalance: 2504.4, transactionCount: 3 },
-    checks: { 'directions from the signs': within('transactions[].direction', ['debit', 'credit']), 'three transactions': count('transactions[]', 3) },
+    expected: {
+      periodStart: '2024-05-01',
+      periodEnd: '2024-05-31',
+      currency: 'EUR',
+      openingBalance: 1000,
+      closingBalance: 2504.4,
+      transactionCount: 3,
+    },
+    checks: {
+      'directions from the signs': within('transactions[].direction', ['debit', 'credit']),
+      'three transactions': count('transactions[]', 3),
+    },
   },
   {
     name: 'statement-misprinted-balance',

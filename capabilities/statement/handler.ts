@@ -90,7 +90,9 @@ function reconcile(txs: Tx[], opening: number | undefined, closing: number | und
         if (running !== null) running = cents(running + effect(t))
         if (t.balance === undefined) continue
         if (running !== null && Math.abs(running - t.balance) > 0.01) {
-          problems.push(`transactions[${i}]: the running balance should be ${money(running)} after this transaction, the statement shows ${money(t.balance)}.`)
+          problems.push(
+            `transactions[${i}]: the running balance should be ${money(running)} after this transaction, the statement shows ${money(t.balance)}.`,
+          )
         }
         running = t.balance // resynchronise: one wrong line is one warning, not a cascade
       }
@@ -164,7 +166,8 @@ export function buildStatement(a: Answer): Statement {
     if (periodEnd < periodStart) r.warn(`periodEnd ${periodEnd} is before periodStart ${periodStart}.`)
     else {
       transactions.forEach((t, i) => {
-        if (t.date && (t.date < periodStart || t.date > periodEnd)) r.warn(`transactions[${i}]: dated ${t.date}, outside the statement period.`)
+        if (t.date && (t.date < periodStart || t.date > periodEnd))
+          r.warn(`transactions[${i}]: dated ${t.date}, outside the statement period.`)
       })
     }
   }

@@ -10,7 +10,9 @@ export const Transaction = Type.Object(
     date: Type.Optional(Day),
     description: Type.String({ minLength: 1 }),
     amount: Type.Number({ minimum: 0, description: 'always ≥ 0; the sign is in `direction`' }),
-    direction: Type.Union([Type.Literal('debit'), Type.Literal('credit')], { description: 'debit: money out of the account; credit: money in' }),
+    direction: Type.Union([Type.Literal('debit'), Type.Literal('credit')], {
+      description: 'debit: money out of the account; credit: money in',
+    }),
     category: Type.Optional(Type.String()),
     balance: Type.Optional(Type.Number({ description: 'the running balance the statement prints after this transaction' })),
   },
@@ -31,7 +33,9 @@ export const StatementResult = Type.Object(
     transactions: Type.Array(Transaction),
     transactionCount: Type.Integer({ minimum: 0, description: 'computed from `transactions`' }),
     warnings: Type.Optional(
-      Type.Array(Type.String(), { description: 'Balances that do not reconcile, values that could not be read; checked by code, never silently fixed' }),
+      Type.Array(Type.String(), {
+        description: 'Balances that do not reconcile, values that could not be read; checked by code, never silently fixed',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -37,7 +37,10 @@ t.test('signed amounts, DR/CR, strings and odd dates come back normalised, charg
   cap.expectCharged(t, call)
   const { res } = call
   t.same(withoutUsage(res.body), expected)
-  t.ok(res.body.transactions.every((x: any) => x.amount >= 0), 'amounts ≥ 0')
+  t.ok(
+    res.body.transactions.every((x: any) => x.amount >= 0),
+    'amounts ≥ 0',
+  )
 })
 
 t.test('a PDF given inline: text extracted locally and the file sent along', async (t) => {
@@ -58,11 +61,15 @@ t.test('balances that do not reconcile are reported, never fixed', async (t) => 
   t.equal(res.status, 200, res.text)
   t.equal(res.body.closingBalance, 4400, 'the stated closing balance is kept')
   t.equal(res.body.transactions[3].balance, 4230.23, 'the stated running balance is kept')
-  t.same(res.body.warnings, [
-    "balances: openingBalance 2450.00 + credits − debits gives 4331.38, the statement's closingBalance is 4400.00.",
-    'transactions[3]: the running balance should be 4220.23 after this transaction, the statement shows 4230.23.',
-    'transactions[4]: the running balance should be 4480.23 after this transaction, the statement shows 4470.23.',
-  ], 'each wrong line is named; the check resynchronises on the stated balance')
+  t.same(
+    res.body.warnings,
+    [
+      "balances: openingBalance 2450.00 + credits − debits gives 4331.38, the statement's closingBalance is 4400.00.",
+      'transactions[3]: the running balance should be 4220.23 after this transaction, the statement shows 4230.23.',
+      'transactions[4]: the running balance should be 4480.23 after this transaction, the statement shows 4470.23.',
+    ],
+    'each wrong line is named; the check resynchronises on the stated balance',
+  )
   t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
 })
 

@@ -21,7 +21,10 @@ export function draftOf(schema) {
   const declared = schema.$schema
   if (declared === undefined) return 'draft-07'
   if (typeof declared !== 'string') return null
-  const id = declared.trim().replace(/#$/, '').replace(/^https?:\/\//, '')
+  const id = declared
+    .trim()
+    .replace(/#$/, '')
+    .replace(/^https?:\/\//, '')
   if (id === 'json-schema.org/draft-07/schema') return 'draft-07'
   if (id === 'json-schema.org/draft/2019-09/schema') return '2019-09'
   if (id === 'json-schema.org/draft/2020-12/schema') return '2020-12'

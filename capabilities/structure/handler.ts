@@ -55,7 +55,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   const check = async (data: unknown): Promise<ErrorObject[]> => {
     if (slow) return validateInWorker(schema, draft, data)
     if (validate(data)) return []
-    return validate.errors?.length ? [...validate.errors] : [{ instancePath: '', schemaPath: '#', keyword: 'validation', params: {}, message: 'does not validate' }]
+    return validate.errors?.length
+      ? [...validate.errors]
+      : [{ instancePath: '', schemaPath: '#', keyword: 'validation', params: {}, message: 'does not validate' }]
   }
   const system = [
     'You turn the input the user sends into JSON that validates against this JSON Schema:',
@@ -63,7 +65,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     'Use only information in the input; never invent values. Where the input lacks something, leave it out or use null if the schema allows it.',
     'Answer {"json": "<the JSON value, serialized as a string>", "notes": [...]}; notes are short remarks on assumptions or information that did not fit, [] when none.',
     input.instructions ? `Caller instructions: ${input.instructions}` : '',
-  ].filter(Boolean).join('\n')
+  ]
+    .filter(Boolean)
+    .join('\n')
 
   const first = await attempt(ctx, system, input.input, check)
   if (first.problems.length === 0) return { data: first.data, valid: true, notes: first.notes }
@@ -83,7 +87,12 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   return { data: best.data, valid: false, notes: [...best.problems, ...best.notes].slice(0, MAX_NOTES) }
 }
 
-async function attempt(ctx: CapabilityContext, system: string, content: string, check: (data: unknown) => Promise<ErrorObject[]>): Promise<Attempt> {
+async function attempt(
+  ctx: CapabilityContext,
+  system: string,
+  content: string,
+  check: (data: unknown) => Promise<ErrorObject[]>,
+): Promise<Attempt> {
   const answer = await ctx.ai.object<Answer>({ system, content, schema: Envelope })
   const notes = distinctTexts(answer.notes, { caseSensitive: true }).slice(0, MAX_NOTES)
   let data: unknown
@@ -189,7 +198,12 @@ function validateInWorker(schema: Record<string, unknown>, draft: Draft, data: u
       if (m.ready) {
         clearTimeout(timer)
         timer = setTimeout(
-          () => finish(problem(`validation did not finish within ${limits.patternValidationMs / 1000} s (a pattern in the schema backtracks too much on this value)`)),
+          () =>
+            finish(
+              problem(
+                `validation did not finish within ${limits.patternValidationMs / 1000} s (a pattern in the schema backtracks too much on this value)`,
+              ),
+            ),
           limits.patternValidationMs,
         )
         return

@@ -4,12 +4,17 @@ import { contains, count, type EvalCase } from '../../scripts/eval-kit.ts'
 export const evalCases: EvalCase[] = [
   {
     name: 'standup',
-    request: { text: 'Ana: the March invoice run failed again. Ben: I will patch the retry logic by Friday. Ana: good, then we re-run.', length: 'brief' },
+    request: {
+      text: 'Ana: the March invoice run failed again. Ben: I will patch the retry logic by Friday. Ana: good, then we re-run.',
+      length: 'brief',
+    },
     checks: { 'mentions the invoice run': contains('summary', 'invoice'), 'an action item for Ben': contains('actionItems', 'Ben') },
   },
   {
     name: 'article',
-    request: { text: 'The city council approved a 12% increase in the public transport budget on Tuesday. The money funds 40 new electric buses and longer night service from September. Critics say fares will still rise in 2025.' },
+    request: {
+      text: 'The city council approved a 12% increase in the public transport budget on Tuesday. The money funds 40 new electric buses and longer night service from September. Critics say fares will still rise in 2025.',
+    },
     checks: { 'mentions buses': contains('summary', 'bus'), 'key points given': count('keyPoints[]', 1, 10) },
   },
   {

@@ -27,7 +27,9 @@ const ModelAnswer = Type.Object(
   {
     summary: Type.String(),
     keyPoints: Type.Array(Type.String()),
-    actionItems: Type.Array(Type.Object({ task: Type.String(), owner: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false })),
+    actionItems: Type.Array(
+      Type.Object({ task: Type.String(), owner: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 )

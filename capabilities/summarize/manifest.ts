@@ -7,7 +7,10 @@ export const SummarizeResult = Type.Object(
     summary: Type.String({ minLength: 1 }),
     keyPoints: Type.Array(Type.String({ minLength: 1 }), { maxItems: 15 }),
     actionItems: Type.Array(
-      Type.Object({ task: Type.String({ minLength: 1 }), owner: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
+      Type.Object(
+        { task: Type.String({ minLength: 1 }), owner: Type.Optional(Type.String({ minLength: 1 })) },
+        { additionalProperties: false },
+      ),
       { maxItems: 50 },
     ),
   },
@@ -31,11 +34,17 @@ export default defineCapability({
   ),
   response: SummarizeResult,
   example: {
-    request: { text: 'Ana: the March invoice run failed again. Ben: I will patch the retry logic by Friday. Ana: good, then we re-run.', length: 'brief' },
+    request: {
+      text: 'Ana: the March invoice run failed again. Ben: I will patch the retry logic by Friday. Ana: good, then we re-run.',
+      length: 'brief',
+    },
     response: {
       summary: 'The March invoice run failed; Ben will fix the retry logic by Friday before a re-run.',
       keyPoints: ['The March invoice run failed again.', 'The retry logic needs a patch.'],
-      actionItems: [{ task: 'Patch the invoice-run retry logic by Friday', owner: 'Ben' }, { task: 'Re-run the March invoices after the fix', owner: 'Ana' }],
+      actionItems: [
+        { task: 'Patch the invoice-run retry logic by Friday', owner: 'Ben' },
+        { task: 'Re-run the March invoices after the fix', owner: 'Ana' },
+      ],
     },
   },
   handler,

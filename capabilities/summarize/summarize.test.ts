@@ -8,7 +8,11 @@ const text = 'Ana: the March invoice run failed again. Ben: I will patch the ret
 const points = (n: number) => Array.from({ length: n }, (_, i) => `point ${i + 1}`)
 
 t.test('actionItems: false gives [] even when the model lists some', async (t) => {
-  cap.reply({ summary: 'Run failed; Ben patches it.', keyPoints: ['Run failed'], actionItems: [{ task: 'Patch retry logic', owner: 'Ben' }] })
+  cap.reply({
+    summary: 'Run failed; Ben patches it.',
+    keyPoints: ['Run failed'],
+    actionItems: [{ task: 'Patch retry logic', owner: 'Ben' }],
+  })
   const call = await cap.call({ text, actionItems: false })
   cap.expectCharged(t, call)
   t.same(call.res.body.actionItems, [])
@@ -38,7 +42,11 @@ t.test('action items are cleaned: blanks and repeats dropped, owner only when na
 })
 
 t.test('length caps the key points', async (t) => {
-  for (const [length, max] of [['brief', 3], ['standard', 7], ['detailed', 15]] as const) {
+  for (const [length, max] of [
+    ['brief', 3],
+    ['standard', 7],
+    ['detailed', 15],
+  ] as const) {
     cap.reply({ summary: 'S.', keyPoints: points(40), actionItems: [] })
     const { res } = await cap.call({ text, length })
     t.equal(res.status, 200, res.text)
@@ -66,7 +74,11 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
 
 t.test('through the fake OpenAI-compatible server', async (t) => {
   await cap.useFake({
-    text: () => ({ summary: 'The March run failed; Ben patches it by Friday.', keyPoints: ['Run failed', 'Patch by Friday'], actionItems: [{ task: 'Patch retry logic', owner: 'Ben' }] }),
+    text: () => ({
+      summary: 'The March run failed; Ben patches it by Friday.',
+      keyPoints: ['Run failed', 'Patch by Friday'],
+      actionItems: [{ task: 'Patch retry logic', owner: 'Ben' }],
+    }),
   })
   const call = await cap.call({ text, length: 'brief' })
   cap.expectCharged(t, call)

@@ -3,14 +3,23 @@ import { readFileSync } from 'node:fs'
 import { invoice1, statement } from '../../test/fixtures/documents.ts'
 
 const file = (name: string) => ({
-  file: { data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' },
+  file: {
+    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
+    mimeType: 'application/pdf',
+  },
 })
 const money = (n: number) => n.toFixed(2)
 
 const statementTable = {
   page: 1,
   headers: ['Date', 'Description', 'Debit', 'Credit', 'Balance'],
-  rows: statement.transactions.map((x) => [x.date, x.description, x.direction === 'debit' ? money(x.amount) : '', x.direction === 'credit' ? money(x.amount) : '', money(x.balance)]),
+  rows: statement.transactions.map((x) => [
+    x.date,
+    x.description,
+    x.direction === 'debit' ? money(x.amount) : '',
+    x.direction === 'credit' ? money(x.amount) : '',
+    money(x.balance),
+  ]),
 }
 const invoiceTable = {
   page: 1,
@@ -24,6 +33,17 @@ export const evalCases = [
   {
     name: 'tables-text-decimal-commas',
     request: { text: 'Artikel | Menge | Preis\nSchrauben | 100 | 4,50\nMuttern | 200 | 3,20' },
-    expected: { tableCount: 1, tables: [{ headers: ['Artikel', 'Menge', 'Preis'], rows: [['Schrauben', '100', '4,50'], ['Muttern', '200', '3,20']] }] },
+    expected: {
+      tableCount: 1,
+      tables: [
+        {
+          headers: ['Artikel', 'Menge', 'Preis'],
+          rows: [
+            ['Schrauben', '100', '4,50'],
+            ['Muttern', '200', '3,20'],
+          ],
+        },
+      ],
+    },
   },
 ]

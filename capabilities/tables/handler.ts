@@ -73,7 +73,8 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
     }
     headers = [...headers, ...Array<string>(width - headers.length).fill('')]
     const short = rows.flatMap((r, j) => (r.length < width ? [j] : []))
-    if (short.length > 0) warnings.push(`${at}: ${short.length} row(s) (${list(short)}) had fewer cells than the headers; padded with empty cells at the end.`)
+    if (short.length > 0)
+      warnings.push(`${at}: ${short.length} row(s) (${list(short)}) had fewer cells than the headers; padded with empty cells at the end.`)
     rows = rows.map((r) => [...r, ...Array<string>(width - r.length).fill('')])
 
     let page: number | null = raw.page

@@ -7,7 +7,13 @@ const statementTable = {
   title: null,
   page: null,
   headers: ['Date', 'Description', 'Debit', 'Credit', 'Balance'],
-  rows: statement.transactions.map((x) => [x.date, x.description, x.direction === 'debit' ? x.amount.toFixed(2) : '', x.direction === 'credit' ? x.amount.toFixed(2) : '', x.balance.toFixed(2)]),
+  rows: statement.transactions.map((x) => [
+    x.date,
+    x.description,
+    x.direction === 'debit' ? x.amount.toFixed(2) : '',
+    x.direction === 'credit' ? x.amount.toFixed(2) : '',
+    x.balance.toFixed(2),
+  ]),
 }
 
 // A worker runs the async calls.
@@ -56,7 +62,10 @@ t.test('ragged rows become rectangular, with warnings; cells become strings; emp
     ['Paper', '6', '', ''],
   ])
   t.same(b.headers, ['', ''])
-  t.same(b.rows, [['a', 'b'], ['c', '']])
+  t.same(b.rows, [
+    ['a', 'b'],
+    ['c', ''],
+  ])
   for (const tbl of res.body.tables) for (const row of tbl.rows) t.equal(row.length, tbl.headers.length, 'row width = headers.length')
   const w = res.body.warnings.join('\n')
   t.match(w, /tables\[0\]: 1 row\(s\) \(rows 0\) had more cells than the 3 headers; 1 unnamed/)
@@ -77,13 +86,19 @@ t.test('pages: within the document, from PDF pages or form feeds', async (t) => 
   const res = await cap.post(c, { file: pdf('bundle') })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.pageCount, 3)
-  t.same(res.body.tables.map((x: { page?: number }) => x.page), [2, undefined, undefined])
+  t.same(
+    res.body.tables.map((x: { page?: number }) => x.page),
+    [2, undefined, undefined],
+  )
   t.match(res.body.warnings.join('\n'), /tables\[1\]: page 5 is outside the document's 3 page\(s\)/)
 
   const text = await cap.post(c, { text: 'cover page\fA | B\n1 | 2\f' })
   t.equal(text.status, 200, text.text)
   t.equal(text.body.pageCount, 2, 'a trailing form feed adds no page')
-  t.same(text.body.tables.map((x: { page?: number }) => x.page), [2, undefined, undefined])
+  t.same(
+    text.body.tables.map((x: { page?: number }) => x.page),
+    [2, undefined, undefined],
+  )
   t.ok(lastPrompt().includes('--- page 2 ---'), 'text pages are marked for the model')
 })
 
@@ -97,7 +112,13 @@ t.test('a scanned PDF without text layer goes to the model as a file', async (t)
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
-  for (const body of [{}, { text: 'a', file: { data: 'YQ==', mimeType: 'text/plain' } }, { text: 1 }, { text: 'x', pages: [1] }, { file: { data: 'YQ==', mimeType: 'x'.repeat(200) } }]) {
+  for (const body of [
+    {},
+    { text: 'a', file: { data: 'YQ==', mimeType: 'text/plain' } },
+    { text: 1 },
+    { text: 'x', pages: [1] },
+    { file: { data: 'YQ==', mimeType: 'x'.repeat(200) } },
+  ]) {
     await cap.expectRefused(t, body, { why: JSON.stringify(body) })
   }
   const zip = { data: Buffer.from('hello').toString('base64'), mimeType: 'application/zip' }

@@ -7,6 +7,14 @@ import { between, count, type EvalCase } from '../../scripts/eval-kit.ts'
 const wav = (seconds: number) => ({ audio: { data: makeWav(seconds).toString('base64'), mimeType: 'audio/wav' } })
 export const evalCases: EvalCase[] = [
   { name: 'one-second-tone', request: wav(1), checks: { 'about 1 s': between('durationSec', 0.5, 1.5) } },
-  { name: 'three-second-tone', request: wav(3), checks: { 'about 3 s': between('durationSec', 2.5, 3.5), 'no invented speech': count('segments[]', 0, 1) } },
-  { name: 'diarize-tone', request: { ...wav(2), diarize: true, language: 'en' }, checks: { 'about 2 s': between('durationSec', 1.5, 2.5) } },
+  {
+    name: 'three-second-tone',
+    request: wav(3),
+    checks: { 'about 3 s': between('durationSec', 2.5, 3.5), 'no invented speech': count('segments[]', 0, 1) },
+  },
+  {
+    name: 'diarize-tone',
+    request: { ...wav(2), diarize: true, language: 'en' },
+    checks: { 'about 2 s': between('durationSec', 1.5, 2.5) },
+  },
 ]

@@ -25,7 +25,13 @@ export function clock(seconds: number): string {
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
   const audio = await loadMedia(
     { inline: input.audio, url: input.audioUrl },
-    { inlinePath: '/audio', urlPath: '/audioUrl', accept: AUDIO_TYPES, what: 'audio', expected: 'send WAV, MP3, M4A, OGG, FLAC or WebM audio' },
+    {
+      inlinePath: '/audio',
+      urlPath: '/audioUrl',
+      accept: AUDIO_TYPES,
+      what: 'audio',
+      expected: 'send WAV, MP3, M4A, OGG, FLAC or WebM audio',
+    },
     ctx,
   )
   const model = ctx.ai.provider.transcription()
@@ -48,7 +54,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     }).catch((e: unknown) => {
       // An answer without speech is the caller's audio, not a provider failure (ApiErrors pass through run).
       if (!NoTranscriptGeneratedError.isInstance(e)) throw e
-      throw new ApiError('unprocessable', 'No speech was recognised in the audio.', [{ path: input.audio ? '/audio' : '/audioUrl', message: 'no speech recognised' }])
+      throw new ApiError('unprocessable', 'No speech was recognised in the audio.', [
+        { path: input.audio ? '/audio' : '/audioUrl', message: 'no speech recognised' },
+      ])
     }),
   )
   const text = result.text.trim()
@@ -91,11 +99,15 @@ export function toSegments(
   })
   if (out.length === 0) {
     const seg: OutSegment = { start: clock(0), startSec: 0, text }
-    if (duration !== undefined && Number.isFinite(duration) && duration > 0) Object.assign(seg, { end: clock(duration), endSec: round(duration) })
+    if (duration !== undefined && Number.isFinite(duration) && duration > 0)
+      Object.assign(seg, { end: clock(duration), endSec: round(duration) })
     out.push(seg)
   }
   // Stable: equal starts keep the provider's order.
-  return out.map((s, i) => [s, i] as const).sort((a, b) => a[0].startSec - b[0].startSec || a[1] - b[1]).map(([s]) => s)
+  return out
+    .map((s, i) => [s, i] as const)
+    .sort((a, b) => a[0].startSec - b[0].startSec || a[1] - b[1])
+    .map(([s]) => s)
 }
 
 /**

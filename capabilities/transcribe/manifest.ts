@@ -7,7 +7,13 @@ const Clock = Type.String({ pattern: '^[0-9]{2,}:[0-5][0-9]$', description: 'MM:
 
 export const Segment = Type.Object(
   {
-    speaker: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the provider's speaker label, when diarize is set and the provider gives one" })),
+    speaker: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "the provider's speaker label, when diarize is set and the provider gives one",
+      }),
+    ),
     start: Clock,
     end: Type.Optional(Clock),
     startSec: Type.Number({ minimum: 0 }),
@@ -42,8 +48,12 @@ export default defineCapability({
       audioUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
       audio: Type.Optional(InlineFile),
       diarize: Type.Optional(Type.Boolean({ default: false })),
-      language: Type.Optional(Type.String({ minLength: 2, maxLength: 3, pattern: '^[A-Za-z]{2,3}$', description: 'ISO-639-1 hint, e.g. "en"' })),
-      prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'names and terms to spell right, or the text before this audio' })),
+      language: Type.Optional(
+        Type.String({ minLength: 2, maxLength: 3, pattern: '^[A-Za-z]{2,3}$', description: 'ISO-639-1 hint, e.g. "en"' }),
+      ),
+      prompt: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 1000, description: 'names and terms to spell right, or the text before this audio' }),
+      ),
     },
     { additionalProperties: false, oneOf: [{ required: ['audioUrl'] }, { required: ['audio'] }] },
   ),

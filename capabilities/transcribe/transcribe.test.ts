@@ -79,7 +79,11 @@ t.test('resumed through config: end to end', async (t) => {
     t.equal(r.body.text, 'Good morning everyone. The release is on track. Any questions?')
     t.same(
       r.body.segments.map((s: { start: string; text: string }) => [s.start, s.text]),
-      [['00:00', 'Good morning everyone.'], ['00:00', 'The release is on track.'], ['00:01', 'Any questions?']],
+      [
+        ['00:00', 'Good morning everyone.'],
+        ['00:00', 'The release is on track.'],
+        ['00:01', 'Any questions?'],
+      ],
     )
     t.equal(r.body.language, 'en')
     t.equal(r.body.durationSec, 1.5)
@@ -87,7 +91,13 @@ t.test('resumed through config: end to end', async (t) => {
     t.same(r.body.usage, { credits: 10, balanceRemaining: 990 })
     const sent = fake.requests.at(-1)!
     t.equal(sent.path, '/v1/audio/transcriptions')
-    t.match(sent.body, { model: 'test-transcribe', response_format: 'verbose_json', language: 'en', prompt: 'release', file: { type: 'audio/wav' } })
+    t.match(sent.body, {
+      model: 'test-transcribe',
+      response_format: 'verbose_json',
+      language: 'en',
+      prompt: 'release',
+      file: { type: 'audio/wav' },
+    })
   })
 
   await t.test('audioUrl is fetched and sniffed', async (t) => {
@@ -99,20 +109,22 @@ t.test('resumed through config: end to end', async (t) => {
   })
 
   await t.test('speakers when the provider gives them; long audio past 59 minutes', async (t) => {
-    useTranscription(new MockTranscriptionModelV3({
-      doGenerate: async () => ({
-        text: 'Hi. Hello. Bye.',
-        segments: [
-          { text: 'Hi.', startSecond: 0, endSecond: 1.2 },
-          { text: 'Hello.', startSecond: 3600 + 15 * 60 + 3.4, endSecond: 4510 },
-          { text: 'Bye.', startSecond: 4511, endSecond: 4512 },
-        ],
-        language: 'en',
-        durationInSeconds: 4512,
-        warnings: [],
-        response: { timestamp: new Date(), modelId: 'mock', body: { segments: [{ speaker: 'A' }, { speaker: 'B' }, { speaker: 'A' }] } },
+    useTranscription(
+      new MockTranscriptionModelV3({
+        doGenerate: async () => ({
+          text: 'Hi. Hello. Bye.',
+          segments: [
+            { text: 'Hi.', startSecond: 0, endSecond: 1.2 },
+            { text: 'Hello.', startSecond: 3600 + 15 * 60 + 3.4, endSecond: 4510 },
+            { text: 'Bye.', startSecond: 4511, endSecond: 4512 },
+          ],
+          language: 'en',
+          durationInSeconds: 4512,
+          warnings: [],
+          response: { timestamp: new Date(), modelId: 'mock', body: { segments: [{ speaker: 'A' }, { speaker: 'B' }, { speaker: 'A' }] } },
+        }),
       }),
-    }))
+    )
     const { res: r } = await cap.call({ audio: wav(), diarize: true })
     t.equal(r.status, 200, r.text)
     t.same(r.body.segments, [
@@ -122,35 +134,51 @@ t.test('resumed through config: end to end', async (t) => {
     ])
     t.equal(r.body.diarized, true)
     const { res: plain } = await cap.call({ audio: wav() })
-    t.notOk(plain.body.segments.some((s: object) => 'speaker' in s), 'no speakers unless diarize is asked')
+    t.notOk(
+      plain.body.segments.some((s: object) => 'speaker' in s),
+      'no speakers unless diarize is asked',
+    )
   })
 
   await t.test('a provider without segments gives one segment', async (t) => {
-    useTranscription(new MockTranscriptionModelV3({
-      doGenerate: async () => ({
-        text: 'Just text.',
-        segments: [],
-        language: undefined,
-        durationInSeconds: undefined,
-        warnings: [],
-        response: { timestamp: new Date(), modelId: 'mock' },
+    useTranscription(
+      new MockTranscriptionModelV3({
+        doGenerate: async () => ({
+          text: 'Just text.',
+          segments: [],
+          language: undefined,
+          durationInSeconds: undefined,
+          warnings: [],
+          response: { timestamp: new Date(), modelId: 'mock' },
+        }),
       }),
-    }))
+    )
     const { res: r } = await cap.call({ audio: wav() })
     t.equal(r.status, 200, r.text)
     t.same(r.body.segments, [{ start: '00:00', startSec: 0, text: 'Just text.' }])
   })
 
   await t.test('failures are free: no speech 422, provider error 502', async (t) => {
-    useTranscription(new MockTranscriptionModelV3({
-      doGenerate: async () => ({ text: '', segments: [], language: undefined, durationInSeconds: 1, warnings: [], response: { timestamp: new Date(), modelId: 'mock' } }),
-    }))
+    useTranscription(
+      new MockTranscriptionModelV3({
+        doGenerate: async () => ({
+          text: '',
+          segments: [],
+          language: undefined,
+          durationInSeconds: 1,
+          warnings: [],
+          response: { timestamp: new Date(), modelId: 'mock' },
+        }),
+      }),
+    )
     await cap.expectRefused(t, { audio: wav() }, { status: 422, code: 'unprocessable', why: 'no speech' })
-    useTranscription(new MockTranscriptionModelV3({
-      doGenerate: async () => {
-        throw new Error('provider exploded at 10.0.0.7')
-      },
-    }))
+    useTranscription(
+      new MockTranscriptionModelV3({
+        doGenerate: async () => {
+          throw new Error('provider exploded at 10.0.0.7')
+        },
+      }),
+    )
     const broken = await cap.expectRefused(t, { audio: wav() }, { status: 502, code: 'inference_failed', why: 'a provider error' })
     t.notMatch(broken.res.text, /10\.0\.0\.7/, 'no provider internals in the message')
   })
@@ -179,6 +207,10 @@ t.test('resumed through config: end to end', async (t) => {
     for (const [body, message] of unprocessable) await cap.expectRefused(t, body, { status: 422, code: 'unprocessable', message })
     cap.app.services.config.callbacksAllowPrivate = false
     t.teardown(() => void (cap.app.services.config.callbacksAllowPrivate = true))
-    await cap.expectRefused(t, { audioUrl: `${base}/talk.wav` }, { status: 422, code: 'unprocessable', message: /non-public address/, why: 'a private address' })
+    await cap.expectRefused(
+      t,
+      { audioUrl: `${base}/talk.wav` },
+      { status: 422, code: 'unprocessable', message: /non-public address/, why: 'a private address' },
+    )
   })
 })

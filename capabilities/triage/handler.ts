@@ -35,7 +35,10 @@ const key = (s: string) => s.trim().toLowerCase()
 
 /** Stage 4 (manifest `check`): a list with a blank name or two spellings of one name is ambiguous (400). */
 export function check(input: Input): ErrorDetail[] {
-  const say = { blank: 'must not be blank', repeat: (name: string) => `"${name}" repeats another entry (names are matched case-insensitively)` }
+  const say = {
+    blank: 'must not be blank',
+    repeat: (name: string) => `"${name}" repeats another entry (names are matched case-insensitively)`,
+  }
   const categories = ambiguousEntry(input.categories, '/categories', key, say)
   return categories.length ? categories : ambiguousEntry(input.teams, '/teams', key, say)
 }

@@ -32,7 +32,8 @@ export default defineCapability({
       sentiment: 'negative',
       slaRisk: true,
       summary: 'A whole team is locked out hours before a launch.',
-      suggestedFirstResponse: "I'm sorry you're locked out. I'm looking into your team's access right now and will update you within 15 minutes.",
+      suggestedFirstResponse:
+        "I'm sorry you're locked out. I'm looking into your team's access right now and will update you within 15 minutes.",
     },
   },
   check,

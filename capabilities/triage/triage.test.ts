@@ -21,7 +21,7 @@ const answer = (over: Record<string, unknown> = {}) => ({
   ...over,
 })
 
-t.test('category and team are the caller\'s, as spelled', async (t) => {
+t.test("category and team are the caller's, as spelled", async (t) => {
   cap.reply(answer())
   const call = await cap.call({ ticket, categories, teams })
   cap.expectCharged(t, call)
@@ -41,7 +41,9 @@ t.test('category and team are the caller\'s, as spelled', async (t) => {
 })
 
 t.test('without lists: free category, suggested team; null team and null first response are omitted', async (t) => {
-  cap.reply(answer({ category: '  payments  ', team: null, suggestedFirstResponse: null, priority: 'low', slaRisk: false, sentiment: 'mixed' }))
+  cap.reply(
+    answer({ category: '  payments  ', team: null, suggestedFirstResponse: null, priority: 'low', slaRisk: false, sentiment: 'mixed' }),
+  )
   const { res } = await cap.call({ ticket })
   t.equal(res.status, 200, res.text)
   t.same(res.body, {

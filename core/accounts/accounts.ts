@@ -54,11 +54,16 @@ export async function createAccount(db: Database, input: { email: string; plan?:
   const id = randomUUID()
   try {
     await db.tx(async (q) => {
-      await q.sql(`insert into accounts (id, email, plan, first_pack_used, created_at) values (?, ?, 'none', false, ?)`, [id, input.email.toLowerCase(), new Date()])
+      await q.sql(`insert into accounts (id, email, plan, first_pack_used, created_at) values (?, ?, 'none', false, ?)`, [
+        id,
+        input.email.toLowerCase(),
+        new Date(),
+      ])
       if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, new Date())
     })
   } catch (e) {
-    if ((e as { code?: string }).code === '23505') throw new ApiError('invalid_request', 'An account with this email exists.', [{ path: '/email', message: 'already used' }])
+    if ((e as { code?: string }).code === '23505')
+      throw new ApiError('invalid_request', 'An account with this email exists.', [{ path: '/email', message: 'already used' }])
     throw e
   }
   return getAccount(db, id)
@@ -165,7 +170,9 @@ export async function updateKey(db: Database, keyId: string, input: { monthlySpe
 }
 
 export async function revokeKey(db: Database, keyId: string, keys: KeyCache): Promise<{ id: string; revokedAt: string }> {
-  const [row] = await db.sql(`update api_keys set revoked_at = coalesce(revoked_at, now()) where id::text = ? returning id, revoked_at`, [keyId])
+  const [row] = await db.sql(`update api_keys set revoked_at = coalesce(revoked_at, now()) where id::text = ? returning id, revoked_at`, [
+    keyId,
+  ])
   if (!row) throw new ApiError('not_found', 'No such key.')
   keys.forget(row.id)
   return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() }
@@ -240,7 +247,9 @@ export class KeyCache {
     const failed = await this.failures.get(client)
     if (failed && failed.consumedPoints >= this.failures.points) {
       const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000))
-      throw new ApiError('rate_limited', `Too many failed authentications from this client; retry in ${retry} s.`, undefined, { 'Retry-After': String(retry) })
+      throw new ApiError('rate_limited', `Too many failed authentications from this client; retry in ${retry} s.`, undefined, {
+        'Retry-After': String(retry),
+      })
     }
     const row = (this.unknown.get(cacheKey) ?? 0) > Date.now() ? undefined : await this.findKey(hash)
     if (!row) {

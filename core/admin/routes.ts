@@ -25,13 +25,22 @@ import { listAttempts } from '../webhooks/webhooks.ts'
 const Plan = Type.Union(Object.keys(PLANS).map((p) => Type.Literal(p)))
 const Cap = Type.Integer({ minimum: 0, maximum: 1e12 })
 export const AdminSchemas = {
-  createAccount: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), plan: Type.Optional(Plan) }, { additionalProperties: false }),
+  createAccount: Type.Object(
+    { email: Type.String({ format: 'email', maxLength: 254 }), plan: Type.Optional(Plan) },
+    { additionalProperties: false },
+  ),
   credits: Type.Union([
     Type.Object({ pack: Type.Union(Object.keys(PACKS).map((p) => Type.Literal(p))) }, { additionalProperties: false }),
-    Type.Object({ credits: Type.Integer({ minimum: 1, maximum: 1e9 }), reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+    Type.Object(
+      { credits: Type.Integer({ minimum: 1, maximum: 1e9 }), reason: Type.String({ minLength: 1, maxLength: 500 }) },
+      { additionalProperties: false },
+    ),
   ]),
   plan: Type.Object({ plan: Plan }, { additionalProperties: false }),
-  createKey: Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })), monthlySpendCap: Type.Optional(Type.Union([Cap, Type.Null()])) }, { additionalProperties: false }),
+  createKey: Type.Object(
+    { name: Type.Optional(Type.String({ maxLength: 200 })), monthlySpendCap: Type.Optional(Type.Union([Cap, Type.Null()])) },
+    { additionalProperties: false },
+  ),
   updateKey: Type.Object({ monthlySpendCap: Type.Union([Cap, Type.Null()]) }, { additionalProperties: false }),
 }
 

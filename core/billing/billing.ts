@@ -28,14 +28,22 @@ function stripeOf(services: Services): Stripe {
 }
 
 /** A Checkout Session for a pack (saving the card for auto-recharge) or a plan subscription; returns its URL. */
-export async function startCheckout(services: Services, accountId: string, item: { pack: Pack } | { plan: Exclude<Plan, 'none'> }, origin: string): Promise<string> {
+export async function startCheckout(
+  services: Services,
+  accountId: string,
+  item: { pack: Pack } | { plan: Exclude<Plan, 'none'> },
+  origin: string,
+): Promise<string> {
   const stripe = stripeOf(services)
   const account = await getAccount(services.db, accountId)
-  const [row] = await services.db.sql(`select first_pack_used, stripe_customer_id, stripe_subscription_id from accounts where id = ?`, [accountId])
+  const [row] = await services.db.sql(`select first_pack_used, stripe_customer_id, stripe_subscription_id from accounts where id = ?`, [
+    accountId,
+  ])
   const customer = row?.stripe_customer_id ? { customer: row.stripe_customer_id as string } : { customer_email: account.email }
   const urls = { success_url: `${origin}/dashboard/billing?checkout=done`, cancel_url: `${origin}/dashboard/billing?checkout=cancelled` }
   if ('pack' in item) {
-    if (item.pack === 'first' && row?.first_pack_used) throw new ApiError('first_pack_used', 'The first pack can be bought once per account.')
+    if (item.pack === 'first' && row?.first_pack_used)
+      throw new ApiError('first_pack_used', 'The first pack can be bought once per account.')
     const session = await stripe.checkout.sessions.create({
       mode: 'payment',
       ...customer,
@@ -43,7 +51,16 @@ export async function startCheckout(services: Services, accountId: string, item:
       client_reference_id: accountId,
       metadata: { accountId, pack: item.pack },
       payment_intent_data: { setup_future_usage: 'off_session', metadata: { accountId, pack: item.pack } },
-      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: PACK_PRICE_CENTS[item.pack], product_data: { name: `${cap(item.pack)} pack: ${PACKS[item.pack].toLocaleString('en-US')} credits` } } }],
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: 'usd',
+            unit_amount: PACK_PRICE_CENTS[item.pack],
+            product_data: { name: `${cap(item.pack)} pack: ${PACKS[item.pack].toLocaleString('en-US')} credits` },
+          },
+        },
+      ],
       ...urls,
     })
     return session.url!
@@ -58,7 +75,12 @@ export async function startCheckout(services: Services, accountId: string, item:
     line_items: [
       {
         quantity: 1,
-        price_data: { currency: 'usd', unit_amount: PLAN_PRICE_CENTS[item.plan], recurring: { interval: 'month' }, product_data: { name: `${cap(item.plan)} plan: ${PLANS[item.plan].toLocaleString('en-US')} credits a month` } },
+        price_data: {
+          currency: 'usd',
+          unit_amount: PLAN_PRICE_CENTS[item.plan],
+          recurring: { interval: 'month' },
+          product_data: { name: `${cap(item.plan)} plan: ${PLANS[item.plan].toLocaleString('en-US')} credits a month` },
+        },
       },
     ],
     ...urls,
@@ -74,10 +96,15 @@ export async function cancelPlan(services: Services, accountId: string): Promise
   await stripe.subscriptions.cancel(row.stripe_subscription_id)
 }
 
-export async function setAutoRecharge(services: Services, accountId: string, setting: { threshold: number; pack: RechargePack } | null): Promise<void> {
+export async function setAutoRecharge(
+  services: Services,
+  accountId: string,
+  setting: { threshold: number; pack: RechargePack } | null,
+): Promise<void> {
   if (setting) {
     const [row] = await services.db.sql(`select stripe_payment_method from accounts where id = ?`, [accountId])
-    if (!row?.stripe_payment_method) throw new ApiError('invalid_request', 'Buy a pack by card first: auto-recharge charges the card saved with it.')
+    if (!row?.stripe_payment_method)
+      throw new ApiError('invalid_request', 'Buy a pack by card first: auto-recharge charges the card saved with it.')
   }
   await services.db.sql(`update accounts set auto_recharge_threshold = ?, auto_recharge_pack = ?, recharge_pending = false where id = ?`, [
     setting?.threshold ?? null,
@@ -88,7 +115,10 @@ export async function setAutoRecharge(services: Services, accountId: string, set
 
 /** Records the grant's reference; false when it was recorded before (the event is a redelivery). */
 async function claimGrant(q: Query, reference: string, accountId: string, kind: string): Promise<boolean> {
-  const rows = await q.sql(`insert into payment_grants (reference, account_id, kind) values (?, ?, ?) on conflict do nothing returning reference`, [reference, accountId, kind])
+  const rows = await q.sql(
+    `insert into payment_grants (reference, account_id, kind) values (?, ?, ?) on conflict do nothing returning reference`,
+    [reference, accountId, kind],
+  )
   return rows.length === 1
 }
 
@@ -116,16 +146,18 @@ async function applyEvent(services: Services, event: Stripe.Event): Promise<void
     const customerId = typeof session.customer === 'string' ? session.customer : (session.customer?.id ?? null)
     let paymentMethod: string | null = null
     if (session.mode === 'payment' && session.payment_intent) {
-      const pi = typeof session.payment_intent === 'string' ? await services.stripe!.paymentIntents.retrieve(session.payment_intent) : session.payment_intent
+      const pi =
+        typeof session.payment_intent === 'string'
+          ? await services.stripe!.paymentIntents.retrieve(session.payment_intent)
+          : session.payment_intent
       paymentMethod = typeof pi.payment_method === 'string' ? pi.payment_method : (pi.payment_method?.id ?? null)
     }
     await db.tx(async (q) => {
       if (!(await claimGrant(q, event.id, accountId, event.type))) return
-      await q.sql(`update accounts set stripe_customer_id = coalesce(?, stripe_customer_id), stripe_payment_method = coalesce(?, stripe_payment_method) where id = ?`, [
-        customerId,
-        paymentMethod,
-        accountId,
-      ])
+      await q.sql(
+        `update accounts set stripe_customer_id = coalesce(?, stripe_customer_id), stripe_payment_method = coalesce(?, stripe_payment_method) where id = ?`,
+        [customerId, paymentMethod, accountId],
+      )
       if (session.mode === 'payment') {
         const pack = session.metadata?.pack as Pack
         if (!(pack in PACKS)) throw new Error(`checkout session ${session.id} names no pack`)
@@ -156,7 +188,10 @@ async function applyEvent(services: Services, event: Stripe.Event): Promise<void
     })
   } else if (event.type === 'customer.subscription.deleted') {
     const subscription = event.data.object
-    await db.sql(`update accounts set plan = 'none', plan_renews_at = null, stripe_subscription_id = null where stripe_subscription_id = ?`, [subscription.id])
+    await db.sql(
+      `update accounts set plan = 'none', plan_renews_at = null, stripe_subscription_id = null where stripe_subscription_id = ?`,
+      [subscription.id],
+    )
   }
 }
 
@@ -209,7 +244,8 @@ export function autoRechargeTask(services: Services) {
     }
     if (intent && !failure) {
       await db.tx(async (q) => {
-        if (await claimGrant(q, intent.id, accountId, 'auto_recharge')) await grantPack(q, accountId, pack, `auto-recharge ${pack} ${intent.id}`)
+        if (await claimGrant(q, intent.id, accountId, 'auto_recharge'))
+          await grantPack(q, accountId, pack, `auto-recharge ${pack} ${intent.id}`)
         await q.sql(`update accounts set recharge_pending = false where id = ?`, [accountId])
       })
       return

@@ -22,7 +22,8 @@ async function rawBody(ctx: Context): Promise<Buffer> {
 export function stripeRouter(services: Services): Router {
   const router = strictRouter()
   router.post('/stripe/webhook', async (ctx) => {
-    if (!services.stripe || !services.config.billing.webhookSecret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
+    if (!services.stripe || !services.config.billing.webhookSecret)
+      throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
     await stripeWebhook(services, ctx, await rawBody(ctx))
   })
   return router

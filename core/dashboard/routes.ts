@@ -5,7 +5,17 @@ import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 import bodyParser from 'koa-bodyparser'
 import type { Context, Next } from 'koa'
-import { createKey, getAccount, revokeKey, rotateWebhookSecret, updateKey, PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
+import {
+  createKey,
+  getAccount,
+  revokeKey,
+  rotateWebhookSecret,
+  updateKey,
+  PACKS,
+  PLANS,
+  type Pack,
+  type Plan,
+} from '../accounts/accounts.ts'
 import { cancelPlan, RECHARGE_PACKS, setAutoRecharge, startCheckout, type RechargePack } from '../billing/billing.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
@@ -36,17 +46,32 @@ interface DashState {
 export function dashboardRouter(services: Services): Router {
   const router = strictRouter()
   const { db } = services
-  const parseForm = bodyParser({ enableTypes: ['form'], formLimit: '16kb', onerror: () => { throw new ApiError('invalid_request', 'The form could not be read.') } })
+  const parseForm = bodyParser({
+    enableTypes: ['form'],
+    formLimit: '16kb',
+    onerror: () => {
+      throw new ApiError('invalid_request', 'The form could not be read.')
+    },
+  })
   // Links in emails and Stripe redirects never take their host from the request (Host header poisoning).
   const origin = () => services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
-  const cookieOptions = (ctx: Context) => ({ httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure, path: '/dashboard', overwrite: true })
+  const cookieOptions = (ctx: Context) => ({
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: ctx.secure,
+    path: '/dashboard',
+    overwrite: true,
+  })
   const form = (ctx: Context) => (ctx.request.body ?? {}) as Record<string, string | undefined>
 
   // Errors become pages, not JSON; the page never shows internals.
   router.use(async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store')
     ctx.set('X-Frame-Options', 'DENY')
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'")
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+    )
     ctx.set('Referrer-Policy', 'same-origin')
     try {
       await next()
@@ -67,7 +92,8 @@ export function dashboardRouter(services: Services): Router {
     const session = await loadSession(services, ctx.cookies.get(SESSION_COOKIE))
     const preSession = ctx.path === '/dashboard/login' || ctx.path === '/dashboard/login/verify'
     const expected = preSession ? ctx.cookies.get(PRE_SESSION_COOKIE) : session?.csrfToken
-    if (!tokensMatch(form(ctx)._csrf, expected)) throw new ApiError('invalid_request', 'This form has expired. Go back, reload the page and try again.')
+    if (!tokensMatch(form(ctx)._csrf, expected))
+      throw new ApiError('invalid_request', 'This form has expired. Go back, reload the page and try again.')
     return next()
   })
 
@@ -128,7 +154,10 @@ export function dashboardRouter(services: Services): Router {
     const redeemed = /^[A-Za-z0-9_-]{43}$/.test(token) ? await redeemSignInLink(services, token) : null
     if (!redeemed) {
       ctx.status = 400
-      return page(ctx, views.signInPage(preSessionToken(ctx), { error: 'This sign-in link has expired or was already used. Ask for a new one.' }))
+      return page(
+        ctx,
+        views.signInPage(preSessionToken(ctx), { error: 'This sign-in link has expired or was already used. Ask for a new one.' }),
+      )
     }
     ctx.cookies.set(SESSION_COOKIE, redeemed.sessionId, { ...cookieOptions(ctx), maxAge: SESSION_TTL_MS })
     ctx.redirect('/dashboard')
@@ -143,7 +172,9 @@ export function dashboardRouter(services: Services): Router {
     const { accountId } = state(ctx).session
     const account = await getAccount(db, accountId)
     const today = services.now()
-    const daily = await dailyTotals(db, accountId, { from: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29)) })
+    const daily = await dailyTotals(db, accountId, {
+      from: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29)),
+    })
     page(ctx, views.overviewPage(await frame(ctx, 'overview'), { ...account, daily, today }))
   })
 
@@ -165,7 +196,10 @@ export function dashboardRouter(services: Services): Router {
       revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
     }))
   const ownKey = async (accountId: string, keyId: string | undefined) => {
-    const [row] = keyId && UUID.test(keyId) ? await db.sql(`select id from api_keys where id = ? and account_id = ? and revoked_at is null`, [keyId, accountId]) : []
+    const [row] =
+      keyId && UUID.test(keyId)
+        ? await db.sql(`select id from api_keys where id = ? and account_id = ? and revoked_at is null`, [keyId, accountId])
+        : []
     if (!row) throw new ApiError('not_found', 'No such key on this account.')
     return row.id as string
   }
@@ -183,7 +217,13 @@ export function dashboardRouter(services: Services): Router {
     const name = (form(ctx).name ?? '').trim().slice(0, 200) || undefined
     const created = await createKey(db, accountId, { ...(name ? { name } : {}), monthlySpendCap: capOf(form(ctx).monthlySpendCap) })
     // Rendered in this response, never stored or redirected: the secret is shown once.
-    page(ctx, views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan, { key: created.key, name: created.name }))
+    page(
+      ctx,
+      views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan, {
+        key: created.key,
+        name: created.name,
+      }),
+    )
   })
   router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
     await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys)
@@ -235,8 +275,9 @@ export function dashboardRouter(services: Services): Router {
     const f: UsageFilter & { fromText?: string; toText?: string } = {}
     if (q.endpoint && /^[a-z0-9-]{1,64}$/.test(q.endpoint)) f.endpoint = q.endpoint
     if (q.keyId && UUID.test(q.keyId)) f.keyId = q.keyId
-    if (q.from && DAY.test(q.from) && !isNaN(Date.parse(q.from))) (f.from = new Date(q.from + 'T00:00:00Z')), (f.fromText = q.from)
-    if (q.to && DAY.test(q.to) && !isNaN(Date.parse(q.to))) (f.to = new Date(Date.parse(q.to + 'T00:00:00Z') + 86400_000)), (f.toText = q.to)
+    if (q.from && DAY.test(q.from) && !isNaN(Date.parse(q.from))) ((f.from = new Date(q.from + 'T00:00:00Z')), (f.fromText = q.from))
+    if (q.to && DAY.test(q.to) && !isNaN(Date.parse(q.to)))
+      ((f.to = new Date(Date.parse(q.to + 'T00:00:00Z') + 86400_000)), (f.toText = q.to))
     return f
   }
   router.get('/dashboard/usage', signedIn, async (ctx) => {
@@ -244,9 +285,13 @@ export function dashboardRouter(services: Services): Router {
     const filter = usageFilter(ctx)
     const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor.length <= 64 ? ctx.query.cursor : undefined
     const ledgerPage = await listLedger(db, accountId, filter, { limit: 50, ...(cursor ? { cursor } : {}) })
-    const keys = (await keyRows(accountId)).map((k) => ({ id: k.id, label: `${k.name ?? 'unnamed'} (${k.prefix}…)${k.revokedAt ? ' · revoked' : ''}` }))
+    const keys = (await keyRows(accountId)).map((k) => ({
+      id: k.id,
+      label: `${k.name ?? 'unnamed'} (${k.prefix}…)${k.revokedAt ? ' · revoked' : ''}`,
+    }))
     const query = new URLSearchParams()
-    for (const [k, v] of Object.entries({ endpoint: filter.endpoint, keyId: filter.keyId, from: filter.fromText, to: filter.toText })) if (v) query.set(k, v)
+    for (const [k, v] of Object.entries({ endpoint: filter.endpoint, keyId: filter.keyId, from: filter.fromText, to: filter.toText }))
+      if (v) query.set(k, v)
     const endpoints = [...services.capabilities.keys()].sort()
     page(ctx, views.usagePage(await frame(ctx, 'usage'), { filter, ...ledgerPage, keys, endpoints, query }))
   })
@@ -274,14 +319,19 @@ export function dashboardRouter(services: Services): Router {
         hasSubscription: Boolean(row!.stripe_subscription_id),
         firstPackUsed: row!.first_pack_used,
         hasCard: Boolean(row!.stripe_payment_method),
-        autoRecharge: row!.auto_recharge_threshold == null ? null : { threshold: Number(row!.auto_recharge_threshold), pack: row!.auto_recharge_pack },
+        autoRecharge:
+          row!.auto_recharge_threshold == null ? null : { threshold: Number(row!.auto_recharge_threshold), pack: row!.auto_recharge_pack },
       }),
     )
   })
   router.post('/dashboard/billing/checkout', signedIn, async (ctx) => {
     const { pack, plan } = form(ctx)
     const item =
-      pack && pack in PACKS ? { pack: pack as Pack } : plan && plan in PLANS && plan !== 'none' ? { plan: plan as Exclude<Plan, 'none'> } : null
+      pack && pack in PACKS
+        ? { pack: pack as Pack }
+        : plan && plan in PLANS && plan !== 'none'
+          ? { plan: plan as Exclude<Plan, 'none'> }
+          : null
     if (!item) throw new ApiError('invalid_request', 'Choose a pack or a plan.')
     ctx.status = 303
     ctx.redirect(await startCheckout(services, state(ctx).session.accountId, item, origin()))
@@ -295,7 +345,8 @@ export function dashboardRouter(services: Services): Router {
     if (f.off) await setAutoRecharge(services, state(ctx).session.accountId, null)
     else {
       const threshold = (f.threshold ?? '').trim()
-      if (!/^\d{1,9}$/.test(threshold) || Number(threshold) < 1) throw new ApiError('invalid_request', 'The threshold is a whole number of credits, at least 1.')
+      if (!/^\d{1,9}$/.test(threshold) || Number(threshold) < 1)
+        throw new ApiError('invalid_request', 'The threshold is a whole number of credits, at least 1.')
       if (!RECHARGE_PACKS.includes(f.pack as RechargePack)) throw new ApiError('invalid_request', 'Choose the pack to buy.')
       await setAutoRecharge(services, state(ctx).session.accountId, { threshold: Number(threshold), pack: f.pack as RechargePack })
     }

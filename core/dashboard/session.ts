@@ -20,16 +20,20 @@ export async function sendSignInLink(services: Services, email: string, origin: 
     new Date(services.now().getTime() + LINK_TTL_MS),
   ])
   const link = `${origin}/dashboard/login/verify?token=${secret}`
-  await services.mailer.send(email, 'Your sign-in link', `Sign in to your dashboard with this link (valid for 15 minutes, once):\n\n${link}\n\nIf you did not ask for it, ignore this email.`)
+  await services.mailer.send(
+    email,
+    'Your sign-in link',
+    `Sign in to your dashboard with this link (valid for 15 minutes, once):\n\n${link}\n\nIf you did not ask for it, ignore this email.`,
+  )
 }
 
 /** Uses the link once; returns the new session's cookie value and CSRF token, or null. */
 export async function redeemSignInLink(services: Services, secret: string): Promise<{ sessionId: string; accountId: string } | null> {
   const { db } = services
-  const [link] = await db.sql(`update login_links set used_at = now() where token_hash = ? and used_at is null and expires_at > ? returning email`, [
-    sha256(secret),
-    services.now(),
-  ])
+  const [link] = await db.sql(
+    `update login_links set used_at = now() where token_hash = ? and used_at is null and expires_at > ? returning email`,
+    [sha256(secret), services.now()],
+  )
   if (!link) return null
   const accountId = await accountFor(db, link.email)
   const sessionId = token()
@@ -62,7 +66,10 @@ export interface Session {
 
 export async function loadSession(services: Services, sessionId: string | undefined): Promise<Session | null> {
   if (!sessionId || sessionId.length > 100) return null
-  const [row] = await services.db.sql(`select account_id, csrf_token from dashboard_sessions where id_hash = ? and expires_at > ?`, [sha256(sessionId), services.now()])
+  const [row] = await services.db.sql(`select account_id, csrf_token from dashboard_sessions where id_hash = ? and expires_at > ?`, [
+    sha256(sessionId),
+    services.now(),
+  ])
   return row ? { accountId: row.account_id, csrfToken: row.csrf_token } : null
 }
 

@@ -37,11 +37,9 @@ export async function ensureDatabaseExists(adminUrl: string, name: string, templ
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name])
     if (!rowCount) {
-      await client
-        .query(`create database "${name}"${template ? ` template "${template}"` : ''}`)
-        .catch((e: { code?: string }) => {
-          if (e.code !== '42P04') throw e // created meanwhile by a sibling process
-        })
+      await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e // created meanwhile by a sibling process
+      })
     }
   } finally {
     await client.end()

@@ -6,7 +6,19 @@
 // terminal reaches our graceful shutdown only, and we stop the server last.
 import { execFile, spawn } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -130,7 +142,10 @@ interface RunAs {
 /** PostgreSQL refuses to run as root: then it runs as the `postgres` user, created if missing. */
 async function postgresUser(): Promise<RunAs> {
   if (process.getuid?.() !== 0) return {}
-  const ids = async () => ({ uid: Number((await run('id', ['-u', 'postgres'])).stdout), gid: Number((await run('id', ['-g', 'postgres'])).stdout) })
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout),
+  })
   try {
     return await ids()
   } catch {
@@ -184,7 +199,10 @@ function spawnQuiet(cmd: string, args: string[], runAs: RunAs): Promise<{ code: 
   })
 }
 
-export async function startEmbeddedPostgres(root = path.resolve('.data'), log: (m: string) => void = console.log): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  root = path.resolve('.data'),
+  log: (m: string) => void = console.log,
+): Promise<EmbeddedDatabase> {
   mkdirSync(root, { recursive: true })
   const requested = requestedPort()
   const runAs = await postgresUser()
@@ -196,11 +214,15 @@ export async function startEmbeddedPostgres(root = path.resolve('.data'), log: (
   if (await listening(marker.port)) {
     if (await isOurs(marker.port, marker)) return { url: urlFor(marker.port), stop: async () => {} }
     if (requested) {
-      throw new BootRefusal(`port ${marker.port} (EMBEDDED_PG_PORT) is taken by a server that is not this checkout's embedded PostgreSQL; set EMBEDDED_PG_PORT to a free port.`)
+      throw new BootRefusal(
+        `port ${marker.port} (EMBEDDED_PG_PORT) is taken by a server that is not this checkout's embedded PostgreSQL; set EMBEDDED_PG_PORT to a free port.`,
+      )
     }
     const from = marker.port
     marker.port = await freePort()
-    log(`Port ${from} is taken by another checkout's PostgreSQL; this checkout's embedded PostgreSQL uses port ${marker.port} (recorded in ${markerFile(root)}).`)
+    log(
+      `Port ${from} is taken by another checkout's PostgreSQL; this checkout's embedded PostgreSQL uses port ${marker.port} (recorded in ${markerFile(root)}).`,
+    )
   }
   if (place.note) log(`Running as root: ${place.note}.`)
   place.prepare?.()
@@ -214,18 +236,28 @@ export async function startEmbeddedPostgres(root = path.resolve('.data'), log: (
     const pwfile = path.join(os.tmpdir(), `capapi-pw-${randomUUID()}`)
     writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 })
     try {
-      const init = await spawnQuiet(path.join(place.binDir, 'initdb'), [`--pgdata=${place.dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale'], runAs)
+      const init = await spawnQuiet(
+        path.join(place.binDir, 'initdb'),
+        [`--pgdata=${place.dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale'],
+        runAs,
+      )
       if (init.code !== 0) throw new BootRefusal(`initdb failed for ${place.dataDir}: ${init.output.trim().split('\n').at(-1)}`)
     } finally {
       rmSync(pwfile, { force: true })
     }
   }
   const options = `-p ${marker.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`
-  const started = await spawnQuiet(pgCtl, ['start', '-D', place.dataDir, '-w', '-t', '60', '-l', path.join(place.dataDir, 'server.log'), '-o', options], runAs)
+  const started = await spawnQuiet(
+    pgCtl,
+    ['start', '-D', place.dataDir, '-w', '-t', '60', '-l', path.join(place.dataDir, 'server.log'), '-o', options],
+    runAs,
+  )
   if (started.code !== 0) {
     // A sibling process of this checkout may have started it meanwhile.
     if ((await listening(marker.port)) && (await isOurs(marker.port, marker))) return { url: urlFor(marker.port), stop: async () => {} }
-    throw new BootRefusal(`the embedded PostgreSQL did not start (see ${path.join(place.dataDir, 'server.log')}): ${started.output.trim().split('\n').at(-1)}`)
+    throw new BootRefusal(
+      `the embedded PostgreSQL did not start (see ${path.join(place.dataDir, 'server.log')}): ${started.output.trim().split('\n').at(-1)}`,
+    )
   }
   const url = urlFor(marker.port)
   const client = new pg.Client({ connectionString: url('postgres') })

@@ -60,7 +60,8 @@ export function toAmount(value: unknown): number | null {
   let digits = shape[4]!.replace(/['\u00a0\u202f ]/g, '')
   // Decimal comma: "1.234,50", "1234,5". A comma followed by exactly three digits stays a thousands separator.
   if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(digits) || /^\d+,\d{1,2}$/.test(digits)) digits = digits.replace(/\./g, '').replace(',', '.')
-  else if (/^\d{1,3}(\.\d{3}){2,}$/.test(digits)) digits = digits.replace(/\./g, '') // 1.234.567
+  else if (/^\d{1,3}(\.\d{3}){2,}$/.test(digits))
+    digits = digits.replace(/\./g, '') // 1.234.567
   else digits = digits.replace(/,/g, '')
   const n = plainNumber(digits)
   return n === null ? null : negative ? -n : n
@@ -81,9 +82,29 @@ export function normalizeDate(value: unknown): string | null {
 
 const ISO_4217 = new Set(typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('currency') : [])
 const SYMBOLS: Record<string, string> = {
-  '€': 'EUR', '£': 'GBP', '₹': 'INR', '₩': 'KRW', '₪': 'ILS', '₺': 'TRY', '₽': 'RUB', '₱': 'PHP', '₫': 'VND',
-  '₴': 'UAH', '₦': 'NGN', '฿': 'THB', 'US$': 'USD', 'C$': 'CAD', 'CA$': 'CAD', 'A$': 'AUD', 'AU$': 'AUD',
-  'NZ$': 'NZD', 'HK$': 'HKD', 'S$': 'SGD', 'R$': 'BRL', 'ZŁ': 'PLN', 'KČ': 'CZK',
+  '€': 'EUR',
+  '£': 'GBP',
+  '₹': 'INR',
+  '₩': 'KRW',
+  '₪': 'ILS',
+  '₺': 'TRY',
+  '₽': 'RUB',
+  '₱': 'PHP',
+  '₫': 'VND',
+  '₴': 'UAH',
+  '₦': 'NGN',
+  '฿': 'THB',
+  US$: 'USD',
+  C$: 'CAD',
+  CA$: 'CAD',
+  A$: 'AUD',
+  AU$: 'AUD',
+  NZ$: 'NZD',
+  HK$: 'HKD',
+  S$: 'SGD',
+  R$: 'BRL',
+  ZŁ: 'PLN',
+  KČ: 'CZK',
 }
 
 const MARKS = new Set(['$', '€', '£', '¥', '₹', '₩', '₪', '₺', '₽', '₱', '₫', '₴', '₦', '฿', 'kr', 'zł', 'kč', 'rs', 'fr', 'sfr'])

@@ -92,7 +92,9 @@ export async function loadMedia(
     path = opts.inlinePath
     const decoded = decodeBase64(source.inline.data)
     if (!decoded) {
-      throw new ApiError('invalid_request', `${name(path)}.data is not valid base64`, [{ path: `${path}/data`, message: 'is not valid base64' }])
+      throw new ApiError('invalid_request', `${name(path)}.data is not valid base64`, [
+        { path: `${path}/data`, message: 'is not valid base64' },
+      ])
     }
     bytes = decoded
   } else {

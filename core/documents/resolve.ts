@@ -119,9 +119,7 @@ async function fromBytes(
       return { kind: 'text', mediaType: baseType(declared), text, pages: [text], hasTextLayer: true }
     }
   }
-  throw fail(
-    `unsupported document type${sniffed ? ` ${sniffed}` : ''}: ${source} must be a PDF or an image (PNG, JPEG, GIF or WebP)`,
-  )
+  throw fail(`unsupported document type${sniffed ? ` ${sniffed}` : ''}: ${source} must be a PDF or an image (PNG, JPEG, GIF or WebP)`)
 }
 
 const baseType = (t: string | null) => (t ?? '').split(';')[0]!.trim().toLowerCase()

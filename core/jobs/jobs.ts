@@ -44,10 +44,19 @@ export const JobView = Type.Object(
     startedAt: Type.Optional(Time),
     finishedAt: Type.Optional(Time),
     requestId: Type.String(),
-    result: Type.Optional(Type.Object({ usage: Usage }, { additionalProperties: true, description: 'when succeeded: the body the synchronous call returns, usage included' })),
+    result: Type.Optional(
+      Type.Object(
+        { usage: Usage },
+        { additionalProperties: true, description: 'when succeeded: the body the synchronous call returns, usage included' },
+      ),
+    ),
     error: Type.Optional(Type.String({ description: 'when failed: what went wrong, for people' })),
     errorCode: Type.Optional(
-      Type.Unsafe<JobErrorCode>({ type: 'string', enum: [...Object.keys(ERROR_STATUS), ...JOB_ONLY_CODES], description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded)' }),
+      Type.Unsafe<JobErrorCode>({
+        type: 'string',
+        enum: [...Object.keys(ERROR_STATUS), ...JOB_ONLY_CODES],
+        description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -95,11 +104,15 @@ export function runCapabilityTask(services: Services) {
       [services.now(), services.now(), new Date(services.now().getTime() + leaseMs), jobId],
     )
     if (!job) return // already ended by maintenance (deadline) or another claim
-    const heartbeat = setInterval(() => {
-      db.sql(`update jobs set lease_until = ? where id = ? and status = 'running'`, [new Date(services.now().getTime() + leaseMs), jobId]).catch((e) =>
-        services.log(`[jobs] heartbeat ${jobId}: ${(e as Error).message}`),
-      )
-    }, Math.max(500, leaseMs / 3))
+    const heartbeat = setInterval(
+      () => {
+        db.sql(`update jobs set lease_until = ? where id = ? and status = 'running'`, [
+          new Date(services.now().getTime() + leaseMs),
+          jobId,
+        ]).catch((e) => services.log(`[jobs] heartbeat ${jobId}: ${(e as Error).message}`))
+      },
+      Math.max(500, leaseMs / 3),
+    )
     try {
       const cap = services.capabilities.get(job.endpoint)
       if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
@@ -132,7 +145,12 @@ async function finish(services: Services, jobId: string, outcome: { result: obje
     if (!job) return // maintenance already failed it (lease lost): its hold is released, nothing to charge
     if ('result' in outcome) {
       const { body } = await capture(q, job.hold_id, outcome.result, null, now)
-      await q.sql(`update jobs set status = 'succeeded', result = ?, finished_at = ?, updated_at = ?, lease_until = null where id = ?`, [body, now, now, jobId])
+      await q.sql(`update jobs set status = 'succeeded', result = ?, finished_at = ?, updated_at = ?, lease_until = null where id = ?`, [
+        body,
+        now,
+        now,
+        jobId,
+      ])
     } else {
       await release(q, job.hold_id, null)
       await q.sql(`update jobs set status = 'failed', error = ?::jsonb, finished_at = ?, updated_at = ?, lease_until = null where id = ?`, [
@@ -163,7 +181,10 @@ export interface MaintenanceReport {
 }
 
 /** C7 maintenance pass: every 5 minutes by cron, and on POST /internal/maintenance. */
-export async function failStaleJobs(services: Services, now: Date): Promise<Pick<MaintenanceReport, 'workerLost' | 'deadlineExceeded' | 'inputsDeleted' | 'jobsRemoved'>> {
+export async function failStaleJobs(
+  services: Services,
+  now: Date,
+): Promise<Pick<MaintenanceReport, 'workerLost' | 'deadlineExceeded' | 'inputsDeleted' | 'jobsRemoved'>> {
   const deadline = new Date(now.getTime() - DEADLINE_HOURS * 3600_000)
   const fail = async (where: string, params: unknown[], error: { code: string; message: string }) => {
     const stale = await services.db.sql(`select id from jobs where ${where}`, params)
@@ -173,12 +194,10 @@ export async function failStaleJobs(services: Services, now: Date): Promise<Pick
         const [job] = await q.sql(`select hold_id from jobs where id = ? and ${where} for update`, [id, ...params])
         if (!job) return false
         await release(q, job.hold_id, null)
-        await q.sql(`update jobs set status = 'failed', error = ?::jsonb, finished_at = ?, updated_at = ?, lease_until = null where id = ?`, [
-          JSON.stringify(error),
-          now,
-          now,
-          id,
-        ])
+        await q.sql(
+          `update jobs set status = 'failed', error = ?::jsonb, finished_at = ?, updated_at = ?, lease_until = null where id = ?`,
+          [JSON.stringify(error), now, now, id],
+        )
         await q.sql(`delete from job_inputs where job_id = ?`, [id])
         await emit(services, 'job.failed', id, q)
         return true

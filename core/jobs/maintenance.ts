@@ -12,7 +12,9 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const now = services.now()
   const jobs = await failStaleJobs(services, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
-  const idem = await services.db.sql(`delete from idempotency_records where created_at <= ? returning key`, [new Date(now.getTime() - 24 * 3600_000)])
+  const idem = await services.db.sql(`delete from idempotency_records where created_at <= ? returning key`, [
+    new Date(now.getTime() - 24 * 3600_000),
+  ])
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   return { ...jobs, holdsReleased, idempotencyRecordsRemoved: idem.length, plansRenewed, signInRowsRemoved }

@@ -30,7 +30,8 @@ export function cutProse(s: string, max: number, field: string, warnings?: strin
   const head = s.slice(0, max - 1)
   const sentence = Math.max(...['. ', '! ', '? ', '.\n', '!\n', '?\n'].map((end) => head.lastIndexOf(end)))
   const word = head.search(/\s\S*$/)
-  const cut = sentence >= max / 2 ? head.slice(0, sentence + 1) : word >= max / 2 ? head.slice(0, word).trimEnd() + '…' : head.trimEnd() + '…'
+  const cut =
+    sentence >= max / 2 ? head.slice(0, sentence + 1) : word >= max / 2 ? head.slice(0, word).trimEnd() + '…' : head.trimEnd() + '…'
   warnings?.push(`${field} was longer than ${max} characters and was shortened.`)
   return cut
 }

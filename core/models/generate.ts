@@ -46,11 +46,13 @@ export async function runModel<T>(
     return await fn(signal)
   } catch (e) {
     if (opts.signal.aborted) throw new ClientGone('client disconnected')
-    if (signal.aborted) throw new ApiError('inference_failed', `The ${what} provider timed out.`, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) })
+    if (signal.aborted)
+      throw new ApiError('inference_failed', `The ${what} provider timed out.`, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) })
     if (e instanceof ApiError) throw e
     opts.log?.(`${what} provider call failed: ${(e as Error).message}`)
     const busy = upstreamBusy(e)
-    if (busy) throw new ApiError('inference_failed', `The ${what} provider is busy; retry later.`, undefined, { 'Retry-After': String(busy) })
+    if (busy)
+      throw new ApiError('inference_failed', `The ${what} provider is busy; retry later.`, undefined, { 'Retry-After': String(busy) })
     throw new ApiError('inference_failed', `The ${what} provider failed.`)
   }
 }
@@ -97,7 +99,8 @@ export async function generateObject<T>(
 ): Promise<ObjectResult<T>> {
   if (!provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
   const webSearch = request.webSearch ? provider.webSearch() : null
-  if (request.webSearch && !webSearch) throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
+  if (request.webSearch && !webSearch)
+    throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
   const { validate, strict } = compileAnswerSchema(request.schema)
   const sendStrict = strict !== null && provider.strictSchemas !== false
   const messages: ModelMessage[] = [{ role: 'user', content: request.content }]
@@ -135,12 +138,18 @@ export async function generateObject<T>(
       if (!problems.length) return { object: object as T, sources: searchSources(result) }
       refusal = `The model's answer broke a rule of this endpoint after a corrective retry: ${problems.slice(0, 5).join('; ')}`
       messages.push({ role: 'assistant', content: result.text })
-      messages.push({ role: 'user', content: `That answer breaks these rules: ${problems.join('; ')}. Answer again with a corrected JSON object only.` })
+      messages.push({
+        role: 'user',
+        content: `That answer breaks these rules: ${problems.join('; ')}. Answer again with a corrected JSON object only.`,
+      })
       continue
     }
     refusal = 'The model returned output that does not match the response schema.'
     messages.push({ role: 'assistant', content: result.text })
-    messages.push({ role: 'user', content: `That answer does not match the required JSON schema: ${problems.join('; ')}. Answer again with a corrected JSON object only.` })
+    messages.push({
+      role: 'user',
+      content: `That answer does not match the required JSON schema: ${problems.join('; ')}. Answer again with a corrected JSON object only.`,
+    })
   }
   throw new ApiError('inference_failed', refusal)
 }
@@ -149,7 +158,10 @@ export async function generateObject<T>(
  * Every URL the provider's web search reported: the citations of the answer (`sources`) and the results of the
  * search calls themselves, which a JSON answer may not cite inline. Titles from citations where known, else ''.
  */
-function searchSources(result: { sources?: Array<Record<string, any>>; content?: Array<Record<string, any>> }): Array<{ url: string; title: string }> {
+function searchSources(result: {
+  sources?: Array<Record<string, any>>
+  content?: Array<Record<string, any>>
+}): Array<{ url: string; title: string }> {
   const found = new Map<string, string>()
   for (const s of result.sources ?? []) if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || '')
   for (const part of result.content ?? []) {

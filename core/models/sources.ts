@@ -62,7 +62,13 @@ export function inlineCitations(text: string): { text: string; urls: string[] } 
   const stripped = text
     .replace(/\s*\(\[[^\]\n]{0,300}\]\((https?:\/\/[^\s)]{1,2000})\)\)/g, (_m, url: string) => (urls.push(url), ''))
     .replace(/\[([^\]\n]{0,300})\]\((https?:\/\/[^\s)]{1,2000})\)/g, (_m, label: string, url: string) => (urls.push(url), label))
-  return { text: stripped.replace(/[ \t]+/g, ' ').replace(/ +([.,;:])/g, '$1').trim(), urls }
+  return {
+    text: stripped
+      .replace(/[ \t]+/g, ' ')
+      .replace(/ +([.,;:])/g, '$1')
+      .trim(),
+    urls,
+  }
 }
 
 /**
@@ -81,6 +87,7 @@ export function publishSources(unique: Array<Source & { key: string }>, citedKey
   return {
     sources: kept.map(({ url, title }) => ({ url, title })),
     /** Indexes into `sources` of the given URLs, sorted, unknown ones dropped. */
-    indexesOf: (urls: string[]) => [...new Set(urls.map((u) => index.get(urlKey(u) ?? '')).filter((i): i is number => i !== undefined))].sort((a, b) => a - b),
+    indexesOf: (urls: string[]) =>
+      [...new Set(urls.map((u) => index.get(urlKey(u) ?? '')).filter((i): i is number => i !== undefined))].sort((a, b) => a - b),
   }
 }

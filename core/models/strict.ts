@@ -5,9 +5,28 @@
 
 /** Keywords strict mode accepts; the rest are moved into `description`. */
 const KEPT = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description',
-  'title', '$ref', '$defs', 'definitions', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'multipleOf', 'minItems', 'maxItems', 'pattern', 'format',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'description',
+  'title',
+  '$ref',
+  '$defs',
+  'definitions',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'format',
 ])
 const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'])
 /** Keywords that only annotate: dropped, not described. */
@@ -43,7 +62,12 @@ function convert(schema: Record<string, any>): Record<string, any> {
     else if (k === 'format' && !FORMATS.has(v)) moved.push(`format ${v}`)
     else if (!KEPT.has(k)) moved.push(`${k} ${JSON.stringify(v)}`)
     else if (k === 'anyOf') out.anyOf = v.map(convert)
-    else if (k === 'items') out.items = Array.isArray(v) ? (() => { throw new NoStrictForm() })() : convert(v)
+    else if (k === 'items')
+      out.items = Array.isArray(v)
+        ? (() => {
+            throw new NoStrictForm()
+          })()
+        : convert(v)
     else if (k === '$defs' || k === 'definitions') out[k] = Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, convert(s)]))
     else if (k !== 'properties' && k !== 'required' && k !== 'additionalProperties') out[k] = v
   }
@@ -53,12 +77,22 @@ function convert(schema: Record<string, any>): Record<string, any> {
     if (!isObj(schema.properties) && !Array.isArray(schema.anyOf)) throw new NoStrictForm()
     const required = new Set<string>(schema.required ?? [])
     out.properties = Object.fromEntries(
-      Object.entries((schema.properties ?? {}) as Record<string, any>).map(([name, s]) => [name, required.has(name) ? convert(s) : nullable(convert(s))]),
+      Object.entries((schema.properties ?? {}) as Record<string, any>).map(([name, s]) => [
+        name,
+        required.has(name) ? convert(s) : nullable(convert(s)),
+      ]),
     )
     out.required = Object.keys(out.properties)
     out.additionalProperties = false
   }
-  if (!('type' in schema) && !('anyOf' in schema) && !('oneOf' in schema) && !('enum' in schema) && !('const' in schema) && !('$ref' in schema)) {
+  if (
+    !('type' in schema) &&
+    !('anyOf' in schema) &&
+    !('oneOf' in schema) &&
+    !('enum' in schema) &&
+    !('const' in schema) &&
+    !('$ref' in schema)
+  ) {
     throw new NoStrictForm() // an unconstrained value ({}) cannot be stated in strict mode
   }
   if (moved.length) out.description = [out.description, `(${moved.join(', ')})`].filter(Boolean).join(' ')
@@ -84,7 +118,11 @@ function nullable(s: Record<string, any>): Record<string, any> {
 export function nullsToAbsent(value: unknown, schema: unknown, root: unknown = schema): unknown {
   if (!isObj(schema)) return value
   if (typeof schema.$ref === 'string') {
-    const target = schema.$ref.replace(/^#\/?/, '').split('/').filter(Boolean).reduce((n: any, k: string) => n?.[k], root)
+    const target = schema.$ref
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter(Boolean)
+      .reduce((n: any, k: string) => n?.[k], root)
     return nullsToAbsent(value, target, root)
   }
   for (const alt of [schema.anyOf, schema.oneOf]) if (Array.isArray(alt)) for (const s of alt) value = nullsToAbsent(value, s, root)

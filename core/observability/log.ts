@@ -55,7 +55,14 @@ export function accessLog(logger: Logger, metrics: Metrics): Middleware {
         ...(state.errorCode ? { code: state.errorCode } : {}),
       }
       logger[ctx.status >= 500 ? 'error' : 'info'](line, 'request')
-      metrics.request({ method: ctx.method, route, status: ctx.status, seconds: ms / 1000, credits: state.credits ?? 0, code: state.errorCode })
+      metrics.request({
+        method: ctx.method,
+        route,
+        status: ctx.status,
+        seconds: ms / 1000,
+        credits: state.credits ?? 0,
+        code: state.errorCode,
+      })
     }
   }
 }
@@ -65,7 +72,11 @@ export function accessLog(logger: Logger, metrics: Metrics): Middleware {
 export function safeError(e: unknown): { type: string; code?: string; sqlState?: string; stack?: string } {
   if (!(e instanceof Error)) return { type: typeof e }
   const code = (e as { code?: unknown }).code
-  const frames = e.stack?.split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 8).join('\n')
+  const frames = e.stack
+    ?.split('\n')
+    .filter((l) => /^\s+at /.test(l))
+    .slice(0, 8)
+    .join('\n')
   const sqlState = (e as { sqlState?: unknown }).sqlState
   return {
     type: e.constructor.name,
@@ -74,4 +85,3 @@ export function safeError(e: unknown): { type: string; code?: string; sqlState?:
     ...(frames ? { stack: frames } : {}),
   }
 }
-

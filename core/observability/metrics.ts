@@ -20,21 +20,58 @@ export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
-  const requests = new Counter({ name: 'capapi_http_requests_total', help: 'Answered HTTP requests', labelNames: ['method', 'route', 'status'], registers })
+  const requests = new Counter({
+    name: 'capapi_http_requests_total',
+    help: 'Answered HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  })
   const latency = new Histogram({
-    name: 'capapi_http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers,
+    name: 'capapi_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request',
+    labelNames: ['method', 'route', 'status'],
+    buckets: SECONDS,
+    registers,
   })
-  const refusals = new Counter({ name: 'capapi_rate_limit_refusals_total', help: 'Requests refused with 429 rate_limited', labelNames: ['route'], registers })
+  const refusals = new Counter({
+    name: 'capapi_rate_limit_refusals_total',
+    help: 'Requests refused with 429 rate_limited',
+    labelNames: ['route'],
+    registers,
+  })
   const modelLatency = new Histogram({
-    name: 'capapi_model_call_duration_seconds', help: 'Time of a capability model call (with its corrective retry)', labelNames: ['endpoint', 'kind', 'outcome'], buckets: SECONDS, registers,
+    name: 'capapi_model_call_duration_seconds',
+    help: 'Time of a capability model call (with its corrective retry)',
+    labelNames: ['endpoint', 'kind', 'outcome'],
+    buckets: SECONDS,
+    registers,
   })
-  const modelFailures = new Counter({ name: 'capapi_model_call_failures_total', help: 'Model calls that failed or timed out', labelNames: ['endpoint', 'kind'], registers })
-  const credits = new Counter({ name: 'capapi_credits_charged_total', help: 'Credits charged since the database was created, by endpoint', labelNames: ['endpoint'], registers })
+  const modelFailures = new Counter({
+    name: 'capapi_model_call_failures_total',
+    help: 'Model calls that failed or timed out',
+    labelNames: ['endpoint', 'kind'],
+    registers,
+  })
+  const credits = new Counter({
+    name: 'capapi_credits_charged_total',
+    help: 'Credits charged since the database was created, by endpoint',
+    labelNames: ['endpoint'],
+    registers,
+  })
   const holds = new Gauge({ name: 'capapi_holds_open', help: 'Holds placed and not yet captured or released', registers })
   const held = new Gauge({ name: 'capapi_holds_open_credits', help: 'Credits reserved by open holds', registers })
   const jobs = new Gauge({ name: 'capapi_jobs', help: 'Async jobs by state', labelNames: ['state'], registers })
-  const attempts = new Counter({ name: 'capapi_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers })
-  const deliveriesFailed = new Counter({ name: 'capapi_webhook_deliveries_failed_total', help: 'Webhook deliveries given up after every retry', registers })
+  const attempts = new Counter({
+    name: 'capapi_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'],
+    registers,
+  })
+  const deliveriesFailed = new Counter({
+    name: 'capapi_webhook_deliveries_failed_total',
+    help: 'Webhook deliveries given up after every retry',
+    registers,
+  })
 
   return {
     registry,
@@ -63,7 +100,8 @@ export function createMetrics(): Metrics {
       holds.set(Number(row!.open_holds))
       held.set(Number(row!.held))
       jobs.reset()
-      for (const state of ['queued', 'running', 'succeeded', 'failed']) jobs.set({ state }, Number((row!.jobs as Record<string, number>)[state] ?? 0))
+      for (const state of ['queued', 'running', 'succeeded', 'failed'])
+        jobs.set({ state }, Number((row!.jobs as Record<string, number>)[state] ?? 0))
       // Counters whose running total the database keeps: set to it on each scrape.
       attempts.reset()
       attempts.inc({ outcome: 'delivered' }, Number(row!.attempts) - Number(row!.attempt_failures))

@@ -19,7 +19,8 @@ export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller
   const header = ctx.get('Authorization')
   const token = bearerToken(header)
   const caller = token ? await keys.lookup(token, ctx.ip) : null
-  if (!caller) throw new ApiError('unauthorized', header ? 'The API key is not valid.' : 'Send your API key as "Authorization: Bearer <key>".')
+  if (!caller)
+    throw new ApiError('unauthorized', header ? 'The API key is not valid.' : 'Send your API key as "Authorization: Bearer <key>".')
   // For the access line: the account and the key's public prefix (as GET /v1/account lists it), never the key.
   ctx.state.accountId = caller.accountId
   ctx.state.keyPrefix = token!.slice(0, 12)

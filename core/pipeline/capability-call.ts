@@ -92,14 +92,19 @@ async function answerRefusal(
       ctx.body = r.body
       return
     case 'in_use':
-      throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry shortly.', undefined, { 'Retry-After': '1' })
+      throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry shortly.', undefined, {
+        'Retry-After': '1',
+      })
     case 'reused':
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.')
     case 'insufficient': {
       const b = await balances(services.db, accountId)
-      throw new ApiError('insufficient_credits', `This call costs ${cap.price} credits; ${b?.available ?? 0} are available. Nothing was charged.`)
+      throw new ApiError(
+        'insufficient_credits',
+        `This call costs ${cap.price} credits; ${b?.available ?? 0} are available. Nothing was charged.`,
+      )
     }
     case 'cap':
-      throw new ApiError('spend_cap_reached', "This key has reached its monthly spend cap. Nothing was charged.")
+      throw new ApiError('spend_cap_reached', 'This key has reached its monthly spend cap. Nothing was charged.')
   }
 }

@@ -19,7 +19,8 @@ export function capabilityContext(
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const objectWithSources = <T>(request: ObjectRequest) =>
     services.metrics.modelCall(cap.name, 'text', () =>
-      generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, deadline))
+      generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, deadline),
+    )
   return {
     requestId: call.requestId,
     accountId: call.accountId,

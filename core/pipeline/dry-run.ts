@@ -38,7 +38,8 @@ export async function dryRunReport(
   try {
     checkPaused(services.config, cap)
     const call = await readRequest(ctx, cap, services, readBody, 'live')
-    if (q.outcome === 'insufficient') throw new ApiError('insufficient_credits', `This call costs ${cap.price} credits; ${q.available} are available.`)
+    if (q.outcome === 'insufficient')
+      throw new ApiError('insufficient_credits', `This call costs ${cap.price} credits; ${q.available} are available.`)
     if (q.outcome === 'cap') throw new ApiError('spend_cap_reached', 'This key has reached its monthly spend cap.')
     requireProvider(cap, services.provider)
     liveStatus = call.async ? 202 : 200

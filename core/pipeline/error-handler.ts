@@ -13,7 +13,9 @@ export function errorHandler(logger: Logger): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
     } catch (e) {
       const err =
-        e instanceof ApiError ? e : new ApiError('internal_error', 'Something went wrong on our side. It has been logged; nothing was charged.')
+        e instanceof ApiError
+          ? e
+          : new ApiError('internal_error', 'Something went wrong on our side. It has been logged; nothing was charged.')
       if (!(e instanceof ApiError)) logger.error({ reqId: ctx.state.requestId, code: err.code, err: safeError(e) }, 'unexpected error')
       ctx.state.errorCode = err.code
       ctx.status = err.status

@@ -72,7 +72,8 @@ export async function readRequest(
   readBody: (ctx: Context) => Promise<unknown>,
   mode: DryRunMode,
 ): Promise<CallRequest> {
-  if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".')
+  if (!ctx.is('application/json'))
+    throw new ApiError('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".')
   await readBody(ctx)
   const rawKey = ctx.headers['idempotency-key']
   if (rawKey !== undefined && (typeof rawKey !== 'string' || !IDEMPOTENCY_KEY.test(rawKey))) {
@@ -81,7 +82,9 @@ export async function readRequest(
     ])
   }
   if (mode === 'invalid') {
-    throw new ApiError('invalid_request', 'Service-Dry-Run must be "1" or "true".', [{ path: 'header:Service-Dry-Run', message: 'must be 1 or true' }])
+    throw new ApiError('invalid_request', 'Service-Dry-Run must be "1" or "true".', [
+      { path: 'header:Service-Dry-Run', message: 'must be 1 or true' },
+    ])
   }
   const body = ctx.request.body as unknown
   if (!cap.validateRequest(body)) {
@@ -91,7 +94,9 @@ export async function readRequest(
   const problems = cap.check?.(input as never) ?? []
   if (problems.length) throw new ApiError('invalid_request', 'The body does not match the rules of this endpoint.', problems)
   if (async && !cap.async) {
-    throw new ApiError('invalid_request', `/v1/${cap.name} does not run asynchronously.`, [{ path: '/async', message: 'not supported on this endpoint' }])
+    throw new ApiError('invalid_request', `/v1/${cap.name} does not run asynchronously.`, [
+      { path: '/async', message: 'not supported on this endpoint' },
+    ])
   }
   // callbackUrl is ignored unless async is true (spec 6.4.7).
   const callback = async && callbackUrl ? callbackUrl : null
@@ -106,7 +111,11 @@ export async function readRequest(
 
 async function checkCallbackUrl(url: string, services: Services): Promise<void> {
   try {
-    await resolvePublicTarget(new URL(url), { allowPrivate: services.config.callbacksAllowPrivate, resolver: services.resolver, schemes: ['https:'] })
+    await resolvePublicTarget(new URL(url), {
+      allowPrivate: services.config.callbacksAllowPrivate,
+      resolver: services.resolver,
+      schemes: ['https:'],
+    })
   } catch (e) {
     if (!(e instanceof AddressRefused)) throw e
     // One answer for "does not resolve" and "resolves to a private address", so callers cannot probe internal names.
@@ -117,7 +126,9 @@ async function checkCallbackUrl(url: string, services: Services): Promise<void> 
 
 /** C5: SHA-256 of method, path and the canonical JSON of the body (sorted keys, no whitespace). */
 export function fingerprint(method: string, path: string, body: unknown): Buffer {
-  return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body)}`).digest()
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body)}`)
+    .digest()
 }
 
 export function canonicalJson(value: unknown): string {

@@ -52,7 +52,9 @@ function withoutNull(s: Schema): Schema {
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!s[key]) continue
     const { [key]: branches, ...rest } = s
-    const kept = (branches as Schema[]).filter((b) => !(b.type === 'null' || b.const === null)).map((b) => (allowsNull(b) ? withoutNull(b) : b))
+    const kept = (branches as Schema[])
+      .filter((b) => !(b.type === 'null' || b.const === null))
+      .map((b) => (allowsNull(b) ? withoutNull(b) : b))
     return kept.length === 1 ? { ...kept[0], ...rest } : { ...rest, [key]: kept }
   }
   return s
@@ -68,7 +70,8 @@ export function dropUnknownNulls(schema: Schema, value: unknown): unknown {
   if (schema.properties) {
     const out: Record<string, unknown> = {}
     // defineProperty: a key named "__proto__" is data here, not the prototype.
-    const set = (key: string, v: unknown) => Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
+    const set = (key: string, v: unknown) =>
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
     for (const [key, v] of Object.entries(value)) {
       const prop = Object.hasOwn(schema.properties, key) ? (schema.properties[key] as Schema) : undefined
       if (!prop) set(key, v)
@@ -98,6 +101,9 @@ export function requireProvider(cap: Capability, provider: ModelProvider): void 
     throw new ApiError('inference_unavailable', 'No model provider is configured on this server; nothing was charged.')
   }
   if (cap.webSearch && !provider.webSearch()) {
-    throw new ApiError('inference_unavailable', `/v1/${cap.name} needs a provider with web search (AI_WIRE_API=responses); nothing was charged.`)
+    throw new ApiError(
+      'inference_unavailable',
+      `/v1/${cap.name} needs a provider with web search (AI_WIRE_API=responses); nothing was charged.`,
+    )
   }
 }

@@ -53,7 +53,12 @@ export const UsageResponse = Type.Object(
 )
 
 /** The query parameters as OpenAPI publishes them (core/openapi.ts lists the route in KERNEL_ROUTES). */
-export const usageParameters = Object.entries(UsageQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
+export const usageParameters = Object.entries(UsageQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+}))
 
 const checkQuery = ajv.compile(UsageQuery)
 
@@ -66,8 +71,16 @@ export function usageRouter(services: Services): Router {
     const q = query as Static<typeof UsageQuery>
     const to = q.to ? new Date(q.to) : undefined
     const from = q.from ? new Date(q.from) : undefined
-    const filter = { ...(q.endpoint ? { endpoint: q.endpoint } : {}), ...(q.keyId ? { keyId: q.keyId } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) }
-    const page = await listLedger(services.db, caller.accountId, filter, { limit: q.limit ? Number(q.limit) : 50, ...(q.cursor ? { cursor: q.cursor } : {}) })
+    const filter = {
+      ...(q.endpoint ? { endpoint: q.endpoint } : {}),
+      ...(q.keyId ? { keyId: q.keyId } : {}),
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+    }
+    const page = await listLedger(services.db, caller.accountId, filter, {
+      limit: q.limit ? Number(q.limit) : 50,
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    })
     const dailyFrom = from ?? new Date((to ?? services.now()).getTime() - 30 * 86400_000)
     ctx.body = { ...page, daily: await dailyTotals(services.db, caller.accountId, { ...filter, from: dailyFrom }) }
   })

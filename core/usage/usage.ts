@@ -56,11 +56,17 @@ export async function listLedger(
   const w = where(accountId, f)
   let sql = `select id, kind, amount, balance_after, reference, key_id, created_at from ledger where ${w.sql}`
   // A charge's reference is "<endpoint> <requestId>" (capture_hold).
-  if (f.endpoint) (sql += ` and kind = 'charge' and split_part(reference, ' ', 1) = ?`), w.params.push(f.endpoint)
-  if (page.cursor) (sql += ` and id < ?`), w.params.push(decodeCursor(page.cursor))
+  if (f.endpoint) ((sql += ` and kind = 'charge' and split_part(reference, ' ', 1) = ?`), w.params.push(f.endpoint))
+  if (page.cursor) ((sql += ` and id < ?`), w.params.push(decodeCursor(page.cursor)))
   const rows = await db.sql(sql + ` order by id desc limit ?`, [...w.params, page.limit + 1])
   const entries = rows.slice(0, page.limit).map((r): LedgerEntry => {
-    const e: LedgerEntry = { id: String(r.id), kind: r.kind, amount: Number(r.amount), balanceAfter: Number(r.balance_after), createdAt: new Date(r.created_at).toISOString() }
+    const e: LedgerEntry = {
+      id: String(r.id),
+      kind: r.kind,
+      amount: Number(r.amount),
+      balanceAfter: Number(r.balance_after),
+      createdAt: new Date(r.created_at).toISOString(),
+    }
     if (r.kind === 'charge' && r.reference) {
       const [endpoint, requestId] = String(r.reference).split(' ')
       if (endpoint) e.endpoint = endpoint
@@ -76,7 +82,7 @@ export async function dailyTotals(db: Query, accountId: string, f: UsageFilter):
   const w = where(accountId, f)
   let sql = `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, endpoint, count(*) as calls, sum(credits) as credits
                from usage_events where ${w.sql}`
-  if (f.endpoint) (sql += ` and endpoint = ?`), w.params.push(f.endpoint)
+  if (f.endpoint) ((sql += ` and endpoint = ?`), w.params.push(f.endpoint))
   const rows = await db.sql(sql + ` group by 1, 2 order by 1, 2`, w.params)
   return rows.map((r) => ({ date: r.day, endpoint: r.endpoint, calls: Number(r.calls), credits: Number(r.credits) }))
 }
@@ -96,6 +102,7 @@ export async function ledgerCsv(db: Query, accountId: string, f: UsageFilter): P
     // Quote every text cell; a leading = + - @ is neutralised so spreadsheets do not run it as a formula.
     return /^[=+\-@\t\r]/.test(s) && !/^-?\d+$/.test(s) ? `"'${s.replace(/"/g, '""')}"` : `"${s.replace(/"/g, '""')}"`
   }
-  for (const e of all.reverse()) lines.push([e.id, e.createdAt, e.kind, e.amount, e.balanceAfter, e.endpoint, e.requestId, e.keyId, e.reference].map(cell).join(','))
+  for (const e of all.reverse())
+    lines.push([e.id, e.createdAt, e.kind, e.amount, e.balanceAfter, e.endpoint, e.requestId, e.keyId, e.reference].map(cell).join(','))
   return lines.join('\r\n') + '\r\n'
 }

@@ -21,20 +21,17 @@ export interface ReserveArgs {
 }
 
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
-  const [row] = await q.sql(
-    `select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?)`,
-    [
-      a.accountId,
-      a.keyId,
-      a.price,
-      a.endpoint,
-      a.requestId,
-      a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
-      a.idempotency?.key ?? null,
-      a.idempotency?.fingerprint ?? null,
-      a.now,
-    ],
-  )
+  const [row] = await q.sql(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?)`, [
+    a.accountId,
+    a.keyId,
+    a.price,
+    a.endpoint,
+    a.requestId,
+    a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
+    a.idempotency?.key ?? null,
+    a.idempotency?.fingerprint ?? null,
+    a.now,
+  ])
   if (!row) throw new Error('reserve_call returned nothing')
   if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
@@ -95,10 +92,9 @@ export async function balances(q: Query, accountId: string): Promise<Balances | 
 
 /** Sync holds whose process died before capture or release (maintenance). */
 export async function releaseExpiredHolds(q: Query, now: Date): Promise<number> {
-  const rows = await q.sql(
-    `select release_hold(id, null) from holds where state = 'open' and expires_at is not null and expires_at < ?`,
-    [now],
-  )
+  const rows = await q.sql(`select release_hold(id, null) from holds where state = 'open' and expires_at is not null and expires_at < ?`, [
+    now,
+  ])
   return rows.length
 }
 

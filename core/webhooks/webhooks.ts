@@ -56,21 +56,24 @@ export function webhookListener(services: Services): JobEvents {
     const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) }
     const payload = JSON.stringify(body)
     const status = account?.has_secret ? 'pending' : 'skipped'
-    await q.sql(
-      `insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status) values (?, ?, ?, ?, ?, ?, ?)`,
-      [deliveryId, jobId, job.account_id, event, job.callback_url, payload, status],
-    )
+    await q.sql(`insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status) values (?, ?, ?, ?, ?, ?, ?)`, [
+      deliveryId,
+      jobId,
+      job.account_id,
+      event,
+      job.callback_url,
+      payload,
+      status,
+    ])
     if (status === 'pending') await schedule(q, deliveryId, 1, null)
   }
 }
 
 async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Date | null) {
-  await q.sql(`select graphile_worker.add_job(?, json_build_object('deliveryId', ?::text, 'attempt', ?::int), run_at => ?::timestamptz, max_attempts => 1)`, [
-    DELIVER_TASK,
-    deliveryId,
-    attempt,
-    runAt,
-  ])
+  await q.sql(
+    `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::text, 'attempt', ?::int), run_at => ?::timestamptz, max_attempts => 1)`,
+    [DELIVER_TASK, deliveryId, attempt, runAt],
+  )
 }
 
 export function deliverTask(services: Services) {
@@ -96,11 +99,10 @@ export function deliverTask(services: Services) {
       if (!(e instanceof SecretUnreadable)) throw e
       // Retrying cannot help until the key is fixed: recorded as failed, with the reason, never left pending.
       await db.tx(async (q) => {
-        await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, now(), null, ?, 0)`, [
-          deliveryId,
-          attempt,
-          `cannot sign: ${e.message}`,
-        ])
+        await q.sql(
+          `insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, now(), null, ?, 0)`,
+          [deliveryId, attempt, `cannot sign: ${e.message}`],
+        )
         await q.sql(`update webhook_deliveries set attempts = ?, status = 'failed', updated_at = now() where id = ?`, [attempt, deliveryId])
       })
       return
@@ -172,7 +174,9 @@ export async function listAttempts(db: Query, jobId: string) {
     event: d.event as string,
     url: d.url as string,
     status: d.status as string,
-    attempts: (d.attempts as Array<{ attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number }>).map((a) => ({
+    attempts: (
+      d.attempts as Array<{ attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number }>
+    ).map((a) => ({
       ...a,
       at: new Date(a.at).toISOString(),
     })),

@@ -4,7 +4,12 @@ import Router from '@koa/router'
 import Koa from 'koa'
 import bodyParser from 'koa-bodyparser'
 
-const body = JSON.stringify({ label: 'billing', confidence: 0.9, rationale: 'A duplicate charge.', usage: { credits: 2, balanceRemaining: 100 } })
+const body = JSON.stringify({
+  label: 'billing',
+  confidence: 0.9,
+  rationale: 'A duplicate charge.',
+  usage: { credits: 2, balanceRemaining: 100 },
+})
 const router = new Router()
 router.post('/v1/classify', (ctx) => {
   ctx.type = 'application/json'

@@ -9,7 +9,10 @@ const statuses: Record<string, number> = {}
 const result = await autocannon({
   ...opts,
   ...(keys
-    ? { setupClient: (client: { setHeaders(h: object): void }) => client.setHeaders({ ...opts.headers, authorization: `Bearer ${keys[next++ % keys.length]}` }) }
+    ? {
+        setupClient: (client: { setHeaders(h: object): void }) =>
+          client.setHeaders({ ...opts.headers, authorization: `Bearer ${keys[next++ % keys.length]}` }),
+      }
     : {}),
 } as autocannon.Options)
 for (const [k, v] of Object.entries(result.statusCodeStats ?? {})) statuses[k] = (v as { count: number }).count

@@ -3,7 +3,16 @@
 import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
 
 const classify = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge.' }
-const parse = { docType: 'invoice', party: null, documentNumber: null, date: null, totalAmount: null, currency: null, lineItems: [], fields: [] }
+const parse = {
+  docType: 'invoice',
+  party: null,
+  documentNumber: null,
+  date: null,
+  totalAmount: null,
+  currency: null,
+  lineItems: [],
+  fields: [],
+}
 const fake = await startFakeOpenAI({
   delayMs: Number(process.env.BENCH_MODEL_DELAY_MS ?? 0),
   text: (req) => (`${req.system}\n${req.prompt}`.includes('You parse one business document') ? parse : classify),

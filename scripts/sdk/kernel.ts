@@ -13,7 +13,10 @@ import { Usage } from '../../core/wallet/wallet.ts'
 import { WebhookPayload } from '../../core/webhooks/webhooks.ts'
 
 export const KERNEL_TYPES: Record<string, TSchema> = {
-  ErrorCode: Type.Union(Object.keys(ERROR_STATUS).map((code) => Type.Literal(code)), { description: 'The stable error codes (C2)' }),
+  ErrorCode: Type.Union(
+    Object.keys(ERROR_STATUS).map((code) => Type.Literal(code)),
+    { description: 'The stable error codes (C2)' },
+  ),
   Usage,
   DryRun,
   JobAccepted,
@@ -31,6 +34,18 @@ export const KERNEL_TYPES: Record<string, TSchema> = {
  */
 export const KERNEL_METHODS: Array<{ name: string; path: string; params?: string[]; query?: string; returns: string; summary: string }> = [
   { name: 'account', path: '/v1/account', returns: 'Account', summary: 'Balance, reserved and available credits, and plan. Free.' },
-  { name: 'getJob', path: '/v1/jobs/{id}', params: ['id'], returns: 'Job', summary: 'An async job: status, and result or error once it has ended. Free.' },
-  { name: 'usage', path: '/v1/usage', query: 'UsageQuery', returns: 'UsagePage', summary: 'Ledger entries (newest first, with a cursor) and daily totals per endpoint. Free.' },
+  {
+    name: 'getJob',
+    path: '/v1/jobs/{id}',
+    params: ['id'],
+    returns: 'Job',
+    summary: 'An async job: status, and result or error once it has ended. Free.',
+  },
+  {
+    name: 'usage',
+    path: '/v1/usage',
+    query: 'UsageQuery',
+    returns: 'UsagePage',
+    summary: 'Ledger entries (newest first, with a cursor) and daily totals per endpoint. Free.',
+  },
 ]

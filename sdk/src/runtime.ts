@@ -109,7 +109,8 @@ export class BaseClient {
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (options.dryRun) headers['service-dry-run'] = '1'
-    const idempotencyKey = options.idempotencyKey ?? (method === 'POST' && maxRetries > 0 && !options.dryRun ? `sdk_${crypto.randomUUID()}` : undefined)
+    const idempotencyKey =
+      options.idempotencyKey ?? (method === 'POST' && maxRetries > 0 && !options.dryRun ? `sdk_${crypto.randomUUID()}` : undefined)
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
     const payload = body === undefined ? undefined : JSON.stringify(body)
     for (let attempt = 0; ; attempt++) {
@@ -120,7 +121,8 @@ export class BaseClient {
         if (options.signal?.aborted) throw e
         // The request may or may not have arrived; resending is safe only under an idempotency key (or a GET).
         const safe = method === 'GET' || idempotencyKey !== undefined
-        if (!safe || attempt >= maxRetries) throw new ApiError(0, 'network_error', `Could not reach ${this.baseUrl}: ${(e as Error).message}`, null)
+        if (!safe || attempt >= maxRetries)
+          throw new ApiError(0, 'network_error', `Could not reach ${this.baseUrl}: ${(e as Error).message}`, null)
         await sleep(backoffMs(attempt, null, this.maxRetryDelayMs), options.signal)
         continue
       }
@@ -139,7 +141,13 @@ export class BaseClient {
     for (;;) {
       const job = await read()
       if (job.status === 'succeeded' || job.status === 'failed') return job
-      if (Date.now() + interval > deadline) throw new ApiError(0, 'timeout', `The job had not ended after ${options.timeoutMs ?? 600_000} ms (last status: ${job.status}).`, null)
+      if (Date.now() + interval > deadline)
+        throw new ApiError(
+          0,
+          'timeout',
+          `The job had not ended after ${options.timeoutMs ?? 600_000} ms (last status: ${job.status}).`,
+          null,
+        )
       await sleep(interval, options.signal)
     }
   }
@@ -218,7 +226,12 @@ async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
  * sha256=<hex HMAC-SHA256 of the body>` (key: the whole secret) and the payload's `createdAt` age. The
  * comparison is Web Crypto's HMAC verify, which runs in constant time. Throws WebhookVerificationError.
  */
-export async function verifyWebhookSignature<E>(rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options: VerifyOptions = {}): Promise<E> {
+export async function verifyWebhookSignature<E>(
+  rawBody: string | Uint8Array,
+  headers: HeaderBag,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<E> {
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody)
   const now = (options.now?.() ?? new Date()).getTime() / 1000
   const id = header(headers, 'webhook-id')
@@ -226,7 +239,8 @@ export async function verifyWebhookSignature<E>(rawBody: string | Uint8Array, he
   const signatures = header(headers, 'webhook-signature')
   if (id && timestamp && signatures) {
     if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not a number of seconds.')
-    if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300)) throw new WebhookVerificationError('webhook-timestamp is too old or too far in the future.')
+    if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300))
+      throw new WebhookVerificationError('webhook-timestamp is too old or too far in the future.')
     const keyBytes = base64ToBytes(secret.replace(/^whsec_/, ''))
     if (!keyBytes) throw new WebhookVerificationError('The secret is not a whsec_<base64> secret.')
     const key = await hmacKey(keyBytes)
@@ -242,7 +256,8 @@ export async function verifyWebhookSignature<E>(rawBody: string | Uint8Array, he
   const mac = legacy?.startsWith('sha256=') ? hexToBytes(legacy.slice(7)) : null
   if (!mac) throw new WebhookVerificationError('The delivery carries neither webhook-signature nor X-Service-Signature.')
   const key = await hmacKey(encoder.encode(secret))
-  if (!(await crypto.subtle.verify('HMAC', key, mac as BufferSource, encoder.encode(body)))) throw new WebhookVerificationError('X-Service-Signature does not match.')
+  if (!(await crypto.subtle.verify('HMAC', key, mac as BufferSource, encoder.encode(body))))
+    throw new WebhookVerificationError('X-Service-Signature does not match.')
   const event = parseEvent<E & { createdAt?: string }>(body)
   const created = Date.parse(event.createdAt ?? '') / 1000
   if (Number.isNaN(created)) throw new WebhookVerificationError('The payload has no createdAt to check.')

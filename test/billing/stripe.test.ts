@@ -21,7 +21,8 @@ async function account(a: TestApp = app) {
   return (await createAccount(a.services.db, { email: `buyer${++n}-${process.pid}@example.test` })).id
 }
 const sessionId = (url: string) => url.split('/pay/')[1]!
-const grants = async (accountId: string) => Number((await db.sql(`select count(*) as n from payment_grants where account_id = ?`, [accountId]))[0]!.n)
+const grants = async (accountId: string) =>
+  Number((await db.sql(`select count(*) as n from payment_grants where account_id = ?`, [accountId]))[0]!.n)
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
   const until = Date.now() + ms
@@ -54,7 +55,10 @@ t.test('checkout for a pack → signed webhook → the pack credits, the card sa
   t.test('the same event delivered again (and five at once) grants nothing more', async (t) => {
     t.equal((await stripe.deliver(event)).status, 200, 'a redelivery is acknowledged')
     const again = await Promise.all(Array.from({ length: 5 }, () => stripe.deliver(event)))
-    t.same(again.map((r) => r.status), [200, 200, 200, 200, 200])
+    t.same(
+      again.map((r) => r.status),
+      [200, 200, 200, 200, 200],
+    )
     t.equal((await app.ledger(id)).balance, 2000)
     t.equal(await grants(id), 1)
   })
@@ -71,7 +75,11 @@ t.test('a bad signature is 400 and grants nothing', async (t) => {
   const forged = await stripe.deliver(event, `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`)
   t.equal(forged.status, 400)
   t.equal(JSON.parse(forged.text).error.code, 'invalid_request')
-  const unsigned = await fetch(stripe.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) })
+  const unsigned = await fetch(stripe.webhookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+  })
   t.equal(unsigned.status, 400, 'no signature at all')
   // A valid signature of another body: the event cannot be altered after Stripe signed it.
   const other = stripe.event('checkout.session.completed', { id: 'cs_other', mode: 'payment', metadata: {} })
@@ -118,7 +126,10 @@ t.test('a plan: checkout grants the bundle, invoice.paid renewals grant each per
   const { cancelPlan } = await import('../../core/billing/billing.ts')
   await cancelPlan(app.services, id)
   // Stripe answers the cancel, then sends customer.subscription.deleted.
-  row = await waitFor('the plan to end', async () => (await db.sql(`select plan, stripe_subscription_id from accounts where id = ? and plan = 'none'`, [id]))[0])
+  row = await waitFor(
+    'the plan to end',
+    async () => (await db.sql(`select plan, stripe_subscription_id from accounts where id = ? and plan = 'none'`, [id]))[0],
+  )
   t.match(row, { plan: 'none', stripe_subscription_id: null })
   t.equal((await app.ledger(id)).balance, 5700, 'granted credits stay')
 })
@@ -131,10 +142,16 @@ async function cardHolder() {
 
 t.test('auto-recharge: 50 concurrent captures across the threshold → one off-session charge, one grant', async (t) => {
   const c = await cardHolder()
-  await t.rejects(setAutoRecharge(app.services, (await app.customer(0)).accountId, { threshold: 100, pack: 'starter' }), { code: 'invalid_request' }, 'needs a saved card')
+  await t.rejects(
+    setAutoRecharge(app.services, (await app.customer(0)).accountId, { threshold: 100, pack: 'starter' }),
+    { code: 'invalid_request' },
+    'needs a saved card',
+  )
   await setAutoRecharge(app.services, c.accountId, { threshold: 1900, pack: 'growth' })
   const before = stripe.paymentIntents.filter((p) => p.off_session).length
-  const calls = await Promise.all(Array.from({ length: 50 }, (_, i) => app.call('/v1/echo-test', { key: c.key, body: { text: `call ${i}` } })))
+  const calls = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => app.call('/v1/echo-test', { key: c.key, body: { text: `call ${i}` } })),
+  )
   t.same([...new Set(calls.map((r) => r.status))], [200], 'all 50 calls succeed')
   const charged = await waitFor('the recharge', async () => {
     const [r] = await db.sql(`select balance, recharge_pending from accounts where id = ?`, [c.accountId])
@@ -144,7 +161,13 @@ t.test('auto-recharge: 50 concurrent captures across the threshold → one off-s
   await new Promise((r) => setTimeout(r, 1500))
   const offSession = stripe.paymentIntents.filter((p) => p.off_session).slice(before)
   t.equal(offSession.length, 1, 'exactly one off-session charge')
-  t.match(offSession[0], { amount: 10000, confirm: true, customer: /^cus_/, payment_method: /^pm_/, metadata: { accountId: c.accountId, pack: 'growth' } })
+  t.match(offSession[0], {
+    amount: 10000,
+    confirm: true,
+    customer: /^cus_/,
+    payment_method: /^pm_/,
+    metadata: { accountId: c.accountId, pack: 'growth' },
+  })
   const [g] = await db.sql(`select count(*) as n from payment_grants where account_id = ? and kind = 'auto_recharge'`, [c.accountId])
   t.equal(Number(g!.n), 1)
   const ledger = await app.ledger(c.accountId)

@@ -15,7 +15,11 @@ mkdirSync(ARTIFACTS, { recursive: true })
 
 const stripe = await startFakeStripe(t)
 const app = await startTestApp(t, {
-  capabilities: [testCapability({ name: 'summarize', price: 4 }), testCapability({ name: 'translate', price: 2 }), testCapability({ name: 'extract-invoice', price: 9 })],
+  capabilities: [
+    testCapability({ name: 'summarize', price: 4 }),
+    testCapability({ name: 'translate', price: 2 }),
+    testCapability({ name: 'extract-invoice', price: 9 }),
+  ],
   env: { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: stripe.webhookSecret, STRIPE_API_URL: stripe.url },
 })
 stripe.webhookUrl = `${app.url}/stripe/webhook`
@@ -95,7 +99,11 @@ t.test('buy a pack through (fake) Stripe Checkout and see the balance change', a
 t.test('overview chart and usage ledger with calls on the account', async (t) => {
   const [row] = await app.services.db.sql(`select id from accounts where email = 'dana@example.test'`)
   const { key } = await createKey(app.services.db, row!.id, { name: 'ci' })
-  for (const [endpoint, n] of [['summarize', 5], ['translate', 8], ['extract-invoice', 3]] as const) {
+  for (const [endpoint, n] of [
+    ['summarize', 5],
+    ['translate', 8],
+    ['extract-invoice', 3],
+  ] as const) {
     for (let i = 0; i < n; i++) t.equal((await app.call(`/v1/${endpoint}`, { key, body: { text: 'x' } })).status, 200)
   }
   await page.goto(`${app.url}/dashboard`)

@@ -63,7 +63,10 @@ class Client {
 }
 
 const smtp = await fakeSmtp()
-const app = await startTestApp(t, { capabilities: [testCapability({ name: 'echo-test', price: 3 })], env: { SMTP_URL: smtp.url, TRUST_PROXY: 'true', RATE_LIMITS: '{"dashboard-login-ip": 1000}' } })
+const app = await startTestApp(t, {
+  capabilities: [testCapability({ name: 'echo-test', price: 3 })],
+  env: { SMTP_URL: smtp.url, TRUST_PROXY: 'true', RATE_LIMITS: '{"dashboard-login-ip": 1000}' },
+})
 app.services.config.dashboardUrl = app.url
 
 function linkIn(raw: string): string {
@@ -137,7 +140,10 @@ t.test('behind an https proxy (TRUST_PROXY) the cookie is Secure; a link older t
   await c.request('/dashboard/login', { form: { _csrf: c.csrf, email: 'secure@example.test' }, headers: { 'x-forwarded-proto': 'https' } })
   const token = new URL(linkIn(smtp.mails[before]!.raw)).searchParams.get('token')!
   const signed = await c.request('/dashboard/login/verify', { form: { _csrf: c.csrf, token }, headers: { 'x-forwarded-proto': 'https' } })
-  t.match(signed.headers.getSetCookie().find((s) => s.startsWith('dash_session='))!, /secure/i)
+  t.match(
+    signed.headers.getSetCookie().find((s) => s.startsWith('dash_session='))!,
+    /secure/i,
+  )
 
   await c.post('/dashboard/login', { email: 'late@example.test' })
   const late = new URL(linkIn(smtp.mails.at(-1)!.raw)).searchParams.get('token')!

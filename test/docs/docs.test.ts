@@ -13,7 +13,8 @@ t.test('the page and its assets are served by the app, with a CSP that keeps the
   t.match(page.headers.get('content-type'), /text\/html/)
   t.match(page.headers.get('content-security-policy'), /default-src 'self'/)
   t.notMatch(page.text, /https?:\/\//, 'no absolute URL: nothing from a CDN')
-  for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js']) t.equal((await app.call(asset)).status, 200, asset)
+  for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js'])
+    t.equal((await app.call(asset)).status, 200, asset)
   t.equal((await app.call('/docs/other.js')).status, 404)
 })
 
@@ -30,7 +31,10 @@ t.test('headless chromium renders the 39 capability operations, offline', async 
   await page.goto(`${app.url}/docs`)
   await page.waitForSelector('.opblock', { timeout: 30_000 })
   const operations = await page.$$eval('.opblock', (blocks) =>
-    blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+    blocks.map(
+      (b) =>
+        `${b.querySelector('.opblock-summary-method')?.textContent} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+    ),
   )
   const capabilityOps = operations.filter((o) => /^POST \/v1\//.test(o))
   t.equal(capabilityOps.length, 39, '39 capability operations')

@@ -28,7 +28,10 @@ t.test('bundle: invoice on pages 1-2, letter on page 3', async (t) => {
   t.notMatch(pages[2], 'Invoice number')
   t.same(
     fx.bundle.documents.map((d) => [d.pageStart, d.pageEnd]),
-    [[1, 2], [3, 3]],
+    [
+      [1, 2],
+      [3, 3],
+    ],
   )
 })
 
@@ -65,7 +68,8 @@ t.test('unreadable PDFs throw a plain Error', async (t) => {
 
 t.test('fixtures add up (line items, taxes, balances)', async (t) => {
   for (const inv of [fx.invoice1, fx.invoice2, fx.bundle.invoice]) {
-    for (const l of inv.lineItems) t.equal(Math.round(l.quantity * cents(l.unitPrice)), cents(l.amount), `${inv.invoiceNumber}: ${l.description}`)
+    for (const l of inv.lineItems)
+      t.equal(Math.round(l.quantity * cents(l.unitPrice)), cents(l.amount), `${inv.invoiceNumber}: ${l.description}`)
     t.equal(sum(inv.lineItems.map((l) => l.amount)), cents(inv.subtotal), `${inv.invoiceNumber}: subtotal`)
     t.equal(Math.round((cents(inv.subtotal) * inv.taxRate) / 100), cents(inv.tax), `${inv.invoiceNumber}: tax`)
     t.equal(cents(inv.subtotal) + cents(inv.tax), cents(inv.total), `${inv.invoiceNumber}: total`)

@@ -5,12 +5,7 @@ import { ApiError } from '../../core/errors.ts'
 import { FetchError } from '../../core/net/safe-fetch.ts'
 import { ajv, formatErrors } from '../../core/validation.ts'
 import { DocObject } from '../../core/documents/schema.ts'
-import {
-  documentParts,
-  publicDocumentFetcher,
-  resolveDocument,
-  type DocumentFetcher,
-} from '../../core/documents/resolve.ts'
+import { documentParts, publicDocumentFetcher, resolveDocument, type DocumentFetcher } from '../../core/documents/resolve.ts'
 import * as fx from '../fixtures/documents.ts'
 
 const pdfBytes = (name: string) => readFileSync(new URL(`../fixtures/pdf/${name}.pdf`, import.meta.url))
@@ -71,7 +66,13 @@ t.test('schema: exactly one of file, fileUrl, text (Ajv)', async (t) => {
 
 t.test('text', async (t) => {
   const doc = await resolveDocument({ text: 'Invoice 42\nTotal 10.00' }, deps)
-  t.same(doc, { kind: 'text', mediaType: 'text/plain', text: 'Invoice 42\nTotal 10.00', pages: ['Invoice 42\nTotal 10.00'], hasTextLayer: true })
+  t.same(doc, {
+    kind: 'text',
+    mediaType: 'text/plain',
+    text: 'Invoice 42\nTotal 10.00',
+    pages: ['Invoice 42\nTotal 10.00'],
+    hasTextLayer: true,
+  })
   t.same(documentParts(doc, true), [{ type: 'text', text: 'Invoice 42\nTotal 10.00' }])
   await refusal(t, resolveDocument({ text: ' \n\t ' }, deps), 'unprocessable', '/text')
 })
@@ -91,9 +92,16 @@ t.test('file: PDF with a text layer', async (t) => {
   t.match(doc.text, fx.invoice1.invoiceNumber)
   t.ok(Buffer.from(doc.bytes!).equals(bytes), 'original bytes kept for the model')
 
-  t.same(documentParts(doc, false).map((p) => p.type), ['text'], 'text only when the model takes no files')
+  t.same(
+    documentParts(doc, false).map((p) => p.type),
+    ['text'],
+    'text only when the model takes no files',
+  )
   const parts = documentParts(doc, true)
-  t.same(parts.map((p) => p.type), ['text', 'file'])
+  t.same(
+    parts.map((p) => p.type),
+    ['text', 'file'],
+  )
   t.match(parts[1], { type: 'file', mediaType: 'application/pdf' })
 })
 
@@ -119,7 +127,11 @@ t.test('file: PDF without a text layer goes to the model as a file', async (t) =
   const doc = await resolveDocument({ file: { data: b64(pdfBytes(fx.imageOnlyPdfName)), mimeType: 'application/pdf' } }, deps)
   t.match(doc, { kind: 'pdf', hasTextLayer: false, text: '' })
   t.equal(doc.pages.length, 1)
-  t.same(documentParts(doc, false).map((p) => p.type), ['file'], 'file even when acceptsFiles is false')
+  t.same(
+    documentParts(doc, false).map((p) => p.type),
+    ['file'],
+    'file even when acceptsFiles is false',
+  )
 })
 
 t.test('file: base64 forms', async (t) => {
@@ -140,7 +152,10 @@ t.test('file: base64 forms', async (t) => {
 t.test('file: not a PDF or image → 422', async (t) => {
   const zip = Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(60, 1)])
   const exe = Buffer.concat([Buffer.from('MZ\x90\x00'), Buffer.alloc(60, 0)])
-  for (const [name, bytes, mimeType] of [['zip', zip, 'application/zip'], ['exe', exe, 'application/pdf']] as const) {
+  for (const [name, bytes, mimeType] of [
+    ['zip', zip, 'application/zip'],
+    ['exe', exe, 'application/pdf'],
+  ] as const) {
     const err = await refusal(t, resolveDocument({ file: { data: b64(bytes), mimeType } }, deps), 'unprocessable', '/file')
     t.match(err.message, /^unsupported document type/, name)
   }
@@ -149,14 +164,22 @@ t.test('file: not a PDF or image → 422', async (t) => {
   t.match(err.message, 'image/heic')
   const mp3 = Buffer.concat([Buffer.from('ID3'), Buffer.alloc(20)])
   await refusal(t, resolveDocument({ file: { data: b64(mp3), mimeType: 'audio/mpeg' } }, deps), 'unprocessable')
-  const broken = await refusal(t, resolveDocument({ file: { data: b64(Buffer.from('%PDF-1.7\ntruncated')), mimeType: 'application/pdf' } }, deps), 'unprocessable')
+  const broken = await refusal(
+    t,
+    resolveDocument({ file: { data: b64(Buffer.from('%PDF-1.7\ntruncated')), mimeType: 'application/pdf' } }, deps),
+    'unprocessable',
+  )
   t.match(broken.message, 'could not be read')
 })
 
 t.test('file: declared plain text is accepted when it is UTF-8', async (t) => {
   const doc = await resolveDocument({ file: { data: b64(Buffer.from('Résumé of Ana\n')), mimeType: 'text/plain; charset=utf-8' } }, deps)
   t.match(doc, { kind: 'text', mediaType: 'text/plain', text: 'Résumé of Ana\n', hasTextLayer: true })
-  await refusal(t, resolveDocument({ file: { data: b64(Buffer.from([0xc3, 0x28, 0x00, 0xff])), mimeType: 'text/plain' } }, deps), 'unprocessable')
+  await refusal(
+    t,
+    resolveDocument({ file: { data: b64(Buffer.from([0xc3, 0x28, 0x00, 0xff])), mimeType: 'text/plain' } }, deps),
+    'unprocessable',
+  )
   await refusal(t, resolveDocument({ file: { data: b64(Buffer.from('<html></html>')), mimeType: 'text/html' } }, deps), 'unprocessable')
 })
 
@@ -195,7 +218,12 @@ t.test('fileUrl fetch failures → 422 with the cause, never an internal address
     const fetch: DocumentFetcher = async () => {
       throw fe
     }
-    const err = await refusal(t, resolveDocument({ fileUrl: 'https://internal.corp/a.pdf' }, { fetch, at: '/a' }), 'unprocessable', '/a/fileUrl')
+    const err = await refusal(
+      t,
+      resolveDocument({ fileUrl: 'https://internal.corp/a.pdf' }, { fetch, at: '/a' }),
+      'unprocessable',
+      '/a/fileUrl',
+    )
     t.match(err.message, want, fe.kind)
     for (const s of internal) t.notOk(JSON.stringify([err.message, err.details]).includes(s), `${fe.kind}: does not mention ${s}`)
   }

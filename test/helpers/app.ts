@@ -50,7 +50,10 @@ export interface TestApp {
   services: Services
   /** The document the app publishes, fetched at start; every 200/202 of call() is checked against it. */
   contract: PublishedContract
-  call(path: string, init?: { method?: string; body?: unknown; raw?: string; key?: string; headers?: Record<string, string> }): Promise<Reply>
+  call(
+    path: string,
+    init?: { method?: string; body?: unknown; raw?: string; key?: string; headers?: Record<string, string> },
+  ): Promise<Reply>
   /** A new account with `credits` (an adjustment) and one key. */
   customer(credits: number, opts?: { plan?: Plan; monthlySpendCap?: number }): Promise<{ accountId: string; keyId: string; key: string }>
   topUp(accountId: string, credits: number): Promise<void>
@@ -143,7 +146,10 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
 }
 
 /** A provider whose text model is the ai SDK's mock: `reply` gets the prompt and returns the JSON object. */
-export function mockProvider(reply: (prompt: string) => unknown | Promise<unknown> = () => ({}), extra: Partial<ModelProvider> = {}): ModelProvider {
+export function mockProvider(
+  reply: (prompt: string) => unknown | Promise<unknown> = () => ({}),
+  extra: Partial<ModelProvider> = {},
+): ModelProvider {
   const model = mockLanguageModel(reply)
   return {
     configured: true,
@@ -188,7 +194,13 @@ export function fakeServerProvider(baseURL: string, wireApi: 'responses' | 'chat
     apiKey: 'test',
     baseURL,
     wireApi,
-    models: { text: 'test-model', image: 'test-image', speech: 'test-speech', transcription: 'test-transcribe', ...(embedding ? { embedding } : {}) },
+    models: {
+      text: 'test-model',
+      image: 'test-image',
+      speech: 'test-speech',
+      transcription: 'test-transcribe',
+      ...(embedding ? { embedding } : {}),
+    },
   })
 }
 

@@ -145,7 +145,10 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
     const server = await startFakeOpenAI()
     t.teardown(() => server.close())
     // An embedding model too, for the capabilities that use one (memory); the others never ask for it.
-    wires = { responses: fakeServerProvider(server.baseURL, 'responses', 'test-embedding'), chat: fakeServerProvider(server.baseURL, 'chat', 'test-embedding') }
+    wires = {
+      responses: fakeServerProvider(server.baseURL, 'responses', 'test-embedding'),
+      chat: fakeServerProvider(server.baseURL, 'chat', 'test-embedding'),
+    }
     return (fake = server)
   }
   if (via !== 'mock') await startFake()
@@ -200,7 +203,11 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
       const res = await cap.post(who, body, headers)
       return { res, customer: who, before, ledger: await app.ledger(who.accountId) }
     },
-    async expectRefused(t, body, { status = 400, code = 'invalid_request', why = JSON.stringify(body)?.slice(0, 80) ?? String(body), message, ...callOptions } = {}) {
+    async expectRefused(
+      t,
+      body,
+      { status = 400, code = 'invalid_request', why = JSON.stringify(body)?.slice(0, 80) ?? String(body), message, ...callOptions } = {},
+    ) {
       const call = await cap.call(body, callOptions)
       t.equal(call.res.status, status, `${why}: ${call.res.text.slice(0, 300)}`)
       t.equal(call.res.body?.error?.code, code, why)
@@ -211,7 +218,11 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
     expectCharged(t, { res, before, ledger }, credits = m.price) {
       t.equal(res.status, 200, res.text)
       t.same(res.body?.usage, { credits, balanceRemaining: before.balance - credits }, `usage: ${credits} credits`)
-      t.same(ledger, { balance: before.balance - credits, reserved: 0, ledgerSum: before.ledgerSum - credits }, `charged ${credits} credits, once`)
+      t.same(
+        ledger,
+        { balance: before.balance - credits, reserved: 0, ledgerSum: before.ledgerSum - credits },
+        `charged ${credits} credits, once`,
+      )
     },
     async job(customer, jobId) {
       for (let i = 0; i < 300; i++) {

@@ -35,7 +35,8 @@ export class PublishedContract {
   compileAll(): void {
     for (const [path, operations] of Object.entries<any>(this.doc.paths)) {
       for (const [method, op] of Object.entries<any>(operations)) {
-        for (const status of Object.keys(op.responses ?? {})) if (status === '200' || status === '202') this.responseSchema(method, path.replace(/\{[^}]+\}/g, 'x'), Number(status))
+        for (const status of Object.keys(op.responses ?? {}))
+          if (status === '200' || status === '202') this.responseSchema(method, path.replace(/\{[^}]+\}/g, 'x'), Number(status))
       }
     }
   }
@@ -78,7 +79,9 @@ export class PublishedContract {
       throw new Error(`${where}: the body is not JSON: ${text.slice(0, 200)}`)
     }
     if (!validate(body)) {
-      throw new Error(`${where}: the body does not match the published schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\n${text.slice(0, 1000)}`)
+      throw new Error(
+        `${where}: the body does not match the published schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\n${text.slice(0, 1000)}`,
+      )
     }
     const template = this.templates.find((t) => t.pattern.test(path))!.template
     const declared = this.doc.paths[template][method.toLowerCase()].responses[String(status)].headers ?? {}

@@ -44,7 +44,10 @@ const id = (prefix: string) => `${prefix}_fake${(++seq).toString(36)}`
 export function minimalForSchema(schema: any, root: any = schema, depth = 0): unknown {
   if (!isObj(schema) || depth > 32) return null
   if (typeof schema.$ref === 'string') {
-    const target = schema.$ref.replace(/^#\/?/, '').split('/').filter(Boolean)
+    const target = schema.$ref
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter(Boolean)
       .reduce((node: any, key: string) => node?.[decodeURIComponent(key.replace(/~1/g, '/').replace(/~0/g, '~'))], root)
     return minimalForSchema(target, root, depth + 1)
   }
@@ -75,7 +78,8 @@ export function minimalForSchema(schema: any, root: any = schema, depth = 0): un
       const n = schema.minItems ?? 0
       const tuple = schema.prefixItems ?? (Array.isArray(schema.items) ? schema.items : null)
       return Array.from({ length: Math.max(n, tuple?.length ?? 0) }, (_, i) =>
-        minimalForSchema(tuple?.[i] ?? (Array.isArray(schema.items) ? {} : schema.items ?? {}), root, depth + 1))
+        minimalForSchema(tuple?.[i] ?? (Array.isArray(schema.items) ? {} : (schema.items ?? {})), root, depth + 1),
+      )
     }
     case 'integer':
     case 'number': {
@@ -94,9 +98,14 @@ export function minimalForSchema(schema: any, root: any = schema, depth = 0): un
       return null
     default: {
       const formats: Record<string, string> = {
-        'date-time': '1970-01-01T00:00:00.000Z', date: '1970-01-01', time: '00:00:00Z',
-        email: 'x@example.com', uri: 'https://example.com/', url: 'https://example.com/',
-        uuid: '00000000-0000-4000-8000-000000000000', ipv4: '127.0.0.1',
+        'date-time': '1970-01-01T00:00:00.000Z',
+        date: '1970-01-01',
+        time: '00:00:00Z',
+        email: 'x@example.com',
+        uri: 'https://example.com/',
+        url: 'https://example.com/',
+        uuid: '00000000-0000-4000-8000-000000000000',
+        ipv4: '127.0.0.1',
       }
       const base = formats[schema.format] ?? 'x'
       return base.length >= (schema.minLength ?? 0) ? base : base + 'x'.repeat(schema.minLength - base.length)
@@ -130,7 +139,9 @@ export const TINY_PNG: Buffer = (() => {
   const raw = Buffer.from([0, 0x33, 0x99, 0xff, 0xff]) // filter byte + one pixel
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
   ])
 })()
 
@@ -144,10 +155,19 @@ function pcmTone(seconds: number, rate: number): Buffer {
 export function makeWav(seconds = 0.5, rate = 24000): Buffer {
   const pcm = pcmTone(seconds, rate)
   const h = Buffer.alloc(44)
-  h.write('RIFF', 0); h.writeUInt32LE(36 + pcm.length, 4); h.write('WAVE', 8)
-  h.write('fmt ', 12); h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22)
-  h.writeUInt32LE(rate, 24); h.writeUInt32LE(rate * 2, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34)
-  h.write('data', 36); h.writeUInt32LE(pcm.length, 40)
+  h.write('RIFF', 0)
+  h.writeUInt32LE(36 + pcm.length, 4)
+  h.write('WAVE', 8)
+  h.write('fmt ', 12)
+  h.writeUInt32LE(16, 16)
+  h.writeUInt16LE(1, 20)
+  h.writeUInt16LE(1, 22)
+  h.writeUInt32LE(rate, 24)
+  h.writeUInt32LE(rate * 2, 28)
+  h.writeUInt16LE(2, 32)
+  h.writeUInt16LE(16, 34)
+  h.write('data', 36)
+  h.writeUInt32LE(pcm.length, 40)
   return Buffer.concat([h, pcm])
 }
 /** Silent MPEG-1 Layer III frames (128 kbps, 44.1 kHz), ~26 ms each. */
@@ -178,7 +198,10 @@ export function fakeEmbedding(text: string, dims = 64): number[] {
     v[(h >>> 0) % dims]! += 1
   }
   const norm = Math.hypot(...v)
-  if (norm === 0) { v[0] = 1; return v }
+  if (norm === 0) {
+    v[0] = 1
+    return v
+  }
   return v.map((x) => x / norm)
 }
 
@@ -189,48 +212,86 @@ function dataUrl(url: string): { mediaType: string; data: string } {
 }
 function guessType(url: string): string {
   const ext = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase()
-  const map: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', txt: 'text/plain' }
+  const map: Record<string, string> = {
+    pdf: 'application/pdf',
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+    txt: 'text/plain',
+  }
   return (ext && map[ext]) || 'application/octet-stream'
 }
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content
-    : Array.isArray(content) ? content.filter((p) => typeof p?.text === 'string').map((p) => p.text).join('\n') : ''
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content
+          .filter((p) => typeof p?.text === 'string')
+          .map((p) => p.text)
+          .join('\n')
+      : ''
 
 function parseTextRequest(api: 'responses' | 'chat', body: any): FakeTextRequest {
   const system: string[] = []
   const prompt: string[] = []
   const files: FakeTextRequest['files'] = []
-  const messages: any[] = api === 'responses'
-    ? (typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input ?? [])
-    : body.messages ?? []
+  const messages: any[] =
+    api === 'responses'
+      ? typeof body.input === 'string'
+        ? [{ role: 'user', content: body.input }]
+        : (body.input ?? [])
+      : (body.messages ?? [])
   if (api === 'responses' && typeof body.instructions === 'string') system.push(body.instructions)
   for (const m of messages) {
-    if (m?.role === 'system' || m?.role === 'developer') { system.push(textOf(m.content)); continue }
+    if (m?.role === 'system' || m?.role === 'developer') {
+      system.push(textOf(m.content))
+      continue
+    }
     if (m?.role !== 'user') continue
-    if (typeof m.content === 'string') { prompt.push(m.content); continue }
+    if (typeof m.content === 'string') {
+      prompt.push(m.content)
+      continue
+    }
     for (const p of m.content ?? []) {
       switch (p?.type) {
-        case 'input_text': case 'text': prompt.push(p.text); break
+        case 'input_text':
+        case 'text':
+          prompt.push(p.text)
+          break
         case 'input_image':
-          files.push(p.file_id ? { mediaType: 'image/*', data: p.file_id } : dataUrl(p.image_url)); break
-        case 'image_url': files.push(dataUrl(p.image_url?.url ?? '')); break
+          files.push(p.file_id ? { mediaType: 'image/*', data: p.file_id } : dataUrl(p.image_url))
+          break
+        case 'image_url':
+          files.push(dataUrl(p.image_url?.url ?? ''))
+          break
         case 'input_file':
-          files.push(p.file_data ? dataUrl(p.file_data) : p.file_url
-            ? { mediaType: guessType(p.file_url), data: p.file_url }
-            : { mediaType: 'application/octet-stream', data: p.file_id }); break
+          files.push(
+            p.file_data
+              ? dataUrl(p.file_data)
+              : p.file_url
+                ? { mediaType: guessType(p.file_url), data: p.file_url }
+                : { mediaType: 'application/octet-stream', data: p.file_id },
+          )
+          break
         case 'file':
-          files.push(p.file?.file_data ? dataUrl(p.file.file_data) : { mediaType: 'application/octet-stream', data: p.file?.file_id }); break
+          files.push(p.file?.file_data ? dataUrl(p.file.file_data) : { mediaType: 'application/octet-stream', data: p.file?.file_id })
+          break
         case 'input_audio':
-          files.push({ mediaType: p.input_audio?.format === 'mp3' ? 'audio/mpeg' : `audio/${p.input_audio?.format}`, data: p.input_audio?.data }); break
+          files.push({
+            mediaType: p.input_audio?.format === 'mp3' ? 'audio/mpeg' : `audio/${p.input_audio?.format}`,
+            data: p.input_audio?.data,
+          })
+          break
       }
     }
   }
   const format = api === 'responses' ? body.text?.format : body.response_format
-  const jsonSchema = format?.type === 'json_schema'
-    ? (api === 'responses' ? format.schema : format.json_schema?.schema) ?? null
-    : null
+  const jsonSchema = format?.type === 'json_schema' ? ((api === 'responses' ? format.schema : format.json_schema?.schema) ?? null) : null
   const tools: string[] = (body.tools ?? []).map((t: any) =>
-    t?.type === 'function' ? (t.name ?? t.function?.name) : t?.type === 'custom' ? t.name : t?.type)
+    t?.type === 'function' ? (t.name ?? t.function?.name) : t?.type === 'custom' ? t.name : t?.type,
+  )
   if (body.web_search_options) tools.push('web_search')
   return { api, model: String(body.model ?? ''), system: system.join('\n'), prompt: prompt.join('\n'), files, jsonSchema, tools, body }
 }
@@ -258,7 +319,10 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     let reply: unknown = opts.text ? await opts.text(req) : undefined
     if (reply === undefined) reply = req.jsonSchema ? minimalForSchema(req.jsonSchema) : { $text: 'ok' }
     if (isObj(reply) && typeof reply.$status === 'number') {
-      return { status: reply.$status, body: reply.$body ?? { error: { message: `fake provider error ${reply.$status}`, type: 'server_error', param: null, code: null } } }
+      return {
+        status: reply.$status,
+        body: reply.$body ?? { error: { message: `fake provider error ${reply.$status}`, type: 'server_error', param: null, code: null } },
+      }
     }
     if (isObj(reply) && typeof reply.$text === 'string') return { text: reply.$text }
     return { text: JSON.stringify(reply) }
@@ -272,24 +336,44 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     const output: any[] = []
     if (sources) {
       output.push({
-        type: 'web_search_call', id: id('ws'), status: 'completed',
+        type: 'web_search_call',
+        id: id('ws'),
+        status: 'completed',
         action: { type: 'search', query: req.prompt.slice(0, 200), sources: sources.map((s) => ({ type: 'url', url: s.url })) },
       })
     }
-    const annotations = (sources ?? []).map((s) => ({ type: 'url_citation', start_index: 0, end_index: r.text.length, url: s.url, title: s.title }))
+    const annotations = (sources ?? []).map((s) => ({
+      type: 'url_citation',
+      start_index: 0,
+      end_index: r.text.length,
+      url: s.url,
+      title: s.title,
+    }))
     const message = {
-      type: 'message', id: id('msg'), status: 'completed', role: 'assistant',
+      type: 'message',
+      id: id('msg'),
+      status: 'completed',
+      role: 'assistant',
       content: [{ type: 'output_text', text: r.text, annotations, logprobs: [] }],
     }
     output.push(message)
     const inTok = tokens(req.system + req.prompt) + req.files.length * 100
     const outTok = tokens(r.text)
     const response = {
-      id: id('resp'), object: 'response', created_at: now(), status: 'completed', model: req.model, output,
-      incomplete_details: null, error: null,
+      id: id('resp'),
+      object: 'response',
+      created_at: now(),
+      status: 'completed',
+      model: req.model,
+      output,
+      incomplete_details: null,
+      error: null,
       usage: {
-        input_tokens: inTok, input_tokens_details: { cached_tokens: 0 },
-        output_tokens: outTok, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inTok + outTok,
+        input_tokens: inTok,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: outTok,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: inTok + outTok,
       },
     }
     if (!body.stream) return json(res, 200, response)
@@ -297,10 +381,18 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     output.forEach((item, output_index) => {
       if (item.type === 'message') {
         events.push({ type: 'response.output_item.added', output_index, item: { ...item, status: 'in_progress', content: [] } })
-        for (const delta of chunks(r.text)) events.push({ type: 'response.output_text.delta', item_id: item.id, output_index, content_index: 0, delta, logprobs: [] })
-        annotations.forEach((annotation, annotation_index) => events.push({
-          type: 'response.output_text.annotation.added', item_id: item.id, output_index, content_index: 0, annotation_index, annotation,
-        }))
+        for (const delta of chunks(r.text))
+          events.push({ type: 'response.output_text.delta', item_id: item.id, output_index, content_index: 0, delta, logprobs: [] })
+        annotations.forEach((annotation, annotation_index) =>
+          events.push({
+            type: 'response.output_text.annotation.added',
+            item_id: item.id,
+            output_index,
+            content_index: 0,
+            annotation_index,
+            annotation,
+          }),
+        )
       } else {
         events.push({ type: 'response.output_item.added', output_index, item: { type: item.type, id: item.id, status: 'in_progress' } })
       }
@@ -316,32 +408,48 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     const r = await textReply(req)
     if ('status' in r) return json(res, r.status, r.body)
     const sources = opts.webSearch && body.web_search_options ? opts.webSearch : null
-    const annotations = sources?.map((s) => ({ type: 'url_citation', url_citation: { start_index: 0, end_index: r.text.length, url: s.url, title: s.title } }))
+    const annotations = sources?.map((s) => ({
+      type: 'url_citation',
+      url_citation: { start_index: 0, end_index: r.text.length, url: s.url, title: s.title },
+    }))
     const prompt_tokens = tokens(req.system + req.prompt) + req.files.length * 100
     const completion_tokens = tokens(r.text)
     const usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens }
     const base = { id: id('chatcmpl'), created: now(), model: req.model }
     if (!body.stream) {
       return json(res, 200, {
-        ...base, object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: r.text, refusal: null, ...(annotations && { annotations }) }, logprobs: null, finish_reason: 'stop' }],
+        ...base,
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: r.text, refusal: null, ...(annotations && { annotations }) },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage,
       })
     }
     const chunk = (choices: any[], extra = {}) => ({ ...base, object: 'chat.completion.chunk', choices, ...extra })
-    sse(res, [
-      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
-      ...chunks(r.text).map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }])),
-      ...(annotations ? [chunk([{ index: 0, delta: { annotations }, finish_reason: null }])] : []),
-      chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
-      ...(body.stream_options?.include_usage ? [chunk([], { usage })] : []),
-    ], 'chat')
+    sse(
+      res,
+      [
+        chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+        ...chunks(r.text).map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }])),
+        ...(annotations ? [chunk([{ index: 0, delta: { annotations }, finish_reason: null }])] : []),
+        chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+        ...(body.stream_options?.include_usage ? [chunk([], { usage })] : []),
+      ],
+      'chat',
+    )
   }
 
   function images(res: ServerResponse, body: any) {
     const n = Math.max(1, Number(body.n ?? 1))
     json(res, 200, {
-      created: now(), size: typeof body.size === 'string' ? body.size : undefined,
+      created: now(),
+      size: typeof body.size === 'string' ? body.size : undefined,
       data: Array.from({ length: n }, () => ({ b64_json: TINY_PNG.toString('base64'), revised_prompt: body.prompt })),
       usage: { input_tokens: tokens(String(body.prompt ?? '')), output_tokens: 0, total_tokens: tokens(String(body.prompt ?? '')) },
     })
@@ -359,24 +467,40 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     const duration = Math.round(((audio && wavDuration(audio)) ?? 1) * 1000) / 1000
     if (fields.response_format === 'json') return json(res, 200, { text, usage: { type: 'duration', seconds: Math.ceil(duration) } })
     if (fields.response_format === 'text') return res.writeHead(200, { 'content-type': 'text/plain' }).end(text)
-    const sentences = text.match(/[^.!?]+[.!?]*\s*/g)?.map((s) => s.trim()).filter(Boolean) ?? [text]
+    const sentences = text
+      .match(/[^.!?]+[.!?]*\s*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? [text]
     const step = duration / sentences.length
     json(res, 200, {
-      task: 'transcribe', language: 'english', duration, text,
+      task: 'transcribe',
+      language: 'english',
+      duration,
+      text,
       segments: sentences.map((s, i) => ({
-        id: i, seek: 0, start: +(i * step).toFixed(3), end: +((i + 1) * step).toFixed(3), text: s,
-        tokens: [], temperature: 0, avg_logprob: -0.1, compression_ratio: 1, no_speech_prob: 0,
+        id: i,
+        seek: 0,
+        start: +(i * step).toFixed(3),
+        end: +((i + 1) * step).toFixed(3),
+        text: s,
+        tokens: [],
+        temperature: 0,
+        avg_logprob: -0.1,
+        compression_ratio: 1,
+        no_speech_prob: 0,
       })),
     })
   }
 
   function embeddings(res: ServerResponse, body: any) {
     const inputs: string[] = (Array.isArray(body.input) ? body.input : [body.input]).map((x: unknown) =>
-      typeof x === 'string' ? x : JSON.stringify(x))
+      typeof x === 'string' ? x : JSON.stringify(x),
+    )
     const dims = Number(body.dimensions) > 0 ? Number(body.dimensions) : 64
     const prompt_tokens = inputs.reduce((n, s) => n + (s.match(/\S+/g)?.length ?? 0), 0)
     json(res, 200, {
-      object: 'list', model: body.model,
+      object: 'list',
+      model: body.model,
       data: inputs.map((s, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(s, dims) })),
       usage: { prompt_tokens, total_tokens: prompt_tokens },
     })
@@ -389,16 +513,25 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     let body: any = null
     let upload: Buffer | null = null
     if (type.startsWith('multipart/form-data')) {
-      const form = await new Request('http://localhost', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(raw) }).formData()
+      const form = await new Request('http://localhost', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: new Uint8Array(raw),
+      }).formData()
       body = {}
       for (const [key, value] of form) {
-        if (typeof value === 'string') { body[key] = value; continue }
+        if (typeof value === 'string') {
+          body[key] = value
+          continue
+        }
         const buf = Buffer.from(await value.arrayBuffer())
         upload ??= buf
         body[key] = { name: value.name, type: value.type, size: buf.length }
       }
     } else if (raw.length) {
-      try { body = JSON.parse(raw.toString('utf8')) } catch {
+      try {
+        body = JSON.parse(raw.toString('utf8'))
+      } catch {
         requests.push({ path, body: raw.toString('utf8') })
         return error(res, 400, 'Invalid JSON body')
       }
@@ -409,22 +542,37 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
       let aborted = false
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, opts.delayMs)
-        const onClose = () => { aborted = true; done() }
+        const onClose = () => {
+          aborted = true
+          done()
+        }
         res.once('close', onClose)
-        function done() { clearTimeout(timer); res.off('close', onClose); resolve() }
+        function done() {
+          clearTimeout(timer)
+          res.off('close', onClose)
+          resolve()
+        }
       })
       if (aborted) return // client gave up: stop early, write nothing
     }
 
     const route = req.method === 'POST' ? path.replace(/^\/v1/, '') : ''
     switch (route) {
-      case '/responses': return responses(res, body ?? {})
-      case '/chat/completions': return chat(res, body ?? {})
-      case '/images/generations': case '/images/edits': return images(res, body ?? {})
-      case '/audio/speech': return speech(res, body ?? {})
-      case '/audio/transcriptions': return transcription(res, body ?? {}, upload)
-      case '/embeddings': return embeddings(res, body ?? {})
-      default: return error(res, 404, `Unknown request URL: ${req.method} ${path}`)
+      case '/responses':
+        return responses(res, body ?? {})
+      case '/chat/completions':
+        return chat(res, body ?? {})
+      case '/images/generations':
+      case '/images/edits':
+        return images(res, body ?? {})
+      case '/audio/speech':
+        return speech(res, body ?? {})
+      case '/audio/transcriptions':
+        return transcription(res, body ?? {}, upload)
+      case '/embeddings':
+        return embeddings(res, body ?? {})
+      default:
+        return error(res, 404, `Unknown request URL: ${req.method} ${path}`)
     }
   }
 
@@ -439,11 +587,14 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
-    set: (patch) => { Object.assign(opts, patch) },
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((err) => (err ? reject(err) : resolve()))
-      server.closeAllConnections()
-    }),
+    set: (patch) => {
+      Object.assign(opts, patch)
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()))
+        server.closeAllConnections()
+      }),
   }
 }
 
@@ -456,6 +607,9 @@ function chunks(text: string, size = 16): string[] {
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
-    req.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject)
+    req
+      .on('data', (c: Buffer) => parts.push(c))
+      .on('end', () => resolve(Buffer.concat(parts)))
+      .on('error', reject)
   })
 }

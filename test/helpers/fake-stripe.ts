@@ -56,12 +56,24 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
     paymentIntents: [],
     decline: false,
     event(type, object) {
-      return { id: id('evt'), object: 'event', api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), livemode: false, type, data: { object } }
+      return {
+        id: id('evt'),
+        object: 'event',
+        api_version: '2025-01-01',
+        created: Math.floor(Date.now() / 1000),
+        livemode: false,
+        type,
+        data: { object },
+      }
     },
     async deliver(event, signature) {
       const payload = JSON.stringify(event)
       const header = signature ?? signer.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret })
-      const res = await fetch(fake.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: payload })
+      const res = await fetch(fake.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': header },
+        body: payload,
+      })
       return { status: res.status, text: await res.text() }
     },
     async complete(sessionId) {
@@ -71,7 +83,16 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       s.status = 'complete'
       s.payment_status = 'paid'
       if (s.mode === 'payment') {
-        const pi = { id: id('pi'), object: 'payment_intent', amount: s.amount_total, currency: 'usd', customer: s.customer, payment_method: id('pm'), status: 'succeeded', metadata: s.payment_intent_data?.metadata ?? {} }
+        const pi = {
+          id: id('pi'),
+          object: 'payment_intent',
+          amount: s.amount_total,
+          currency: 'usd',
+          customer: s.customer,
+          payment_method: id('pm'),
+          status: 'succeeded',
+          metadata: s.payment_intent_data?.metadata ?? {},
+        }
         fake.paymentIntents.push(pi)
         s.payment_intent = pi.id
       } else {
@@ -82,7 +103,13 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       return { status, event }
     },
     async renew(subscriptionId) {
-      const invoice = { id: id('in'), object: 'invoice', billing_reason: 'subscription_cycle', status: 'paid', parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } } }
+      const invoice = {
+        id: id('in'),
+        object: 'invoice',
+        billing_reason: 'subscription_cycle',
+        status: 'paid',
+        parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } },
+      }
       const event = fake.event('invoice.paid', invoice)
       const { status } = await fake.deliver(event)
       return { status, event }
@@ -112,7 +139,17 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       const p = parseForm(body)
       const sid = id('cs_test')
       const amount = Number(p.line_items?.[0]?.price_data?.unit_amount ?? 0) * Number(p.line_items?.[0]?.quantity ?? 1)
-      const s = { id: sid, object: 'checkout.session', url: `${fake.url}/pay/${sid}`, status: 'open', payment_status: 'unpaid', amount_total: amount, currency: 'usd', ...p, customer: p.customer ?? null }
+      const s = {
+        id: sid,
+        object: 'checkout.session',
+        url: `${fake.url}/pay/${sid}`,
+        status: 'open',
+        payment_status: 'unpaid',
+        amount_total: amount,
+        currency: 'usd',
+        ...p,
+        customer: p.customer ?? null,
+      }
       fake.sessions.set(sid, s)
       return json(200, publicSession(s))
     }
@@ -121,7 +158,9 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       if (!s) return json(404, { error: { type: 'invalid_request_error', message: 'No such session' } })
       if (req.method === 'GET') {
         res.writeHead(200, { 'content-type': 'text/html' })
-        return res.end(`<!doctype html><title>Fake Checkout</title><h1>Fake Stripe Checkout</h1><p>${s.line_items?.[0]?.price_data?.product_data?.name ?? ''}</p><p>Total: $${(s.amount_total / 100).toFixed(2)}</p><form method="post"><button id="pay">Pay</button></form>`)
+        return res.end(
+          `<!doctype html><title>Fake Checkout</title><h1>Fake Stripe Checkout</h1><p>${s.line_items?.[0]?.price_data?.product_data?.name ?? ''}</p><p>Total: $${(s.amount_total / 100).toFixed(2)}</p><form method="post"><button id="pay">Pay</button></form>`,
+        )
       }
       await fake.complete(s.id)
       res.writeHead(303, { location: s.success_url })
@@ -137,9 +176,23 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       const replay = key && fake.paymentIntents.find((x) => x.idempotencyKey === key)
       if (replay) return json(200, replay)
       if (fake.decline) {
-        return json(402, { error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card was declined.' } })
+        return json(402, {
+          error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card was declined.' },
+        })
       }
-      const pi = { id: id('pi'), object: 'payment_intent', amount: Number(p.amount), currency: p.currency, customer: p.customer, payment_method: p.payment_method, off_session: p.off_session === 'true', confirm: p.confirm === 'true', status: 'succeeded', metadata: p.metadata ?? {}, idempotencyKey: key }
+      const pi = {
+        id: id('pi'),
+        object: 'payment_intent',
+        amount: Number(p.amount),
+        currency: p.currency,
+        customer: p.customer,
+        payment_method: p.payment_method,
+        off_session: p.off_session === 'true',
+        confirm: p.confirm === 'true',
+        status: 'succeeded',
+        metadata: p.metadata ?? {},
+        idempotencyKey: key,
+      }
       fake.paymentIntents.push(pi)
       return json(200, pi)
     }

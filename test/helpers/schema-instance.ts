@@ -19,7 +19,10 @@ export function seededRng(seed: string): Rng {
 }
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const WORDS = 'the invoice order customer team payment delivery account plan review contract total item note risk date price support quality and of to for with on late due paid new open'.split(' ')
+const WORDS =
+  'the invoice order customer team payment delivery account plan review contract total item note risk date price support quality and of to for with on late due paid new open'.split(
+    ' ',
+  )
 const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1))
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
@@ -35,16 +38,27 @@ function formatted(rng: Rng, format: string): string | undefined {
   const time = `${pad(int(rng, 0, 23))}:${pad(int(rng, 0, 59))}:${pad(int(rng, 0, 59))}Z`
   const hex = (n: number) => Array.from({ length: n }, () => int(rng, 0, 15).toString(16)).join('')
   switch (format) {
-    case 'date': return date
-    case 'date-time': return `${date}T${time}`
-    case 'time': return time
-    case 'email': return `${pick(rng, WORDS)}${int(rng, 1, 99)}@example.com`
-    case 'uri': case 'url': return `https://example.com/${pick(rng, WORDS)}/${int(rng, 1, 999)}`
-    case 'hostname': return `${pick(rng, WORDS)}.example.com`
-    case 'uuid': return `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`
-    case 'ipv4': return `${int(rng, 1, 223)}.${int(rng, 0, 255)}.${int(rng, 0, 255)}.${int(rng, 1, 254)}`
-    case 'duration': return `P${int(rng, 1, 30)}D`
-    default: return undefined
+    case 'date':
+      return date
+    case 'date-time':
+      return `${date}T${time}`
+    case 'time':
+      return time
+    case 'email':
+      return `${pick(rng, WORDS)}${int(rng, 1, 99)}@example.com`
+    case 'uri':
+    case 'url':
+      return `https://example.com/${pick(rng, WORDS)}/${int(rng, 1, 999)}`
+    case 'hostname':
+      return `${pick(rng, WORDS)}.example.com`
+    case 'uuid':
+      return `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`
+    case 'ipv4':
+      return `${int(rng, 1, 223)}.${int(rng, 0, 255)}.${int(rng, 0, 255)}.${int(rng, 1, 254)}`
+    case 'duration':
+      return `P${int(rng, 1, 30)}D`
+    default:
+      return undefined
   }
 }
 
@@ -55,7 +69,12 @@ function randomString(schema: Record<string, any>, rng: Rng): string {
     let s = (schema.format && formatted(rng, schema.format)) ?? undefined
     if (s === undefined && typeof schema.pattern === 'string') {
       // Long length bounds written as a pattern (strict mode) are sampled near their minimum, as prose would be.
-      const gen = new RandExp(schema.pattern.replace(/\{(\d+),(\d*)\}/g, (_: string, lo: string, hi: string) => `{${lo},${Math.min(Number(hi || Infinity), Number(lo) + 60)}}`))
+      const gen = new RandExp(
+        schema.pattern.replace(
+          /\{(\d+),(\d*)\}/g,
+          (_: string, lo: string, hi: string) => `{${lo},${Math.min(Number(hi || Infinity), Number(lo) + 60)}}`,
+        ),
+      )
       gen.max = 6
       gen.randInt = (a: number, b: number) => int(rng, a, b)
       s = gen.gen()
@@ -82,7 +101,11 @@ export function randomInstance(schema: unknown, rng: Rng, root: unknown = schema
   if (schema === true || !isObj(schema)) return words(rng, 8)
   if (depth > 24) return null
   if (typeof schema.$ref === 'string') {
-    const target = schema.$ref.replace(/^#\/?/, '').split('/').filter(Boolean).reduce((n: any, k: string) => n?.[k], root)
+    const target = schema.$ref
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter(Boolean)
+      .reduce((n: any, k: string) => n?.[k], root)
     return randomInstance(target, rng, root, depth + 1)
   }
   if ('const' in schema) return schema.const
@@ -117,10 +140,15 @@ export function randomInstance(schema: unknown, rng: Rng, root: unknown = schema
       }
       return out
     }
-    case 'integer': return randomNumber(schema, rng, true)
-    case 'number': return randomNumber(schema, rng, false)
-    case 'boolean': return rng() < 0.5
-    case 'null': return null
-    default: return randomString(schema, rng)
+    case 'integer':
+      return randomNumber(schema, rng, true)
+    case 'number':
+      return randomNumber(schema, rng, false)
+    case 'boolean':
+      return rng() < 0.5
+    case 'null':
+      return null
+    default:
+      return randomString(schema, rng)
   }
 }

@@ -13,7 +13,11 @@ t.test('without ADMIN_TOKEN every /admin route is 404; a wrong token is 401', as
   const wrong = await app.call('/admin/accounts', { body: { email: 'a@b.test' }, headers: { authorization: 'Bearer nope' } })
   t.equal(wrong.status, 401)
   t.equal(wrong.body.error.code, 'unauthorized')
-  t.equal((await app.call('/admin/accounts', { body: { email: 'a@b.test' }, key: 'ksk_live_x' })).status, 401, 'an API key is not an admin token')
+  t.equal(
+    (await app.call('/admin/accounts', { body: { email: 'a@b.test' }, key: 'ksk_live_x' })).status,
+    401,
+    'an API key is not an admin token',
+  )
 })
 
 t.test('account, packs, plans, keys, caps, revocation, webhook secret', async (t) => {
@@ -29,7 +33,11 @@ t.test('account, packs, plans, keys, caps, revocation, webhook secret', async (t
   res = await admin(`/admin/accounts/${id}/credits`, { body: { pack: 'first' } })
   t.equal(res.status, 409)
   t.equal(res.body.error.code, 'first_pack_used')
-  for (const [pack, credits] of [['starter', 2000], ['growth', 10500], ['scale', 55000]] as const) {
+  for (const [pack, credits] of [
+    ['starter', 2000],
+    ['growth', 10500],
+    ['scale', 55000],
+  ] as const) {
     const before = (await admin(`/admin/accounts/${id}`)).body.balance
     t.equal((await admin(`/admin/accounts/${id}/credits`, { body: { pack } })).body.balance, before + credits, pack)
   }
@@ -50,7 +58,10 @@ t.test('account, packs, plans, keys, caps, revocation, webhook secret', async (t
   t.equal(key.body.prefix, key.body.key.slice(0, 12))
   const [stored] = await app.services.db.sql(`select encode(key_hash, 'hex') as h from api_keys where id = ?`, [key.body.id])
   t.not(stored!.h, key.body.key, 'only the hash is stored')
-  t.notOk(JSON.stringify(await app.services.db.sql(`select * from api_keys`)).includes(key.body.key), 'the key appears nowhere in the table')
+  t.notOk(
+    JSON.stringify(await app.services.db.sql(`select * from api_keys`)).includes(key.body.key),
+    'the key appears nowhere in the table',
+  )
   t.equal((await app.call('/v1/account', { key: key.body.key })).body.plan, 'team')
 
   res = await admin(`/admin/keys/${key.body.id}`, { method: 'PATCH', body: { monthlySpendCap: null } })

@@ -34,7 +34,11 @@ t.test('the strict form: every property required, optional ones nullable, refuse
 })
 
 t.test('null stands for an absent optional property, never for a required nullable one', async (t) => {
-  const schema = Type.Object({ a: Type.Optional(Type.String()), b: Type.Union([Type.String(), Type.Null()]), list: Type.Array(Type.Object({ c: Type.Optional(Type.Number()) })) })
+  const schema = Type.Object({
+    a: Type.Optional(Type.String()),
+    b: Type.Union([Type.String(), Type.Null()]),
+    list: Type.Array(Type.Object({ c: Type.Optional(Type.Number()) })),
+  })
   t.same(nullsToAbsent({ a: null, b: null, list: [{ c: null }, { c: 1 }] }, schema), { b: null, list: [{}, { c: 1 }] })
 })
 
@@ -68,7 +72,10 @@ for (const wire of ['responses', 'chat'] as const) {
     const app = await startTestApp(t, { capabilities: [cap], provider: fakeServerProvider(fake.baseURL, wire) })
 
     const c = await app.customer(10)
-    replies = [{ title: 'Nothing', note: null }, { title: 'About kiwi', note: null }]
+    replies = [
+      { title: 'Nothing', note: null },
+      { title: 'About kiwi', note: null },
+    ]
     const before = fake.requests.length
     const ok = await app.call('/v1/checked', { body: { text: 'kiwi' }, key: c.key })
     t.equal(ok.status, 200, ok.text)
@@ -79,7 +86,10 @@ for (const wire of ['responses', 'chat'] as const) {
     t.same(format.schema.required, ['title', 'note'])
     t.match(JSON.stringify(retry), /must contain \\"kiwi\\"/, 'the problem goes back to the model')
 
-    replies = [{ title: 'Nothing', note: null }, { title: 'Still nothing', note: null }]
+    replies = [
+      { title: 'Nothing', note: null },
+      { title: 'Still nothing', note: null },
+    ]
     const refused = await app.call('/v1/checked', { body: { text: 'kiwi' }, key: c.key })
     t.equal(refused.status, 502)
     t.equal(refused.body.error.code, 'inference_failed')

@@ -58,7 +58,19 @@ const deep = (n: number): Json => {
   for (let i = 0; i < n; i++) v = pick([{ a: v }, [v]])
   return v
 }
-const strangeText = () => pick(['\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', '\u202e\u200b', '💸'.repeat(50), '\\u0000', '%00', '<script>', "'; drop table accounts; --"])
+const strangeText = () =>
+  pick([
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff\ud800',
+    '\u202e\u200b',
+    '💸'.repeat(50),
+    '\\u0000',
+    '%00',
+    '<script>',
+    "'; drop table accounts; --",
+  ])
 
 function wrongType(schema: Schema): Json {
   const types: string[] = [].concat(schema.type ?? [])
@@ -98,11 +110,19 @@ function mutate(example: Json, cap: Capability): Json {
     case 'missing':
       return set(example, [...node.path, pick(s.required as string[])], REMOVE)
     case 'length':
-      return set(example, node.path, s.maxLength !== undefined && random() < 0.8 ? 'x'.repeat(s.maxLength + 1 + Math.floor(random() * 10)) : '')
+      return set(
+        example,
+        node.path,
+        s.maxLength !== undefined && random() < 0.8 ? 'x'.repeat(s.maxLength + 1 + Math.floor(random() * 10)) : '',
+      )
     case 'items':
       return set(example, node.path, s.maxItems !== undefined && random() < 0.8 ? Array(s.maxItems + 1).fill('x') : [])
     case 'range':
-      return set(example, node.path, pick([s.minimum !== undefined ? s.minimum - 1 : -1e308, s.maximum !== undefined ? s.maximum + 1 : 1e308, 0.5, -0.000001, 1e21]))
+      return set(
+        example,
+        node.path,
+        pick([s.minimum !== undefined ? s.minimum - 1 : -1e308, s.maximum !== undefined ? s.maximum + 1 : 1e308, 0.5, -0.000001, 1e21]),
+      )
     default:
       return set(example, node.path, pick(['not-in-the-enum', '', 'ＵＳＤ', 42]))
   }
@@ -114,9 +134,24 @@ function badRequest(cap: Capability): { raw: string; contentType?: string } {
   const r = random()
   if (r < 0.08) {
     const text = JSON.stringify(example)
-    return { raw: pick([text.slice(0, Math.floor(random() * text.length)), `${text},`, `{"a":}`, 'NaN', `{'a':1}`, '\ufeff{}x', '{"a":1}{"b":2}', '']) }
+    return {
+      raw: pick([
+        text.slice(0, Math.floor(random() * text.length)),
+        `${text},`,
+        `{"a":}`,
+        'NaN',
+        `{'a':1}`,
+        '\ufeff{}x',
+        '{"a":1}{"b":2}',
+        '',
+      ]),
+    }
   }
-  if (r < 0.12) return { raw: JSON.stringify(example), contentType: pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) }
+  if (r < 0.12)
+    return {
+      raw: JSON.stringify(example),
+      contentType: pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']),
+    }
   if (r < 0.15) return { raw: pick(['[]', '"x"', '1', 'null', 'true', '[{}]']) }
   for (let tries = 0; tries < 20; tries++) {
     const body = mutate(example, cap) as Record<string, unknown>
@@ -128,7 +163,9 @@ function badRequest(cap: Capability): { raw: string; contentType?: string } {
 }
 
 // Limits and pauses answer before validation (stages 2, 3); lifted here so every body reaches stage 4.
-const names = readdirSync('capabilities', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+const names = readdirSync('capabilities', { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
 const app = await startTestApp(t, {
   config: { rateLimits: Object.fromEntries(names.map((n) => [n, 1e9])), paused: Object.fromEntries(names.map((n) => [n, false])) as never },
 })
@@ -143,11 +180,14 @@ function post(path: string, body: string, headers: Record<string, string>): Prom
   const { hostname, port } = new URL(app.url)
   return new Promise((resolve, reject) => {
     let answered: { status: number; text: string } | null = null
-    const req = request({ hostname, port, path, method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      answered = { status: res.statusCode!, text: '' }
-      res.on('data', (c) => (answered!.text += c))
-      res.on('end', () => resolve(parsed(answered!)))
-    })
+    const req = request(
+      { hostname, port, path, method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        answered = { status: res.statusCode!, text: '' }
+        res.on('data', (c) => (answered!.text += c))
+        res.on('end', () => resolve(parsed(answered!)))
+      },
+    )
     const parsed = (a: { status: number; text: string }) => {
       try {
         return { status: a.status, body: JSON.parse(a.text) }
@@ -174,8 +214,10 @@ t.test(`every endpoint refuses ${N} bad bodies (and their dry runs) with a 4xx; 
     sent++
     const status = dry && res.status === 200 ? res.body?.liveStatus : res.status
     statuses.set(status, (statuses.get(status) ?? 0) + 1)
-    if (!(status >= 400 && status < 500) && failures.length < 20) failures.push(`${dry ? 'dry ' : ''}/v1/${cap.name} → ${res.status}${dry ? ` live ${status}` : ''}: ${bad.raw.slice(0, 200)}`)
-    if (res.status >= 400 && !res.body?.error?.requestId && failures.length < 20) failures.push(`/v1/${cap.name} ${res.status} without the C2 error body`)
+    if (!(status >= 400 && status < 500) && failures.length < 20)
+      failures.push(`${dry ? 'dry ' : ''}/v1/${cap.name} → ${res.status}${dry ? ` live ${status}` : ''}: ${bad.raw.slice(0, 200)}`)
+    if (res.status >= 400 && !res.body?.error?.requestId && failures.length < 20)
+      failures.push(`/v1/${cap.name} ${res.status} without the C2 error body`)
   }
   for (const cap of caps) {
     const bodies = Array.from({ length: N }, () => badRequest(cap))
@@ -188,14 +230,19 @@ t.test(`every endpoint refuses ${N} bad bodies (and their dry runs) with a 4xx; 
   const huge = `{"text":"${'x'.repeat(app.services.config.bodyLimitBytes + 10)}"}`
   for (const cap of caps.slice(0, 3)) for (const dry of [false, true]) await one(cap, { raw: huge }, dry)
   t.same(failures, [], 'every bad body got a 4xx with the C2 error body')
-  t.notOk([...statuses.keys()].some((s) => s >= 500), 'no 5xx')
+  t.notOk(
+    [...statuses.keys()].some((s) => s >= 500),
+    'no 5xx',
+  )
   t.notOk(statuses.has(429), 'every body reached validation (no rate limit in the way)')
   t.comment(`${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
   const money = await app.ledger(customer.accountId)
   t.equal(money.balance, 1_000_000, 'no credit moved')
   t.equal(money.reserved, 0, 'no hold left')
   t.equal(money.ledgerSum, money.balance, 'balance == sum(ledger)')
-  const [counts] = await app.services.db.sql(`select (select count(*) from jobs) as jobs, (select count(*) from idempotency_records) as idem`)
+  const [counts] = await app.services.db.sql(
+    `select (select count(*) from jobs) as jobs, (select count(*) from idempotency_records) as idem`,
+  )
   t.same([Number(counts!.jobs), Number(counts!.idem)], [0, 0], 'no job, no idempotency record')
   t.equal((await app.call('/healthz')).status, 200, 'healthy after')
   t.equal((await app.call('/readyz')).status, 200, 'ready after')

@@ -116,7 +116,9 @@ t.test('replays are free, work with a zero balance, and still count against the 
 t.test('an async call replays the same jobId and enqueues one job (C5, C7)', async (t) => {
   const c = await app.customer(10)
   const results = await Promise.all(
-    Array.from({ length: 10 }, () => app.call('/v1/asyncdoc', { body: { text: 'doc', async: true }, key: c.key, headers: idem('k-async') })),
+    Array.from({ length: 10 }, () =>
+      app.call('/v1/asyncdoc', { body: { text: 'doc', async: true }, key: c.key, headers: idem('k-async') }),
+    ),
   )
   const accepted = results.filter((r) => r.status === 202)
   t.ok(accepted.length >= 1)
@@ -139,7 +141,10 @@ t.test('the 24 h window, and maintenance removes old records', async (t) => {
   const start = clock
   const first = await app.call('/v1/slow', { body: { text: 'day' }, key: c.key, headers: idem('k-window') })
   clock = start + 23 * 3600_000
-  t.equal((await app.call('/v1/slow', { body: { text: 'day' }, key: c.key, headers: idem('k-window') })).headers.get('idempotent-replayed'), 'true')
+  t.equal(
+    (await app.call('/v1/slow', { body: { text: 'day' }, key: c.key, headers: idem('k-window') })).headers.get('idempotent-replayed'),
+    'true',
+  )
   clock = start + 24 * 3600_000 + 1000
   const fresh = await app.call('/v1/slow', { body: { text: 'day' }, key: c.key, headers: idem('k-window') })
   t.equal(fresh.status, 200)

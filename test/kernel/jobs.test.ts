@@ -36,7 +36,11 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
   t.ok(running.body.startedAt)
   const done = await waitFor(app, c.key, res.body.jobId, ['succeeded', 'failed'])
   t.equal(done.body.status, 'succeeded')
-  t.same(done.body.result, { echo: 'sleep:300', usage: { credits: 7, balanceRemaining: 13 } }, 'the body a sync call returns, usage included')
+  t.same(
+    done.body.result,
+    { echo: 'sleep:300', usage: { credits: 7, balanceRemaining: 13 } },
+    'the body a sync call returns, usage included',
+  )
   t.match(done.body, { endpoint: '/v1/jobdoc', requestId: res.body.requestId, createdAt: String, updatedAt: String, finishedAt: String })
   t.same(await app.ledger(c.accountId), { balance: 13, reserved: 0, ledgerSum: 13 })
   const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = ?`, [res.body.jobId])
@@ -158,7 +162,11 @@ t.test('the 24 h deadline, and retention of finished jobs (injectable clock)', a
 
 t.test('POST /internal/maintenance needs MAINTENANCE_SECRET and answers with counts', async (t) => {
   const closed = await startTestApp(t, { capabilities: [jobCapability] })
-  t.equal((await closed.call('/internal/maintenance', { method: 'POST' })).status, 404, 'without a configured secret the route does not exist')
+  t.equal(
+    (await closed.call('/internal/maintenance', { method: 'POST' })).status,
+    404,
+    'without a configured secret the route does not exist',
+  )
   const app = await startTestApp(t, { capabilities: [jobCapability], config: { maintenanceSecret: 's3cret' } })
   t.equal((await app.call('/internal/maintenance', { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status, 401)
   const ok = await app.call('/internal/maintenance', { method: 'POST', headers: { authorization: 'Bearer s3cret' } })

@@ -9,7 +9,10 @@ const answer = testCapability({
   name: 'answer',
   price: 3,
   ratePerMinute: 1000,
-  response: Type.Object({ answer: Type.String({ maxLength: 100 }), score: Type.Number({ minimum: 0, maximum: 1 }) }, { additionalProperties: false }),
+  response: Type.Object(
+    { answer: Type.String({ maxLength: 100 }), score: Type.Number({ minimum: 0, maximum: 1 }) },
+    { additionalProperties: false },
+  ),
   handler: async (input: any, ctx) => ctx.ai.object({ system: 'Answer.', content: input.text }),
 })
 
@@ -18,7 +21,11 @@ for (const wire of ['responses', 'chat'] as const) {
     let replies: unknown[] = []
     const fake = await startFakeOpenAI({ text: () => replies.shift() })
     t.teardown(() => fake.close())
-    const app = await startTestApp(t, { capabilities: [answer], provider: fakeServerProvider(fake.baseURL, wire), config: { syncModelTimeoutMs: 400 } })
+    const app = await startTestApp(t, {
+      capabilities: [answer],
+      provider: fakeServerProvider(fake.baseURL, wire),
+      config: { syncModelTimeoutMs: 400 },
+    })
     const call = (key: string) => app.call('/v1/answer', { body: { text: 'q' }, key })
 
     t.test('valid output: 200, charged', async (t) => {
@@ -33,7 +40,10 @@ for (const wire of ['responses', 'chat'] as const) {
     t.test('output that fails the schema is retried once, with the errors', async (t) => {
       const c = await app.customer(10)
       const before = fake.requests.length
-      replies = [{ answer: 'yes', score: 7 }, { answer: 'yes', score: 0.7 }]
+      replies = [
+        { answer: 'yes', score: 7 },
+        { answer: 'yes', score: 0.7 },
+      ]
       const res = await call(c.key)
       t.equal(res.status, 200)
       t.equal(res.body.score, 0.7)
@@ -97,5 +107,9 @@ t.test('a client that disconnects cancels the provider call; nothing is charged'
   await pending
   t.ok(aborted)
   for (let i = 0; i < 40 && (await app.ledger(c.accountId)).reserved > 0; i++) await new Promise((r) => setTimeout(r, 50))
-  t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 }, 'released well before the provider would have answered')
+  t.same(
+    await app.ledger(c.accountId),
+    { balance: 10, reserved: 0, ledgerSum: 10 },
+    'released well before the provider would have answered',
+  )
 })

@@ -36,13 +36,19 @@ t.test('fund K calls, fire 4K at once: exactly K succeed, the rest are 402', asy
     results.filter((r) => r.status === 200).every((r) => r.body.usage.credits === 5 && r.body.usage.balanceRemaining >= 0),
     'usage reports the price and a non-negative available balance',
   )
-  const charges = await app.services.db.sql(`select balance_after from ledger where account_id = ? and kind = 'charge' order by balance_after`, [c.accountId])
+  const charges = await app.services.db.sql(
+    `select balance_after from ledger where account_id = ? and kind = 'charge' order by balance_after`,
+    [c.accountId],
+  )
   t.same(
     charges.map((r) => Number(r.balance_after)),
     Array.from({ length: K }, (_, i) => i * 5),
     'each capture saw a distinct balance: no lost update',
   )
-  const [usage] = await app.services.db.sql(`select count(*)::int as n, sum(credits)::int as credits from usage_events where account_id = ?`, [c.accountId])
+  const [usage] = await app.services.db.sql(
+    `select count(*)::int as n, sum(credits)::int as credits from usage_events where account_id = ?`,
+    [c.accountId],
+  )
   t.same(usage, { n: K, credits: K * 5 }, 'one usage row per charged call')
 })
 

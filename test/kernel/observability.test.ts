@@ -9,12 +9,16 @@ const lines: Array<Record<string, any>> = []
 const logger = createLogger({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) })
 
 const echo = testCapability({ name: 'echo', ratePerMinute: 2 })
-const asks = testCapability({ name: 'asks', handler: async (input: any, ctx) => ({ echo: (await ctx.ai.object<{ echo: string }>({ system: 's', content: input.text })).echo }) })
+const asks = testCapability({
+  name: 'asks',
+  handler: async (input: any, ctx) => ({ echo: (await ctx.ai.object<{ echo: string }>({ system: 's', content: input.text })).echo }),
+})
 const failingModel = testCapability({
   name: 'failing-model',
-  handler: async (_input, ctx) => ctx.ai.run('model', async () => {
-    throw new Error('provider down')
-  }),
+  handler: async (_input, ctx) =>
+    ctx.ai.run('model', async () => {
+      throw new Error('provider down')
+    }),
 })
 const broken = testCapability({
   name: 'broken',
@@ -23,7 +27,12 @@ const broken = testCapability({
     throw Object.assign(new Error("insert into secrets values ('sk-live-123') - duplicate key value"), { sqlState: '23505' })
   },
 })
-const refusing = testCapability({ name: 'refusing', handler: async () => { throw new ApiError('unprocessable', 'Empty.') } })
+const refusing = testCapability({
+  name: 'refusing',
+  handler: async () => {
+    throw new ApiError('unprocessable', 'Empty.')
+  },
+})
 
 const app = await startTestApp(t, {
   capabilities: [echo, asks, failingModel, broken, refusing],
@@ -40,13 +49,25 @@ t.test('one access line per request: method, route, status, ms, request id, acco
   const res = await app.call('/v1/echo', { body: { text: 'hi' }, key: c.key })
   t.equal(res.status, 200)
   const line = lineOf(res.headers.get('x-request-id'))!
-  t.match(line, { level: 30, method: 'POST', route: '/v1/echo', status: 200, account: c.accountId, keyPrefix: c.key.slice(0, 12), credits: 5 })
+  t.match(line, {
+    level: 30,
+    method: 'POST',
+    route: '/v1/echo',
+    status: 200,
+    account: c.accountId,
+    keyPrefix: c.key.slice(0, 12),
+    credits: 5,
+  })
   t.type(line.ms, 'number')
   t.match(line.time, /^\d{4}-\d\d-\d\dT/, 'ISO time')
   t.equal(accessLines().filter((l) => l.reqId === line.reqId).length, 1, 'exactly one line')
 
   const job = await app.call(`/v1/jobs/${'0'.repeat(8)}-0000-0000-0000-000000000000`, { key: c.key })
-  t.match(lineOf(job.headers.get('x-request-id')), { route: '/v1/jobs/:id', status: job.status, credits: 0 }, 'the route pattern, not the path')
+  t.match(
+    lineOf(job.headers.get('x-request-id')),
+    { route: '/v1/jobs/:id', status: job.status, credits: 0 },
+    'the route pattern, not the path',
+  )
 
   const refused = await app.call('/v1/refusing', { body: { text: 'hi' }, key: c.key })
   t.match(lineOf(refused.headers.get('x-request-id')), { status: 422, code: 'unprocessable', credits: 0 })
@@ -99,8 +120,16 @@ t.test('metrics move after calls: requests, latency, credits, model calls, refus
 
   const ok = '{method="POST",route="/v1/asks",status="200"}'
   t.equal(value(after, 'capapi_http_requests_total', ok) - value(before, 'capapi_http_requests_total', ok), 1, 'request counted')
-  t.equal(value(after, 'capapi_http_request_duration_seconds_count', ok) - value(before, 'capapi_http_request_duration_seconds_count', ok), 1, 'latency observed')
-  t.equal(value(after, 'capapi_credits_charged_total', '{endpoint="asks"}') - value(before, 'capapi_credits_charged_total', '{endpoint="asks"}'), 5, 'credits charged')
+  t.equal(
+    value(after, 'capapi_http_request_duration_seconds_count', ok) - value(before, 'capapi_http_request_duration_seconds_count', ok),
+    1,
+    'latency observed',
+  )
+  t.equal(
+    value(after, 'capapi_credits_charged_total', '{endpoint="asks"}') - value(before, 'capapi_credits_charged_total', '{endpoint="asks"}'),
+    5,
+    'credits charged',
+  )
   t.equal(value(after, 'capapi_model_call_duration_seconds_count', '{endpoint="asks",kind="text",outcome="ok"}'), 1, 'model latency')
   t.equal(value(after, 'capapi_model_call_failures_total', '{endpoint="failing-model",kind="model"}'), 1, 'model failure')
   t.ok(value(after, 'capapi_rate_limit_refusals_total', '{route="/v1/echo"}') >= 1, 'rate-limit refusal')

@@ -5,7 +5,13 @@ import { Type } from '@sinclair/typebox'
 import { EXPLICIT_NULL } from '../../core/pipeline/result.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
-const served = testCapability({ name: 'served', price: 4, ratePerMinute: 30, async: true, example: { request: { text: 'hi' }, response: { echo: 'hi' } } })
+const served = testCapability({
+  name: 'served',
+  price: 4,
+  ratePerMinute: 30,
+  async: true,
+  example: { request: { text: 'hi' }, response: { echo: 'hi' } },
+})
 const resting = testCapability({ name: 'resting', price: 2 })
 
 t.test('every capability with its schemas, price, async flag, limit and paused state', async (t) => {
@@ -50,7 +56,8 @@ t.test('every published example validates against its published schema, usage in
     const validate = app.contract.responseSchema('post', path, 200)!
     t.ok(validate(response.example), `${path} response example: ${JSON.stringify(validate.errors)}`)
     t.ok(response.example.usage, `${path}: the example shows usage`)
-    if (!JSON.stringify(response.schema).includes(EXPLICIT_NULL)) t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
+    if (!JSON.stringify(response.schema).includes(EXPLICIT_NULL))
+      t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
     examples++
   }
   t.equal(examples, 39)
@@ -61,7 +68,10 @@ t.test('a 200 that drifts from the published document fails the test that receiv
   const ok = { echo: 'hi', usage: { credits: 4, balanceRemaining: 1 } }
   const headers = new Headers({ 'x-request-id': 'req_1' })
   t.doesNotThrow(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify(ok)))
-  t.throws(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify({ echo: 'hi' })), /must have required property 'usage'/)
+  t.throws(
+    () => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify({ echo: 'hi' })),
+    /must have required property 'usage'/,
+  )
   t.throws(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify({ ...ok, extra: 1 })), /additional properties/)
   t.throws(() => app.contract.check('POST', '/v1/served', 200, new Headers(), JSON.stringify(ok)), /X-Request-Id is missing/)
   t.throws(() => app.contract.check('GET', '/v1/undocumented', 200, headers, '{}'), /does not describe/)
@@ -94,7 +104,10 @@ t.test('nullable result properties are published optional without null; the kern
 t.test('the shipped config pauses /v1/transcribe and says why (C10)', async (t) => {
   const app = await startTestApp(t)
   const doc = (await app.call('/v1/openapi.json')).body
-  t.equal(Object.keys(doc.paths).filter((p) => p.startsWith('/v1/') && !['/v1/jobs/{id}', '/v1/account', '/v1/usage'].includes(p)).length, 39)
+  t.equal(
+    Object.keys(doc.paths).filter((p) => p.startsWith('/v1/') && !['/v1/jobs/{id}', '/v1/account', '/v1/usage'].includes(p)).length,
+    39,
+  )
   const transcribe = doc.paths['/v1/transcribe'].post
   t.equal(transcribe['x-paused'], true)
   t.match(transcribe['x-paused-reason'], /no-training agreement/)

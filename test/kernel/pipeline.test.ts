@@ -90,7 +90,12 @@ t.test('stage 3: a paused endpoint answers 503 before the body is read (C10)', a
 
 t.test('stage 4: headers and body (C1, C2, C12)', async (t) => {
   const c = await app.customer(0)
-  isError(t, await app.call('/v1/echo', { raw: 'text=1', key: c.key, headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type')
+  isError(
+    t,
+    await app.call('/v1/echo', { raw: 'text=1', key: c.key, headers: { 'content-type': 'text/plain' } }),
+    415,
+    'unsupported_media_type',
+  )
   isError(t, await app.call('/v1/echo', { body: { text: 'x'.repeat(3000) }, key: c.key }), 413, 'payload_too_large')
   isError(t, await app.call('/v1/echo', { raw: '{"text": ', key: c.key }), 400, 'invalid_json')
   const bad = await app.call('/v1/echo', { body: { text: '', extra: 1 }, key: c.key })
@@ -190,7 +195,16 @@ t.test('routes outside the capabilities (C2, C14)', async (t) => {
   isError(t, await app.call('/v1/echo', { key: c.key }), 405, 'method_not_allowed')
   const account = await app.call('/v1/account', { key: c.key })
   // A superset of what the product's official client reads (issue 14 revises C14).
-  t.same(account.body, { id: c.accountId, balanceCredits: 3, creditUsd: 0.01, balanceUsd: 0.03, balance: 3, reserved: 0, available: 3, plan: 'none' })
+  t.same(account.body, {
+    id: c.accountId,
+    balanceCredits: 3,
+    creditUsd: 0.01,
+    balanceUsd: 0.03,
+    balance: 3,
+    reserved: 0,
+    available: 3,
+    plan: 'none',
+  })
   isError(t, await app.call('/v1/account'), 401, 'unauthorized')
   t.equal((await app.call('/healthz')).status, 200)
   t.same((await app.call('/readyz')).body, { status: 'ready' })

@@ -42,5 +42,8 @@ t.test('a Redis that is down: calls are limited in memory, never failed', async 
   await limiter.consume('parse', 'key-x', 2)
   t.equal((await limiter.consume('parse', 'key-x', 2)).allowed, false, 'the insurance limiter still limits')
   await new Promise((r) => setTimeout(r, 100))
-  t.ok(logs.some((l) => /redis/i.test(l)), 'the fallback is logged')
+  t.ok(
+    logs.some((l) => /redis/i.test(l)),
+    'the fallback is logged',
+  )
 })

@@ -40,20 +40,63 @@ t.test('discovers folders sorted, skipping files', async (t) => {
 })
 
 const refusals: Array<[string, Record<string, string>, RegExp]> = [
-  ['a name that does not match its folder', { other: manifest('') }, /capabilities\/other\/manifest\.ts: name "good" must equal the folder name "other"/],
+  [
+    'a name that does not match its folder',
+    { other: manifest('') },
+    /capabilities\/other\/manifest\.ts: name "good" must equal the folder name "other"/,
+  ],
   ['a non-integer price', { good: manifest(`price: 2.5`) }, /capabilities\/good\/manifest\.ts: price must be a whole number/],
   ['a missing handler', { good: manifest(`handler: undefined`) }, /capabilities\/good\/manifest\.ts: handler is missing/],
-  ['a schema Ajv cannot compile', { good: manifest(`response: { type: 'object', properties: { a: { type: 'nonsense' } } } as any`) }, /capabilities\/good\/manifest\.ts: schema does not compile/],
-  ['an unbounded string', { good: manifest('', `Type.Object({ text: Type.String() }, { additionalProperties: false })`) }, /capabilities\/good\/manifest\.ts: request schema at "\/text" has no bound/],
-  ['an unbounded array', { good: manifest('', `Type.Object({ a: Type.Array(Type.Integer()) }, { additionalProperties: false })`) }, /at "\/a" has no bound/],
+  [
+    'a schema Ajv cannot compile',
+    { good: manifest(`response: { type: 'object', properties: { a: { type: 'nonsense' } } } as any`) },
+    /capabilities\/good\/manifest\.ts: schema does not compile/,
+  ],
+  [
+    'an unbounded string',
+    { good: manifest('', `Type.Object({ text: Type.String() }, { additionalProperties: false })`) },
+    /capabilities\/good\/manifest\.ts: request schema at "\/text" has no bound/,
+  ],
+  [
+    'an unbounded array',
+    { good: manifest('', `Type.Object({ a: Type.Array(Type.Integer()) }, { additionalProperties: false })`) },
+    /at "\/a" has no bound/,
+  ],
   ['an open object', { good: manifest('', `Type.Object({ a: Type.String({ maxLength: 3 }) })`) }, /at "\/" has no bound/],
-  ['an unbounded record', { good: manifest('', `Type.Object({ m: Type.Record(Type.String(), Type.String({ maxLength: 5 })) }, { additionalProperties: false })`) }, /at "\/m" has no bound/],
-  ['a record with unbounded values', { good: manifest('', `Type.Object({ m: Type.Record(Type.String(), Type.String(), { maxProperties: 5 }) }, { additionalProperties: false })`) }, /at "\/m\/\*" has no bound/],
-  ['an unbounded tuple item', { good: manifest('', `Type.Object({ t: Type.Tuple([Type.Integer(), Type.String()]) }, { additionalProperties: false })`) }, /has no bound/],
-  ['an unbounded union branch', { good: manifest('', `Type.Object({ u: Type.Union([Type.Integer(), Type.String()]) }, { additionalProperties: false })`) }, /at "\/u\(anyOf\[1\]\)" has no bound/],
+  [
+    'an unbounded record',
+    {
+      good: manifest('', `Type.Object({ m: Type.Record(Type.String(), Type.String({ maxLength: 5 })) }, { additionalProperties: false })`),
+    },
+    /at "\/m" has no bound/,
+  ],
+  [
+    'a record with unbounded values',
+    {
+      good: manifest(
+        '',
+        `Type.Object({ m: Type.Record(Type.String(), Type.String(), { maxProperties: 5 }) }, { additionalProperties: false })`,
+      ),
+    },
+    /at "\/m\/\*" has no bound/,
+  ],
+  [
+    'an unbounded tuple item',
+    { good: manifest('', `Type.Object({ t: Type.Tuple([Type.Integer(), Type.String()]) }, { additionalProperties: false })`) },
+    /has no bound/,
+  ],
+  [
+    'an unbounded union branch',
+    { good: manifest('', `Type.Object({ u: Type.Union([Type.Integer(), Type.String()]) }, { additionalProperties: false })`) },
+    /at "\/u\(anyOf\[1\]\)" has no bound/,
+  ],
   ['a bad folder name', { Bad_Name: manifest(`name: 'Bad_Name'`) }, /capabilities\/Bad_Name: folder names must match/],
   ['a folder without manifest', { empty: '' }, /capabilities\/empty\/manifest\.ts could not be loaded|must `export default/],
-  ['an example that does not match', { good: manifest(`example: { request: { text: 'far too long text' }, response: { ok: true } }`) }, /example\.request does not match/],
+  [
+    'an example that does not match',
+    { good: manifest(`example: { request: { text: 'far too long text' }, response: { ok: true } }`) },
+    /example\.request does not match/,
+  ],
   ['an unknown model role', { good: manifest(`model: 'oracle' as any`) }, /model must be null or one of/],
 ]
 
@@ -109,7 +152,7 @@ const PUBLISHED: Array<[name: string, price: number, async: boolean, perMinute: 
   ['memory', 2, false, 60],
   ['image', 10, false, 60],
   ['speak', 5, false, 60],
-];
+]
 
 t.test("every published endpoint exists with the table's price, async flag and rate limit (4.3, C6)", async (t) => {
   t.equal(PUBLISHED.length, 39, 'the spec publishes 39 endpoints')

@@ -69,7 +69,10 @@ t.test('account(): balanceCredits, creditUsd and balanceUsd are numbers', async 
   const app = await startTestApp(t, { capabilities: [] })
   const c = await app.customer(5500)
   const account = await new Client(app.url, c.key).account()
-  t.same({ balanceCredits: account.balanceCredits, creditUsd: account.creditUsd, balanceUsd: account.balanceUsd }, { balanceCredits: 5500, creditUsd: 0.01, balanceUsd: 55 })
+  t.same(
+    { balanceCredits: account.balanceCredits, creditUsd: account.creditUsd, balanceUsd: account.balanceUsd },
+    { balanceCredits: 5500, creditUsd: 0.01, balanceUsd: 55 },
+  )
   t.equal(`${account.balanceUsd.toFixed(2)} USD`, '55.00 USD', 'prints as money, not as [object Object] or a string')
 })
 
@@ -107,7 +110,8 @@ t.test('every capability publishes what the SDK reads: required fields required,
       const prop = schema.properties[field]
       if (!prop) problems.push(`${field} is not published`)
       else if (presence === 'required' && !schema.required.includes(field)) problems.push(`${field} is optional, the SDK needs it`)
-      else if (!prop[EXPLICIT_NULL] && (prop.type === 'null' || (prop.anyOf ?? []).some((b: any) => b.type === 'null'))) problems.push(`${field} may be null`)
+      else if (!prop[EXPLICIT_NULL] && (prop.type === 'null' || (prop.anyOf ?? []).some((b: any) => b.type === 'null')))
+        problems.push(`${field} may be null`)
       else if (kind !== 'any' && prop.type !== kind) problems.push(`${field} is published as ${prop.type}, not ${kind}`)
     }
     t.same(problems, [], `/v1/${name}`)

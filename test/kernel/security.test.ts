@@ -35,11 +35,14 @@ const customer = await app.customer(1000)
 function raw(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) {
   const { hostname, port } = new URL(baseUrl)
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
-    const req = request({ hostname, port, method, path, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      let text = ''
-      res.on('data', (c) => (text += c))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }))
-    })
+    const req = request(
+      { hostname, port, method, path, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers } },
+      (res) => {
+        let text = ''
+        res.on('data', (c) => (text += c))
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }))
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -91,7 +94,9 @@ function spellings(path: string): string[] {
 
 /** Real ids in place of parameters, so that a bypass would act on real rows. */
 function concrete(path: string, ids: { account: string; key: string }): string {
-  return path.replace(/\/(accounts|keys|jobs)\/:[a-zA-Z]+/g, (_, kind: string) => `/${kind}/${kind === 'keys' ? ids.key : ids.account}`).replace(/:[a-zA-Z]+/g, ids.account)
+  return path
+    .replace(/\/(accounts|keys|jobs)\/:[a-zA-Z]+/g, (_, kind: string) => `/${kind}/${kind === 'keys' ? ids.key : ids.account}`)
+    .replace(/:[a-zA-Z]+/g, ids.account)
 }
 
 /** A body the handler would accept, so that a bypass would change state rather than fail validation. */
@@ -130,8 +135,14 @@ t.test('every mounted router is case-sensitive and strict, so a route answers to
 
 t.test('every route × every spelling × {no token, wrong token, API key} never answers 2xx and changes nothing (C13, C9)', async (t) => {
   const routes = mountedRoutes(app.services)
-  t.ok(routes.some((r) => r.path === '/admin/accounts/:id/keys'), 'the table includes the operator routes')
-  t.ok(routes.some((r) => r.path === '/internal/maintenance'), 'and maintenance')
+  t.ok(
+    routes.some((r) => r.path === '/admin/accounts/:id/keys'),
+    'the table includes the operator routes',
+  )
+  t.ok(
+    routes.some((r) => r.path === '/internal/maintenance'),
+    'and maintenance',
+  )
   t.ok(routes.filter((r) => r.path.startsWith('/v1/')).length >= app.services.capabilities.size, 'and every /v1 route')
   const ids = { account: customer.accountId, key: customer.keyId }
   const before = await stateOf(app)
@@ -152,7 +163,8 @@ t.test('every route × every spelling × {no token, wrong token, API key} never 
       for (const spelled of [...(isProtected ? [path] : []), ...spellings(path)]) {
         const res = await raw(app.url, route.method, spelled, headers, body)
         checked++
-        if (![401, 404, 405].includes(res.status)) t.fail(`${route.method} ${spelled} with ${what}: ${res.status} ${res.text.slice(0, 120)}`)
+        if (![401, 404, 405].includes(res.status))
+          t.fail(`${route.method} ${spelled} with ${what}: ${res.status} ${res.text.slice(0, 120)}`)
       }
     }
     // The right operator token on another spelling reaches no handler either.
@@ -195,7 +207,14 @@ t.test('with ADMIN_TOKEN and MAINTENANCE_SECRET unset, every operator route is 4
 })
 
 t.test('canonicalPath removes every spelling difference', async (t) => {
-  for (const p of ['/ADMIN/accounts', '//admin//accounts/', '/%61dmin/accounts', '/admin%2Faccounts', '/%2561dmin/accounts', '/Admin\\accounts']) {
+  for (const p of [
+    '/ADMIN/accounts',
+    '//admin//accounts/',
+    '/%61dmin/accounts',
+    '/admin%2Faccounts',
+    '/%2561dmin/accounts',
+    '/Admin\\accounts',
+  ]) {
     t.equal(canonicalPath(p), '/admin/accounts', p)
   }
 })
@@ -203,7 +222,11 @@ t.test('canonicalPath removes every spelling difference', async (t) => {
 t.test('the bearer scheme is case-insensitive (RFC 9110), for API keys and the operator token', async (t) => {
   for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
     t.equal((await app.call('/v1/account', { headers: { authorization: `${scheme} ${customer.key}` } })).status, 200, scheme)
-    t.equal((await app.call(`/admin/accounts/${customer.accountId}`, { headers: { authorization: `${scheme} ${ADMIN}` } })).status, 200, scheme)
+    t.equal(
+      (await app.call(`/admin/accounts/${customer.accountId}`, { headers: { authorization: `${scheme} ${ADMIN}` } })).status,
+      200,
+      scheme,
+    )
   }
   t.equal((await app.call('/v1/account', { headers: { authorization: `Basic ${customer.key}` } })).status, 401, 'another scheme is refused')
 })
@@ -297,9 +320,12 @@ t.test('callbackUrl refusals do not tell an unresolvable name from a private one
 })
 
 t.test('an internal error is logged by class, code, stack frames and request id, never its message (SQL values)', async (t) => {
-  const e = Object.assign(new Error(`select * from api_keys where key_hash = '\\xdeadbeef' - invalid input syntax for type uuid: "not-a-uuid"`), {
-    code: '22P02',
-  })
+  const e = Object.assign(
+    new Error(`select * from api_keys where key_hash = '\\xdeadbeef' - invalid input syntax for type uuid: "not-a-uuid"`),
+    {
+      code: '22P02',
+    },
+  )
   const logged = safeError(e)
   t.match(logged, { type: 'Error', code: '22P02', stack: /^\s+at / })
   const line = JSON.stringify(logged)
@@ -309,7 +335,11 @@ t.test('an internal error is logged by class, code, stack frames and request id,
 t.test('Retry-After where a retry can help (timeouts, a busy provider), never on a paused endpoint', async (t) => {
   const signal = new AbortController().signal
   const fail = (e: unknown) => runModel('model', { signal, timeoutMs: 20 }, async () => Promise.reject(e))
-  const timedOut = await runModel('model', { signal, timeoutMs: 10 }, (s) => new Promise((_, reject) => s.addEventListener('abort', () => reject(new Error('aborted'))))).catch((e) => e)
+  const timedOut = await runModel(
+    'model',
+    { signal, timeoutMs: 10 },
+    (s) => new Promise((_, reject) => s.addEventListener('abort', () => reject(new Error('aborted')))),
+  ).catch((e) => e)
   t.match(timedOut, { code: 'inference_failed', headers: { 'Retry-After': /^\d+$/ } })
   t.match(await fail(Object.assign(new Error('429'), { statusCode: 429, responseHeaders: { 'retry-after': '7' } })).catch((e) => e), {
     code: 'inference_failed',
@@ -368,14 +398,21 @@ t.test('secrets: refused without a shared key off the embedded database; the pre
   const rotated = secretBox(loadSecretKeys({ current: newKey, previous: oldKey, embedded: false }))
   t.equal(rotated.open(sealed), 'whsec_old', 'opened with the previous key')
   t.equal(rotated.open(rotated.seal('whsec_new')), 'whsec_new', 'sealed with the current one')
-  t.ok(thrown(() => secretBox(loadSecretKeys({ current: newKey, embedded: false })).open(sealed)) instanceof SecretUnreadable, 'another key cannot open it')
+  t.ok(
+    thrown(() => secretBox(loadSecretKeys({ current: newKey, embedded: false })).open(sealed)) instanceof SecretUnreadable,
+    'another key cannot open it',
+  )
   t.throws(() => loadSecretKeys({ current: 'short', embedded: false }), /64 hex characters/)
 })
 
 t.test('a delivery that cannot be signed is recorded failed with its reason, never left pending', async (t) => {
   const { jobCapability } = await import('../helpers/job-capabilities.ts')
   const other = secretBox([Buffer.alloc(32, 7)])
-  const hooks = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: { callbacksAllowPrivate: true, webhookRetryDelays: [0.1] } })
+  const hooks = await startTestApp(t, {
+    capabilities: [jobCapability],
+    worker: true,
+    config: { callbacksAllowPrivate: true, webhookRetryDelays: [0.1] },
+  })
   const c = await hooks.customer(10)
   // A secret sealed by a process with another key (a second host without the shared SECRET_ENCRYPTION_KEY).
   await rotateWebhookSecret(hooks.services.db, c.accountId, other)
@@ -406,5 +443,8 @@ t.test("a PostgreSQL on the embedded port that is not this checkout's is never u
   })
   const refused = await startEmbeddedPostgres(otherCheckout, () => {}).catch((e: unknown) => e)
   t.ok(refused instanceof BootRefusal)
-  t.match((refused as Error).message, /port \d+ \(EMBEDDED_PG_PORT\) is taken by a server that is not this checkout's embedded PostgreSQL; set EMBEDDED_PG_PORT to a free port/)
+  t.match(
+    (refused as Error).message,
+    /port \d+ \(EMBEDDED_PG_PORT\) is taken by a server that is not this checkout's embedded PostgreSQL; set EMBEDDED_PG_PORT to a free port/,
+  )
 })

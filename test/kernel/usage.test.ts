@@ -6,7 +6,9 @@ import addFormatsModule from 'ajv-formats'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
-const app = await startTestApp(t, { capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 7 })] })
+const app = await startTestApp(t, {
+  capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 7 })],
+})
 const doc = (await app.call('/v1/openapi.json')).body
 const ajv = new Ajv2020({ strict: false })
 addFormats(ajv)
@@ -37,13 +39,16 @@ t.test('the ledger newest first, with charges, the funding grant, daily totals; 
   const before = (await app.ledger(a.accountId)).balance
   const res = await usage(a.key)
   t.equal(res.status, 200)
-  t.same(res.body.entries.map((e: any) => [e.kind, e.amount, e.endpoint ?? null]), [
-    ['charge', -7, 'beta'],
-    ['charge', -3, 'alpha'],
-    ['charge', -3, 'alpha'],
-    ['charge', -3, 'alpha'],
-    ['adjustment', 100, null],
-  ])
+  t.same(
+    res.body.entries.map((e: any) => [e.kind, e.amount, e.endpoint ?? null]),
+    [
+      ['charge', -7, 'beta'],
+      ['charge', -3, 'alpha'],
+      ['charge', -3, 'alpha'],
+      ['charge', -3, 'alpha'],
+      ['adjustment', 100, null],
+    ],
+  )
   t.equal(res.body.entries[0].balanceAfter, 100 - 16)
   t.equal(res.body.entries[0].keyId, other.id)
   t.match(res.body.entries[1], { requestId: String, keyId: a.keyId })
@@ -73,10 +78,16 @@ t.test('cursor pagination walks every entry once', async (t) => {
 })
 
 t.test('filters: endpoint, key, time window', async (t) => {
-  t.same((await usage(a.key, '?endpoint=beta')).body.entries.map((e: any) => e.endpoint), ['beta'])
+  t.same(
+    (await usage(a.key, '?endpoint=beta')).body.entries.map((e: any) => e.endpoint),
+    ['beta'],
+  )
   const byKey = (await usage(a.key, `?keyId=${a.keyId}`)).body
   t.equal(byKey.entries.length, 3)
-  t.same(byKey.daily.map((d: any) => d.endpoint), ['alpha'])
+  t.same(
+    byKey.daily.map((d: any) => d.endpoint),
+    ['alpha'],
+  )
   const future = new Date(Date.now() + 3600_000).toISOString()
   t.same((await usage(a.key, `?from=${encodeURIComponent(future)}`)).body, { entries: [], daily: [] })
   t.equal((await usage(a.key, `?to=${encodeURIComponent(future)}`)).body.entries.length, 5)
@@ -91,7 +102,16 @@ t.test('another account’s key or entries never show', async (t) => {
 })
 
 t.test('bad input is a 400 with details; no key is a 401', async (t) => {
-  for (const q of ['?limit=0', '?limit=201', '?limit=x', '?from=yesterday', '?keyId=nope', '?cursor=bm9wZQ', '?colour=red', '?endpoint=A%20B']) {
+  for (const q of [
+    '?limit=0',
+    '?limit=201',
+    '?limit=x',
+    '?from=yesterday',
+    '?keyId=nope',
+    '?cursor=bm9wZQ',
+    '?colour=red',
+    '?endpoint=A%20B',
+  ]) {
     const res = await usage(a.key, q)
     t.equal(res.status, 400, q)
     t.equal(res.body.error.code, 'invalid_request', q)

@@ -70,10 +70,17 @@ t.test('a signed job.completed callback with the exact headers and body', async 
   const hit = hook.hits[0]!
   const expected = 'sha256=' + createHmac('sha256', secret).update(hit.body).digest('hex')
   const got = String(hit.headers['x-service-signature'])
-  t.ok(got.length === expected.length && timingSafeEqual(Buffer.from(got), Buffer.from(expected)), 'signature verifies with an independent HMAC')
+  t.ok(
+    got.length === expected.length && timingSafeEqual(Buffer.from(got), Buffer.from(expected)),
+    'signature verifies with an independent HMAC',
+  )
   const body = JSON.parse(hit.body)
   t.same(Object.keys(body).sort(), ['createdAt', 'deliveryId', 'event', 'job'])
-  t.match(body, { deliveryId: /^dlv_/, event: 'job.completed', job: { jobId: res.body.jobId, status: 'succeeded', result: { echo: 'hello' } } })
+  t.match(body, {
+    deliveryId: /^dlv_/,
+    event: 'job.completed',
+    job: { jobId: res.body.jobId, status: 'succeeded', result: { echo: 'hello' } },
+  })
   t.equal(hit.headers['content-type'], 'application/json')
   t.equal(hit.headers['x-service-event'], 'job.completed')
   t.equal(hit.headers['x-service-job-id'], res.body.jobId)
@@ -117,7 +124,11 @@ t.test('Standard Webhooks: the standardwebhooks package verifies every delivery,
   t.equal(String(during.headers['webhook-signature']).split(' ').length, 2, 'new and previous secret, space-separated')
   t.same(verifies(second, during), JSON.parse(during.body), 'the new secret verifies')
   t.same(verifies(first, during), JSON.parse(during.body), 'the previous secret still verifies for 24 h')
-  t.equal(during.headers['x-service-signature'], 'sha256=' + createHmac('sha256', second).update(during.body).digest('hex'), 'X-Service-Signature uses the new secret')
+  t.equal(
+    during.headers['x-service-signature'],
+    'sha256=' + createHmac('sha256', second).update(during.body).digest('hex'),
+    'X-Service-Signature uses the new secret',
+  )
   const tampered = { ...during, body: during.body.replace('"hello"', '"hellO"') }
   t.equal(verifies(second, tampered), 'No matching signature found', 'a changed body does not verify')
   const stale = { ...during, headers: { ...during.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) } }
@@ -165,7 +176,10 @@ t.test('a 302 is a failure and is not followed; five retries then failed', async
   t.equal(d?.status, 'failed')
   t.equal(d!.attempts.length, 6, 'the first attempt and five retries')
   t.ok(d!.attempts.every((a: any) => a.statusCode === 302))
-  t.notOk(hook.hits.some((h) => h.path === '/redirected'), 'the redirect was never followed')
+  t.notOk(
+    hook.hits.some((h) => h.path === '/redirected'),
+    'the redirect was never followed',
+  )
 })
 
 t.test('a receiver that never answers times out', async (t) => {
@@ -219,11 +233,20 @@ t.test('the address guard: at acceptance (400 invalid_callback_url) and at each 
   const resolver = async (host: string) => {
     if (host === 'rebind.example') return [{ address: answer, family: 4 as const }]
     if (host === 'loopback.example') return [{ address: '127.0.0.1', family: 4 as const }]
-    if (host === 'mixed.example') return [{ address: '93.184.216.34', family: 4 as const }, { address: '10.0.0.7', family: 4 as const }]
+    if (host === 'mixed.example')
+      return [
+        { address: '93.184.216.34', family: 4 as const },
+        { address: '10.0.0.7', family: 4 as const },
+      ]
     if (host === 'v6.example') return [{ address: '::ffff:127.0.0.1', family: 6 as const }]
     return [{ address: '93.184.216.34', family: 4 as const }]
   }
-  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, resolver, config: { webhookRetryDelays: [], webhookTimeoutMs: 500 } })
+  const app = await startTestApp(t, {
+    capabilities: [jobCapability],
+    worker: true,
+    resolver,
+    config: { webhookRetryDelays: [], webhookTimeoutMs: 500 },
+  })
   const c = await app.customer(100)
   await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
   const refused = [

@@ -12,11 +12,12 @@ const classify = { text: 'I was charged twice', labels: ['billing', 'technical']
 
 async function connect(a: TestApp, key: string): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  )
   t.teardown(() => client.close())
   return client
 }
-
 
 t.test('every capability is a tool with its price, input and output schema, plus get_job and account', async (t) => {
   const c = await app.customer(10)
@@ -24,12 +25,21 @@ t.test('every capability is a tool with its price, input and output schema, plus
   const capabilities = [...app.services.capabilities.values()]
   const capabilityTools = tools.filter((tool) => app.services.capabilities.has(tool.name))
   t.equal(capabilityTools.length, 39, '39 capability tools')
-  t.same(tools.map((tool) => tool.name).filter((n) => !app.services.capabilities.has(n)).sort(), ['account', 'get_job'])
+  t.same(
+    tools
+      .map((tool) => tool.name)
+      .filter((n) => !app.services.capabilities.has(n))
+      .sort(),
+    ['account', 'get_job'],
+  )
   for (const cap of capabilities) {
     const tool = tools.find((x) => x.name === cap.name)!
     t.match(tool.description, `${cap.price} credit`, `${cap.name}: the price is in the description`)
     t.ok(tool.description!.includes(cap.summary), `${cap.name}: the summary is in the description`)
-    t.same(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...Object.keys(cap.requestSchema.properties), 'dryRun', 'idempotencyKey'].sort())
+    t.same(
+      Object.keys(tool.inputSchema.properties ?? {}).sort(),
+      [...Object.keys(cap.requestSchema.properties), 'dryRun', 'idempotencyKey'].sort(),
+    )
     t.ok(tool.outputSchema, `${cap.name}: has an output schema`)
   }
   const paused = (await app.call('/v1/openapi.json')).body.paths
@@ -44,7 +54,10 @@ t.test('without a valid key the endpoint is 401, like every other route (C9)', a
   t.equal(res.status, 401)
   t.equal(res.body.error.code, 'unauthorized')
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
-  await t.rejects(client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))), 'the MCP client cannot connect without a key')
+  await t.rejects(
+    client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))),
+    'the MCP client cannot connect without a key',
+  )
 })
 
 t.test('a tool call is charged exactly the price and returns the HTTP body with usage', async (t) => {
@@ -55,7 +68,9 @@ t.test('a tool call is charged exactly the price and returns the HTTP body with 
   t.same(r.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
   t.same(JSON.parse((r.content as any)[0].text), r.structuredContent, 'the text content is the same JSON')
   await app.expectLedger(t, c.accountId, 8)
-  const [usage] = await app.services.db.sql(`select count(*)::int as n from usage_events where account_id = ? and endpoint = 'classify'`, [c.accountId])
+  const [usage] = await app.services.db.sql(`select count(*)::int as n from usage_events where account_id = ? and endpoint = 'classify'`, [
+    c.accountId,
+  ])
   t.equal(usage!.n, 1, 'one usage row, like an HTTP call')
 })
 

@@ -134,7 +134,8 @@ t.test('fetchPublic', async (t) => {
     const s = await serve(t, (_req, res) => res.end('secret'))
     const resolver = mapResolver({ 'evil.test': '127.0.0.1' })
     await t.rejects(fetchPublic(`http://evil.test:${s.port}/`, { allowPrivate: false, resolver }), {
-      name: 'FetchError', kind: 'refused',
+      name: 'FetchError',
+      kind: 'refused',
     })
     await t.rejects(fetchPublic(`${s.base}/`, { allowPrivate: false }), { name: 'FetchError', kind: 'refused' })
     await t.rejects(fetchPublic(`http://[::ffff:127.0.0.1]:${s.port}/`, { allowPrivate: false }), { name: 'FetchError', kind: 'refused' })
@@ -257,7 +258,8 @@ t.test('postPublic', async (t) => {
 
   t.test('connection refused is network', async (t) => {
     await t.rejects(postPublic(`http://127.0.0.1:${await deadPort()}/`, { body, headers, allowPrivate: true }), {
-      name: 'FetchError', kind: 'network',
+      name: 'FetchError',
+      kind: 'network',
     })
   })
 })

@@ -5,7 +5,15 @@ import { createHmac } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { ApiError, Client, verifyWebhook, WebhookVerificationError, type ClassifyResponse, type DryRun, type Job } from '../../sdk/dist/index.js'
+import {
+  ApiError,
+  Client,
+  verifyWebhook,
+  WebhookVerificationError,
+  type ClassifyResponse,
+  type DryRun,
+  type Job,
+} from '../../sdk/dist/index.js'
 import { sign } from '../../core/webhooks/webhooks.ts'
 import { startTestApp, mockProvider } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
@@ -23,7 +31,6 @@ function recording() {
   }
   return { sent, fetcher }
 }
-
 
 t.test('a capability method returns the typed result with usage and is charged exactly the price', async (t) => {
   const c = await app.customer(10)
@@ -132,8 +139,18 @@ t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-Afte
     times.push(Date.now())
     req.resume()
     const step = script.shift() ?? { status: 200 }
-    res.writeHead(step.status, { 'content-type': 'application/json', 'x-request-id': 'req_fake', ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}) })
-    res.end(JSON.stringify(step.status === 200 ? { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 0 } } : { error: { code: step.code, message: 'no', requestId: 'req_fake' } }))
+    res.writeHead(step.status, {
+      'content-type': 'application/json',
+      'x-request-id': 'req_fake',
+      ...(step.retryAfter ? { 'retry-after': step.retryAfter } : {}),
+    })
+    res.end(
+      JSON.stringify(
+        step.status === 200
+          ? { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 0 } }
+          : { error: { code: step.code, message: 'no', requestId: 'req_fake' } },
+      ),
+    )
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => server.close())
@@ -149,7 +166,11 @@ t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-Afte
     )
   }
 
-  let r = await run([{ status: 503, code: 'inference_unavailable' }, { status: 429, code: 'rate_limited' }, { status: 409, code: 'idempotency_key_in_use' }])
+  let r = await run([
+    { status: 503, code: 'inference_unavailable' },
+    { status: 429, code: 'rate_limited' },
+    { status: 409, code: 'idempotency_key_in_use' },
+  ])
   t.notOk(r instanceof ApiError, 'succeeds on the fourth attempt')
   t.equal(seen.length, 4)
   t.equal(new Set(seen.map((h) => h['idempotency-key'])).size, 1, 'every attempt carries the same Idempotency-Key')
@@ -183,23 +204,44 @@ t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-Afte
 t.test('verifyWebhook: X-Service-Signature and Standard Webhooks, constant-time HMAC, timestamps (C11)', async (t) => {
   const secret = 'whsec_' + Buffer.from('a secret of twenty-four b').toString('base64')
   const now = new Date('2026-01-01T12:00:00Z')
-  const body = JSON.stringify({ deliveryId: 'd1', event: 'job.completed', createdAt: now.toISOString(), job: { jobId: 'j', status: 'succeeded' } })
+  const body = JSON.stringify({
+    deliveryId: 'd1',
+    event: 'job.completed',
+    createdAt: now.toISOString(),
+    job: { jobId: 'j', status: 'succeeded' },
+  })
 
   const legacy = { 'x-service-signature': sign(secret, body) }
   const event = await verifyWebhook(body, legacy, secret, { now: () => now })
   t.equal(event.deliveryId, 'd1', 'a delivery signed by the service verifies and parses')
-  await t.rejects(verifyWebhook(body.replace('d1', 'd2'), legacy, secret, { now: () => now }), WebhookVerificationError, 'a changed body fails')
+  await t.rejects(
+    verifyWebhook(body.replace('d1', 'd2'), legacy, secret, { now: () => now }),
+    WebhookVerificationError,
+    'a changed body fails',
+  )
   await t.rejects(verifyWebhook(body, legacy, 'whsec_other', { now: () => now }), WebhookVerificationError, 'another secret fails')
   await t.rejects(verifyWebhook(body, {}, secret, { now: () => now }), WebhookVerificationError, 'an unsigned delivery fails')
   const later = new Date(now.getTime() + 4 * 3600_000)
-  await t.rejects(verifyWebhook(body, legacy, secret, { now: () => later }), /outside the accepted window/, 'a payload older than maxAgeSeconds fails')
+  await t.rejects(
+    verifyWebhook(body, legacy, secret, { now: () => later }),
+    /outside the accepted window/,
+    'a payload older than maxAgeSeconds fails',
+  )
 
   const ts = String(Math.floor(now.getTime() / 1000))
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64')
   const v1 = 'v1,' + createHmac('sha256', key).update(`msg_1.${ts}.${body}`).digest('base64')
   const standard = { 'webhook-id': 'msg_1', 'webhook-timestamp': ts, 'webhook-signature': `v1,bm90IGl0 ${v1}` }
-  t.equal((await verifyWebhook(body, new Headers(standard), secret, { now: () => now })).event, 'job.completed', 'Standard Webhooks: any listed signature may match (rotation)')
-  await t.rejects(verifyWebhook(body, { ...standard, 'webhook-id': 'msg_2' }, secret, { now: () => now }), WebhookVerificationError, 'the id is signed')
+  t.equal(
+    (await verifyWebhook(body, new Headers(standard), secret, { now: () => now })).event,
+    'job.completed',
+    'Standard Webhooks: any listed signature may match (rotation)',
+  )
+  await t.rejects(
+    verifyWebhook(body, { ...standard, 'webhook-id': 'msg_2' }, secret, { now: () => now }),
+    WebhookVerificationError,
+    'the id is signed',
+  )
   const stale = new Date(now.getTime() + 301_000)
   await t.rejects(verifyWebhook(body, standard, secret, { now: () => stale }), /too old/, 'a timestamp beyond the tolerance fails (replay)')
   await t.rejects(
