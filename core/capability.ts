@@ -1,4 +1,5 @@
-// What a capability folder may import: defineCapability() and the context its handler receives.
+// The one module a capability folder imports from the kernel (test/kernel/capability-imports.test.ts holds every
+// folder to it): defineCapability(), the context its handler receives, and the helpers capabilities share.
 // Money, limits, validation, idempotency and jobs never appear in a capability; the kernel owns them.
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { UserContent } from 'ai'
@@ -10,6 +11,32 @@ import type { ModelProvider, ModelRole } from './models/provider.ts'
 export type { DocumentInput, ResolvedDocument }
 /** For a required response property whose null is an answer ("explicitly none"); see pipeline/result.ts. */
 export { EXPLICIT_NULL } from './pipeline/result.ts'
+/** Refusals a handler may throw: 422 `unprocessable`, 502 `inference_failed` (both free). */
+export { ApiError, type ErrorDetail } from './errors.ts'
+/** Input rules for a manifest's `check`. */
+export { ambiguousEntry, formatErrors } from './validation.ts'
+/** Answer schemas and prose (issue 15). */
+export {
+  clip,
+  comparableText,
+  cutProse,
+  distinctTexts,
+  literalPattern,
+  NonBlank,
+  oneLine,
+  Prose,
+  SendableText,
+  StringEnum,
+} from './models/answers.ts'
+export { inlineCitations, publicHref, publishSources, uniqueSources, urlKey } from './models/sources.ts'
+/** Documents: the shared input schema, pages, media, sniffing, amounts and dates. */
+export { DocObject, InlineFile } from './documents/schema.ts'
+export { normalizeDate, sum, sumWarning, toAmount } from './documents/checks.ts'
+export { AUDIO_TYPES, IMAGE_TYPES, loadMedia, urlProblem } from './documents/media.ts'
+export { pagedContent, pageTexts } from './documents/pages.ts'
+export { sniffMediaType } from './documents/sniff.ts'
+export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Reader, textOf, times } from './documents/values.ts'
+export type { Resolver } from './net/address-guard.ts'
 
 export interface CapabilityContext {
   requestId: string

@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import type { ErrorDetail } from '../../core/errors.ts'
-import { StringEnum } from '../../core/models/answers.ts'
-import { ambiguousEntry } from '../../core/validation.ts'
+import { StringEnum, ambiguousEntry, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import type { CategorizeResult } from './manifest.ts'
 
 interface Input {

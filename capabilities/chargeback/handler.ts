@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { clip, comparableText, StringEnum } from '../../core/models/answers.ts'
+import { ApiError, StringEnum, clip, comparableText, type CapabilityContext } from '../../core/capability.ts'
 import { CATEGORIES, NETWORKS, codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
 import type { ChargebackResult } from './manifest.ts'
 

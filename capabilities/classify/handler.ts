@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { cutProse, Prose, StringEnum } from '../../core/models/answers.ts'
+import { Prose, StringEnum, cutProse, type CapabilityContext } from '../../core/capability.ts'
 import type { ClassifyResult } from './manifest.ts'
 
 interface Input {

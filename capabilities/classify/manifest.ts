@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { ambiguousEntry } from '../../core/validation.ts'
+import { ambiguousEntry, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 const Label = Type.String({ minLength: 1, maxLength: 200 })

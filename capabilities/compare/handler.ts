@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FilePart, ImagePart, TextPart } from 'ai'
-import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
 import type { CompareResult } from './manifest.ts'
 
 interface Input {

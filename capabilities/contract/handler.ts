@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { normalizeDate } from '../../core/documents/checks.ts'
-import { ApiError } from '../../core/errors.ts'
-import { comparableText } from '../../core/models/answers.ts'
+import { ApiError, comparableText, normalizeDate, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
 import type { ContractResult } from './manifest.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds

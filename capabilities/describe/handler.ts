@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { IMAGE_TYPES, loadMedia } from '../../core/documents/media.ts'
-import { oneLine } from '../../core/models/answers.ts'
+import { IMAGE_TYPES, loadMedia, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import type { DescribeResult, PURPOSES } from './manifest.ts'
 
 interface Input {

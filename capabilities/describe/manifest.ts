@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { InlineFile } from '../../core/documents/schema.ts'
+import { InlineFile, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 export const PURPOSES = ['alt', 'caption', 'product', 'detailed'] as const

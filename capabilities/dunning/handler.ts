@@ -1,6 +1,5 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { clip, cutProse, Prose, SendableText, StringEnum } from '../../core/models/answers.ts'
+import { Prose, SendableText, StringEnum, clip, cutProse, type CapabilityContext } from '../../core/capability.ts'
 import type { DunningResult } from './manifest.ts'
 
 interface Input {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum, defineCapability } from '../../core/capability.ts'
 import { Channel, DEFAULT_STEPS, MAX_DAY, handler } from './handler.ts'
 
 export const DunningResult = Type.Object(

@@ -1,9 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { ApiError, oneLine, publicHref, uniqueSources, urlKey, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import { emailDomain, isFreeMail, normalizeDomain, type DomainCheck } from './domain.ts'
-import { oneLine } from '../../core/models/answers.ts'
-import { publicHref, uniqueSources, urlKey } from '../../core/models/sources.ts'
 import { fetchHomepage, PLATFORMS, platformOf, type Homepage, type Platform } from './homepage.ts'
 import type { EnrichRequest, EnrichResult } from './manifest.ts'
 

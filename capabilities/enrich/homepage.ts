@@ -1,8 +1,7 @@
 // The company's homepage as evidence: fetched under the SSRF guard (ctx.fetchPublic), HTML reduced to text
 // by code (title, meta descriptions, visible text, JSON-LD), with the company's profile links found in it.
 // Linear-time string scanning throughout: the page is untrusted input.
-import type { CapabilityContext } from '../../core/capability.ts'
-import { publicHref, urlKey } from '../../core/models/sources.ts'
+import { publicHref, urlKey, type CapabilityContext } from '../../core/capability.ts'
 
 export const HOMEPAGE_MAX_BYTES = 512 * 1024
 const TEXT_MAX = 6000

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability, EXPLICIT_NULL } from '../../core/capability.ts'
+import { EXPLICIT_NULL, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 const FieldName = Type.String({ minLength: 1, maxLength: 200 })

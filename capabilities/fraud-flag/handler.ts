@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError, type ErrorDetail } from '../../core/errors.ts'
-import { clip, StringEnum } from '../../core/models/answers.ts'
+import { ApiError, StringEnum, clip, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import type { FraudFlagResult } from './manifest.ts'
 
 interface Input {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum, defineCapability } from '../../core/capability.ts'
 import { check, handler, Weight } from './handler.ts'
 
 const Level = StringEnum(['low', 'medium', 'high'] as const, {

@@ -1,9 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import { generateImage } from 'ai'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { IMAGE_TYPES } from '../../core/documents/media.ts'
-import { sniffMediaType } from '../../core/documents/sniff.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, IMAGE_TYPES, sniffMediaType, type CapabilityContext } from '../../core/capability.ts'
 import { imageDimensions } from './dimensions.ts'
 import type { ASPECT_RATIOS, ImageResult } from './manifest.ts'
 

@@ -1,10 +1,19 @@
-import { NonBlank } from '../../core/models/answers.ts'
+import {
+  ApiError,
+  MAmount,
+  MText,
+  NonBlank,
+  Reader,
+  compact,
+  money,
+  sumWarning,
+  textOf,
+  times,
+  toAmount,
+  type CapabilityContext,
+  type DocumentInput,
+} from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { sumWarning } from '../../core/documents/checks.ts'
-import { ApiError } from '../../core/errors.ts'
-import { toAmount } from '../../core/documents/checks.ts'
-import { compact, MAmount, money, MText, Reader, textOf, times } from '../../core/documents/values.ts'
 import type { InvoiceResult } from './manifest.ts'
 
 type Invoice = Static<typeof InvoiceResult>

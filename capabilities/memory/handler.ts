@@ -2,8 +2,7 @@
 // one account's memories are never read, ranked or deleted by another, whatever namespace names they use.
 import type { Static } from '@sinclair/typebox'
 import { embed, embedMany, type EmbeddingModel } from 'ai'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError, type ErrorDetail } from '../../core/errors.ts'
+import { ApiError, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import { MAX_METADATA_BYTES, type MemoryResult } from './manifest.ts'
 
 type Meta = Record<string, unknown>

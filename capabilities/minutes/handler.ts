@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { normalizeDate } from '../../core/documents/checks.ts'
-import { ApiError } from '../../core/errors.ts'
-import { NonBlank, oneLine } from '../../core/models/answers.ts'
+import { ApiError, NonBlank, normalizeDate, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import type { MinutesResult } from './shapes.ts'
 
 interface Input {

@@ -1,10 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { UserContent } from 'ai'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { IMAGE_TYPES, loadMedia, urlProblem } from '../../core/documents/media.ts'
-import { ApiError, type ErrorDetail } from '../../core/errors.ts'
-import { NonBlank, oneLine, StringEnum } from '../../core/models/answers.ts'
-import { ambiguousEntry } from '../../core/validation.ts'
+import {
+  ApiError,
+  IMAGE_TYPES,
+  NonBlank,
+  StringEnum,
+  ambiguousEntry,
+  loadMedia,
+  oneLine,
+  urlProblem,
+  type CapabilityContext,
+  type ErrorDetail,
+} from '../../core/capability.ts'
 import { DECISIONS, SEVERITIES, type ModerateResult, type Severity } from './shapes.ts'
 
 interface Input {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import type { Resolver } from '../../core/net/address-guard.ts'
+import type { Resolver } from '../../core/capability.ts'
 import { TINY_PNG, type FakeTextRequest } from '../../test/helpers/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { findExcerpt } from './handler.ts'

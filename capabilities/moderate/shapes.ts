@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum } from '../../core/capability.ts'
 
 export const DECISIONS = ['allow', 'review', 'block'] as const
 export const SEVERITIES = ['low', 'medium', 'high'] as const

@@ -1,6 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { SendableText } from '../../core/models/answers.ts'
+import { SendableText, type CapabilityContext } from '../../core/capability.ts'
 import type { OutreachRequest, OutreachResult } from './manifest.ts'
 
 export const CHANNELS = ['email', 'linkedin'] as const

@@ -1,9 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import {
+  ApiError,
+  MAmount,
+  MText,
+  Reader,
+  compact,
+  money,
+  normalizeDate,
+  sumWarning,
+  textOf,
+  toAmount,
+  type CapabilityContext,
+  type DocumentInput,
+} from '../../core/capability.ts'
 import type { ParseResult } from './manifest.ts'
-import { normalizeDate, sumWarning, toAmount } from '../../core/documents/checks.ts'
-import { compact, MAmount, money, MText, Reader, textOf } from '../../core/documents/values.ts'
 
 type Parsed = Static<typeof ParseResult>
 type Field = Parsed['fields'][number]

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability, EXPLICIT_NULL } from '../../core/capability.ts'
-import { DocObject } from '../../core/documents/schema.ts'
+import { DocObject, EXPLICIT_NULL, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 /** Spec 2.6, plus the optional `currency` and `warnings` (see README.md). Fields not in the document are omitted. */

@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { clip, NonBlank } from '../../core/models/answers.ts'
+import { ApiError, NonBlank, clip, type CapabilityContext } from '../../core/capability.ts'
 import { addPairs, compareDocuments, pairLines, statusOf, type Pairs, type ParsedDocument } from './match.ts'
 import type { PoMatchResult } from './manifest.ts'
 

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum, defineCapability } from '../../core/capability.ts'
 import { DEFAULT_TOLERANCE_PCT, handler } from './handler.ts'
 
 const Value = Type.Union([Type.Number(), Type.String({ maxLength: 100 }), Type.Null()])

@@ -1,6 +1,6 @@
 // Code's half of a three-way match: which lines are the same item, what differs by how much, and the
 // status that follows. The model may only propose pairs for lines code could not pair, and write the advice.
-import { sum } from '../../core/documents/checks.ts'
+import { sum } from '../../core/capability.ts'
 
 /** One line item as the model read it: every number the document states, null where it states none. */
 export interface ParsedLine {

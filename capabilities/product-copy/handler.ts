@@ -1,7 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { distinctTexts, NonBlank, oneLine } from '../../core/models/answers.ts'
+import { ApiError, NonBlank, distinctTexts, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import type { ProductCopyRequest, ProductCopyResult } from './manifest.ts'
 
 export const CHANNELS = ['amazon', 'shopify', 'generic'] as const

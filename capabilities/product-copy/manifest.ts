@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum, defineCapability } from '../../core/capability.ts'
 import { CHANNELS, handler } from './handler.ts'
 
 export const ProductCopyRequest = Type.Object(

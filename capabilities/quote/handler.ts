@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { sum } from '../../core/documents/checks.ts'
-import { ApiError } from '../../core/errors.ts'
-import { clip, distinctTexts } from '../../core/models/answers.ts'
+import { ApiError, clip, distinctTexts, sum, type CapabilityContext } from '../../core/capability.ts'
 import type { QuoteResult } from './manifest.ts'
 
 export interface Rate {

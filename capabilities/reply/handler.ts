@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { SendableText } from '../../core/models/answers.ts'
+import { SendableText, type CapabilityContext } from '../../core/capability.ts'
 import type { ReplyResult, Tone } from './shapes.ts'
 
 interface Input {

@@ -1,8 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, inlineCitations, publishSources, uniqueSources, urlKey, type CapabilityContext } from '../../core/capability.ts'
 import type { ResearchRequest, ResearchResult } from './manifest.ts'
-import { inlineCitations, publishSources, uniqueSources, urlKey } from '../../core/models/sources.ts'
 
 export const DEPTHS = ['standard', 'deep'] as const
 export const MAX_SOURCES = 50

@@ -3,7 +3,7 @@ import type { Tool } from 'ai'
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
-import { inlineCitations, publicHref, urlKey } from '../../core/models/sources.ts'
+import { inlineCitations, publicHref, urlKey } from '../../core/capability.ts'
 
 // Every subtest starts on the fake OpenAI-compatible server (Responses API, with its web search).
 const cap = await capabilityHarness(t, manifest, { via: 'responses' })

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { normalizeDate } from '../../core/documents/checks.ts'
+import { normalizeDate, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
 import type { ResumeResult } from './manifest.ts'
 
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length

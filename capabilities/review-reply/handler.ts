@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { clip, distinctTexts, NonBlank, StringEnum } from '../../core/models/answers.ts'
+import { ApiError, NonBlank, StringEnum, clip, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
 import type { ReviewReplyResult } from './manifest.ts'
 
 interface Input {

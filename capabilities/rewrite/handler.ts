@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { literalPattern } from '../../core/models/answers.ts'
+import { literalPattern, type CapabilityContext } from '../../core/capability.ts'
 import { MAX_TEXT, type Length, type RewriteResult } from './shapes.ts'
 
 interface Input {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 import { LENGTHS, MAX_TEXT, RewriteResult } from './shapes.ts'
 

@@ -1,9 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
+import {
+  ApiError,
+  inlineCitations,
+  oneLine,
+  publicHref,
+  publishSources,
+  uniqueSources,
+  urlKey,
+  type CapabilityContext,
+} from '../../core/capability.ts'
 import type { ScreenRequest, ScreenResult } from './manifest.ts'
-import { oneLine } from '../../core/models/answers.ts'
-import { inlineCitations, publicHref, publishSources, uniqueSources, urlKey } from '../../core/models/sources.ts'
 
 export const VERDICTS = ['qualified', 'maybe', 'disqualified'] as const
 export const DEPTHS = ['standard', 'deep'] as const

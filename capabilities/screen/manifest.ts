@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum, defineCapability } from '../../core/capability.ts'
 import { DEPTHS, EMPLOYEE_RANGES, handler, MAX_EVIDENCE, MAX_SOURCES, VERDICTS } from './handler.ts'
 
 // The lead: free text, or a flat JSON object (e.g. the result of /v1/enrich), bounded (C12).

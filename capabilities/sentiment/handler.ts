@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { distinctTexts } from '../../core/models/answers.ts'
+import { distinctTexts, type CapabilityContext } from '../../core/capability.ts'
 import { Sentiment, type SentimentResult } from './schema.ts'
 
 interface Input {

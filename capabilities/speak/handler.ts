@@ -1,8 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import { generateSpeech } from 'ai'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { sniffMediaType } from '../../core/documents/sniff.ts'
-import { ApiError } from '../../core/errors.ts'
+import { ApiError, sniffMediaType, type CapabilityContext } from '../../core/capability.ts'
 import { audioDuration } from './duration.ts'
 import type { FORMATS, PACES, SpeakResult, VOICES } from './manifest.ts'
 

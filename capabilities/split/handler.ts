@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { normalizeDate } from '../../core/documents/checks.ts'
-import { pagedContent, pageTexts } from '../../core/documents/pages.ts'
+import { normalizeDate, pageTexts, pagedContent, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
 import type { SplitResult } from './manifest.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output).

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { DocObject } from '../../core/documents/schema.ts'
+import { DocObject, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 export const SplitDocument = Type.Object(

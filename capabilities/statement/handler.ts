@@ -1,8 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { sum } from '../../core/documents/checks.ts'
-import { toAmount } from '../../core/documents/checks.ts'
-import { compact, maskDigits, MAmount, money, MText, Reader, textOf } from '../../core/documents/values.ts'
+import {
+  MAmount,
+  MText,
+  Reader,
+  compact,
+  maskDigits,
+  money,
+  sum,
+  textOf,
+  toAmount,
+  type CapabilityContext,
+  type DocumentInput,
+} from '../../core/capability.ts'
 import type { StatementResult } from './manifest.ts'
 
 type Statement = Static<typeof StatementResult>

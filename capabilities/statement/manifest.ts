@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { DocObject } from '../../core/documents/schema.ts'
+import { DocObject, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })

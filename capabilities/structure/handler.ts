@@ -1,10 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { Type, type Static } from '@sinclair/typebox'
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError, type ErrorDetail } from '../../core/errors.ts'
-import { distinctTexts } from '../../core/models/answers.ts'
-import { formatErrors } from '../../core/validation.ts'
+import { ApiError, distinctTexts, formatErrors, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import { META, draftOf, sharedAjv, type Draft } from './ajv-factory.mjs'
 import type { StructureResult } from './schema.ts'
 

@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError } from '../../core/errors.ts'
-import { distinctTexts } from '../../core/models/answers.ts'
+import { ApiError, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
 import type { SummarizeResult } from './manifest.ts'
 
 type Length = 'brief' | 'standard' | 'detailed'

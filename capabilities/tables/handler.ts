@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext, DocumentInput } from '../../core/capability.ts'
-import { pagedContent, pageTexts } from '../../core/documents/pages.ts'
+import { pageTexts, pagedContent, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
 import type { TablesResult } from './manifest.ts'
 
 // Asked of the model: the response fields code cannot compute. Cells may come back as numbers or null; code

@@ -1,8 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import { NoTranscriptGeneratedError, transcribe } from 'ai'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { AUDIO_TYPES, loadMedia } from '../../core/documents/media.ts'
-import { ApiError } from '../../core/errors.ts'
+import { AUDIO_TYPES, ApiError, loadMedia, type CapabilityContext } from '../../core/capability.ts'
 import type { Segment, TranscribeResult } from './manifest.ts'
 
 interface Input {

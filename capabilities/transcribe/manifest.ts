@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { defineCapability } from '../../core/capability.ts'
-import { InlineFile } from '../../core/documents/schema.ts'
+import { InlineFile, defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
 
 const Clock = Type.String({ pattern: '^[0-9]{2,}:[0-5][0-9]$', description: 'MM:SS; minutes go past 59 (75:03)' })

@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
-import { ApiError, type ErrorDetail } from '../../core/errors.ts'
-import { NonBlank, oneLine, StringEnum } from '../../core/models/answers.ts'
-import { ambiguousEntry } from '../../core/validation.ts'
+import { ApiError, NonBlank, StringEnum, ambiguousEntry, oneLine, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import { PRIORITIES, SENTIMENTS, type TriageResult } from './shapes.ts'
 
 interface Input {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { StringEnum } from '../../core/models/answers.ts'
+import { StringEnum } from '../../core/capability.ts'
 
 export const Name = Type.String({ minLength: 1, maxLength: 200 })
 export const PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const

@@ -1,0 +1,72 @@
+// Issue 13: core/capability.ts is the one door from a capability folder into the kernel. A folder that reaches
+// into core/pipeline, core/wallet … would tie the kernel's insides to 39 folders; this test names the file and
+// the import so the fix is obvious.
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import t from 'tap'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const capabilitiesDir = path.join(root, 'capabilities')
+const FACADE = path.join(root, 'core', 'capability.ts')
+
+/** Static `from '…'`, side-effect `import '…'` and dynamic `import('…')` specifiers of a source file. */
+const specifiers = (source: string): string[] => [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1])
+
+/** Why an import of `file` (inside capabilities/<folder>/) is not allowed, or null when it is. */
+export function importProblem(file: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null // a package
+  const target = path.resolve(path.dirname(file), specifier)
+  const folder = path.dirname(file)
+  const base = path.basename(file)
+  if (target.startsWith(folder + path.sep)) return null // its own folder
+  if (target === FACADE) return null
+  if (target.startsWith(path.join(root, 'core') + path.sep)) return `imports ${specifier}: import it from core/capability.ts`
+  if (target.startsWith(capabilitiesDir + path.sep)) return `imports ${specifier}: another capability's folder`
+  // Tests and eval cases (never loaded by the running service) may use the test harness, fixtures and eval kit.
+  const testOrEval = base === 'eval.ts' || base.endsWith('.test.ts')
+  if (testOrEval && target.startsWith(path.join(root, 'test') + path.sep)) return null
+  if (testOrEval && target === path.join(root, 'scripts', 'eval-kit.ts')) return null
+  return `imports ${specifier}: outside what a capability may use`
+}
+
+t.test('the checker itself refuses what it should', async (t) => {
+  const handler = path.join(capabilitiesDir, 'demo', 'handler.ts')
+  const test = path.join(capabilitiesDir, 'demo', 'demo.test.ts')
+  t.equal(importProblem(handler, '../../core/capability.ts'), null)
+  t.equal(importProblem(handler, './schema.ts'), null)
+  t.equal(importProblem(handler, '@sinclair/typebox'), null)
+  t.match(importProblem(handler, '../../core/wallet/wallet.ts'), /core\/capability\.ts/)
+  t.match(importProblem(handler, '../../core/models/answers.ts'), /core\/capability\.ts/)
+  t.match(importProblem(handler, '../other/handler.ts'), /another capability/)
+  t.match(importProblem(handler, '../../test/helpers/app.ts'), /outside/)
+  t.equal(importProblem(test, '../../test/helpers/app.ts'), null)
+  t.equal(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../scripts/eval-kit.ts'), null)
+  t.match(importProblem(handler, '../../scripts/eval-kit.ts'), /outside/)
+  t.match(importProblem(test, '../../core/db/database.ts'), /core\/capability\.ts/)
+  t.same(specifiers(`import x from './a.ts'\nimport type { Y } from "../../core/errors.ts"\nawait import('./b.ts')\nimport './c.ts'`), [
+    './a.ts',
+    '../../core/errors.ts',
+    './b.ts',
+    './c.ts',
+  ])
+})
+
+t.test('every file of every capability folder reaches the kernel only through core/capability.ts', async (t) => {
+  const problems: string[] = []
+  let files = 0
+  for (const entry of await readdir(capabilitiesDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue
+    const folder = path.join(capabilitiesDir, entry.name)
+    for (const name of await readdir(folder, { recursive: true })) {
+      if (!name.endsWith('.ts')) continue
+      const file = path.join(folder, name)
+      files++
+      for (const spec of specifiers(await readFile(file, 'utf8'))) {
+        const problem = importProblem(file, spec)
+        if (problem) problems.push(`${path.relative(root, file)} ${problem}`)
+      }
+    }
+  }
+  t.ok(files >= 39 * 3, `${files} files read`)
+  t.same(problems, [])
+})
