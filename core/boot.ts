@@ -33,6 +33,7 @@ export async function boot(
   if (database) await migrate(database.url)
   const db = overrides.db ?? (await openDatabase(database!.url))
   const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
+  const now = overrides.now ?? (() => new Date())
   const provider = overrides.provider ?? openAIProvider(config.ai)
   if (!provider.configured) log('No model provider configured (set OPENAI_API_KEY or OPENAI_BASE_URL): model-backed calls answer 503.')
   if (config.callbacksAllowPrivate)
@@ -41,11 +42,11 @@ export async function boot(
     config,
     db,
     capabilities,
-    keys: overrides.keys ?? new KeyCache(db, { failuresPerMinute: config.authFailuresPerMinute }),
+    keys: overrides.keys ?? new KeyCache(db, { now, failuresPerMinute: config.authFailuresPerMinute }),
     limiter,
     provider,
     secrets,
-    now: overrides.now ?? (() => new Date()),
+    now,
     log,
     mailer: overrides.mailer ?? createMailer(config.smtpUrl, config.mailFrom, log),
     stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),

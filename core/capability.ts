@@ -9,8 +9,8 @@ import type { ObjectRequest, ObjectResult } from './models/generate.ts'
 import type { ModelProvider, ModelRole } from './models/provider.ts'
 
 export type { DocumentInput, ResolvedDocument }
-/** For a required response property whose null is an answer ("explicitly none"); see pipeline/result.ts. */
-export { EXPLICIT_NULL } from './pipeline/result.ts'
+/** For a required response property whose null is an answer ("explicitly none"); see run/result.ts. */
+export { EXPLICIT_NULL } from './run/result.ts'
 /** Refusals a handler may throw: 422 `unprocessable`, 502 `inference_failed` (both free). */
 export { ApiError, type ErrorDetail } from './errors.ts'
 /** Input rules for a manifest's `check`. */

@@ -1,6 +1,6 @@
 // GET /v1/openapi.json (C14), built once at boot from the registry and the kernel routes. Every response
 // schema is the TypeBox schema the code builds that body with (kernel) or the capability's published result
-// schema (pipeline/result.ts) with `usage`; the tests validate every 200/202 they receive against this document.
+// schema (run/result.ts) with `usage`; the tests validate every 200/202 they receive against this document.
 import type { TSchema } from '@sinclair/typebox'
 import { AccountSummary } from './accounts/accounts.ts'
 import type { Config } from './config.ts'

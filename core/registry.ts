@@ -8,7 +8,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import type { CapabilityManifest } from './capability.ts'
 import { MODEL_ROLES } from './models/provider.ts'
-import { dropUnknownNulls, publishedResultSchema } from './pipeline/result.ts'
+import { dropUnknownNulls, publishedResultSchema, type JsonSchema } from './run/result.ts'
 import { ajv } from './validation.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
@@ -18,8 +18,8 @@ export interface Capability extends CapabilityManifest {
   /** The request schema with the kernel's own fields (async, callbackUrl) added. */
   requestSchema: TObject
   validateRequest: ValidateFunction
-  /** The response as published: nullable properties optional and without null (pipeline/result.ts). */
-  responseSchema: Record<string, any>
+  /** The response as published: nullable properties optional and without null (run/result.ts). */
+  responseSchema: JsonSchema
   validateResponse: ValidateFunction
 }
 

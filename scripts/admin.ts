@@ -60,7 +60,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
   try {
     switch (command) {
       case 'account:create':
-        out(await createAccount(db, { email: a, plan: (opts.plan ?? 'none') as Plan }))
+        out(await createAccount(db, { email: a, plan: (opts.plan ?? 'none') as Plan }, services.now()))
         break
       case 'account:get':
         out(await getAccount(db, a))
@@ -77,7 +77,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         )
         break
       case 'account:plan':
-        out(await setPlan(db, a, b as Plan))
+        out(await setPlan(db, a, b as Plan, services.now()))
         break
       case 'key:create':
         out(
@@ -91,10 +91,10 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         out(await updateKey(db, a, { monthlySpendCap: b === 'none' ? null : whole(b, 'cap') }))
         break
       case 'key:revoke':
-        out(await revokeKey(db, a, services.keys))
+        out(await revokeKey(db, a, services.keys, services.now()))
         break
       case 'webhook-secret':
-        out(await rotateWebhookSecret(db, a, services.secrets))
+        out(await rotateWebhookSecret(db, a, services.secrets, services.now()))
         break
       case 'deliveries':
         out({ deliveries: await listAttempts(db, a) })

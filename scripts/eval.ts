@@ -303,7 +303,7 @@ async function main() {
   let cleaned: Promise<void> | null = null
   const cleanup = () =>
     (cleaned ??= (async () => {
-      if (keyId) await revokeKey(services.db, keyId, services.keys).catch(() => {})
+      if (keyId) await revokeKey(services.db, keyId, services.keys, services.now()).catch(() => {})
       if (server) {
         server.closeAllConnections()
         await new Promise((r) => server!.close(r))
@@ -330,7 +330,7 @@ async function main() {
       (n, c) => n + c.price * EVALS[c.name]!.cases.reduce((k, e) => k + (e.request ? 1 : forms.length), 0),
       0,
     )
-    const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` })
+    const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` }, services.now())
     await addCredits(services.db, account.id, { credits, reason: 'eval run' })
     const key = await createKey(services.db, account.id, { name: 'eval' })
     keyId = key.id

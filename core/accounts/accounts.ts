@@ -50,16 +50,16 @@ function nextMonth(from: Date): Date {
   return d
 }
 
-export async function createAccount(db: Database, input: { email: string; plan?: Plan }): Promise<AccountView> {
+export async function createAccount(db: Database, input: { email: string; plan?: Plan }, now: Date): Promise<AccountView> {
   const id = randomUUID()
   try {
     await db.tx(async (q) => {
       await q.sql(`insert into accounts (id, email, plan, first_pack_used, created_at) values (?, ?, 'none', false, ?)`, [
         id,
         input.email.toLowerCase(),
-        new Date(),
+        now,
       ])
-      if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, new Date())
+      if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, now)
     })
   } catch (e) {
     if ((e as { code?: string }).code === '23505')
@@ -74,9 +74,9 @@ export async function applyPlan(q: Query, accountId: string, plan: Plan, now: Da
   if (PLANS[plan] > 0) await credit(q, accountId, 'plan_grant', PLANS[plan], `plan ${plan}`)
 }
 
-export async function setPlan(db: Database, accountId: string, plan: Plan): Promise<AccountView> {
+export async function setPlan(db: Database, accountId: string, plan: Plan, now: Date): Promise<AccountView> {
   await getAccount(db, accountId)
-  await db.tx((q) => applyPlan(q, accountId, plan, new Date()))
+  await db.tx((q) => applyPlan(q, accountId, plan, now))
   return getAccount(db, accountId)
 }
 
@@ -131,8 +131,8 @@ function keyView(k: { id: string; prefix: string; name?: string | null; monthlyS
   return { id: k.id, prefix: k.prefix, name: k.name ?? null, monthlySpendCap: k.monthlySpendCap == null ? null : Number(k.monthlySpendCap) }
 }
 
-async function requireTeamForCap(db: Query, accountId: string, cap: number | null | undefined) {
-  if (cap == null) return
+async function requireTeamForSpendCap(db: Query, accountId: string, spendCap: number | null | undefined) {
+  if (spendCap == null) return
   const account = await getAccount(db, accountId)
   if (account.plan !== 'team') throw new ApiError('plan_required', 'Per-key monthly spend caps need the Team plan.')
 }
@@ -143,7 +143,7 @@ export async function createKey(
   input: { name?: string; monthlySpendCap?: number | null },
 ): Promise<KeyView & { key: string }> {
   await getAccount(db, accountId)
-  await requireTeamForCap(db, accountId, input.monthlySpendCap)
+  await requireTeamForSpendCap(db, accountId, input.monthlySpendCap)
   const key = mintKey()
   const em = db.orm.em.fork()
   const entity = em.create(ApiKeySchema, {
@@ -163,16 +163,17 @@ export async function updateKey(db: Database, keyId: string, input: { monthlySpe
   const em = db.orm.em.fork()
   const entity = await em.findOne(ApiKeySchema, { id: keyId, revokedAt: null })
   if (!entity) throw new ApiError('not_found', 'No such key.')
-  await requireTeamForCap(db, entity.accountId, input.monthlySpendCap)
+  await requireTeamForSpendCap(db, entity.accountId, input.monthlySpendCap)
   entity.monthlySpendCap = input.monthlySpendCap == null ? null : String(input.monthlySpendCap)
   await em.flush()
   return keyView(entity)
 }
 
-export async function revokeKey(db: Database, keyId: string, keys: KeyCache): Promise<{ id: string; revokedAt: string }> {
-  const [row] = await db.sql(`update api_keys set revoked_at = coalesce(revoked_at, now()) where id::text = ? returning id, revoked_at`, [
-    keyId,
-  ])
+export async function revokeKey(db: Database, keyId: string, keys: KeyCache, now: Date): Promise<{ id: string; revokedAt: string }> {
+  const [row] = await db.sql<{ id: string; revoked_at: string }>(
+    `update api_keys set revoked_at = coalesce(revoked_at, ?) where id::text = ? returning id, revoked_at`,
+    [now, keyId],
+  )
   if (!row) throw new ApiError('not_found', 'No such key.')
   keys.forget(row.id)
   return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() }
@@ -182,12 +183,12 @@ export async function revokeKey(db: Database, keyId: string, keys: KeyCache): Pr
  * A new signing secret, `whsec_` + base64 of 24 random bytes (the Standard Webhooks form: its libraries take
  * the secret as given). The previous one keeps signing next to it for 24 hours (webhooks.ts).
  */
-export async function rotateWebhookSecret(db: Database, accountId: string, box: SecretBox): Promise<{ secret: string }> {
+export async function rotateWebhookSecret(db: Database, accountId: string, box: SecretBox, now: Date): Promise<{ secret: string }> {
   await getAccount(db, accountId)
   const secret = 'whsec_' + randomBytes(24).toString('base64')
   await db.sql(
-    `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = now() where id = ?`,
-    [box.seal(secret), accountId],
+    `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?`,
+    [box.seal(secret), now, accountId],
   )
   return { secret }
 }
@@ -234,7 +235,7 @@ export class KeyCache {
   private readonly failures: RateLimiterMemory
   constructor(
     private readonly db: Query,
-    private readonly opts: { ttlMs?: number; failuresPerMinute?: number } = {},
+    private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number },
   ) {
     this.failures = new RateLimiterMemory({ points: opts.failuresPerMinute ?? 30, duration: 60, keyPrefix: 'auth-failures' })
   }
@@ -243,7 +244,7 @@ export class KeyCache {
     const hash = hashKey(key)
     const cacheKey = hash.toString('base64')
     const hit = this.entries.get(cacheKey)
-    if (hit && hit.until > Date.now() && timingSafeEqual(hit.hash, hash)) return hit.caller
+    if (hit && hit.until > this.clock() && timingSafeEqual(hit.hash, hash)) return hit.caller
     const failed = await this.failures.get(client)
     if (failed && failed.consumedPoints >= this.failures.points) {
       const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000))
@@ -251,18 +252,22 @@ export class KeyCache {
         'Retry-After': String(retry),
       })
     }
-    const row = (this.unknown.get(cacheKey) ?? 0) > Date.now() ? undefined : await this.findKey(hash)
+    const row = (this.unknown.get(cacheKey) ?? 0) > this.clock() ? undefined : await this.findKey(hash)
     if (!row) {
       this.entries.delete(cacheKey)
       if (this.unknown.size > 10_000) this.unknown.clear()
-      this.unknown.set(cacheKey, Date.now() + this.ttlMs)
+      this.unknown.set(cacheKey, this.clock() + this.ttlMs)
       await this.failures.penalty(client, 1)
       return null
     }
     const caller = { keyId: row.id, accountId: row.account_id }
     if (this.entries.size > 10_000) this.entries.clear()
-    this.entries.set(cacheKey, { caller, hash, until: Date.now() + this.ttlMs })
+    this.entries.set(cacheKey, { caller, hash, until: this.clock() + this.ttlMs })
     return caller
+  }
+
+  private clock(): number {
+    return this.opts.now().getTime()
   }
 
   private get ttlMs(): number {

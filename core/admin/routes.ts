@@ -76,7 +76,7 @@ export function adminRouter(services: Services): Router {
   })
   router.post('/accounts', async (ctx) => {
     ctx.status = 201
-    ctx.body = await createAccount(db, await body(ctx, v.createAccount))
+    ctx.body = await createAccount(db, await body(ctx, v.createAccount), services.now())
   })
   router.get('/accounts/:id', async (ctx) => {
     ctx.body = await getAccount(db, ctx.params.id!)
@@ -85,7 +85,7 @@ export function adminRouter(services: Services): Router {
     ctx.body = await addCredits(db, ctx.params.id!, await body(ctx, v.credits))
   })
   router.post('/accounts/:id/plan', async (ctx) => {
-    ctx.body = await setPlan(db, ctx.params.id!, (await body(ctx, v.plan)).plan)
+    ctx.body = await setPlan(db, ctx.params.id!, (await body(ctx, v.plan)).plan, services.now())
   })
   router.post('/accounts/:id/keys', async (ctx) => {
     ctx.status = 201
@@ -95,10 +95,10 @@ export function adminRouter(services: Services): Router {
     ctx.body = await updateKey(db, ctx.params.id!, await body(ctx, v.updateKey))
   })
   router.delete('/keys/:id', async (ctx) => {
-    ctx.body = await revokeKey(db, ctx.params.id!, services.keys)
+    ctx.body = await revokeKey(db, ctx.params.id!, services.keys, services.now())
   })
   router.post('/accounts/:id/webhook-secret', async (ctx) => {
-    ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets)
+    ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets, services.now())
   })
   router.get('/jobs/:id/deliveries', async (ctx) => {
     ctx.body = { deliveries: await listAttempts(db, ctx.params.id!) }

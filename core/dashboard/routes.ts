@@ -226,7 +226,7 @@ export function dashboardRouter(services: Services): Router {
     )
   })
   router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
-    await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys)
+    await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys, services.now())
     ctx.redirect('/dashboard/keys?done=revoked')
   })
   router.post('/dashboard/keys/:id/cap', signedIn, async (ctx) => {
@@ -265,7 +265,7 @@ export function dashboardRouter(services: Services): Router {
     await webhooks(ctx, { secret: services.secrets.open(row.webhook_secret) })
   })
   router.post('/dashboard/webhooks/rotate', signedIn, async (ctx) => {
-    const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets)
+    const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets, services.now())
     await webhooks(ctx, { secret, rotated: true })
   })
 

@@ -31,11 +31,11 @@ export async function sendSignInLink(services: Services, email: string, origin: 
 export async function redeemSignInLink(services: Services, secret: string): Promise<{ sessionId: string; accountId: string } | null> {
   const { db } = services
   const [link] = await db.sql(
-    `update login_links set used_at = now() where token_hash = ? and used_at is null and expires_at > ? returning email`,
-    [sha256(secret), services.now()],
+    `update login_links set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning email`,
+    [services.now(), sha256(secret), services.now()],
   )
   if (!link) return null
-  const accountId = await accountFor(db, link.email)
+  const accountId = await accountFor(db, link.email, services.now())
   const sessionId = token()
   await db.sql(`insert into dashboard_sessions (id_hash, account_id, csrf_token, expires_at) values (?, ?, ?, ?)`, [
     sha256(sessionId),
@@ -46,12 +46,12 @@ export async function redeemSignInLink(services: Services, secret: string): Prom
   return { sessionId, accountId }
 }
 
-async function accountFor(db: Database, email: string): Promise<string> {
+async function accountFor(db: Database, email: string, now: Date): Promise<string> {
   const find = async () => (await db.sql(`select id from accounts where email = ?`, [email]))[0]?.id as string | undefined
   const existing = await find()
   if (existing) return existing
   try {
-    return (await createAccount(db, { email })).id
+    return (await createAccount(db, { email }, now)).id
   } catch (e) {
     const raced = await find()
     if (raced) return raced

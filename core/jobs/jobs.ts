@@ -5,10 +5,11 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { JobHelpers } from 'graphile-worker'
 import type { Query } from '../db/database.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts'
-import { capabilityContext } from '../pipeline/context.ts'
+import { recordAccepted } from '../idempotency/idempotency.ts'
+import { capabilityContext } from '../run/context.ts'
 import type { Services, JobEventName } from '../services.ts'
 import { capture, release, reserve, Usage, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
-import { checkResult } from '../pipeline/result.ts'
+import { checkResult } from '../run/result.ts'
 import { UUID } from '../validation.ts'
 
 export const RUN_TASK = 'run_capability'
@@ -81,13 +82,7 @@ export async function acceptJob(
     await q.sql(`insert into job_inputs (job_id, input) values (?, ?::jsonb)`, [jobId, JSON.stringify(a.input)])
     // max_attempts 1: a model call is never blindly repeated (C7).
     await q.sql(`select graphile_worker.add_job(?, json_build_object('jobId', ?::text), max_attempts => 1)`, [RUN_TASK, jobId])
-    if (a.idempotency) {
-      await q.sql(`update idempotency_records set state = 'done', status = 202, body = ? where account_id = ? and key = ?`, [
-        body,
-        a.accountId,
-        a.idempotency.key,
-      ])
-    }
+    if (a.idempotency) await recordAccepted(q, a.accountId, a.idempotency.key, body)
     return { outcome: 'accepted' as const, body }
   })
 }

@@ -2,6 +2,7 @@
 // expired dashboard sign-in links and sessions.
 import { renewPlans } from '../accounts/accounts.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
+import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
 import { failStaleJobs, type MaintenanceReport } from './jobs.ts'
@@ -12,10 +13,8 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const now = services.now()
   const jobs = await failStaleJobs(services, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
-  const idem = await services.db.sql(`delete from idempotency_records where created_at <= ? returning key`, [
-    new Date(now.getTime() - 24 * 3600_000),
-  ])
+  const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
-  return { ...jobs, holdsReleased, idempotencyRecordsRemoved: idem.length, plansRenewed, signInRowsRemoved }
+  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved }
 }

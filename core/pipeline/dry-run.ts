@@ -1,5 +1,5 @@
 // C3: a dry run passes stages 0–2 for real, then reports what stages 3–7 would answer, with no side
-// effects: no hold, no idempotency record, no model, no charge.
+// effects: no hold, no idempotency record, no model, no charge (idempotency is not consulted, so never 409).
 import { Type, type Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
@@ -7,9 +7,9 @@ import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import { quote } from '../wallet/wallet.ts'
-import { checkPaused } from './paused.ts'
-import { readRequest } from './request.ts'
-import { requireProvider } from './result.ts'
+import { requireProvider } from './provider.ts'
+import type { CallRequest } from './request.ts'
+import { spendRefusal } from './spend.ts'
 
 /** The 200 answer to `Service-Dry-Run: 1`; published as components.schemas.DryRun. */
 export const DryRun = Type.Object(
@@ -25,23 +25,24 @@ export const DryRun = Type.Object(
   { additionalProperties: false },
 )
 
-export async function dryRunReport(
+/**
+ * Stages 3 and 4 run as they do live (`admit`); stage 6 asks the wallet's quote, the same SQL rule reserve_call
+ * applies; stage 7 asks for the provider. The first refusal becomes the report's `error`, worded as live.
+ */
+export async function reportDryRun(
   ctx: Context,
-  cap: Capability,
+  capability: Capability,
   services: Services,
   caller: Caller,
-  readBody: (ctx: Context) => Promise<unknown>,
+  admit: () => Promise<CallRequest>,
 ): Promise<void> {
-  const q = await quote(services.db, caller.accountId, caller.keyId, cap.price, services.now())
+  const quoted = await quote(services.db, caller.accountId, caller.keyId, capability.price, services.now())
   let liveStatus: number
   let error: Static<typeof DryRun>['error']
   try {
-    checkPaused(services.config, cap)
-    const call = await readRequest(ctx, cap, services, readBody, 'live')
-    if (q.outcome === 'insufficient')
-      throw new ApiError('insufficient_credits', `This call costs ${cap.price} credits; ${q.available} are available.`)
-    if (q.outcome === 'cap') throw new ApiError('spend_cap_reached', 'This key has reached its monthly spend cap.')
-    requireProvider(cap, services.provider)
+    const call = await admit() // 3, 4
+    if (quoted.refusal) throw spendRefusal(capability, quoted.refusal, quoted.available) // 6
+    requireProvider(capability, services.provider) // 7
     liveStatus = call.async ? 202 : 200
   } catch (e) {
     if (!(e instanceof ApiError)) throw e
@@ -51,11 +52,11 @@ export async function dryRunReport(
   ctx.status = 200
   const report: Static<typeof DryRun> = {
     dryRun: true,
-    endpoint: `/v1/${cap.name}`,
+    endpoint: `/v1/${capability.name}`,
     liveStatus,
-    wouldCharge: liveStatus === 200 || liveStatus === 202 ? cap.price : 0,
-    price: cap.price,
-    balance: q.available,
+    wouldCharge: liveStatus === 200 || liveStatus === 202 ? capability.price : 0,
+    price: capability.price,
+    balance: quoted.available,
     ...(error ? { error } : {}),
   }
   ctx.body = report

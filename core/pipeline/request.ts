@@ -1,10 +1,10 @@
 // Stage 4 (C1): headers and body. Content-Type (415), size (413), JSON syntax (400 invalid_json),
 // nesting depth (400 invalid_request naming the path, before any code walks the body recursively),
 // Idempotency-Key and Service-Dry-Run formats, then the endpoint's schema (400 invalid_request + details).
-import { createHash } from 'node:crypto'
 import bodyParser from 'koa-bodyparser'
 import type { Context } from 'koa'
 import { ApiError } from '../errors.ts'
+import { claim, idempotencyKey, type IdempotencyClaim } from '../idempotency/idempotency.ts'
 import { AddressRefused, resolvePublicTarget } from '../net/address-guard.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
@@ -14,7 +14,7 @@ export interface CallRequest {
   input: Record<string, unknown>
   async: boolean
   callbackUrl: string | null
-  idempotency?: { key: string; fingerprint: Buffer }
+  idempotency: IdempotencyClaim | undefined
 }
 
 export type DryRunMode = 'live' | 'dry' | 'invalid'
@@ -24,8 +24,6 @@ export function dryRunMode(ctx: Context): DryRunMode {
   if (raw === undefined) return 'live'
   return typeof raw === 'string' && /^(1|true)$/i.test(raw) ? 'dry' : 'invalid'
 }
-
-const IDEMPOTENCY_KEY = /^[!-~]{1,128}$/
 
 /** Deepest nesting a request body may have; the root object is level 1. */
 export const MAX_JSON_DEPTH = 64
@@ -75,12 +73,7 @@ export async function readRequest(
   if (!ctx.is('application/json'))
     throw new ApiError('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".')
   await readBody(ctx)
-  const rawKey = ctx.headers['idempotency-key']
-  if (rawKey !== undefined && (typeof rawKey !== 'string' || !IDEMPOTENCY_KEY.test(rawKey))) {
-    throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 128 printable ASCII characters without spaces.', [
-      { path: 'header:Idempotency-Key', message: 'must match ^[!-~]{1,128}$' },
-    ])
-  }
+  const key = idempotencyKey(ctx)
   if (mode === 'invalid') {
     throw new ApiError('invalid_request', 'Service-Dry-Run must be "1" or "true".', [
       { path: 'header:Service-Dry-Run', message: 'must be 1 or true' },
@@ -105,7 +98,7 @@ export async function readRequest(
     input,
     async,
     callbackUrl: callback,
-    idempotency: typeof rawKey === 'string' ? { key: rawKey, fingerprint: fingerprint(ctx.method, ctx.path, body) } : undefined,
+    idempotency: key === undefined ? undefined : claim(key, ctx.method, ctx.path, body),
   }
 }
 
@@ -122,22 +115,4 @@ async function checkCallbackUrl(url: string, services: Services): Promise<void> 
     const why = e.reason === 'address' || e.reason === 'unresolvable' ? 'the host is not a reachable public address' : e.message
     throw new ApiError('invalid_callback_url', `callbackUrl must be a public https URL: ${why}`, [{ path: '/callbackUrl', message: why }])
   }
-}
-
-/** C5: SHA-256 of method, path and the canonical JSON of the body (sorted keys, no whitespace). */
-export function fingerprint(method: string, path: string, body: unknown): Buffer {
-  return createHash('sha256')
-    .update(`${method}\n${path}\n${canonicalJson(body)}`)
-    .digest()
-}
-
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-    return `{${entries.join(',')}}`
-  }
-  return JSON.stringify(value)
 }

@@ -1,12 +1,13 @@
-// The only code that moves credits (C4). Each call is one statement: the SQL functions of migration 0001
-// hold, capture and release atomically, so concurrent calls can never overdraw.
+// The only code that moves credits (C4). Each call is one statement: the SQL functions of migrations 0001 and
+// 0006 hold, capture and release atomically, so concurrent calls can never overdraw.
 import { Type } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
+import { IDEMPOTENCY_WINDOW_HOURS, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/idempotency.ts'
 
-export type ReserveOutcome =
-  | { outcome: 'ok'; holdId: string }
-  | { outcome: 'replay'; status: number; body: string }
-  | { outcome: 'in_use' | 'reused' | 'insufficient' | 'cap' }
+/** Why a hold cannot be placed (C4, C9); spend_refusal() in SQL is the one definition of the rule. */
+export type SpendRefusal = 'insufficient' | 'spend_cap'
+
+export type ReserveOutcome = { outcome: 'ok'; holdId: string } | ClaimOutcome | { outcome: 'insufficient' } | { outcome: 'spend_cap' }
 
 export interface ReserveArgs {
   accountId: string
@@ -16,12 +17,19 @@ export interface ReserveArgs {
   requestId: string
   /** Sync holds expire (a crashed process must not strand credits); job holds live with their job. */
   holdTtlSeconds: number | null
-  idempotency?: { key: string; fingerprint: Buffer }
+  idempotency?: IdempotencyClaim | undefined
   now: Date
 }
 
+type ReserveRow = {
+  outcome: 'ok' | 'replay' | 'in_use' | 'reused' | SpendRefusal
+  hold_id: string
+  status: number
+  body: string
+}
+
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
-  const [row] = await q.sql(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?)`, [
+  const [row] = await q.sql<ReserveRow>(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?)`, [
     a.accountId,
     a.keyId,
     a.price,
@@ -30,6 +38,7 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
     a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
     a.idempotency?.key ?? null,
     a.idempotency?.fingerprint ?? null,
+    `${IDEMPOTENCY_WINDOW_HOURS} hours`,
     a.now,
   ])
   if (!row) throw new Error('reserve_call returned nothing')
@@ -55,7 +64,12 @@ export async function capture(
   idempotencyKey: string | null,
   now: Date,
 ): Promise<{ body: string; available: number }> {
-  const [row] = await q.sql(`select * from capture_hold(?, ?, ?, ?)`, [holdId, JSON.stringify(result), idempotencyKey, now])
+  const [row] = await q.sql<{ body: string; available: string }>(`select * from capture_hold(?, ?, ?, ?)`, [
+    holdId,
+    JSON.stringify(result),
+    idempotencyKey,
+    now,
+  ])
   if (!row) throw new Error('capture_hold returned nothing')
   return { body: row.body, available: Number(row.available) }
 }
@@ -98,24 +112,19 @@ export async function releaseExpiredHolds(q: Query, now: Date): Promise<number> 
   return rows.length
 }
 
-/** The precheck of a dry run (C3): what reserve_call would answer, read-only, in one query. */
+/** The precheck of a dry run (C3): what reserve_call would answer about the money, read-only, by the same rule. */
 export async function quote(
   q: Query,
   accountId: string,
   keyId: string,
   price: number,
   now: Date,
-): Promise<{ available: number; outcome: 'ok' | 'insufficient' | 'cap' }> {
-  const [row] = await q.sql(
-    `select a.balance - a.reserved as available,
-            k.monthly_spend_cap as cap,
-            (case when k.spend_month = to_char(?::timestamptz at time zone 'UTC', 'YYYY-MM') then k.month_spend else 0 end) + k.held as committed
+): Promise<{ available: number; refusal: SpendRefusal | null }> {
+  const [row] = await q.sql<{ available: string; refusal: SpendRefusal | null }>(
+    `select a.balance - a.reserved as available, spend_refusal(a, k, ?, ?) as refusal
        from accounts a join api_keys k on k.account_id = a.id
       where a.id = ? and k.id = ?`,
-    [now, accountId, keyId],
+    [price, now, accountId, keyId],
   )
-  const available = Number(row?.available ?? 0)
-  if (available < price) return { available, outcome: 'insufficient' }
-  if (row?.cap != null && Number(row.committed) + price > Number(row.cap)) return { available, outcome: 'cap' }
-  return { available, outcome: 'ok' }
+  return { available: Number(row?.available ?? 0), refusal: row ? row.refusal : 'insufficient' }
 }

@@ -53,18 +53,14 @@ export function webhookListener(services: Services): JobEvents {
     if (!job?.callback_url) return
     const [account] = await q.sql(`select webhook_secret is not null as has_secret from accounts where id = ?`, [job.account_id])
     const deliveryId = `dlv_${ulid()}`
-    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: services.now().toISOString(), job: jobView(job) }
+    const now = services.now()
+    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: now.toISOString(), job: jobView(job) }
     const payload = JSON.stringify(body)
     const status = account?.has_secret ? 'pending' : 'skipped'
-    await q.sql(`insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status) values (?, ?, ?, ?, ?, ?, ?)`, [
-      deliveryId,
-      jobId,
-      job.account_id,
-      event,
-      job.callback_url,
-      payload,
-      status,
-    ])
+    await q.sql(
+      `insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [deliveryId, jobId, job.account_id, event, job.callback_url, payload, status, now, now],
+    )
     if (status === 'pending') await schedule(q, deliveryId, 1, null)
   }
 }
@@ -76,20 +72,30 @@ async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Da
   )
 }
 
+type PendingDelivery = {
+  url: string
+  event: string
+  job_id: string
+  payload: string
+  request_id: string
+  webhook_secret: string | null
+  previous_secret: string | null
+}
+
 export function deliverTask(services: Services) {
   const { db, config } = services
   return async (payload: unknown): Promise<void> => {
     const { deliveryId, attempt } = payload as { deliveryId: string; attempt: number }
-    const [d] = await db.sql(
-      `select d.*, j.request_id, a.webhook_secret,
-              case when a.webhook_secret_rotated_at > now() - make_interval(hours => ?) then a.previous_webhook_secret end as previous_secret
+    const [d] = await db.sql<PendingDelivery>(
+      `select d.url, d.event, d.job_id, d.payload, j.request_id, a.webhook_secret,
+              case when a.webhook_secret_rotated_at > ?::timestamptz - make_interval(hours => ?) then a.previous_webhook_secret end as previous_secret
          from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
         where d.id = ? and d.status = 'pending'`,
-      [ROTATION_OVERLAP_HOURS, deliveryId],
+      [services.now(), ROTATION_OVERLAP_HOURS, deliveryId],
     )
     if (!d) return
     if (!d.webhook_secret) {
-      await db.sql(`update webhook_deliveries set status = 'skipped', updated_at = now() where id = ?`, [deliveryId])
+      await db.sql(`update webhook_deliveries set status = 'skipped', updated_at = ? where id = ?`, [services.now(), deliveryId])
       return
     }
     let secret: string
@@ -99,16 +105,22 @@ export function deliverTask(services: Services) {
       if (!(e instanceof SecretUnreadable)) throw e
       // Retrying cannot help until the key is fixed: recorded as failed, with the reason, never left pending.
       await db.tx(async (q) => {
+        const now = services.now()
         await q.sql(
-          `insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, now(), null, ?, 0)`,
-          [deliveryId, attempt, `cannot sign: ${e.message}`],
+          `insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, null, ?, 0)`,
+          [deliveryId, attempt, now, `cannot sign: ${e.message}`],
         )
-        await q.sql(`update webhook_deliveries set attempts = ?, status = 'failed', updated_at = now() where id = ?`, [attempt, deliveryId])
+        await q.sql(`update webhook_deliveries set attempts = ?, status = 'failed', updated_at = ? where id = ?`, [
+          attempt,
+          now,
+          deliveryId,
+        ])
       })
       return
     }
     const secrets = [secret, ...(d.previous_secret ? [services.secrets.open(d.previous_secret)] : [])]
-    const started = Date.now()
+    const started = services.now()
+    const startedMs = performance.now()
     let statusCode: number | null = null
     let error: string | null = null
     try {
@@ -121,7 +133,7 @@ export function deliverTask(services: Services) {
           'X-Service-Request-Id': d.request_id,
           'X-Service-Delivery-Id': deliveryId,
           'X-Service-Signature': sign(secret, d.payload),
-          ...standardWebhookHeaders(deliveryId, Math.floor(Date.now() / 1000), d.payload, secrets),
+          ...standardWebhookHeaders(deliveryId, Math.floor(started.getTime() / 1000), d.payload, secrets),
         },
         allowPrivate: config.callbacksAllowPrivate,
         ...(services.resolver ? { resolver: services.resolver } : {}),
@@ -135,24 +147,27 @@ export function deliverTask(services: Services) {
     const delivered = error === null
     const retries = config.webhookRetryDelays
     const next = delivered ? null : attempt <= retries.length ? attempt + 1 : null
+    const durationMs = Math.round(performance.now() - startedMs)
     await db.tx(async (q) => {
+      const now = services.now()
       await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
         deliveryId,
         attempt,
-        new Date(started),
+        started,
         statusCode,
         error,
-        Date.now() - started,
+        durationMs,
       ])
-      await q.sql(`update webhook_deliveries set attempts = ?, status = ?, updated_at = now() where id = ?`, [
+      await q.sql(`update webhook_deliveries set attempts = ?, status = ?, updated_at = ? where id = ?`, [
         attempt,
         delivered ? 'delivered' : next ? 'pending' : 'failed',
+        now,
         deliveryId,
       ])
       if (next) {
         const base = retries[attempt - 1]! * 1000
         const jittered = base * (0.8 + Math.random() * 0.4)
-        await schedule(q, deliveryId, next, new Date(Date.now() + jittered))
+        await schedule(q, deliveryId, next, new Date(now.getTime() + jittered))
       }
     })
   }

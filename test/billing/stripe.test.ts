@@ -18,7 +18,7 @@ const { db } = app.services
 
 let n = 0
 async function account(a: TestApp = app) {
-  return (await createAccount(a.services.db, { email: `buyer${++n}-${process.pid}@example.test` })).id
+  return (await createAccount(a.services.db, { email: `buyer${++n}-${process.pid}@example.test` }, a.services.now())).id
 }
 const sessionId = (url: string) => url.split('/pay/')[1]!
 const grants = async (accountId: string) =>

@@ -120,7 +120,11 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
       return { status: res.status, headers: res.headers, text, body }
     },
     async customer(credits, o = {}) {
-      const account = await createAccount(services.db, { email: `c${++accounts}-${process.pid}@example.test`, plan: o.plan ?? 'none' })
+      const account = await createAccount(
+        services.db,
+        { email: `c${++accounts}-${process.pid}@example.test`, plan: o.plan ?? 'none' },
+        services.now(),
+      )
       if (credits > 0) await addCredits(services.db, account.id, { credits, reason: 'test funding' })
       const key = await createKey(services.db, account.id, { name: 'test', monthlySpendCap: o.monthlySpendCap ?? null })
       return { accountId: account.id, keyId: key.id, key: key.key }

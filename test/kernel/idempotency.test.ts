@@ -162,7 +162,7 @@ t.test('the 24 h window, and maintenance removes old records', async (t) => {
 
 t.test('a lock left by a killed request expires within 2 minutes', async (t) => {
   const c = await app.customer(100)
-  const { fingerprint } = await import('../../core/pipeline/request.ts')
+  const { fingerprint } = await import('../../core/idempotency/idempotency.ts')
   // The state a process leaves when it dies after claiming the key: a running record, nothing else.
   const now = Date.now()
   clock = now

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Type } from '@sinclair/typebox'
-import { EXPLICIT_NULL } from '../../core/pipeline/result.ts'
+import { EXPLICIT_NULL } from '../../core/run/result.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
 const served = testCapability({

@@ -5,7 +5,7 @@ import t from 'tap'
 import { mockProvider, startTestApp, testCapability } from '../helpers/app.ts'
 import { SDK_RESULTS, type Field } from '../fixtures/sdk-shapes.ts'
 import { ApiError } from '../../core/errors.ts'
-import { EXPLICIT_NULL } from '../../core/pipeline/result.ts'
+import { EXPLICIT_NULL } from '../../core/run/result.ts'
 
 interface Account {
   balanceCredits: number

@@ -415,7 +415,7 @@ t.test('a delivery that cannot be signed is recorded failed with its reason, nev
   })
   const c = await hooks.customer(10)
   // A secret sealed by a process with another key (a second host without the shared SECRET_ENCRYPTION_KEY).
-  await rotateWebhookSecret(hooks.services.db, c.accountId, other)
+  await rotateWebhookSecret(hooks.services.db, c.accountId, other, hooks.services.now())
   const res = await hooks.call('/v1/jobdoc', { body: { text: 'hi', async: true, callbackUrl: 'http://127.0.0.1:9/hook' }, key: c.key })
   t.equal(res.status, 202)
   const { listAttempts } = await import('../../core/webhooks/webhooks.ts')

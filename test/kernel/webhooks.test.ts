@@ -59,7 +59,7 @@ const fast = { callbacksAllowPrivate: true, webhookRetryDelays: [0.2, 0.2, 0.2, 
 t.test('a signed job.completed callback with the exact headers and body', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
   const c = await app.customer(10)
-  const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
+  const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
   t.match(secret, /^whsec_[A-Za-z0-9+/]{32,}$/, 'whsec_ + base64: the form Standard Webhooks libraries take as given')
   const hook = await receiver(t, [200])
   const res = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: c.key })
@@ -94,7 +94,7 @@ t.test('a signed job.completed callback with the exact headers and body', async 
 t.test('Standard Webhooks: the standardwebhooks package verifies every delivery, across a rotation', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
   const c = await app.customer(30)
-  const first = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)).secret
+  const first = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())).secret
   const hook = await receiver(t, [200])
   const deliver = async () => {
     const res = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: c.key })
@@ -119,7 +119,7 @@ t.test('Standard Webhooks: the standardwebhooks package verifies every delivery,
   t.same(verifies(first, before), payload, 'verified with the secret the account holds')
   t.ok(before.headers['x-service-signature'], 'X-Service-Signature is still sent')
 
-  const second = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)).secret
+  const second = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())).secret
   const during = await deliver()
   t.equal(String(during.headers['webhook-signature']).split(' ').length, 2, 'new and previous secret, space-separated')
   t.same(verifies(second, during), JSON.parse(during.body), 'the new secret verifies')
@@ -144,7 +144,7 @@ t.test('Standard Webhooks: the standardwebhooks package verifies every delivery,
 t.test('500, 500, 200: three attempts with the same deliveryId, each recorded; job.failed too', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
   const c = await app.customer(10)
-  const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
+  const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
   const hook = await receiver(t, [500, 500, 200])
   const res = await app.call('/v1/jobdoc', { body: { text: 'fail', async: true, callbackUrl: hook.url }, key: c.key })
   const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status !== 'pending')
@@ -169,7 +169,7 @@ t.test('500, 500, 200: three attempts with the same deliveryId, each recorded; j
 t.test('a 302 is a failure and is not followed; five retries then failed', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
   const c = await app.customer(10)
-  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
+  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
   const hook = await receiver(t, ['redirect'])
   const res = await app.call('/v1/jobdoc', { body: { text: 'x', async: true, callbackUrl: hook.url }, key: c.key })
   const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status === 'failed')
@@ -185,7 +185,7 @@ t.test('a 302 is a failure and is not followed; five retries then failed', async
 t.test('a receiver that never answers times out', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: { ...fast, webhookRetryDelays: [] } })
   const c = await app.customer(10)
-  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
+  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
   const hook = await receiver(t, ['hang'])
   const res = await app.call('/v1/jobdoc', { body: { text: 'x', async: true, callbackUrl: hook.url }, key: c.key })
   const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status === 'failed')
@@ -215,7 +215,7 @@ t.test('no signing secret: nothing is sent, the delivery is recorded as skipped'
 t.test('a worker restart mid-retry still delivers', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, config: { ...fast, webhookRetryDelays: [1, 1] } })
   const c = await app.customer(10)
-  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
+  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
   const hook = await receiver(t, [500, 200])
   const first = await startWorker(app.services, { concurrency: 1 })
   const res = await app.call('/v1/jobdoc', { body: { text: 'x', async: true, callbackUrl: hook.url }, key: c.key })
@@ -248,7 +248,7 @@ t.test('the address guard: at acceptance (400 invalid_callback_url) and at each 
     config: { webhookRetryDelays: [], webhookTimeoutMs: 500 },
   })
   const c = await app.customer(100)
-  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets)
+  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
   const refused = [
     'http://public.example/hook',
     'https://loopback.example/hook',

@@ -1,5 +1,4 @@
-// The world a handler sees (core/capability.ts), built the same way for sync calls and for jobs.
-import type { TSchema } from '@sinclair/typebox'
+// The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
 import type { CapabilityContext } from '../capability.ts'
 import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
@@ -8,18 +7,18 @@ import type { Services } from '../services.ts'
 
 export function capabilityContext(
   services: Services,
-  cap: Capability,
+  capability: Capability,
   call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number },
 ): CapabilityContext {
   const { config, provider, resolver } = services
   const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
   // One guarded fetcher with the C12 limits, for documents and for any other caller-supplied URL.
   const fetchGuarded = publicDocumentFetcher(guard)
-  const log = (m: string) => services.log(`[${cap.name}] ${call.requestId} ${m}`)
+  const log = (m: string) => services.log(`[${capability.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const objectWithSources = <T>(request: ObjectRequest) =>
-    services.metrics.modelCall(cap.name, 'text', () =>
-      generateObject<T>(provider, { ...request, schema: request.schema ?? (cap.response as TSchema) }, deadline),
+    services.metrics.modelCall(capability.name, 'text', () =>
+      generateObject<T>(provider, { ...request, schema: request.schema ?? (capability.response) }, deadline),
     )
   return {
     requestId: call.requestId,
@@ -29,7 +28,7 @@ export function capabilityContext(
       provider,
       objectWithSources,
       object: async (request) => (await objectWithSources(request)).object as never,
-      run: (what, fn) => services.metrics.modelCall(cap.name, what, () => runModel(what, deadline, fn)),
+      run: (what, fn) => services.metrics.modelCall(capability.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
       resolve: (input) => resolveDocument(input, { fetch: fetchGuarded, signal: call.signal }),

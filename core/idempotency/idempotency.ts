@@ -1,0 +1,91 @@
+// Idempotency (C5), owned here. A key is claimed, replayed or refused by the wallet's SQL in the same statement
+// that places the hold (reserve_call, migration 0006), so a claim and its hold never part; capture_hold records
+// the 200, release_hold forgets a failed claim (migration 0001). This module reads the header, fingerprints the
+// request, answers replays and refusals, records a job's 202 and ends the 24-hour window.
+import { createHash } from 'node:crypto'
+import type { Context } from 'koa'
+import type { Query } from '../db/database.ts'
+import { ApiError } from '../errors.ts'
+
+/** How long a key's answer is replayed (C5); reserve_call receives it, maintenance removes older records. */
+export const IDEMPOTENCY_WINDOW_HOURS = 24
+
+/** What reserve_call needs to claim a key: the key and the request's fingerprint. */
+export interface IdempotencyClaim {
+  key: string
+  fingerprint: Buffer
+}
+
+/** The answers of reserve_call about a claimed key, other than a fresh claim. */
+export type ClaimOutcome = { outcome: 'replay'; status: number; body: string } | { outcome: 'in_use' | 'reused' }
+
+const KEY_FORMAT = /^[!-~]{1,128}$/
+
+/** The Idempotency-Key header, checked (stage 4); undefined when absent. */
+export function idempotencyKey(ctx: Context): string | undefined {
+  const raw = ctx.headers['idempotency-key']
+  if (raw === undefined) return undefined
+  if (typeof raw !== 'string' || !KEY_FORMAT.test(raw)) {
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 128 printable ASCII characters without spaces.', [
+      { path: 'header:Idempotency-Key', message: 'must match ^[!-~]{1,128}$' },
+    ])
+  }
+  return raw
+}
+
+export function claim(key: string, method: string, path: string, body: unknown): IdempotencyClaim {
+  return { key, fingerprint: fingerprint(method, path, body) }
+}
+
+/** SHA-256 of method, path and the canonical JSON of the body (sorted keys, no whitespace). */
+export function fingerprint(method: string, path: string, body: unknown): Buffer {
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body)}`)
+    .digest()
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** A replay is the recorded answer, byte for byte; anything else about the key is a 409. */
+export function answerClaimed(ctx: Context, claimed: ClaimOutcome): void {
+  switch (claimed.outcome) {
+    case 'replay':
+      ctx.status = claimed.status
+      ctx.type = 'application/json'
+      ctx.set('Idempotent-Replayed', 'true')
+      ctx.body = claimed.body
+      return
+    case 'in_use':
+      throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry shortly.', undefined, {
+        'Retry-After': '1',
+      })
+    case 'reused':
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.')
+  }
+}
+
+/** An accepted job's 202 is the key's answer, in the acceptance's transaction. */
+export async function recordAccepted(q: Query, accountId: string, key: string, body: string): Promise<void> {
+  await q.sql(`update idempotency_records set state = 'done', status = 202, body = ? where account_id = ? and key = ?`, [
+    body,
+    accountId,
+    key,
+  ])
+}
+
+/** Maintenance: records older than the window are gone (reserve_call already treats them as absent). */
+export async function removeExpiredIdempotencyRecords(q: Query, now: Date): Promise<number> {
+  const removed = await q.sql(`delete from idempotency_records where created_at <= ? returning key`, [
+    new Date(now.getTime() - IDEMPOTENCY_WINDOW_HOURS * 3600_000),
+  ])
+  return removed.length
+}
