@@ -99,6 +99,7 @@ export function buildApp(services: Services): Koa {
 /** The HTTP server of an app, with the timeouts of config.http (sized for the 20 MiB body limit). */
 export function httpServer(app: Koa, config: Config): Server {
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http
+  const handle = app.callback() // Koa answers every error itself; the promise never rejects
   return createServer(
     {
       headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
@@ -106,6 +107,6 @@ export function httpServer(app: Koa, config: Config): Server {
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: 1000,
     },
-    app.callback(),
+    (req, res) => void handle(req, res),
   )
 }

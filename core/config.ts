@@ -55,7 +55,8 @@ export interface Config {
   mailFrom: string
   /** DASHBOARD_URL: the public origin of links in emails and Stripe redirects; unset: the request's own. */
   dashboardUrl?: string
-  paused: Record<string, PausedEntry>
+  /** Per endpoint: paused with a reason, or `false` to serve an endpoint its manifest ships paused (C10). */
+  paused: Record<string, PausedEntry | false>
   rateLimits: Record<string, number>
   logLevel: string
   logPretty: boolean
@@ -134,7 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dashboardUrl: env.DASHBOARD_URL ? new URL(env.DASHBOARD_URL).origin : undefined,
     // PAUSED_ENDPOINTS replaces the whole list (C10): '{}' lifts the pauses of this file, but an endpoint whose
     // manifest ships paused (transcribe) stays paused until its entry is false: '{"transcribe": false}'.
-    paused: json<Record<string, PausedEntry>>('PAUSED_ENDPOINTS', env.PAUSED_ENDPOINTS) ?? defaults.paused,
+    paused: json<Config['paused']>('PAUSED_ENDPOINTS', env.PAUSED_ENDPOINTS) ?? defaults.paused,
     rateLimits: { ...defaults.rateLimits, ...json<Record<string, number>>('RATE_LIMITS', env.RATE_LIMITS) },
     logLevel: env.LOG_LEVEL || defaults.logLevel,
     logPretty: env.LOG_PRETTY === 'true',

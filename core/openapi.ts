@@ -10,6 +10,7 @@ import { DryRun } from './pipeline/dry-run.ts'
 import { pausedReason } from './pipeline/paused.ts'
 import { UsageResponse, usageParameters } from './usage/routes.ts'
 import type { Capability } from './registry.ts'
+import type { JsonSchema } from './run/result.ts'
 import { Usage } from './wallet/wallet.ts'
 import { WebhookPayload } from './webhooks/webhooks.ts'
 
@@ -276,7 +277,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
 }
 
 /** The published result with `usage` merged in, so one schema (not allOf) validates the body as sent. */
-function withUsage(result: Record<string, any>) {
+function withUsage(result: JsonSchema): JsonSchema {
   if (!result.properties) throw new Error('a capability response must be an object schema with properties')
   return { ...result, properties: { ...result.properties, usage: ref('Usage') }, required: [...(result.required ?? []), 'usage'] }
 }

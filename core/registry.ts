@@ -4,7 +4,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { Type, type TObject } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import type { CapabilityManifest } from './capability.ts'
 import { MODEL_ROLES } from './models/provider.ts'
@@ -41,9 +41,9 @@ export async function loadCapabilities(dir = path.resolve('capabilities')): Prom
     const where = `capabilities/${folder}`
     if (!NAME.test(folder)) throw new ManifestError(`${where}: folder names must match ${NAME} (lower-case words joined by "-").`)
     const file = path.join(dir, folder, 'manifest.ts')
-    let manifest: CapabilityManifest
+    let manifest: CapabilityManifest | undefined
     try {
-      manifest = (await import(pathToFileURL(file).href)).default
+      manifest = ((await import(pathToFileURL(file).href)) as { default?: CapabilityManifest }).default
     } catch (e) {
       throw new ManifestError(`${where}/manifest.ts could not be loaded: ${(e as Error).message}`)
     }
@@ -52,7 +52,7 @@ export async function loadCapabilities(dir = path.resolve('capabilities')): Prom
   return capabilities
 }
 
-export function checkManifest(m: CapabilityManifest<any, any> | undefined, folder: string, where: string): Capability {
+export function checkManifest(m: CapabilityManifest | undefined, folder: string, where: string): Capability {
   const fail = (why: string): never => {
     throw new ManifestError(`${where}/manifest.ts: ${why}`)
   }
@@ -99,13 +99,12 @@ function stripped(schema: TObject): Record<string, unknown> {
 }
 
 /** The first place in a request schema where a string, array or open object has no upper bound. */
-export function findUnbounded(schema: TSchema, at: string): string | null {
-  const s = schema as Record<string, any>
-  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : []
+export function findUnbounded(s: JsonSchema, at: string): string | null {
+  const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : []
   if (types.includes('string') && s.maxLength === undefined && s.enum === undefined && s.const === undefined) return at || '/'
   if (types.includes('array')) {
     if (s.maxItems === undefined) return at || '/'
-    if (s.items && !Array.isArray(s.items)) {
+    if (s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
       const inner = findUnbounded(s.items, `${at}/items`)
       if (inner) return inner
     }
@@ -113,21 +112,21 @@ export function findUnbounded(schema: TSchema, at: string): string | null {
   if (types.includes('object')) {
     const open = s.additionalProperties !== false || s.patternProperties !== undefined
     if (open && s.maxProperties === undefined) return at || '/'
-    const values: Array<[string, TSchema]> = [
-      ...Object.entries<TSchema>(s.properties ?? {}),
-      ...Object.values<TSchema>(s.patternProperties ?? {}).map((v): [string, TSchema] => ['*', v]),
-      ...(typeof s.additionalProperties === 'object' ? [['*', s.additionalProperties] as [string, TSchema]] : []),
+    const values: Array<[string, JsonSchema]> = [
+      ...Object.entries(s.properties ?? {}),
+      ...Object.values(s.patternProperties ?? {}).map((v): [string, JsonSchema] => ['*', v]),
+      ...(typeof s.additionalProperties === 'object' ? [['*', s.additionalProperties] as [string, JsonSchema]] : []),
     ]
     for (const [k, v] of values) {
       const inner = findUnbounded(v, `${at}/${k}`)
       if (inner) return inner
     }
   }
-  const subschemas: Array<[string, TSchema]> = [
+  const subschemas: Array<[string, JsonSchema]> = [
     ...(['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const).flatMap((key) =>
-      ((s[key] ?? []) as TSchema[]).map((sub, i): [string, TSchema] => [`${at}(${key}[${i}])`, sub]),
+      (s[key] ?? []).map((sub, i): [string, JsonSchema] => [`${at}(${key}[${i}])`, sub]),
     ),
-    ...(Array.isArray(s.items) ? (s.items as TSchema[]).map((sub, i): [string, TSchema] => [`${at}/${i}`, sub]) : []),
+    ...(Array.isArray(s.items) ? s.items.map((sub, i): [string, JsonSchema] => [`${at}/${i}`, sub]) : []),
   ]
   for (const [where, sub] of subschemas) {
     const inner = findUnbounded(sub, where)

@@ -37,7 +37,10 @@ export interface AccountView {
 }
 
 export async function getAccount(db: Query, id: string): Promise<AccountView> {
-  const [row] = await db.sql(`select id, email, plan, balance, reserved from accounts where id::text = ?`, [id])
+  const [row] = await db.sql<{ id: string; email: string; plan: Plan; balance: string; reserved: string }>(
+    `select id, email, plan, balance, reserved from accounts where id::text = ?`,
+    [id],
+  )
   if (!row) throw new ApiError('not_found', 'No such account.')
   const balance = Number(row.balance)
   const reserved = Number(row.reserved)
@@ -82,14 +85,14 @@ export async function setPlan(db: Database, accountId: string, plan: Plan, now: 
 
 /** Grants the next period's bundle to every plan whose period has ended (maintenance). */
 export async function renewPlans(db: Database, now: Date): Promise<number> {
-  const due = await db.sql(`select id, plan from accounts where plan <> 'none' and plan_renews_at <= ?`, [now])
+  const due = await db.sql<{ id: string; plan: Plan }>(`select id, plan from accounts where plan <> 'none' and plan_renews_at <= ?`, [now])
   for (const row of due) {
     await db.tx(async (q) => {
       const [claimed] = await q.sql(
         `update accounts set plan_renews_at = plan_renews_at + interval '1 month' where id = ? and plan_renews_at <= ? returning id`,
         [row.id, now],
       )
-      if (claimed) await credit(q, row.id, 'plan_grant', PLANS[row.plan as Plan], `plan ${row.plan} renewal`)
+      if (claimed) await credit(q, row.id, 'plan_grant', PLANS[row.plan], `plan ${row.plan} renewal`)
     })
   }
   return due.length
@@ -275,7 +278,10 @@ export class KeyCache {
   }
 
   private async findKey(hash: Buffer) {
-    const [row] = await this.db.sql(`select id, account_id, key_hash from api_keys where key_hash = ? and revoked_at is null`, [hash])
+    const [row] = await this.db.sql<{ id: string; account_id: string; key_hash: Buffer }>(
+      `select id, account_id, key_hash from api_keys where key_hash = ? and revoked_at is null`,
+      [hash],
+    )
     return row && timingSafeEqual(row.key_hash, hash) ? row : undefined
   }
 

@@ -23,7 +23,7 @@ import { ajv, formatErrors, UUID } from '../validation.ts'
 import { listAttempts } from '../webhooks/webhooks.ts'
 
 const Plan = Type.Union(Object.keys(PLANS).map((p) => Type.Literal(p)))
-const Cap = Type.Integer({ minimum: 0, maximum: 1e12 })
+const SpendCap = Type.Integer({ minimum: 0, maximum: 1e12 })
 export const AdminSchemas = {
   createAccount: Type.Object(
     { email: Type.String({ format: 'email', maxLength: 254 }), plan: Type.Optional(Plan) },
@@ -38,10 +38,10 @@ export const AdminSchemas = {
   ]),
   plan: Type.Object({ plan: Plan }, { additionalProperties: false }),
   createKey: Type.Object(
-    { name: Type.Optional(Type.String({ maxLength: 200 })), monthlySpendCap: Type.Optional(Type.Union([Cap, Type.Null()])) },
+    { name: Type.Optional(Type.String({ maxLength: 200 })), monthlySpendCap: Type.Optional(Type.Union([SpendCap, Type.Null()])) },
     { additionalProperties: false },
   ),
-  updateKey: Type.Object({ monthlySpendCap: Type.Union([Cap, Type.Null()]) }, { additionalProperties: false }),
+  updateKey: Type.Object({ monthlySpendCap: Type.Union([SpendCap, Type.Null()]) }, { additionalProperties: false }),
 }
 
 function validator<T>(schema: TSchema) {

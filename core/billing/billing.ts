@@ -57,7 +57,7 @@ export async function startCheckout(
           price_data: {
             currency: 'usd',
             unit_amount: PACK_PRICE_CENTS[item.pack],
-            product_data: { name: `${cap(item.pack)} pack: ${PACKS[item.pack].toLocaleString('en-US')} credits` },
+            product_data: { name: `${capitalized(item.pack)} pack: ${PACKS[item.pack].toLocaleString('en-US')} credits` },
           },
         },
       ],
@@ -79,7 +79,7 @@ export async function startCheckout(
           currency: 'usd',
           unit_amount: PLAN_PRICE_CENTS[item.plan],
           recurring: { interval: 'month' },
-          product_data: { name: `${cap(item.plan)} plan: ${PLANS[item.plan].toLocaleString('en-US')} credits a month` },
+          product_data: { name: `${capitalized(item.plan)} plan: ${PLANS[item.plan].toLocaleString('en-US')} credits a month` },
         },
       },
     ],
@@ -261,4 +261,4 @@ export function autoRechargeTask(services: Services) {
   }
 }
 
-const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1)
+const capitalized = (s: string) => s[0]!.toUpperCase() + s.slice(1)

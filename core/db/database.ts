@@ -8,7 +8,8 @@ import { entities } from './entities.ts'
 import { migrations } from './migrations/index.ts'
 import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 
-export type Row = Record<string, any>
+/** A result row as pg returns it (its columns typed by the caller where it matters). */
+export type Row = pg.QueryResultRow
 
 export interface Query {
   sql<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>
@@ -93,7 +94,9 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
         await client.query('commit')
         return result
       } catch (e) {
-        await client.query('rollback').catch((lost) => (broken = lost))
+        await client.query('rollback').catch((lost: unknown) => {
+          broken = lost
+        })
         throw e
       } finally {
         client.release(broken as Error | undefined)

@@ -192,8 +192,8 @@ function spawnQuiet(cmd: string, args: string[], runAs: RunAs): Promise<{ code: 
     // detached: its own session, so a terminal's Ctrl-C does not stop the server under our graceful shutdown.
     const child = spawn(cmd, args, { ...runAs, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
     let output = ''
-    child.stdout.on('data', (c: Buffer) => (output += c))
-    child.stderr.on('data', (c: Buffer) => (output += c))
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, output }))
   })

@@ -72,7 +72,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         signal: disconnected.signal,
         timeoutMs: services.config.syncModelTimeoutMs,
       })
-      const result = await capability.handler(call.input as never, context) // 7
+      const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)
       body = (await capture(services.db, held.holdId, published, idempotency?.key ?? null, services.now())).body // 8
       ctx.state.credits = capability.price

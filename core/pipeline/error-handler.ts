@@ -20,7 +20,7 @@ export function errorHandler(logger: Logger): Middleware {
       ctx.state.errorCode = err.code
       ctx.status = err.status
       for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v)
-      ctx.body = errorBody(err.code, err.message, ctx.state.requestId, err.details)
+      ctx.body = errorBody(err.code, err.message, ctx.state.requestId as string, err.details)
     }
   }
 }

@@ -3,14 +3,14 @@ import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import type { Capability } from '../registry.ts'
 
-export function pausedReason(config: Config, cap: Capability): string | null {
-  const entry = (config.paused as Record<string, { reason: string; since: string } | false | undefined>)[cap.name]
+export function pausedReason(config: Config, capability: Capability): string | null {
+  const entry = config.paused[capability.name]
   if (entry) return `${entry.reason} (paused since ${entry.since})`
-  if (entry === false || !cap.paused) return null
+  if (entry === false || !capability.paused) return null
   return 'This endpoint is paused.'
 }
 
-export function checkPaused(config: Config, cap: Capability): void {
-  const reason = pausedReason(config, cap)
-  if (reason) throw new ApiError('inference_unavailable', `/v1/${cap.name} is paused: ${reason} Calls are not billed.`)
+export function checkPaused(config: Config, capability: Capability): void {
+  const reason = pausedReason(config, capability)
+  if (reason) throw new ApiError('inference_unavailable', `/v1/${capability.name} is paused: ${reason} Calls are not billed.`)
 }

@@ -16,7 +16,8 @@ const randomByteFraction = () => {
 }
 
 export const requestId: Middleware = async (ctx, next) => {
-  ctx.state.requestId = `req_${ulid(undefined, randomByteFraction)}`
-  ctx.set('X-Request-Id', ctx.state.requestId)
+  const id = `req_${ulid(undefined, randomByteFraction)}`
+  ctx.state.requestId = id
+  ctx.set('X-Request-Id', id)
   await next()
 }

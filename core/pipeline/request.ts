@@ -79,12 +79,12 @@ export async function readRequest(
       { path: 'header:Service-Dry-Run', message: 'must be 1 or true' },
     ])
   }
-  const body = ctx.request.body as unknown
+  const body = ctx.request.body
   if (!cap.validateRequest(body)) {
     throw new ApiError('invalid_request', 'The body does not match the schema of this endpoint.', formatErrors(cap.validateRequest.errors))
   }
   const { async = false, callbackUrl, ...input } = body as Record<string, unknown> & { async?: boolean; callbackUrl?: string }
-  const problems = cap.check?.(input as never) ?? []
+  const problems = cap.check?.(input) ?? []
   if (problems.length) throw new ApiError('invalid_request', 'The body does not match the rules of this endpoint.', problems)
   if (async && !cap.async) {
     throw new ApiError('invalid_request', `/v1/${cap.name} does not run asynchronously.`, [

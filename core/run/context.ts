@@ -18,7 +18,7 @@ export function capabilityContext(
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const objectWithSources = <T>(request: ObjectRequest) =>
     services.metrics.modelCall(capability.name, 'text', () =>
-      generateObject<T>(provider, { ...request, schema: request.schema ?? (capability.response) }, deadline),
+      generateObject<T>(provider, { ...request, schema: request.schema ?? capability.response }, deadline),
     )
   return {
     requestId: call.requestId,

@@ -167,7 +167,7 @@ const names = readdirSync('capabilities', { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name)
 const app = await startTestApp(t, {
-  config: { rateLimits: Object.fromEntries(names.map((n) => [n, 1e9])), paused: Object.fromEntries(names.map((n) => [n, false])) as never },
+  config: { rateLimits: Object.fromEntries(names.map((n) => [n, 1e9])), paused: Object.fromEntries(names.map((n) => [n, false] as const)) },
 })
 const caps = [...app.services.capabilities.values()]
 const customer = await app.customer(1_000_000)

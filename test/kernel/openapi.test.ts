@@ -17,7 +17,7 @@ const resting = testCapability({ name: 'resting', price: 2 })
 t.test('every capability with its schemas, price, async flag, limit and paused state', async (t) => {
   const app = await startTestApp(t, {
     capabilities: [served, resting],
-    config: { paused: { resting: { since: '2026-08-19', reason: 'Resting.' } } as never, rateLimits: { served: 45 } },
+    config: { paused: { resting: { since: '2026-08-19', reason: 'Resting.' } }, rateLimits: { served: 45 } },
   })
   const res = await app.call('/v1/openapi.json')
   t.equal(res.status, 200)
