@@ -182,9 +182,9 @@ export function dashboardRouter(services: Services): Router {
   const keyRows = async (accountId: string) =>
     (
       await db.sql(
-        `select id, prefix, name, monthly_spend_cap, case when spend_month = to_char(now() at time zone 'UTC', 'YYYY-MM') then month_spend else 0 end as month_spend,
+        `select id, prefix, name, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
                 created_at, revoked_at from api_keys where account_id = ? order by created_at desc`,
-        [accountId],
+        [services.now(), accountId],
       )
     ).map((r) => ({
       id: r.id as string,

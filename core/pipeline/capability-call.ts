@@ -97,10 +97,10 @@ async function answerNotHeld(
   accountId: string,
   services: Services,
 ): Promise<void> {
-  if (r.outcome === 'spend_cap') throw spendRefusal(capability, r.outcome, 0)
+  if (r.outcome === 'spend_cap') throw spendRefusal(capability, { refusal: 'spend_cap' })
   if (r.outcome === 'insufficient') {
     const available = (await balances(services.db, accountId))?.available ?? 0
-    throw spendRefusal(capability, r.outcome, available)
+    throw spendRefusal(capability, { refusal: 'insufficient', available })
   }
   answerClaimed(ctx, r)
 }

@@ -41,7 +41,7 @@ export async function reportDryRun(
   let error: Static<typeof DryRun>['error']
   try {
     const call = await admit() // 3, 4
-    if (quoted.refusal) throw spendRefusal(capability, quoted.refusal, quoted.available) // 6
+    if (quoted.refusal) throw spendRefusal(capability, { refusal: quoted.refusal, available: quoted.available }) // 6
     requireProvider(capability, services.provider) // 7
     liveStatus = call.async ? 202 : 200
   } catch (e) {

@@ -130,7 +130,15 @@ t.test('stage 6: the precheck (C4, C9)', async (t) => {
   isError(t, res, 402, 'insufficient_credits')
   const team = await app.customer(100, { plan: 'team', monthlySpendCap: 7 })
   t.equal((await app.call('/v1/echo', { body: ok, key: team.key })).status, 200, 'first call fits the cap of 7')
-  isError(t, await app.call('/v1/echo', { body: { text: 'again' }, key: team.key }), 402, 'spend_cap_reached')
+  const capped = await app.call('/v1/echo', { body: { text: 'again' }, key: team.key })
+  isError(t, capped, 402, 'spend_cap_reached')
+  // A dry run reports the refusal the live call got, word for word (one rule in SQL, one wording).
+  const dryRun = { 'service-dry-run': '1' }
+  const dryBroke = await app.call('/v1/echo', { body: ok, key: broke.key, headers: dryRun })
+  t.same(dryBroke.body.error, { code: res.body.error.code, message: res.body.error.message })
+  t.match(dryBroke.body.error.message, /Nothing was charged\.$/)
+  const dryCapped = await app.call('/v1/echo', { body: { text: 'again' }, key: team.key, headers: dryRun })
+  t.same([dryCapped.body.liveStatus, dryCapped.body.error], [402, { code: capped.body.error.code, message: capped.body.error.message }])
   const l = await app.ledger(team.accountId)
   t.equal(l.balance, 100 + 2500 - 5, 'plan grant plus funding minus one call')
   t.equal(l.reserved, 0)
