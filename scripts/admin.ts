@@ -73,6 +73,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
             opts.pack
               ? { pack: opts.pack as Pack }
               : { credits: whole(opts.credits, '--credits'), reason: opts.reason ?? 'manual adjustment' },
+            services.now(),
           ),
         )
         break

@@ -153,7 +153,7 @@ async function fundedKeys(n: number): Promise<{ key: string; accountId: string }
   const out = []
   for (let i = 0; i < n; i++) {
     const a = await createAccount(db, { email: `bench-${Date.now()}-${out.length}-${Math.random()}@example.test` }, new Date())
-    await addCredits(db, a.id, { credits: 1_000_000_000, reason: 'bench' })
+    await addCredits(db, a.id, { credits: 1_000_000_000, reason: 'bench' }, new Date())
     out.push({ key: (await createKey(db, a.id, { name: 'bench' })).key, accountId: a.id })
   }
   return out

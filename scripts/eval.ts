@@ -331,7 +331,7 @@ async function main() {
       0,
     )
     const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` }, services.now())
-    await addCredits(services.db, account.id, { credits, reason: 'eval run' })
+    await addCredits(services.db, account.id, { credits, reason: 'eval run' }, services.now())
     const key = await createKey(services.db, account.id, { name: 'eval' })
     keyId = key.id
     say(

@@ -74,7 +74,7 @@ export async function createAccount(db: Database, input: { email: string; plan?:
 
 export async function applyPlan(q: Query, accountId: string, plan: Plan, now: Date): Promise<void> {
   await q.sql(`update accounts set plan = ?, plan_renews_at = ? where id = ?`, [plan, plan === 'none' ? null : nextMonth(now), accountId])
-  if (PLANS[plan] > 0) await credit(q, accountId, 'plan_grant', PLANS[plan], `plan ${plan}`)
+  if (PLANS[plan] > 0) await credit(q, accountId, 'plan_grant', PLANS[plan], `plan ${plan}`, now)
 }
 
 export async function setPlan(db: Database, accountId: string, plan: Plan, now: Date): Promise<AccountView> {
@@ -92,7 +92,7 @@ export async function renewPlans(db: Database, now: Date): Promise<number> {
         `update accounts set plan_renews_at = plan_renews_at + interval '1 month' where id = ? and plan_renews_at <= ? returning id`,
         [row.id, now],
       )
-      if (claimed) await credit(q, row.id, 'plan_grant', PLANS[row.plan], `plan ${row.plan} renewal`)
+      if (claimed) await credit(q, row.id, 'plan_grant', PLANS[row.plan], `plan ${row.plan} renewal`, now)
     })
   }
   return due.length
@@ -102,25 +102,26 @@ export async function addCredits(
   db: Database,
   accountId: string,
   input: { pack: Pack } | { credits: number; reason: string },
+  now: Date,
 ): Promise<AccountView> {
   await getAccount(db, accountId)
   await db.tx(async (q) => {
     if ('pack' in input) {
-      await grantPack(q, accountId, input.pack, `pack ${input.pack}`)
+      await grantPack(q, accountId, input.pack, `pack ${input.pack}`, now)
     } else {
-      await credit(q, accountId, 'adjustment', input.credits, input.reason)
+      await credit(q, accountId, 'adjustment', input.credits, input.reason, now)
     }
   })
   return getAccount(db, accountId)
 }
 
 /** A pack's credits in the caller's transaction; the first pack only once per account (C9). */
-export async function grantPack(q: Query, accountId: string, pack: Pack, reference: string): Promise<void> {
+export async function grantPack(q: Query, accountId: string, pack: Pack, reference: string, now: Date): Promise<void> {
   if (pack === 'first') {
     const [row] = await q.sql(`update accounts set first_pack_used = true where id = ? and not first_pack_used returning id`, [accountId])
     if (!row) throw new ApiError('first_pack_used', 'The first pack can be bought once per account.')
   }
-  await credit(q, accountId, 'purchase', PACKS[pack], reference)
+  await credit(q, accountId, 'purchase', PACKS[pack], reference, now)
 }
 
 export interface KeyView {

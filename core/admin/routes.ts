@@ -82,7 +82,7 @@ export function adminRouter(services: Services): Router {
     ctx.body = await getAccount(db, ctx.params.id!)
   })
   router.post('/accounts/:id/credits', async (ctx) => {
-    ctx.body = await addCredits(db, ctx.params.id!, await body(ctx, v.credits))
+    ctx.body = await addCredits(db, ctx.params.id!, await body(ctx, v.credits), services.now())
   })
   router.post('/accounts/:id/plan', async (ctx) => {
     ctx.body = await setPlan(db, ctx.params.id!, (await body(ctx, v.plan)).plan, services.now())

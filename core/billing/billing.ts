@@ -163,8 +163,8 @@ async function applyEvent(services: Services, event: Stripe.Event): Promise<void
         if (!(pack in PACKS)) throw new Error(`checkout session ${session.id} names no pack`)
         // The first pack was checked when checkout started; a second one paid meanwhile still gets its credits.
         const [first] = pack === 'first' ? await q.sql(`select first_pack_used from accounts where id = ?`, [accountId]) : [null]
-        if (first?.first_pack_used) await credit(q, accountId, 'purchase', PACKS.first, `pack first (repeat) ${session.id}`)
-        else await grantPack(q, accountId, pack, `pack ${pack} ${session.id}`)
+        if (first?.first_pack_used) await credit(q, accountId, 'purchase', PACKS.first, `pack first (repeat) ${session.id}`, services.now())
+        else await grantPack(q, accountId, pack, `pack ${pack} ${session.id}`, services.now())
       } else if (session.mode === 'subscription') {
         const plan = session.metadata?.plan as Plan
         if (!(plan in PLANS) || plan === 'none') throw new Error(`checkout session ${session.id} names no plan`)
@@ -184,7 +184,7 @@ async function applyEvent(services: Services, event: Stripe.Event): Promise<void
       const [account] = await q.sql(`select id, plan from accounts where stripe_subscription_id = ?`, [subscription])
       if (!account || account.plan === 'none') return
       if (!(await claimGrant(q, event.id, account.id, event.type))) return
-      await credit(q, account.id, 'plan_grant', PLANS[account.plan as Plan], `plan ${account.plan} renewal ${invoice.id}`)
+      await credit(q, account.id, 'plan_grant', PLANS[account.plan as Plan], `plan ${account.plan} renewal ${invoice.id}`, services.now())
     })
   } else if (event.type === 'customer.subscription.deleted') {
     const subscription = event.data.object
@@ -245,7 +245,7 @@ export function autoRechargeTask(services: Services) {
     if (intent && !failure) {
       await db.tx(async (q) => {
         if (await claimGrant(q, intent.id, accountId, 'auto_recharge'))
-          await grantPack(q, accountId, pack, `auto-recharge ${pack} ${intent.id}`)
+          await grantPack(q, accountId, pack, `auto-recharge ${pack} ${intent.id}`, services.now())
         await q.sql(`update accounts set recharge_pending = false where id = ?`, [accountId])
       })
       return

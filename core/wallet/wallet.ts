@@ -85,8 +85,15 @@ export async function credit(
   kind: 'purchase' | 'plan_grant' | 'adjustment',
   amount: number,
   reference: string,
+  now: Date,
 ): Promise<number> {
-  const [row] = await q.sql(`select credit_account(?, ?, ?, ?) as balance`, [accountId, kind, amount, reference])
+  const [row] = await q.sql<{ balance: string }>(`select credit_account(?, ?, ?, ?, ?) as balance`, [
+    accountId,
+    kind,
+    amount,
+    reference,
+    now,
+  ])
   return Number(row?.balance)
 }
 

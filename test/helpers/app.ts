@@ -125,12 +125,12 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
         { email: `c${++accounts}-${process.pid}@example.test`, plan: o.plan ?? 'none' },
         services.now(),
       )
-      if (credits > 0) await addCredits(services.db, account.id, { credits, reason: 'test funding' })
+      if (credits > 0) await addCredits(services.db, account.id, { credits, reason: 'test funding' }, services.now())
       const key = await createKey(services.db, account.id, { name: 'test', monthlySpendCap: o.monthlySpendCap ?? null })
       return { accountId: account.id, keyId: key.id, key: key.key }
     },
     async topUp(accountId, credits) {
-      await addCredits(services.db, accountId, { credits, reason: 'test top-up' })
+      await addCredits(services.db, accountId, { credits, reason: 'test top-up' }, services.now())
     },
     async ledger(accountId) {
       const [row] = await services.db.sql(

@@ -1,6 +1,7 @@
 // One definition of the rule that decides whether a call may be held (C4 balance, C9 spend cap), used by
 // reserve_call under its row locks and by the dry run's quote without them; and the injected clock reaches
-// every time these functions decide or record (the idempotency window arrives as a parameter too).
+// every time these functions decide or record (the idempotency window arrives as a parameter too): ledger and
+// usage rows are dated by it, so GET /v1/usage's windows follow the same clock as holds and keys.
 import { Migration } from '@mikro-orm/migrations'
 
 export class Migration0006OneSpendRule extends Migration {
@@ -111,6 +112,24 @@ begin
      where r.account_id = v_hold.account_id and r.key = p_idem_key;
   end if;
   return query select v_body, v_balance - v_reserved;
+end $$;
+
+drop function credit_account(uuid, text, bigint, text);
+
+-- Every change of balance other than a charge: purchase, plan_grant, adjustment (C4), dated by p_now.
+create function credit_account(p_account uuid, p_kind text, p_amount bigint, p_reference text, p_now timestamptz)
+returns bigint
+language plpgsql as $$
+declare
+  v_balance bigint;
+begin
+  update accounts a set balance = a.balance + p_amount where a.id = p_account returning a.balance into v_balance;
+  if not found then
+    raise exception 'account % not found', p_account using errcode = 'P0002';
+  end if;
+  insert into ledger (account_id, kind, amount, balance_after, reference, created_at)
+  values (p_account, p_kind, p_amount, v_balance, p_reference, p_now);
+  return v_balance;
 end $$;
 `)
   }
