@@ -10,12 +10,12 @@ export type FetchErrorKind = 'refused' | 'too_large' | 'timeout' | 'http_status'
 
 export class FetchError extends Error {
   override readonly name = 'FetchError'
-  constructor(
-    readonly kind: FetchErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
+  readonly kind: FetchErrorKind
+  readonly status?: number
+  constructor(kind: FetchErrorKind, message: string, status?: number) {
     super(message)
+    this.kind = kind
+    this.status = status
   }
 }
 
