@@ -190,13 +190,13 @@ async function startApi(modelURL: string, extra: Record<string, string> = {}, mo
   const port = await freePort()
   const t = performance.now()
   const c = child('core/server.ts', ['--api'], apiEnv(modelURL, { PORT: String(port), ...extra }), more)
-  await firstLine(c, (l) => l.startsWith('API listening'))
+  await firstLine(c, (l) => l.includes('"API listening'))
   boots.push({ tsx: !!more.nodeArgs?.includes('tsx'), wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
   return { proc: c, url: `http://127.0.0.1:${port}` }
 }
 async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}) {
   const c = child('core/server.ts', ['--worker'], apiEnv(modelURL, extra))
-  await firstLine(c, (l) => l === 'Worker running')
+  await firstLine(c, (l) => l.includes('"Worker running"'))
   return c
 }
 
