@@ -96,7 +96,9 @@ function pgCpu(postmaster: number): Map<number, number> {
     if (!/^\d+$/.test(d)) continue
     try {
       if (ppidOf(Number(d)) === postmaster) out.set(Number(d), cpuMs(Number(d)))
-    } catch {}
+    } catch {
+      // the process ended between readdir and the read
+    }
   }
   return out
 }
@@ -205,14 +207,19 @@ const bareProc = child('scripts/bench/bare.ts', [])
 const bareUrl = `http://127.0.0.1:${await firstLine(bareProc)}`
 const api = await startApi(model.baseURL)
 // A/B in the same run, each against its own API process on the same database and model:
-//  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked);
+//  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked),
+//    the way that checkout's `npm start` runs it (with the tsx loader before Node 24 stripped the types itself);
 //  - always: this API under the tsx loader, as `npm start` ran it before Node stripped the types itself.
+function baselineLoader(dir: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
+  return scripts.start!.startsWith('tsx ') ? ['--import', 'tsx'] : []
+}
 const variants = [
   ...(process.env.BENCH_BASELINE
     ? [
         {
           label: `baseline ${process.env.BENCH_BASELINE}`,
-          api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE, nodeArgs: ['--import', 'tsx'] }),
+          api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE, nodeArgs: baselineLoader(process.env.BENCH_BASELINE) }),
         },
       ]
     : []),
@@ -526,7 +533,7 @@ if (wants('scaleout')) {
 // ---------- report ----------
 const bare = rows.find((r) => r.name.startsWith('bare'))
 const f = (n: number) => (Math.round(n * 10) / 10).toLocaleString('en-US')
-const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k]! / row.r.requests).toFixed(2))
+const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k] / row.r.requests).toFixed(2))
 console.log(`
 ## Per scenario (${CONNECTIONS} connections, ${SECONDS} s each after a 2 s warm-up; load generator in its own process)
 
