@@ -10,6 +10,8 @@ const args = new Set(process.argv.slice(2))
 const runApi = !args.has('--worker')
 const runWorker = !args.has('--api')
 
+const LISTEN_BACKLOG = 4096
+
 async function main() {
   const config = loadConfig()
   const booted = await boot(config)
@@ -23,7 +25,8 @@ async function main() {
         else console.error(`Cannot listen on port ${config.port}: ${e.message}`)
         void booted.close().finally(() => process.exit(1))
       })
-      server.listen(config.port, resolve)
+      // Node's default backlog (511) drops connects beyond it during a burst; the kernel caps this at somaxconn.
+      server.listen({ port: config.port, backlog: LISTEN_BACKLOG }, resolve)
     })
     services.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`)
   }
