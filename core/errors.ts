@@ -33,13 +33,14 @@ export interface ErrorDetail {
 
 export class ApiError extends Error {
   readonly status: number
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly code: ErrorCode
+  readonly details?: ErrorDetail[]
+  readonly headers?: Record<string, string>
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
     super(message)
+    this.code = code
+    this.details = details
+    this.headers = headers
     this.status = ERROR_STATUS[code]
   }
 }

@@ -10,20 +10,23 @@ const args = new Set(process.argv.slice(2))
 const runApi = !args.has('--worker')
 const runWorker = !args.has('--api')
 
+const LISTEN_BACKLOG = 4096
+
 async function main() {
   const config = loadConfig()
-  const { services, close } = await boot(config)
+  const booted = await boot(config)
+  const { services } = booted
   const server = runApi ? httpServer(buildApp(services), config) : null
   if (server) {
     await new Promise<void>((resolve) => {
-      server.once('error', async (e: NodeJS.ErrnoException) => {
-        await close()
+      server.once('error', (e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE')
           console.error(`Port ${config.port} is already in use; set PORT to a free one, e.g. PORT=3001 npm start.`)
         else console.error(`Cannot listen on port ${config.port}: ${e.message}`)
-        process.exit(1)
+        void booted.close().finally(() => process.exit(1))
       })
-      server.listen(config.port, resolve)
+      // Node's default backlog (511) drops connects beyond it during a burst; the kernel caps this at somaxconn.
+      server.listen({ port: config.port, backlog: LISTEN_BACKLOG }, resolve)
     })
     services.log(`API listening on http://localhost:${config.port} (${services.capabilities.size} capabilities)`)
   }
@@ -37,7 +40,7 @@ async function main() {
     services.log(`${signal}: shutting down`)
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     await worker?.stop()
-    await close()
+    await booted.close()
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))

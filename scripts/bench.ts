@@ -35,10 +35,12 @@ function child(
   env: Record<string, string> = {},
   more: { cwd?: string; nodeArgs?: string[] } = {},
 ): ChildProcess {
+  const server = file === 'core/server.ts'
   // BENCH_PROFILE=<dir>: API and worker processes write a V8 CPU profile there when they exit.
-  const profile =
-    process.env.BENCH_PROFILE && file === 'core/server.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
-  const c = spawn(process.execPath, [...profile, '--import', 'tsx', ...(more.nodeArgs ?? []), file, ...args], {
+  const profile = process.env.BENCH_PROFILE && server ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  // The servers run as `npm start` runs them: Node strips the types itself. Bench helpers keep the tsx loader.
+  const loader = server ? (more.nodeArgs ?? []) : ['--import', 'tsx']
+  const c = spawn(process.execPath, [...profile, ...loader, file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
     ...(more.cwd ? { cwd: more.cwd } : {}),
@@ -94,7 +96,9 @@ function pgCpu(postmaster: number): Map<number, number> {
     if (!/^\d+$/.test(d)) continue
     try {
       if (ppidOf(Number(d)) === postmaster) out.set(Number(d), cpuMs(Number(d)))
-    } catch {}
+    } catch {
+      // the process ended between readdir and the read
+    }
   }
   return out
 }
@@ -183,18 +187,18 @@ const apiEnv = (modelURL: string, extra: Record<string, string> = {}) => ({
   RATE_LIMITS: JSON.stringify({ classify: 1e9, parse: 1e9 }),
   ...extra,
 })
-const boots: { wallMs: number; cpuMs: number }[] = []
+const boots: { tsx: boolean; wallMs: number; cpuMs: number }[] = []
 async function startApi(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string; nodeArgs?: string[] } = {}) {
   const port = await freePort()
   const t = performance.now()
   const c = child('core/server.ts', ['--api'], apiEnv(modelURL, { PORT: String(port), ...extra }), more)
-  await firstLine(c, (l) => l.startsWith('API listening'))
-  boots.push({ wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
+  await firstLine(c, (l) => l.includes('"API listening'))
+  boots.push({ tsx: !!more.nodeArgs?.includes('tsx'), wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
   return { proc: c, url: `http://127.0.0.1:${port}` }
 }
 async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}) {
   const c = child('core/server.ts', ['--worker'], apiEnv(modelURL, extra))
-  await firstLine(c, (l) => l === 'Worker running')
+  await firstLine(c, (l) => l.includes('"Worker running"'))
   return c
 }
 
@@ -203,15 +207,25 @@ const bareProc = child('scripts/bench/bare.ts', [])
 const bareUrl = `http://127.0.0.1:${await firstLine(bareProc)}`
 const api = await startApi(model.baseURL)
 // A/B in the same run, each against its own API process on the same database and model:
-//  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked);
-//  - always: this API with source maps off, i.e. what the tsx loader's source-map support costs per call.
+//  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked),
+//    the way that checkout's `npm start` runs it (with the tsx loader before Node 24 stripped the types itself);
+//  - always: this API under the tsx loader, as `npm start` ran it before Node stripped the types itself.
+function baselineLoader(dir: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
+  return scripts.start!.startsWith('tsx ') ? ['--import', 'tsx'] : []
+}
 const variants = [
   ...(process.env.BENCH_BASELINE
-    ? [{ label: `baseline ${process.env.BENCH_BASELINE}`, api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE }) }]
+    ? [
+        {
+          label: `baseline ${process.env.BENCH_BASELINE}`,
+          api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE, nodeArgs: baselineLoader(process.env.BENCH_BASELINE) }),
+        },
+      ]
     : []),
   {
-    label: 'source maps off',
-    api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'data:text/javascript,process.setSourceMapsEnabled(false)'] }),
+    label: 'tsx loader',
+    api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'tsx'] }),
   },
 ]
 
@@ -519,7 +533,7 @@ if (wants('scaleout')) {
 // ---------- report ----------
 const bare = rows.find((r) => r.name.startsWith('bare'))
 const f = (n: number) => (Math.round(n * 10) / 10).toLocaleString('en-US')
-const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k]! / row.r.requests).toFixed(2))
+const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k] / row.r.requests).toFixed(2))
 console.log(`
 ## Per scenario (${CONNECTIONS} connections, ${SECONDS} s each after a 2 s warm-up; load generator in its own process)
 
@@ -538,7 +552,14 @@ Live calls one at a time (${sequential.length ? 300 : 0} each, no concurrency: t
 |---|---:|---:|---:|---:|
 ${sequential.join('\n')}
 
-- API process start to listening (\`node --import tsx core/server.ts --api\`, ${boots.length} starts): median ${median(boots.map((b) => b.wallMs)).toFixed(0)} ms wall, ${median(boots.map((b) => b.cpuMs)).toFixed(0)} ms CPU
+${[false, true]
+  .map((tsx) => boots.filter((b) => b.tsx === tsx))
+  .filter((bs) => bs.length)
+  .map(
+    (bs) =>
+      `- API process start to listening (\`node ${bs[0]!.tsx ? '--import tsx ' : ''}core/server.ts --api\`, ${bs.length} starts): median ${median(bs.map((b) => b.wallMs)).toFixed(0)} ms wall, ${median(bs.map((b) => b.cpuMs)).toFixed(0)} ms CPU`,
+  )
+  .join('\n')}
 - durable commit on this machine during the run: ${commitMs.toFixed(2)} ms (a \`select 1\` round trip: ${selectMs.toFixed(2)} ms)
 - statements (= round trips) per live call, from pg_stat_database, sequential calls, warm key cache: **${tripsPerCall.toFixed(2)}**
 ${exactness.map((l) => `- ${l}`).join('\n')}

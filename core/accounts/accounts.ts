@@ -237,10 +237,11 @@ export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; hash: Buffer; until: number }>()
   private readonly unknown = new Map<string, number>()
   private readonly failures: RateLimiterMemory
-  constructor(
-    private readonly db: Query,
-    private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number },
-  ) {
+  private readonly db: Query
+  private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }
+  constructor(db: Query, opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }) {
+    this.db = db
+    this.opts = opts
     this.failures = new RateLimiterMemory({ points: opts.failuresPerMinute ?? 30, duration: 60, keyPrefix: 'auth-failures' })
   }
 

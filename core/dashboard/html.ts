@@ -1,7 +1,10 @@
 // The dashboard's templates are TypeScript tagged templates: every interpolated value is HTML-escaped
 // unless it is already Html (the output of another template), so escaping cannot be forgotten.
 export class Html {
-  constructor(readonly value: string) {}
+  readonly value: string
+  constructor(value: string) {
+    this.value = value
+  }
   toString(): string {
     return this.value
   }

@@ -18,6 +18,13 @@ export interface Query {
 export interface Database extends Query {
   readonly url: string
   readonly orm: MikroORM
+  /**
+   * The same statements with an asynchronous commit: visible to every other transaction at once, on disk
+   * within PostgreSQL's wal_writer_delay instead of before the answer. Only for a write a crash may lose
+   * whole, with nothing depending on it outside the database: a call's hold (its reservation goes with it,
+   * and the durable capture that follows flushes it anyway). Never for a statement that moves money.
+   */
+  readonly asyncCommit: Query
   /** Runs fn in one transaction; every sql() of the handle it gets joins that transaction. */
   tx<T>(fn: (q: Query) => Promise<T>): Promise<T>
   roundTrips(): number
@@ -72,7 +79,9 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
   // parsed once per connection and sent as bind/execute only. MikroORM's execute() inlines every value
   // into the text client-side and goes through knex, which cost more CPU than the statement itself.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: rawTimestamps })
-  pool.on('error', () => {}) // an idle client lost (server restart); the next checkout reconnects
+  // Its own pool, so the session setting can never reach a statement that must be durable.
+  const asyncPool = new pg.Pool({ connectionString: url, max: poolSize, types: rawTimestamps, options: '-c synchronous_commit=off' })
+  for (const p of [pool, asyncPool]) p.on('error', () => {}) // an idle client lost (server restart); the next checkout reconnects
   let trips = 0
   const run = async <T extends Row>(client: pg.Pool | pg.PoolClient, text: string, params: unknown[]): Promise<T[]> => {
     trips++
@@ -83,6 +92,7 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
     url,
     orm,
     sql: (text, params = []) => run(pool, text, params),
+    asyncCommit: { sql: (text, params = []) => run(asyncPool, text, params) },
     tx: async (fn) => {
       const client = await pool.connect()
       let broken: unknown
@@ -104,7 +114,7 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
     },
     roundTrips: () => trips,
     close: async () => {
-      await pool.end()
+      await Promise.all([pool.end(), asyncPool.end()])
       await orm.close()
     },
   }

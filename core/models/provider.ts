@@ -3,6 +3,7 @@
 import { createOpenAI } from '@ai-sdk/openai'
 import type { EmbeddingModel, ImageModel, LanguageModel, SpeechModel, Tool, TranscriptionModel } from 'ai'
 import type { AiConfig } from '../config.ts'
+import { modelFetch } from '../net/model-fetch.ts'
 
 export type ModelRole = 'text' | 'vision' | 'image' | 'speech' | 'transcription' | 'embedding'
 export const MODEL_ROLES: readonly ModelRole[] = ['text', 'vision', 'image', 'speech', 'transcription', 'embedding']
@@ -23,9 +24,16 @@ export interface ModelProvider {
   webSearch(): Tool | null
 }
 
+/**
+ * Open connections to the provider per process; more concurrent calls wait for one. With the client's own
+ * connection, each call in flight holds two file descriptors: 4,096 leaves room for 10,000 calls at once under
+ * a 20,000 descriptor limit, and at 5 s a call they still finish well inside the 60 s deadline.
+ */
+const MODEL_CONNECTIONS = 4096
+
 export function openAIProvider(ai: AiConfig): ModelProvider {
   const configured = Boolean(ai.apiKey || ai.baseURL)
-  const openai = createOpenAI({ apiKey: ai.apiKey ?? 'unset', baseURL: ai.baseURL })
+  const openai = createOpenAI({ apiKey: ai.apiKey ?? 'unset', baseURL: ai.baseURL, fetch: modelFetch(MODEL_CONNECTIONS) })
   const responses = ai.wireApi === 'responses'
   return {
     configured,
@@ -36,6 +44,6 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
     speech: () => openai.speech(ai.models.speech),
     transcription: () => openai.transcription(ai.models.transcription),
     embedding: () => (ai.models.embedding ? openai.embedding(ai.models.embedding) : null),
-    webSearch: () => (responses ? (openai.tools.webSearch({}) as Tool) : null),
+    webSearch: () => (responses ? openai.tools.webSearch({}) : null),
   }
 }

@@ -49,11 +49,10 @@ export type RefusalReason = 'scheme' | 'credentials' | 'address' | 'unresolvable
 
 export class AddressRefused extends Error {
   override readonly name = 'AddressRefused'
-  constructor(
-    readonly reason: RefusalReason,
-    message: string,
-  ) {
+  readonly reason: RefusalReason
+  constructor(reason: RefusalReason, message: string) {
     super(message)
+    this.reason = reason
   }
 }
 

@@ -10,12 +10,12 @@ export type FetchErrorKind = 'refused' | 'too_large' | 'timeout' | 'http_status'
 
 export class FetchError extends Error {
   override readonly name = 'FetchError'
-  constructor(
-    readonly kind: FetchErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
+  readonly kind: FetchErrorKind
+  readonly status?: number
+  constructor(kind: FetchErrorKind, message: string, status?: number) {
     super(message)
+    this.kind = kind
+    this.status = status
   }
 }
 
@@ -66,13 +66,17 @@ async function openHop(url: URL, opts: HopOptions): Promise<http.IncomingMessage
 }
 
 function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
+  if (signal.aborted) return Promise.reject(abortReason(signal))
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
+    const onAbort = () => reject(abortReason(signal))
     signal.addEventListener('abort', onAbort, { once: true })
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
 }
+
+/** An AbortSignal's reason is an Error unless someone aborted with something else. */
+const abortReason = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError')
 
 // Reads the body up to `limit` bytes. With `truncate`, stops quietly at the limit; otherwise fails with too_large.
 function readBody(res: http.IncomingMessage, limit: number, signal: AbortSignal, truncate: boolean): Promise<Buffer> {
@@ -80,7 +84,7 @@ function readBody(res: http.IncomingMessage, limit: number, signal: AbortSignal,
     const chunks: Buffer[] = []
     let size = 0
     let done = false
-    const finish = (err?: unknown) => {
+    const finish = (err?: Error) => {
       if (done) return
       done = true
       signal.removeEventListener('abort', onAbort)
@@ -90,7 +94,7 @@ function readBody(res: http.IncomingMessage, limit: number, signal: AbortSignal,
         reject(err)
       } else resolve(Buffer.concat(chunks))
     }
-    const onAbort = () => finish(signal.reason)
+    const onAbort = () => finish(abortReason(signal))
     signal.addEventListener('abort', onAbort, { once: true })
     res.on('data', (chunk: Buffer) => {
       size += chunk.length

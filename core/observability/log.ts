@@ -17,8 +17,14 @@ export function createLogger(opts: LogOptions, destination?: DestinationStream):
   const options = { level: opts.level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }
   if (destination) return pino(options, destination)
   if (opts.pretty) return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } })
-  return pino(options)
+  // Batched: one write per 4 KiB of lines or per second, not a blocking write per request (pino's default,
+  // 4 % of a live call's CPU in the profile). pino flushes what is left when the process exits.
+  const stdout = pino.destination({ minLength: 4096, sync: false })
+  setInterval(() => stdout.flush(), LOG_FLUSH_MS).unref()
+  return pino(options, stdout)
 }
+
+const LOG_FLUSH_MS = 1000
 
 /**
  * What the pipeline learns about a request, for its access line: set by auth (account, key prefix), by the
@@ -80,7 +86,7 @@ export function safeError(e: unknown): { type: string; code?: string; sqlState?:
   const sqlState = (e as { sqlState?: unknown }).sqlState
   return {
     type: e.constructor.name,
-    ...(code !== undefined ? { code: String(code) } : {}),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
     ...(typeof sqlState === 'string' ? { sqlState } : {}),
     ...(frames ? { stack: frames } : {}),
   }

@@ -55,7 +55,8 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       return
     }
 
-    const held = await reserve(services.db, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }) // 5, 6
+    // The hold need not wait for the disk: a crash loses it whole, and the durable capture flushes it anyway.
+    const held = await reserve(services.db.asyncCommit, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }) // 5, 6
     if (held.outcome !== 'ok') return answerNotHeld(ctx, held, capability, caller.accountId, services)
 
     const disconnected = new AbortController()

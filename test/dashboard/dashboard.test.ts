@@ -34,7 +34,10 @@ async function fakeSmtp(): Promise<{ url: string; mails: Mail[] }> {
 class Client {
   cookies = new Map<string, string>()
   csrf = ''
-  constructor(readonly app: TestApp) {}
+  readonly app: TestApp
+  constructor(app: TestApp) {
+    this.app = app
+  }
   async request(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { ...init.headers, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
     let body: string | undefined

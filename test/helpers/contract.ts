@@ -14,7 +14,9 @@ export class PublishedContract {
   private readonly validators = new Map<string, ValidateFunction>()
   private readonly templates: Array<{ template: string; pattern: RegExp }>
 
-  constructor(readonly doc: any) {
+  readonly doc: any
+  constructor(doc: any) {
+    this.doc = doc
     addFormats(this.ajv)
     this.ajv.addSchema(doc, 'openapi.json')
     this.templates = Object.keys(doc.paths).map((template) => ({

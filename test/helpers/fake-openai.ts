@@ -582,7 +582,8 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
       else res.destroy()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  // A provider accepts a burst of connections (the bench opens thousands at once); Node's default backlog is 511.
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve))
   const { port } = server.address() as AddressInfo
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
