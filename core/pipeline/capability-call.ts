@@ -2,7 +2,7 @@
 // hold is placed, any failure releases it, so a failed call is never charged.
 import type { Context, Middleware } from 'koa'
 import { ApiError } from '../errors.ts'
-import { acceptJob } from '../jobs/jobs.ts'
+import { acceptJob } from '../jobs/accept.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'

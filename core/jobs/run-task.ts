@@ -1,0 +1,65 @@
+// The graphile-worker task of an async call: queued → running under a lease, then completeJob or failJob.
+import type { JobHelpers } from 'graphile-worker'
+import { ApiError } from '../errors.ts'
+import { capabilityContext } from '../pipeline/context.ts'
+import { checkResult } from '../pipeline/result.ts'
+import type { Services } from '../services.ts'
+import { completeJob, failJob } from './end.ts'
+import type { JobError } from './view.ts'
+
+export const RUN_TASK = 'run_capability'
+
+interface Claimed {
+  endpoint: string
+  account_id: string
+  request_id: string
+  input: Record<string, unknown>
+}
+
+export function runCapabilityTask(services: Services) {
+  const { db, config } = services
+  const leaseMs = config.jobLeaseSeconds * 1000
+  const leaseUntil = () => new Date(services.now().getTime() + leaseMs)
+  return async (payload: unknown, helpers: JobHelpers): Promise<void> => {
+    const jobId = (payload as { jobId: string }).jobId
+    const now = services.now()
+    const [job] = await db.sql<Claimed>(
+      `update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? where id = ? and status = 'queued'
+       returning endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
+      [now, now, leaseUntil(), jobId],
+    )
+    if (!job) return // already ended by maintenance (deadline) or another claim
+    const heartbeat = setInterval(
+      () => {
+        db.sql(`update jobs set lease_until = ? where id = ? and status = 'running'`, [leaseUntil(), jobId]).catch((e: Error) =>
+          services.log(`[jobs] heartbeat ${jobId}: ${e.message}`),
+        )
+      },
+      Math.max(500, leaseMs / 3),
+    )
+    try {
+      const cap = services.capabilities.get(job.endpoint)
+      if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
+      const context = capabilityContext(services, cap, {
+        requestId: job.request_id,
+        accountId: job.account_id,
+        signal: helpers.abortSignal ?? new AbortController().signal,
+        timeoutMs: config.asyncModelTimeoutMs,
+      })
+      const result = await cap.handler(job.input, context)
+      await completeJob(services, jobId, checkResult(cap, result, services.log))
+    } catch (e) {
+      if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+      await failJob(services, jobId, jobError(e), { statuses: ['running'] })
+    } finally {
+      clearInterval(heartbeat)
+    }
+  }
+}
+
+/** What the client is told: a refusal's own code and message, anything unexpected as a free internal error. */
+function jobError(e: unknown): JobError {
+  return e instanceof ApiError && e.status !== 500
+    ? { code: e.code, message: e.message }
+    : { code: 'internal_error', message: 'The job failed on our side; nothing was charged.' }
+}
