@@ -1,9 +1,10 @@
-// The two ways a started job ends (C7), each in one transaction with its money: completeJob captures the hold,
-// failJob releases it. Both delete the stored input and emit the terminal event in that same transaction, and
-// both act only on a job still in the state the caller expects, so a job ends exactly once.
-import type { Query } from '../db/database.ts'
+// The two ways a started job ends (C7): completeJob captures its hold, failJob releases it. Either way the job
+// row, the money, the deleted input and the terminal event commit together, and only for a job still in the
+// state the caller expects, so a job ends exactly once. Endings that arrive while a group is being written are
+// written together in one transaction (core/jobs/batch.ts): one durable commit for many jobs.
 import type { JobEventName, Services } from '../services.ts'
 import { capture, release } from '../wallet/wallet.ts'
+import { batched } from './batch.ts'
 import type { JobError } from './view.ts'
 
 /** Which jobs a failure may end: by status, and for a lost worker only once its lease has run out. */
@@ -12,45 +13,77 @@ export interface FailGuard {
   leaseExpiredBy?: Date
 }
 
+type Ending = { jobId: string } & ({ result: object } | { error: JobError; guard: FailGuard })
+
 /** Succeeds a running job with the capability's checked result; false when it had already ended. */
-export async function completeJob(services: Services, jobId: string, result: object): Promise<boolean> {
-  return services.db.tx(async (q) => {
-    const now = services.now()
-    const [job] = await q.sql<{ hold_id: string }>(`select hold_id from jobs where id = ? and status = 'running' for update`, [jobId])
-    if (!job) return false // maintenance already failed it (lease lost): its hold is released, nothing to charge
-    const { body } = await capture(q, job.hold_id, result, null, now)
-    await close(services, q, jobId, 'job.completed', { status: 'succeeded', result: body, error: null }, now)
-    return true
-  })
+export function completeJob(services: Services, jobId: string, result: object): Promise<boolean> {
+  return ender(services)({ jobId, result })
 }
 
 /** Fails a job free of charge: the one failure path of the task, the deadline and a lost worker. */
-export async function failJob(services: Services, jobId: string, error: JobError, guard: FailGuard): Promise<boolean> {
+export function failJob(services: Services, jobId: string, error: JobError, guard: FailGuard): Promise<boolean> {
+  return ender(services)({ jobId, error, guard })
+}
+
+const enders = new WeakMap<Services, (e: Ending) => Promise<boolean>>()
+function ender(services: Services) {
+  let end = enders.get(services)
+  if (!end) enders.set(services, (end = batched((endings: Ending[]) => endJobs(services, endings))))
+  return end
+}
+
+interface Locked {
+  id: string
+  hold_id: string
+  account_id: string
+  status: string
+  lease_ms: number | null
+}
+
+async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]> {
   return services.db.tx(async (q) => {
     const now = services.now()
-    const [job] = await q.sql<{ hold_id: string }>(
-      `select hold_id from jobs where id = ? and status = any(?::text[]) and (?::timestamptz is null or lease_until < ?) for update`,
-      [jobId, `{${guard.statuses.join(',')}}`, guard.leaseExpiredBy ?? null, guard.leaseExpiredBy ?? null],
+    // Rows locked in id order and money moved in account order: two groups never wait on each other in a cycle.
+    const rows = await q.sql<Locked>(
+      `select id, hold_id, account_id, status, extract(epoch from lease_until) * 1000 as lease_ms
+         from jobs where id = any(?::uuid[]) order by id for update`,
+      [endings.map((e) => e.jobId)],
     )
-    if (!job) return false
-    await release(q, job.hold_id, null)
-    await close(services, q, jobId, 'job.failed', { status: 'failed', result: null, error: JSON.stringify(error) }, now)
-    return true
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    const ended: { ending: Ending; job: Locked }[] = []
+    for (const ending of endings) {
+      const job = byId.get(ending.jobId)
+      if (!job || !mayEnd(job, ending)) continue
+      ended.push({ ending, job })
+      job.status = 'ended' // a second ending of the same job in this group finds it ended
+    }
+    ended.sort((a, b) => (a.job.account_id < b.job.account_id ? -1 : a.job.account_id > b.job.account_id ? 1 : 0))
+    const set: { id: string; status: string; result: string | null; error: string | null; event: JobEventName }[] = []
+    for (const { ending, job } of ended) {
+      if ('result' in ending) {
+        const { body } = await capture(q, job.hold_id, ending.result, null, now)
+        set.push({ id: job.id, status: 'succeeded', result: body, error: null, event: 'job.completed' })
+      } else {
+        await release(q, job.hold_id, null)
+        set.push({ id: job.id, status: 'failed', result: null, error: JSON.stringify(ending.error), event: 'job.failed' })
+      }
+    }
+    if (set.length) {
+      await q.sql(
+        `update jobs j set status = v.status, result = v.result, error = v.error::jsonb, finished_at = ?, updated_at = ?, lease_until = null
+           from unnest(?::uuid[], ?::text[], ?::text[], ?::text[]) as v (id, status, result, error) where j.id = v.id`,
+        [now, now, set.map((s) => s.id), set.map((s) => s.status), set.map((s) => s.result), set.map((s) => s.error)],
+      )
+      await q.sql(`delete from job_inputs where job_id = any(?::uuid[])`, [set.map((s) => s.id)])
+      for (const s of set) for (const listener of services.jobEvents ?? []) await listener(s.event, s.id, q)
+    }
+    return endings.map((e) => ended.some((x) => x.ending === e))
   })
 }
 
-async function close(
-  services: Services,
-  q: Query,
-  jobId: string,
-  event: JobEventName,
-  end: { status: 'succeeded' | 'failed'; result: string | null; error: string | null },
-  now: Date,
-) {
-  await q.sql(
-    `update jobs set status = ?, result = ?, error = ?::jsonb, finished_at = ?, updated_at = ?, lease_until = null where id = ?`,
-    [end.status, end.result, end.error, now, now, jobId],
-  )
-  await q.sql(`delete from job_inputs where job_id = ?`, [jobId])
-  for (const listener of services.jobEvents ?? []) await listener(event, jobId, q)
+function mayEnd(job: Locked, ending: Ending): boolean {
+  if ('result' in ending) return job.status === 'running'
+  const { statuses, leaseExpiredBy } = ending.guard
+  if (!(statuses as readonly string[]).includes(job.status)) return false
+  return !leaseExpiredBy || (job.lease_ms !== null && Number(job.lease_ms) < leaseExpiredBy.getTime())
 }

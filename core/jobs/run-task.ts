@@ -4,12 +4,14 @@ import { ApiError } from '../errors.ts'
 import { capabilityContext } from '../pipeline/context.ts'
 import { checkResult } from '../pipeline/result.ts'
 import type { Services } from '../services.ts'
+import { batched } from './batch.ts'
 import { completeJob, failJob } from './end.ts'
 import type { JobError } from './view.ts'
 
 export const RUN_TASK = 'run_capability'
 
 interface Claimed {
+  id: string
   endpoint: string
   account_id: string
   request_id: string
@@ -20,14 +22,25 @@ export function runCapabilityTask(services: Services) {
   const { db, config } = services
   const leaseMs = config.jobLeaseSeconds * 1000
   const leaseUntil = () => new Date(services.now().getTime() + leaseMs)
+  // Jobs handed out together (graphile-worker's local queue) are claimed with one statement; a job is claimed
+  // only while queued, so it runs at most once however many workers got its graphile-worker job.
+  const claim = batched(async (jobIds: string[]) => {
+    const now = services.now()
+    const rows = await db.sql<Claimed>(
+      `update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? where id = any(?::uuid[]) and status = 'queued'
+       returning id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
+      [now, now, leaseUntil(), jobIds],
+    )
+    const claimed = new Map(rows.map((r) => [r.id, r]))
+    return jobIds.map((id) => {
+      const row = claimed.get(id)
+      claimed.delete(id) // the same id twice in a group still runs once
+      return row
+    })
+  })
   return async (payload: unknown, helpers: JobHelpers): Promise<void> => {
     const jobId = (payload as { jobId: string }).jobId
-    const now = services.now()
-    const [job] = await db.sql<Claimed>(
-      `update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? where id = ? and status = 'queued'
-       returning endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
-      [now, now, leaseUntil(), jobId],
-    )
+    const job = await claim(jobId)
     if (!job) return // already ended by maintenance (deadline) or another claim
     const heartbeat = setInterval(
       () => {
