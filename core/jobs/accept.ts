@@ -19,14 +19,29 @@ export async function acceptJob(
   return services.db.tx(async (q) => {
     const held = await reserve(q, { ...a, holdTtlSeconds: null })
     if (held.outcome !== 'ok') return held
+    // The job row, its input and its graphile-worker job in one statement; max_attempts 1: a model call is
+    // never blindly repeated (C7).
     await q.sql(
-      `insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
-       values (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
-      [jobId, a.accountId, a.keyId, a.endpoint, a.requestId, held.holdId, a.idempotency?.key ?? null, a.callbackUrl, a.now, a.now],
+      `with job as (
+         insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
+         values (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) returning id
+       ), input as (insert into job_inputs (job_id, input) select id, ?::jsonb from job)
+       select graphile_worker.add_job(?, json_build_object('jobId', id::text), max_attempts => 1) from job`,
+      [
+        jobId,
+        a.accountId,
+        a.keyId,
+        a.endpoint,
+        a.requestId,
+        held.holdId,
+        a.idempotency?.key ?? null,
+        a.callbackUrl,
+        a.now,
+        a.now,
+        JSON.stringify(a.input),
+        RUN_TASK,
+      ],
     )
-    await q.sql(`insert into job_inputs (job_id, input) values (?, ?::jsonb)`, [jobId, JSON.stringify(a.input)])
-    // max_attempts 1: a model call is never blindly repeated (C7).
-    await q.sql(`select graphile_worker.add_job(?, json_build_object('jobId', ?::text), max_attempts => 1)`, [RUN_TASK, jobId])
     if (a.idempotency) {
       await q.sql(`update idempotency_records set state = 'done', status = 202, body = ? where account_id = ? and key = ?`, [
         body,
