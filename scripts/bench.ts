@@ -370,8 +370,10 @@ const jobLines = wants('jobs')
       stop,
       meter,
       ledger,
+      xacts,
     })
   : []
+
 function median(xs: number[]) {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 }

@@ -3,7 +3,8 @@
 // database and model): a backlog of async /v1/parse calls accepted with no worker running, parked, then
 // released at once to two worker processes (each booted beforehand); CPU per job read per process from /proc.
 // Then the ledger must show exactly one charge per succeeded job, and 50 jobs sent one at a time to the idle
-// workers give the enqueue→start latency.
+// workers give the enqueue→start latency (from the API's request time, the job row's created_at, to the
+// worker's claim, its started_at: acceptance's own durable commit included).
 import type { ChildProcess } from 'node:child_process'
 import type { Database } from '../../core/db/database.ts'
 
@@ -23,6 +24,8 @@ export interface JobsBench {
   stop: (c: ChildProcess) => Promise<void>
   meter(procs: Record<string, ChildProcess[]>): { stop(): Record<string, number> }
   ledger(accountIds: string[]): Promise<{ charged: number; n: number }>
+  /** Committed transactions of the database so far, once every backend has flushed its counters (11 s). */
+  xacts(): Promise<number>
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -63,6 +66,8 @@ export async function benchJobs(b: JobsBench): Promise<string[]> {
     // running workers draining a queue, not one worker while the other boots.
     await b.db.sql(`update graphile_worker._private_jobs set run_at = now() + interval '1 hour'`)
     const workers = await b.startWorkers(v.cwd)
+    const x0 = await b.xacts()
+    const ownTrips = b.db.roundTrips()
     const m = b.meter({ worker1: [workers[0]!], worker2: [workers[1]!], api: [b.api], model: [b.model] })
     await b.db.sql(`update graphile_worker._private_jobs set run_at = now()`)
     await b.db.sql(`select pg_notify('jobs:insert', '')`)
@@ -74,6 +79,8 @@ export async function benchJobs(b: JobsBench): Promise<string[]> {
       await sleep(50)
     }
     const cpu = m.stop()
+    // Transactions of the workers alone: this process's own polling statements are subtracted.
+    const perJobXacts = ((await b.xacts()) - x0 - (b.db.roundTrips() - ownTrips)) / b.jobs
     const [s] = await b.db.sql(
       `select count(*)::int as n, count(*) filter (where status = 'succeeded')::int as ok,
               extract(epoch from max(finished_at::timestamptz) - min(started_at::timestamptz)) as span
@@ -90,6 +97,7 @@ export async function benchJobs(b: JobsBench): Promise<string[]> {
       `### ${v.label}`,
       `- ${n} queued jobs, two worker processes: **${(n / Number(s!.span)).toFixed(0)} completed/s** (first start to last finish ${Number(s!.span).toFixed(2)} s), ${ok} succeeded`,
       `- CPU per job: **worker 1 ${perJob(cpu.worker1)} ms + worker 2 ${perJob(cpu.worker2)} ms, PostgreSQL ${perJob(cpu.postgres)} ms**, API ${perJob(cpu.api)} ms, fake model ${perJob(cpu.model)} ms; acceptance beforehand: API ${perJob(enqueueCpu.api)} ms, PostgreSQL ${perJob(enqueueCpu.postgres)} ms`,
+      `- transactions per job (pg_stat_database, graphile-worker's included; each writing one is a durable commit): **${perJobXacts.toFixed(2)}**`,
       `- ${charges} charges, ${credits} credits for ${ok} succeeded jobs (price ${PARSE_PRICE}): ${charges === ok && credits === PARSE_PRICE * ok ? 'exact' : 'NOT EXACT'}`,
     )
     const waits: number[] = []
