@@ -57,7 +57,7 @@ async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]
       ended.push({ ending, job })
       job.status = 'ended' // a second ending of the same job in this group finds it ended
     }
-    ended.sort((a, b) => (a.job.account_id < b.job.account_id ? -1 : a.job.account_id > b.job.account_id ? 1 : 0))
+    ended.sort((a, b) => a.job.account_id.localeCompare(b.job.account_id))
     const set: { id: string; status: string; result: string | null; error: string | null; event: JobEventName }[] = []
     for (const { ending, job } of ended) {
       if ('result' in ending) {
@@ -77,7 +77,8 @@ async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]
       await q.sql(`delete from job_inputs where job_id = any(?::uuid[])`, [set.map((s) => s.id)])
       for (const s of set) for (const listener of services.jobEvents ?? []) await listener(s.event, s.id, q)
     }
-    return endings.map((e) => ended.some((x) => x.ending === e))
+    const done = new Set(ended.map((x) => x.ending))
+    return endings.map((e) => done.has(e))
   })
 }
 
