@@ -365,7 +365,7 @@ const jobLines = wants('jobs')
       api: api.proc,
       model: model.proc,
       jobs: JOBS,
-      accounts: spread.slice(0, 10),
+      accounts: spread,
       startWorkers: (cwd) => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL, {}, cwd ? { cwd } : {}))),
       stop,
       meter,

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import t, { type Test } from 'tap'
+import { batched } from '../../core/jobs/batch.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
@@ -131,6 +132,21 @@ t.test('two worker processes with many jobs in flight: each job ends once, succe
   )
   const [inputs] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = any(?::uuid[])`, [ids])
   t.equal(inputs!.n, 0, 'every stored input removed')
+})
+
+t.test('a group of claims or endings that fails is retried one by one: only the job at fault fails', async (t) => {
+  const groups: string[][] = []
+  const call = batched(async (items: string[]) => {
+    groups.push(items)
+    if (items.includes('bad')) throw new Error('capture failed')
+    return items.map((i) => i.toUpperCase())
+  })
+  const results = await Promise.allSettled(['a', 'bad', 'b'].map(call))
+  t.same(groups[0], ['a', 'bad', 'b'], 'calls of the same tick make one group')
+  t.same(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    ['A', 'capture failed', 'B'],
+  )
 })
 
 t.test('queued jobs survive a restart: accepted with no worker, run by the next one', async (t) => {
