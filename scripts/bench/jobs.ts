@@ -1,10 +1,11 @@
 // The jobs scenario of `npm run bench` (issue 18's targets: ≥ 1,000 completed/s with two workers, enqueue→start
-// p50 ≤ 10 ms with idle workers). For this checkout, and first for BENCH_BASELINE's when given (same run, same
-// database and model): a backlog of async /v1/parse calls accepted with no worker running, parked, then
-// released at once to two worker processes (each booted beforehand); CPU per job read per process from /proc.
-// Then the ledger must show exactly one charge per succeeded job, and 50 jobs sent one at a time to the idle
-// workers give the enqueue→start latency (from the API's request time, the job row's created_at, to the
-// worker's claim, its started_at: acceptance's own durable commit included).
+// p50 ≤ 10 ms with idle workers). For this checkout, and first for each baseline checkout given
+// (BENCH_JOBS_BASELINES=dir,dir… for the workers only, else BENCH_BASELINE; same run, database and model): a
+// backlog of async /v1/parse calls accepted with no worker running, parked, then released at once to two worker
+// processes (each booted beforehand); CPU per job read per process from /proc, transactions per job from
+// pg_stat_database. The ledger must then show exactly one charge per succeeded job. Last, 50 jobs sent one at a
+// time to the idle workers give the enqueue→start latency: from the API's request time (the job's created_at,
+// so acceptance's own durable commit is included) to the worker's claim (its started_at).
 import type { ChildProcess } from 'node:child_process'
 import type { Database } from '../../core/db/database.ts'
 
@@ -43,10 +44,8 @@ async function accept(b: JobsBench, key: string): Promise<string> {
 
 export async function benchJobs(b: JobsBench): Promise<string[]> {
   const lines: string[] = []
-  const variants = [
-    ...(process.env.BENCH_BASELINE ? [{ label: `baseline ${process.env.BENCH_BASELINE}`, cwd: process.env.BENCH_BASELINE }] : []),
-    { label: 'this checkout', cwd: undefined },
-  ]
+  const baselines = (process.env.BENCH_JOBS_BASELINES ?? process.env.BENCH_BASELINE ?? '').split(',').filter(Boolean)
+  const variants = [...baselines.map((cwd) => ({ label: `baseline ${cwd}`, cwd })), { label: 'this checkout', cwd: undefined }]
   for (const v of variants) {
     const accountIds = b.accounts.map((a) => a.accountId)
     const before = await b.ledger(accountIds)
