@@ -4,7 +4,7 @@
 // transactions and more CPU for no more throughput. A group that fails is retried item by item, so an error
 // belongs to the job that caused it.
 
-/** Returns a function whose calls are run `run` at most one group at a time, at most `max` items a group. */
+/** `run` (one database round for a group of items) as a call per item: one group at a time, `max` items at most. */
 export function batched<In, Out>(run: (items: In[]) => Promise<Out[]>, max = 64): (item: In) => Promise<Out> {
   let waiting: { item: In; resolve: (o: Out) => void; reject: (e: unknown) => void }[] = []
   let busy = false
