@@ -16,11 +16,9 @@ export interface StaleJobsReport {
 
 export async function failStaleJobs(services: Services, now: Date): Promise<StaleJobsReport> {
   const deadline = new Date(now.getTime() - DEADLINE_HOURS * 3600_000)
-  const failAll = async (ids: { id: string }[], error: JobError, guard: FailGuard) => {
-    let n = 0
-    for (const { id } of ids) if (await failJob(services, id, error, guard)) n++
-    return n
-  }
+  // All at once, so that they are written in groups (core/jobs/end.ts).
+  const failAll = async (ids: { id: string }[], error: JobError, guard: FailGuard) =>
+    (await Promise.all(ids.map(({ id }) => failJob(services, id, error, guard)))).filter(Boolean).length
   const deadlineExceeded = await failAll(
     await services.db.sql(`select id from jobs where status in ('queued', 'running') and created_at <= ?`, [deadline]),
     { code: 'deadline_exceeded', message: 'The job did not finish within 24 hours; nothing was charged.' },
