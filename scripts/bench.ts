@@ -7,6 +7,7 @@
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, replay, spread, jobs, slow, scaleout.
+// BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -16,6 +17,7 @@ import pg from 'pg'
 import { addCredits, createAccount, createKey } from '../core/accounts/accounts.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
+import { benchJobs } from './bench/jobs.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = 50
@@ -196,8 +198,8 @@ async function startApi(modelURL: string, extra: Record<string, string> = {}, mo
   boots.push({ tsx: !!more.nodeArgs?.includes('tsx'), wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
   return { proc: c, url: `http://127.0.0.1:${port}` }
 }
-async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}) {
-  const c = child('core/server.ts', ['--worker'], apiEnv(modelURL, extra))
+async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string } = {}) {
+  const c = child('core/server.ts', ['--worker'], apiEnv(modelURL, extra), more)
   await firstLine(c, (l) => l.includes('"Worker running"'))
   return c
 }
@@ -370,79 +372,25 @@ if (wants('live')) {
   tripsPerCall = ((await xacts()) - x0 - 1) / N // -1: the reading itself
 }
 
-// ---------- jobs ----------
-const jobLines: string[] = []
-if (wants('jobs')) {
-  const jobBody = JSON.stringify({ text: 'Invoice 42 from ACME, total 10.00', async: true })
-  const jobKeys = spread.slice(0, 10)
-  const before = await ledger(jobKeys.map((k) => k.accountId))
-  let enqueued = 0
-  await Promise.all(
-    Array.from({ length: 16 }, async (_, i) => {
-      while (enqueued < JOBS) {
-        enqueued++
-        const res = await fetch(`${api.url}/v1/parse`, {
-          method: 'POST',
-          headers: headersFor(jobKeys[i % jobKeys.length]!.key),
-          body: jobBody,
-        })
-        if (res.status !== 202) throw new Error(`parse async: ${res.status} ${await res.text()}`)
-      }
-    }),
-  )
-  // Both workers boot first (seconds under tsx) with the backlog parked in the future, then it is released
-  // at once: the figure is two running workers draining a queue, not one worker while the other boots.
-  await db.sql(`update graphile_worker._private_jobs set run_at = now() + interval '1 hour'`)
-  const workers = await Promise.all([startWorkerProcess(model.baseURL), startWorkerProcess(model.baseURL)])
-  const m = meter({ workers, model: [model.proc] })
-  await db.sql(`update graphile_worker._private_jobs set run_at = now()`)
-  await db.sql(`select pg_notify('jobs:insert', '')`)
-  for (;;) {
-    const [row] = await db.sql(`select count(*)::int as n from jobs where status in ('queued', 'running')`)
-    if (row!.n === 0) break
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  const cpu = m.stop()
-  const [s] = await db.sql(
-    `select count(*)::int as n, extract(epoch from max(finished_at::timestamptz) - min(started_at::timestamptz)) as span,
-            count(*) filter (where status = 'succeeded')::int as ok
-       from jobs where endpoint = 'parse'`,
-  )
-  const after = await ledger(jobKeys.map((k) => k.accountId))
-  const n = Number(s!.n)
-  jobLines.push(
-    `- ${n} queued jobs, two worker processes: **${(n / Number(s!.span)).toFixed(0)} completed/s** (first start to last finish ${Number(s!.span).toFixed(2)} s), ${s!.ok} succeeded`,
-    `- CPU per job: workers ${(cpu.workers! / n).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / n).toFixed(2)} ms, model ${(cpu.model! / n).toFixed(2)} ms`,
-    `- charged ${after.charged - before.charged} credits for ${after.n - before.n} charges (price 10): ${after.charged - before.charged === 10 * s!.ok ? 'exact' : 'NOT EXACT'}`,
-  )
-  const waits: number[] = []
-  for (let i = 0; i < 50; i++) {
-    const res = await fetch(`${api.url}/v1/parse`, { method: 'POST', headers: headersFor(hot!.key), body: jobBody })
-    const { jobId } = (await res.json()) as { jobId: string }
-    for (;;) {
-      const [row] = await db.sql(
-        `select extract(epoch from started_at::timestamptz - created_at::timestamptz) * 1000 as wait from jobs where id = ? and started_at is not null`,
-        [jobId],
-      )
-      if (row) {
-        waits.push(Number(row.wait))
-        break
-      }
-      await new Promise((r) => setTimeout(r, 2))
-    }
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  waits.sort((a, b) => a - b)
-  jobLines.push(
-    `- enqueue→start with idle workers (50 jobs, one at a time): **p50 ${pct(waits, 50).toFixed(1)} ms**, p99 ${pct(waits, 99).toFixed(1)} ms`,
-  )
-  await Promise.all(workers.map(stop))
-}
+// ---------- jobs (scripts/bench/jobs.ts) ----------
+const jobLines = wants('jobs')
+  ? await benchJobs({
+      db,
+      apiUrl: api.url,
+      api: api.proc,
+      model: model.proc,
+      jobs: JOBS,
+      accounts: spread,
+      startWorkers: (cwd) => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL, {}, cwd ? { cwd } : {}))),
+      stop,
+      meter,
+      ledger,
+      xacts,
+    })
+  : []
+
 function median(xs: number[]) {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
-}
-function pct(xs: number[], p: number) {
-  return xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
 }
 
 // ---------- 10,000 concurrent calls to a model that answers after 5 s ----------

@@ -5,9 +5,16 @@ import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
-import { failStaleJobs, type MaintenanceReport } from './jobs.ts'
+import { failStaleJobs, type StaleJobsReport } from './stale.ts'
 
 export const MAINTENANCE_TASK = 'maintenance'
+
+export interface MaintenanceReport extends StaleJobsReport {
+  holdsReleased: number
+  idempotencyRecordsRemoved: number
+  plansRenewed: number
+  signInRowsRemoved: number
+}
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
   const now = services.now()

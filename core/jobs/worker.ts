@@ -5,7 +5,7 @@ import { AUTO_RECHARGE_TASK, autoRechargeTask } from '../billing/billing.ts'
 import { quietLogger } from '../db/database.ts'
 import type { Services } from '../services.ts'
 import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
-import { RUN_TASK, runCapabilityTask } from './jobs.ts'
+import { RUN_TASK, runCapabilityTask } from './run-task.ts'
 import { MAINTENANCE_TASK, runMaintenance } from './maintenance.ts'
 
 export async function startWorker(services: Services, opts: { concurrency?: number; gracefulShutdownMs?: number } = {}): Promise<Runner> {
@@ -26,7 +26,7 @@ export async function startWorker(services: Services, opts: { concurrency?: numb
       worker: {
         // Jobs are fetched (and locked) in batches instead of one get_job round trip per job, and completions
         // of the same tick are written together. A job run twice after a crash is harmless: the task claims
-        // its row only while it is 'queued' (core/jobs/jobs.ts), so money moves at most once.
+        // its row only while it is 'queued' (core/jobs/run-task.ts), so money moves at most once.
         localQueue: { size: concurrency * 2 },
         completeJobBatchDelay: 0,
       },

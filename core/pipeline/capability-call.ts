@@ -3,7 +3,7 @@
 // same stages 1–4 and reports what stages 5–7 would answer.
 import type { Context, Middleware } from 'koa'
 import { answerClaimed } from '../idempotency/idempotency.ts'
-import { acceptJob } from '../jobs/jobs.ts'
+import { acceptJob } from '../jobs/accept.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import { capabilityContext } from '../run/context.ts'

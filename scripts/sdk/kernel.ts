@@ -6,7 +6,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { AccountSummary } from '../../core/accounts/accounts.ts'
 import { ERROR_STATUS } from '../../core/errors.ts'
-import { JobAccepted, JobView } from '../../core/jobs/jobs.ts'
+import { JobAccepted, JobView } from '../../core/jobs/view.ts'
 import { DryRun } from '../../core/pipeline/dry-run.ts'
 import { UsageQuery, UsageResponse } from '../../core/usage/routes.ts'
 import { Usage } from '../../core/wallet/wallet.ts'

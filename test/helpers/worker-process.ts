@@ -12,6 +12,6 @@ const { services } = await boot(loadConfig(), {
   log: () => {},
   logger: createLogger({ level: 'silent' }),
 })
-const runner = await startWorker(services, { concurrency: 1 })
+const runner = await startWorker(services, { concurrency: Number(process.env.WORKER_CONCURRENCY ?? 1) })
 process.stdout.write('ready\n')
 process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)))

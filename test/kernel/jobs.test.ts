@@ -2,7 +2,8 @@
 // deadline, restart survival, ownership.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { batched } from '../../core/jobs/batch.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
@@ -68,7 +69,7 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
       ['not-a-uuid', c.key],
       ["1' or '1'='1", c.key],
     ]) {
-      const r = await app.call(`/v1/jobs/${encodeURIComponent(id!)}`, { key })
+      const r = await app.call(`/v1/jobs/${encodeURIComponent(id)}`, { key })
       t.equal(r.status, 404)
       t.equal(r.body.error.code, 'not_found')
     }
@@ -82,6 +83,76 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
     const [jobs] = await app.services.db.sql(`select count(*)::int as n from jobs where account_id = ?`, [broke.accountId])
     t.equal(jobs!.n, 0)
   })
+})
+
+/** A worker in its own process (test/helpers/worker-process.ts), resolved once it is polling. */
+async function workerProcess(t: Test, app: TestApp, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
+    env: { ...process.env, DATABASE_URL: app.services.db.url, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  t.teardown(() => child.kill('SIGKILL'))
+  await once(child.stdout, 'data')
+  return child
+}
+
+t.test('two workers with many jobs in flight: each job ends once, successes charged once, failures free', async (t) => {
+  // Jobs are claimed and ended in groups (core/jobs/batch.ts); two workers (another process and this one) racing
+  // over one backlog spread over a few accounts is where a group could double-charge, skip a job or deadlock on
+  // account rows. The backlog is parked until both run, then released at once.
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, config: { callbacksAllowPrivate: true } })
+  const customers = await Promise.all([0, 1, 2].map(() => app.customer(7 * 30)))
+  const texts = Array.from({ length: 90 }, (_, i) => (i % 5 === 0 ? 'fail' : i % 3 === 0 ? 'sleep:30' : `job ${i}`))
+  const accepted = await Promise.all(
+    texts.map((text, i) => accept(app, customers[i % 3]!.key, text, { callbackUrl: 'http://127.0.0.1:9/hook' })),
+  )
+  t.ok(accepted.every((r) => r.status === 202))
+  await app.services.db.sql(`update graphile_worker._private_jobs set run_at = now() + interval '1 hour'`)
+  await workerProcess(t, app, { WORKER_CONCURRENCY: '16' })
+  const worker = await startWorker(app.services, { concurrency: 16 })
+  t.teardown(() => worker.stop())
+  await app.services.db.sql(`update graphile_worker._private_jobs set run_at = now()`)
+  await app.services.db.sql(`select pg_notify('jobs:insert', '')`)
+  const ids = accepted.map((r) => r.body.jobId as string)
+  for (const end = Date.now() + 60_000; Date.now() < end; await sleep(100)) {
+    const [open] = await app.services.db.sql(
+      `select count(*)::int as n from jobs where id = any(?::uuid[]) and status in ('queued', 'running')`,
+      [ids],
+    )
+    if (open!.n === 0) break
+  }
+  const jobs = await app.services.db.sql(`select id, status, request_id, error from jobs where id = any(?::uuid[])`, [ids])
+  const succeeded = jobs.filter((j) => j.status === 'succeeded')
+  t.equal(succeeded.length, 72, 'every job that should succeed did')
+  t.equal(jobs.filter((j) => j.status === 'failed' && j.error.code === 'inference_failed').length, 18, 'every failing job failed')
+  const charges = await app.services.db.sql(`select reference from ledger where kind = 'charge' and account_id = any(?::uuid[])`, [
+    customers.map((c) => c.accountId),
+  ])
+  t.same(charges.map((c) => c.reference).sort(), succeeded.map((j) => `jobdoc ${j.request_id}`).sort(), 'one charge per succeeded job')
+  for (const c of customers) t.same(await app.ledger(c.accountId), { balance: 7 * 6, reserved: 0, ledgerSum: 7 * 6 })
+  const events = await app.services.db.sql(`select job_id, event from webhook_deliveries where job_id = any(?::uuid[])`, [ids])
+  t.same(
+    events.map((e) => `${e.job_id} ${e.event}`).sort(),
+    jobs.map((j) => `${j.id} ${j.status === 'succeeded' ? 'job.completed' : 'job.failed'}`).sort(),
+    'one terminal event per job, in its final transaction',
+  )
+  const [inputs] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = any(?::uuid[])`, [ids])
+  t.equal(inputs!.n, 0, 'every stored input removed')
+})
+
+t.test('a group of claims or endings that fails is retried one by one: only the job at fault fails', async (t) => {
+  const groups: string[][] = []
+  const call = batched(async (items: string[]) => {
+    groups.push(items)
+    if (items.includes('bad')) throw new Error('capture failed')
+    return items.map((i) => i.toUpperCase())
+  })
+  const results = await Promise.allSettled(['a', 'bad', 'b'].map(call))
+  t.same(groups[0], ['a', 'bad', 'b'], 'calls of the same tick make one group')
+  t.same(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    ['A', 'capture failed', 'B'],
+  )
 })
 
 t.test('queued jobs survive a restart: accepted with no worker, run by the next one', async (t) => {
@@ -113,12 +184,7 @@ t.test('graceful shutdown lets a running job finish', async (t) => {
 t.test('kill -9 of a worker mid-job: maintenance after the lease fails it as worker_lost, free', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, config: { jobLeaseSeconds: 2 } })
   const c = await app.customer(7)
-  const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
-    env: { ...process.env, DATABASE_URL: app.services.db.url, JOB_LEASE_SECONDS: '2' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.teardown(() => child.kill('SIGKILL'))
-  await once(child.stdout!, 'data')
+  const child = await workerProcess(t, app, { JOB_LEASE_SECONDS: '2' })
   const a = await accept(app, c.key, 'sleep:60000')
   const running = await waitFor(app, c.key, a.body.jobId, ['running'])
   t.equal(running.body.status, 'running', 'the separate worker claimed the job')
@@ -137,27 +203,31 @@ t.test('kill -9 of a worker mid-job: maintenance after the lease fails it as wor
 t.test('the 24 h deadline, and retention of finished jobs (injectable clock)', async (t) => {
   let clock = Date.now()
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, now: () => new Date(clock) })
-  const c = await app.customer(7)
-  const a = await accept(app, c.key, 'never run')
+  const c = await app.customer(21)
+  // Three, so that maintenance fails them together (one group, core/jobs/end.ts).
+  const ids: string[] = []
+  for (const text of ['never run', 'nor this', 'nor that']) ids.push((await accept(app, c.key, text)).body.jobId)
   clock += 23 * 3600_000
   t.equal((await runMaintenance(app.services)).deadlineExceeded, 0)
   clock += 3600_000
   const report = await runMaintenance(app.services)
-  t.equal(report.deadlineExceeded, 1)
-  const r = await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })
-  t.equal(r.body.status, 'failed')
-  t.equal(r.body.errorCode, 'deadline_exceeded')
-  t.same(await app.ledger(c.accountId), { balance: 7, reserved: 0, ledgerSum: 7 })
-  const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = ?`, [a.body.jobId])
-  t.equal(input!.n, 0, 'stored input removed at the deadline')
-  // The graphile-worker job that was still queued finds the job ended and does nothing.
+  t.equal(report.deadlineExceeded, 3)
+  for (const id of ids) {
+    const r = await app.call(`/v1/jobs/${id}`, { key: c.key })
+    t.equal(r.body.status, 'failed')
+    t.equal(r.body.errorCode, 'deadline_exceeded')
+  }
+  t.same(await app.ledger(c.accountId), { balance: 21, reserved: 0, ledgerSum: 21 })
+  const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = any(?::uuid[])`, [ids])
+  t.equal(input!.n, 0, 'stored inputs removed at the deadline')
+  // The graphile-worker jobs that were still queued find their jobs ended and do nothing.
   const worker = await startWorker(app.services, { concurrency: 1 })
   await sleep(500)
   await worker.stop()
-  t.equal((await app.ledger(c.accountId)).balance, 7)
+  t.equal((await app.ledger(c.accountId)).balance, 21)
   clock += 31 * 86400_000
-  t.equal((await runMaintenance(app.services)).jobsRemoved, 1, 'finished jobs are removed after 30 days')
-  t.equal((await app.call(`/v1/jobs/${a.body.jobId}`, { key: c.key })).status, 404)
+  t.equal((await runMaintenance(app.services)).jobsRemoved, 3, 'finished jobs are removed after 30 days')
+  t.equal((await app.call(`/v1/jobs/${ids[0]}`, { key: c.key })).status, 404)
 })
 
 t.test('POST /internal/maintenance needs MAINTENANCE_SECRET and answers with counts', async (t) => {

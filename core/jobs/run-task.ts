@@ -1,0 +1,78 @@
+// The graphile-worker task of an async call: queued → running under a lease, then completeJob or failJob.
+import type { JobHelpers } from 'graphile-worker'
+import { ApiError } from '../errors.ts'
+import { capabilityContext } from '../run/context.ts'
+import { checkResult } from '../run/result.ts'
+import type { Services } from '../services.ts'
+import { batched } from './batch.ts'
+import { completeJob, failJob } from './end.ts'
+import type { JobError } from './view.ts'
+
+export const RUN_TASK = 'run_capability'
+
+interface Claimed {
+  id: string
+  endpoint: string
+  account_id: string
+  request_id: string
+  input: Record<string, unknown>
+}
+
+export function runCapabilityTask(services: Services) {
+  const { db, config } = services
+  const leaseMs = config.jobLeaseSeconds * 1000
+  const leaseUntil = () => new Date(services.now().getTime() + leaseMs)
+  // Jobs handed out together (graphile-worker's local queue) are claimed with one statement; a job is claimed
+  // only while queued, so it runs at most once however many workers got its graphile-worker job.
+  const claim = batched(async (jobIds: string[]) => {
+    const now = services.now()
+    const rows = await db.sql<Claimed>(
+      `update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? where id = any(?::uuid[]) and status = 'queued'
+       returning id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
+      [now, now, leaseUntil(), jobIds],
+    )
+    const claimed = new Map(rows.map((r) => [r.id, r]))
+    return jobIds.map((id) => {
+      const row = claimed.get(id)
+      claimed.delete(id) // the same id twice in a group still runs once
+      return row
+    })
+  })
+  return async (payload: unknown, helpers: JobHelpers): Promise<void> => {
+    const jobId = (payload as { jobId: string }).jobId
+    const job = await claim(jobId)
+    if (!job) return // already ended by maintenance (deadline) or another claim
+    const heartbeat = setInterval(
+      () => {
+        db.sql(`update jobs set lease_until = ? where id = ? and status = 'running'`, [leaseUntil(), jobId]).catch((e: Error) =>
+          services.log(`[jobs] heartbeat ${jobId}: ${e.message}`),
+        )
+      },
+      Math.max(500, leaseMs / 3),
+    )
+    try {
+      const cap = services.capabilities.get(job.endpoint)
+      if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
+      const context = capabilityContext(services, cap, {
+        requestId: job.request_id,
+        accountId: job.account_id,
+        signal: helpers.abortSignal ?? new AbortController().signal,
+        timeoutMs: config.asyncModelTimeoutMs,
+      })
+      const result = await cap.handler(job.input, context)
+      await completeJob(services, jobId, checkResult(cap, result, services.log))
+    } catch (e) {
+      if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+      await failJob(services, jobId, jobError(e), { statuses: ['running'] })
+    } finally {
+      clearInterval(heartbeat)
+    }
+  }
+}
+
+/** What the client is told: a refusal's own code and message, anything unexpected as a free internal error. */
+function jobError(e: unknown): JobError {
+  return e instanceof ApiError && e.status !== 500
+    ? { code: e.code, message: e.message }
+    : { code: 'internal_error', message: 'The job failed on our side; nothing was charged.' }
+}

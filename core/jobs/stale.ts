@@ -1,0 +1,43 @@
+// The jobs part of the maintenance pass (C7): fails what no worker will finish (past the 24 h deadline, or a
+// running job whose worker's lease ran out), drops inputs no job needs and finished jobs past retention.
+import type { Services } from '../services.ts'
+import { failJob, type FailGuard } from './end.ts'
+import type { JobError } from './view.ts'
+
+const DEADLINE_HOURS = 24
+const RETENTION_DAYS = 30
+
+export interface StaleJobsReport {
+  workerLost: number
+  deadlineExceeded: number
+  inputsDeleted: number
+  jobsRemoved: number
+}
+
+export async function failStaleJobs(services: Services, now: Date): Promise<StaleJobsReport> {
+  const deadline = new Date(now.getTime() - DEADLINE_HOURS * 3600_000)
+  // All at once, so that they are written in groups (core/jobs/end.ts).
+  const failAll = async (ids: { id: string }[], error: JobError, guard: FailGuard) =>
+    (await Promise.all(ids.map(({ id }) => failJob(services, id, error, guard)))).filter(Boolean).length
+  const deadlineExceeded = await failAll(
+    await services.db.sql(`select id from jobs where status in ('queued', 'running') and created_at <= ?`, [deadline]),
+    { code: 'deadline_exceeded', message: 'The job did not finish within 24 hours; nothing was charged.' },
+    { statuses: ['queued', 'running'] },
+  )
+  const workerLost = await failAll(
+    await services.db.sql(`select id from jobs where status = 'running' and lease_until < ?`, [now]),
+    {
+      code: 'worker_lost',
+      message: 'The worker running this job stopped; the uncertain model call is not repeated and nothing was charged.',
+    },
+    { statuses: ['running'], leaseExpiredBy: now },
+  )
+  const inputs = await services.db.sql(
+    `delete from job_inputs i using jobs j where j.id = i.job_id and (j.status in ('succeeded', 'failed') or j.created_at <= ?) returning i.job_id`,
+    [deadline],
+  )
+  const removed = await services.db.sql(`delete from jobs where status in ('succeeded', 'failed') and finished_at <= ? returning id`, [
+    new Date(now.getTime() - RETENTION_DAYS * 86400_000),
+  ])
+  return { workerLost, deadlineExceeded, inputsDeleted: inputs.length, jobsRemoved: removed.length }
+}

@@ -1,0 +1,96 @@
+// What a client sees of a job: the 202 of an async call, and the job itself (GET /v1/jobs/{id}, webhooks).
+import { Type, type Static } from '@sinclair/typebox'
+import type { Query, Row } from '../db/database.ts'
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts'
+import { Usage } from '../wallet/wallet.ts'
+import { UUID } from '../validation.ts'
+
+const Uuid = Type.String({ format: 'uuid' })
+
+/** The 202 answer of an async call; published as components.schemas.JobAccepted. */
+export const JobAccepted = Type.Object(
+  { jobId: Uuid, status: Type.Literal('queued'), requestId: Type.String() },
+  { additionalProperties: false },
+)
+
+const Time = Type.String({ format: 'date-time' })
+/** A job can also fail for reasons no request has: maintenance ends it (C7). */
+const JOB_ONLY_CODES = ['worker_lost', 'deadline_exceeded'] as const
+export type JobErrorCode = ErrorCode | (typeof JOB_ONLY_CODES)[number]
+/** Stored in jobs.error of a failed job. */
+export interface JobError {
+  code: JobErrorCode
+  message: string
+}
+
+/**
+ * GET /v1/jobs/{id} and the webhook's `job`; published as components.schemas.Job. A failed job carries the
+ * message in `error` and the stable C2 code in `errorCode` (issue 14 supersedes C7's `{code, message}` object).
+ */
+export const JobView = Type.Object(
+  {
+    jobId: Uuid,
+    endpoint: Type.String({ description: 'e.g. /v1/parse' }),
+    status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    createdAt: Time,
+    updatedAt: Time,
+    startedAt: Type.Optional(Time),
+    finishedAt: Type.Optional(Time),
+    requestId: Type.String(),
+    result: Type.Optional(
+      Type.Object(
+        { usage: Usage },
+        { additionalProperties: true, description: 'when succeeded: the body the synchronous call returns, usage included' },
+      ),
+    ),
+    error: Type.Optional(Type.String({ description: 'when failed: what went wrong, for people' })),
+    errorCode: Type.Optional(
+      Type.Unsafe<JobErrorCode>({
+        type: 'string',
+        enum: [...Object.keys(ERROR_STATUS), ...JOB_ONLY_CODES],
+        description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type JobView = Static<typeof JobView>
+
+/** The columns of the jobs table the view reads (timestamps as the driver returns them). */
+interface JobRow {
+  id: string
+  endpoint: string
+  status: JobView['status']
+  request_id: string
+  created_at: string | Date
+  updated_at: string | Date
+  started_at: string | Date | null
+  finished_at: string | Date | null
+  result: string | null
+  error: JobError | null
+}
+
+/** Any row of the jobs table: the webhook listener reads one with `select *`. */
+export function jobView(jobRow: Row): JobView {
+  const row = jobRow as JobRow
+  const iso = (d: Date | string) => new Date(d).toISOString()
+  return {
+    jobId: row.id,
+    endpoint: `/v1/${row.endpoint}`,
+    status: row.status,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    ...(row.started_at ? { startedAt: iso(row.started_at) } : {}),
+    ...(row.finished_at ? { finishedAt: iso(row.finished_at) } : {}),
+    requestId: row.request_id,
+    ...(row.result ? { result: JSON.parse(row.result) as JobView['result'] } : {}),
+    ...(row.error ? { error: row.error.message, errorCode: row.error.code } : {}),
+  }
+}
+
+/** The owner's job; anything else, malformed ids included, is the same 404 (C7). */
+export async function getJob(db: Query, accountId: string, id: string): Promise<JobView> {
+  const [row] = UUID.test(id) ? await db.sql(`select * from jobs where id = ? and account_id = ?`, [id, accountId]) : []
+  if (!row) throw new ApiError('not_found', 'No such job.')
+  return jobView(row)
+}

@@ -1,0 +1,124 @@
+// The jobs scenario of `npm run bench` (issue 18's targets: ≥ 1,000 completed/s with two workers, enqueue→start
+// p50 ≤ 10 ms with idle workers). For this checkout, and first for each baseline checkout given
+// (BENCH_JOBS_BASELINES=dir,dir… for the workers only, else BENCH_BASELINE; same run, database and model): a
+// backlog of async /v1/parse calls accepted with no worker running, parked, then released at once to two worker
+// processes (each booted beforehand); CPU per job read per process from /proc, transactions per job from
+// pg_stat_database. The ledger must then show exactly one charge per succeeded job. Last, 50 jobs sent one at a
+// time to the idle workers give the enqueue→start latency: from the API's request time (the job's created_at,
+// so acceptance's own durable commit is included) to the worker's claim (its started_at).
+import type { ChildProcess } from 'node:child_process'
+import type { Database } from '../../core/db/database.ts'
+
+const PARSE_PRICE = 10
+const body = JSON.stringify({ text: 'Invoice 42 from ACME, total 10.00', async: true })
+
+export interface JobsBench {
+  db: Database
+  apiUrl: string
+  api: ChildProcess
+  model: ChildProcess
+  jobs: number
+  /** Funded accounts the backlog is spread over; the idle-latency jobs use the first. */
+  accounts: { key: string; accountId: string }[]
+  /** Boots two worker processes from this checkout, or from another one (cwd). */
+  startWorkers(cwd?: string): Promise<ChildProcess[]>
+  stop: (c: ChildProcess) => Promise<void>
+  meter(procs: Record<string, ChildProcess[]>): { stop(): Record<string, number> }
+  ledger(accountIds: string[]): Promise<{ charged: number; n: number }>
+  /** Committed transactions of the database so far, once every backend has flushed its counters (11 s). */
+  xacts(): Promise<number>
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
+
+async function accept(b: JobsBench, key: string): Promise<string> {
+  const res = await fetch(`${b.apiUrl}/v1/parse`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  })
+  if (res.status !== 202) throw new Error(`parse async: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { jobId: string }).jobId
+}
+
+export async function benchJobs(b: JobsBench): Promise<string[]> {
+  const lines: string[] = []
+  const baselines = (process.env.BENCH_JOBS_BASELINES ?? process.env.BENCH_BASELINE ?? '').split(',').filter(Boolean)
+  const variants = [...baselines.map((cwd) => ({ label: `baseline ${cwd}`, cwd })), { label: 'this checkout', cwd: undefined }]
+  for (const v of variants) {
+    const accountIds = b.accounts.map((a) => a.accountId)
+    const before = await b.ledger(accountIds)
+    // The backlog, accepted with no worker running (16 clients).
+    const ids: string[] = []
+    const enqueue = b.meter({ api: [b.api] })
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        while (ids.length < b.jobs) {
+          const slot = ids.push('') - 1
+          ids[slot] = await accept(b, b.accounts[i % b.accounts.length]!.key)
+        }
+      }),
+    )
+    const enqueueCpu = enqueue.stop()
+    // Both workers boot with the backlog parked in the future, then it is released at once: the figure is two
+    // running workers draining a queue, not one worker while the other boots.
+    await b.db.sql(`update graphile_worker._private_jobs set run_at = now() + interval '1 hour'`)
+    const workers = await b.startWorkers(v.cwd)
+    const x0 = await b.xacts()
+    const ownTrips = b.db.roundTrips()
+    const m = b.meter({ worker1: [workers[0]!], worker2: [workers[1]!], api: [b.api], model: [b.model] })
+    await b.db.sql(`update graphile_worker._private_jobs set run_at = now()`)
+    await b.db.sql(`select pg_notify('jobs:insert', '')`)
+    for (;;) {
+      const [row] = await b.db.sql(`select count(*)::int as n from jobs where id = any(?::uuid[]) and status in ('queued', 'running')`, [
+        ids,
+      ])
+      if (row!.n === 0) break
+      await sleep(50)
+    }
+    const cpu = m.stop()
+    // Transactions of the workers alone: this process's own polling statements are subtracted.
+    const perJobXacts = ((await b.xacts()) - x0 - (b.db.roundTrips() - ownTrips)) / b.jobs
+    const [s] = await b.db.sql(
+      `select count(*)::int as n, count(*) filter (where status = 'succeeded')::int as ok,
+              extract(epoch from max(finished_at::timestamptz) - min(started_at::timestamptz)) as span
+         from jobs where id = any(?::uuid[])`,
+      [ids],
+    )
+    const after = await b.ledger(accountIds)
+    const n = Number(s!.n)
+    const ok = Number(s!.ok)
+    const charges = after.n - before.n
+    const credits = after.charged - before.charged
+    const perJob = (ms: number | undefined) => ((ms ?? 0) / n).toFixed(2)
+    lines.push(
+      `### ${v.label}`,
+      `- ${n} queued jobs, two worker processes: **${(n / Number(s!.span)).toFixed(0)} completed/s** (first start to last finish ${Number(s!.span).toFixed(2)} s), ${ok} succeeded`,
+      `- CPU per job: **worker 1 ${perJob(cpu.worker1)} ms + worker 2 ${perJob(cpu.worker2)} ms, PostgreSQL ${perJob(cpu.postgres)} ms**, API ${perJob(cpu.api)} ms, fake model ${perJob(cpu.model)} ms; acceptance beforehand: API ${perJob(enqueueCpu.api)} ms, PostgreSQL ${perJob(enqueueCpu.postgres)} ms`,
+      `- transactions per job (pg_stat_database, graphile-worker's included; each writing one is a durable commit): **${perJobXacts.toFixed(2)}**`,
+      `- ${charges} charges, ${credits} credits for ${ok} succeeded jobs (price ${PARSE_PRICE}): ${charges === ok && credits === PARSE_PRICE * ok ? 'exact' : 'NOT EXACT'}`,
+    )
+    const waits: number[] = []
+    for (let i = 0; i < 50; i++) {
+      const jobId = await accept(b, b.accounts[0]!.key)
+      for (;;) {
+        const [row] = await b.db.sql(
+          `select extract(epoch from started_at::timestamptz - created_at::timestamptz) * 1000 as wait from jobs where id = ? and started_at is not null`,
+          [jobId],
+        )
+        if (row) {
+          waits.push(Number(row.wait))
+          break
+        }
+        await sleep(2)
+      }
+      await sleep(20)
+    }
+    lines.push(
+      `- enqueue→start with idle workers (50 jobs, one at a time): **p50 ${pct(waits, 50).toFixed(1)} ms**, p99 ${pct(waits, 99).toFixed(1)} ms`,
+    )
+    await Promise.all(workers.map(b.stop))
+  }
+  return lines
+}
