@@ -10,7 +10,7 @@ const capabilitiesDir = path.join(root, 'capabilities')
 const FACADE = path.join(root, 'core', 'capability.ts')
 
 /** Static `from '…'`, side-effect `import '…'` and dynamic `import('…')` specifiers of a source file. */
-const specifiers = (source: string): string[] => [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1])
+const specifiers = (source: string): string[] => [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!)
 
 /** Why an import of `file` (inside capabilities/<folder>/) is not allowed, or null when it is. */
 export function importProblem(file: string, specifier: string): string | null {
