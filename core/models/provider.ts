@@ -36,6 +36,6 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
     speech: () => openai.speech(ai.models.speech),
     transcription: () => openai.transcription(ai.models.transcription),
     embedding: () => (ai.models.embedding ? openai.embedding(ai.models.embedding) : null),
-    webSearch: () => (responses ? (openai.tools.webSearch({})) : null),
+    webSearch: () => (responses ? openai.tools.webSearch({}) : null),
   }
 }
