@@ -23,13 +23,18 @@ const InfoSchema = Type.Object(DocumentInfo, { additionalProperties: false })
 type Info = Static<typeof InfoSchema>
 type PageRole = Static<typeof Role>
 
+/** Pages that may come before the first document (blank or separator sheets): bounds the schema's branches. */
+export const MAX_LEADING_PAGES = 9
+
 /**
  * The answer schema of one call. The model names the page the first document starts on (pages before it belong
  * to no document), that document, and a role for each later page. Ranges then follow by construction: never
- * out of the bundle, reversed or overlapping, and at least one document (JSON Schema states all of it).
+ * out of the bundle, reversed or overlapping, and at least one document (JSON Schema states all of it). One branch
+ * per possible first page, at most MAX_LEADING_PAGES + 1 of them: compiling one branch per page of a long bundle
+ * costs seconds (BENCHMARKS.md).
  */
 export function modelSplit(pageCount: number) {
-  const branches: TSchema[] = Array.from({ length: pageCount }, (_, k) =>
+  const branches: TSchema[] = Array.from({ length: Math.min(pageCount, MAX_LEADING_PAGES + 1) }, (_, k) =>
     Type.Object(
       {
         firstPage: Type.Integer({ minimum: k + 1, maximum: k + 1 }),

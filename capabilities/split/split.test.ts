@@ -1,7 +1,7 @@
 import t from 'tap'
 import { bundle } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
-import { BLANK, CONTINUES, STARTS } from './handler.ts'
+import { BLANK, CONTINUES, MAX_LEADING_PAGES, STARTS, modelSplit } from './handler.ts'
 import manifest from './manifest.ts'
 
 const summaries = ['Invoice for printing services, 1325.00 USD due.', 'Asks to move the poster delivery to September 9.']
@@ -82,6 +82,9 @@ t.test('the answer schema states the ranges: a role for exactly each later page,
     ],
     'one branch per first page, with exactly the pages after it',
   )
+  const long = modelSplit(40).properties.bundle.anyOf as any[]
+  t.equal(long.length, MAX_LEADING_PAGES + 1, 'a long bundle: the first document starts within the first 10 pages')
+  t.match(long.at(-1), { properties: { firstPage: { minimum: 10 }, laterPages: { minItems: 30, maxItems: 30 } } })
 })
 
 t.test(
