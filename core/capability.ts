@@ -28,7 +28,16 @@ export {
   SendableText,
   StringEnum,
 } from './models/answers.ts'
-export { inlineCitations, publicHref, publishSources, uniqueSources, urlKey } from './models/sources.ts'
+export {
+  Citations,
+  citedIndexes,
+  inlineCitations,
+  numberedSources,
+  publicHref,
+  searchTheWeb,
+  uniqueSources,
+  urlKey,
+} from './models/sources.ts'
 /** Documents: the shared input schema, pages, media, sniffing, amounts and dates. */
 export { DocObject, InlineFile } from './documents/schema.ts'
 export { normalizeDate, sum, sumWarning, toAmount } from './documents/checks.ts'

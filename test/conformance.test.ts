@@ -17,16 +17,7 @@ const CALLS = 30
 // Capabilities that do not yet reach the 95 % bar (issue 15 stays open for them). They are held to everything
 // else: the exact charge, and every refusal a free 502 or 422 with its stable code. An entry must stay true: the
 // last test fails when a listed capability reaches the bar in every mode, so the list cannot go stale.
-const NOT_YET: Record<string, string> = {
-  split: 'overlapping ranges go back in the corrective retry, but random pairs of ranges still overlap often',
-  quote: 'arithmetic the model states is checked by code; needs the corrective retry to carry the sums',
-  research: 'cited URLs must come from the search results, which the schema cannot know before the call',
-  screen: 'cited URLs must come from the search results, which the schema cannot know before the call',
-  enrich: 'evidence URLs must come from the fetched pages and search results',
-  chargeback: "quotes must be found in the caller's evidence (checked by code)",
-  'po-match': 'random extractions can leave nothing comparable (422)',
-  'fraud-flag': 'an elevated score needs a signal behind it: a handler rule, not yet part of the corrective retry',
-}
+const NOT_YET: Record<string, string> = {}
 const PARALLEL = 10
 const folders = readdirSync(new URL('../capabilities', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())

@@ -99,13 +99,7 @@ t.test("the code the caller's reason states wins over the model's", async (t) =>
 t.test("`have` is computed from the caller's evidence, never taken from the model", async (t) => {
   const checklist = [
     { item: 'Proof of delivery (carrier tracking)', support: [{ evidenceIndex: 0, quote: 'shows  DELIVERED 2026-02-06' }] },
-    {
-      item: 'Signed delivery confirmation',
-      support: [
-        { evidenceIndex: 7, quote: 'signed' },
-        { evidenceIndex: -1, quote: 'UPS' },
-      ],
-    },
+    { item: 'Signed delivery confirmation', support: [{ evidenceIndex: 1, quote: 'signed' }] },
     { item: 'Customer emails acknowledging receipt', support: [{ evidenceIndex: 1, quote: 'customer wrote "thanks, got it"' }] },
     {
       item: 'AVS and CVV results',
@@ -116,15 +110,8 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
     },
     { item: 'Proof of delivery (carrier tracking)', support: [] },
   ]
-  cap.reply(model({ evidenceChecklist: checklist }))
-  const none = await cap.call(base)
-  t.same(
-    none.res.body.evidenceChecklist.map((e: any) => e.have),
-    [false, false, false, false],
-    'no evidence supplied: nothing is had, whatever indexes the model gave; duplicates dropped',
-  )
-
   const evidence = ['UPS tracking 1Z999 shows delivered 2026-02-06', 'Screenshot of order page', 'AVS: Y, CVV: M']
+  cap.reply(model({ evidenceChecklist: checklist }))
   const { res } = await cap.call({ ...base, evidence })
   t.equal(res.status, 200, res.text)
   t.same(res.body.evidenceChecklist, [
@@ -133,10 +120,29 @@ t.test("`have` is computed from the caller's evidence, never taken from the mode
       have: true,
       matchedEvidence: [{ evidenceIndex: 0, quote: 'shows DELIVERED 2026-02-06' }],
     },
-    { item: 'Signed delivery confirmation', have: false },
-    { item: 'Customer emails acknowledging receipt', have: false }, // the quote is not in item 1
+    { item: 'Signed delivery confirmation', have: false }, // the quote is not in item 1
+    { item: 'Customer emails acknowledging receipt', have: false },
     { item: 'AVS and CVV results', have: true, matchedEvidence: [{ evidenceIndex: 2, quote: 'AVS: Y' }] },
   ])
+  t.equal(cap.prompts.length, 1, 'a quote not found is no reason to ask again: the entry is simply not had')
+})
+
+t.test('the schema bounds evidence indexes by the evidence given: none without evidence, asked once more', async (t) => {
+  const outOfRange = [{ item: 'Signed delivery confirmation', support: [{ evidenceIndex: 3, quote: 'signed' }] }]
+  const cited = [{ item: 'Proof of delivery', support: [{ evidenceIndex: 0, quote: 'delivered' }] }]
+  cap.reply(model({ evidenceChecklist: outOfRange }), model({ evidenceChecklist: cited }))
+  const fixed = await cap.call({ ...base, evidence: ['UPS shows delivered', 'Order email', 'AVS: Y'] })
+  t.equal(fixed.res.status, 200, fixed.res.text)
+  t.equal(cap.prompts.length, 2, 'index 3 of three items was sent back once')
+  t.same(fixed.res.body.evidenceChecklist, [
+    { item: 'Proof of delivery', have: true, matchedEvidence: [{ evidenceIndex: 0, quote: 'delivered' }] },
+  ])
+
+  cap.reply(model({ evidenceChecklist: cited }))
+  await cap.expectRefused(t, base, { status: 502, code: 'inference_failed', why: 'no evidence given, yet the model cites item 0' })
+  cap.reply(model({ evidenceChecklist: [{ item: 'Proof of delivery', support: [] }] }))
+  const none = await cap.call(base)
+  t.same(none.res.body.evidenceChecklist, [{ item: 'Proof of delivery', have: false }], 'no evidence, nothing is had')
 })
 
 t.test('issue 16: words are not proof; "never delivered" does not prove delivery', async (t) => {
@@ -158,7 +164,7 @@ t.test('issue 16: words are not proof; "never delivered" does not prove delivery
   ])
 })
 
-t.test('answers that break the promises are failed calls, free', async (t) => {
+t.test('answers outside the schema are asked once more, then failed calls, free', async (t) => {
   for (const [why, reply] of [
     ['a win likelihood above 1', model({ winLikelihood: 1.4 })],
     ['an action outside fight|accept', model({ recommendedAction: 'settle' })],
@@ -166,9 +172,11 @@ t.test('answers that break the promises are failed calls, free', async (t) => {
     ['no checklist', model({ evidenceChecklist: [] })],
     ['no narrative', model({ narrative: ' ' })],
     ['no rationale', model({ rationale: '' })],
+    ['a blank checklist item', model({ evidenceChecklist: [{ item: ' ', support: [] }] })],
   ] as const) {
     cap.reply(reply)
     await cap.expectRefused(t, { ...base, network: 'visa' }, { status: 502, code: 'inference_failed', why })
+    t.equal(cap.prompts.length, 2, `${why}: sent back once`)
   }
 })
 

@@ -1,48 +1,37 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, StringEnum, clip, comparableText, type CapabilityContext } from '../../core/capability.ts'
-import { CATEGORIES, NETWORKS, codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
-import type { ChargebackResult } from './manifest.ts'
+import { NonBlank, clip, comparableText, type CapabilityContext } from '../../core/capability.ts'
+import { codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
+import { Action, CategorySchema, type Input, type Output } from './schema.ts'
 
-interface Input {
-  reason: string
-  transaction: { amount?: number; currency?: string; date?: string; descriptor?: string }
-  evidence?: string[]
-  context?: string
-  network?: Network
-}
-
-type Result = Static<typeof ChargebackResult>
-
-export const CategorySchema = StringEnum(CATEGORIES)
-export const NetworkSchema = StringEnum(NETWORKS)
-export const Action = StringEnum(['fight', 'accept'] as const)
+const MAX_CHECKLIST = 30
 
 /**
- * What the model is asked for. `have` is not: for each checklist entry the model names the caller's evidence
- * items that provide it, each with the words of that item that show it, and code keeps a link only when the
- * quote is in that item. Strict-mode safe (all required, no lengths).
+ * What the model is asked for, per call. `have` is not: for each checklist entry the model names the caller's
+ * evidence items that provide it (indexes bounded by the evidence given; none when none was given), each with the
+ * words of that item that show it, and code keeps a link only when the quote is in that item. Strict-mode safe.
  */
-export const ChargebackAnswer = Type.Object(
-  {
-    reasonCategory: CategorySchema,
-    reasonCode: Type.Union([Type.String(), Type.Null()]),
-    recommendedAction: Action,
-    narrative: Type.String(),
-    evidenceChecklist: Type.Array(
-      Type.Object(
-        {
-          item: Type.String(),
-          support: Type.Array(Type.Object({ evidenceIndex: Type.Integer(), quote: Type.String() }, { additionalProperties: false })),
-        },
-        { additionalProperties: false },
+export function chargebackAnswer(evidenceCount: number) {
+  const Support = Type.Object(
+    { evidenceIndex: Type.Integer({ minimum: 0, maximum: Math.max(evidenceCount - 1, 0) }), quote: NonBlank() },
+    { additionalProperties: false },
+  )
+  return Type.Object(
+    {
+      reasonCategory: CategorySchema,
+      reasonCode: Type.Union([Type.String(), Type.Null()]),
+      recommendedAction: Action,
+      narrative: NonBlank(),
+      evidenceChecklist: Type.Array(
+        Type.Object({ item: NonBlank(), support: Type.Array(Support, { maxItems: evidenceCount }) }, { additionalProperties: false }),
+        { minItems: 1, maxItems: MAX_CHECKLIST },
       ),
-    ),
-    winLikelihood: Type.Number({ minimum: 0, maximum: 1 }),
-    rationale: Type.String(),
-  },
-  { additionalProperties: false },
-)
-type Answer = Static<typeof ChargebackAnswer>
+      winLikelihood: Type.Number({ minimum: 0, maximum: 1 }),
+      rationale: NonBlank(),
+    },
+    { additionalProperties: false },
+  )
+}
+type Answer = Static<ReturnType<typeof chargebackAnswer>>
 
 /** Case, quote marks and whitespace aside: is `quote` (at least 3 characters of words) in `text`? */
 export function quotedIn(quote: string, text: string): boolean {
@@ -51,7 +40,7 @@ export function quotedIn(quote: string, text: string): boolean {
   return q.replace(/[^\p{L}\p{N}]/gu, '').length >= 3 && norm(text).includes(q)
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const evidence = (input.evidence ?? []).map((e) => e.trim()).filter(Boolean)
   const tx = input.transaction
   const stated = codeInText(input.reason, input.network)
@@ -81,7 +70,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     ]
       .filter(Boolean)
       .join('\n'),
-    schema: ChargebackAnswer,
+    schema: chargebackAnswer(evidence.length),
   })
 
   // The reason code: the one the caller's reason states wins; else the model's, only when it is one of
@@ -99,8 +88,6 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
 
   const narrative = answer.narrative.trim()
   const rationale = answer.rationale.trim()
-  if (!narrative) throw new ApiError('inference_failed', 'The model wrote no representment narrative.')
-  if (!rationale) throw new ApiError('inference_failed', 'The model gave no rationale.')
 
   // `have` is true only when one of the caller's evidence items backs the entry: an in-range index whose quote
   // is really in that item (one link per item, in the caller's order). No evidence, nothing "had".
@@ -111,23 +98,16 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
       const links = new Map<number, string>()
       for (const s of entry.support) {
         const quote = s.quote.trim().replace(/\s+/g, ' ')
-        if (
-          Number.isInteger(s.evidenceIndex) &&
-          evidence[s.evidenceIndex] !== undefined &&
-          !links.has(s.evidenceIndex) &&
-          quotedIn(quote, evidence[s.evidenceIndex]!)
-        ) {
+        if (!links.has(s.evidenceIndex) && quotedIn(quote, evidence[s.evidenceIndex]!)) {
           links.set(s.evidenceIndex, clip(quote, 1000))
         }
       }
       const matched = [...links].sort(([a], [b]) => a - b).map(([evidenceIndex, quote]) => ({ evidenceIndex, quote }))
       return { item, have: matched.length > 0, ...(matched.length ? { matchedEvidence: matched.slice(0, 20) } : {}) }
     })
-    .filter((e) => e.item && !seen.has(e.item.toLowerCase()) && seen.add(e.item.toLowerCase()))
-    .slice(0, 30)
-  if (evidenceChecklist.length === 0) throw new ApiError('inference_failed', 'The model gave no evidence checklist.')
+    .filter((e) => !seen.has(e.item.toLowerCase()) && seen.add(e.item.toLowerCase()))
 
-  const result: Result = {
+  const result: Output = {
     reasonCategory,
     reasonCode: code?.reason.code ?? null,
     recommendedAction: answer.recommendedAction,

@@ -188,7 +188,8 @@ t.test('free-mail and non-company domains are 422 unprocessable, charged nothing
 t.test('model answers that break the promises', async (t) => {
   cap.reply(profile({ name: null }))
   let r = await cap.call({ domain: 'northwind-test.com' })
-  t.equal(r.res.status, 422, 'no company identified')
+  t.equal(r.res.status, 502, 'a name is always given (the schema says so)')
+  t.equal(cap.prompts.length, 2, 'asked once more')
   t.equal(r.ledger.balance, 100)
 
   cap.reply(profile({ employeeRange: { value: '200-500', sourceUrls: [HOMEPAGE] } }))

@@ -1,13 +1,19 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, oneLine, publicHref, uniqueSources, urlKey, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
+import { Type } from '@sinclair/typebox'
+import {
+  ApiError,
+  NonBlank,
+  oneLine,
+  publicHref,
+  uniqueSources,
+  urlKey,
+  type CapabilityContext,
+  type ErrorDetail,
+} from '../../core/capability.ts'
 import { emailDomain, isFreeMail, normalizeDomain, type DomainCheck } from './domain.ts'
 import { fetchHomepage, PLATFORMS, platformOf, type Homepage, type Platform } from './homepage.ts'
-import type { EnrichRequest, EnrichResult } from './manifest.ts'
+import { EMPLOYEE_RANGES, type Input, type Output } from './schema.ts'
 
-export const EMPLOYEE_RANGES = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+'] as const
 const MAX_SEARCH_SOURCES = 20
-
-type Input = Static<typeof EnrichRequest>
 
 const Text = Type.Union([Type.String(), Type.Null()])
 /** A profile field with the evidence URLs it was read from: one that cites none is the model's memory, left out. */
@@ -17,7 +23,7 @@ const Cited = <T extends ReturnType<typeof Type.Union>>(value: T) =>
 // name/domain/grounded/website are code's business, as are which links and which fields survive.
 const ModelSchema = Type.Object(
   {
-    name: Text,
+    name: NonBlank(),
     description: Cited(Text),
     industry: Cited(Text),
     headquarters: Cited(Text),
@@ -29,7 +35,7 @@ const ModelSchema = Type.Object(
 )
 type Cited<T> = { value: T | null; sourceUrls: string[] }
 type ModelAnswer = {
-  name: string | null
+  name: string
   description: Cited<string>
   industry: Cited<string>
   headquarters: Cited<string>
@@ -46,7 +52,7 @@ type ModelAnswer = {
  * employeeRange and founded are kept only when the model cites fetched evidence for them (the homepage or a
  * search result), never from its memory; `employeeRange` is one of the buckets; `founded` is a plausible past year.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<EnrichResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const domain = companyDomain(input)
   // Web search is used where the provider has it; enrich still works from the homepage without it.
   const webSearch = ctx.ai.provider.webSearch() !== null
@@ -61,7 +67,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Enr
         : 'The homepage could not be fetched.',
       webSearch ? 'Search the web for the company behind this exact domain to confirm the facts.' : '',
       'Every field but "name" is {"value", "sourceUrls"}: sourceUrls are the evidence URLs the value was read from (the homepage URL below, or search results). A value no evidence states is null: your own knowledge is not evidence.',
-      '"name": the company name as the company writes it (null if no company could be identified for this domain).',
+      '"name": the company name as the company writes it; with no evidence, the name the domain reads as.',
       '"description": one or two sentences on what the company does. "industry": a short industry label.',
       '"headquarters": "City, Country". "employeeRange": one of the buckets. "founded": the year.',
       '"links": the company\'s own profile URLs on each platform (null when not known).',
@@ -95,11 +101,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Enr
     .slice(0, MAX_SEARCH_SOURCES)
     .map(({ url, title }) => ({ url, title }))
   const grounded = homepage !== null || sources.length > 0
-  const name = oneLine(answer.name)
-  if (!name) throw new ApiError('unprocessable', `No company could be identified for ${domain}. Nothing was charged.`)
-
-  const result: EnrichResult = {
-    name,
+  const result: Output = {
+    name: oneLine(answer.name),
     domain,
     links: { website: homepage?.url ?? `https://${domain}/`, ...profileLinks(answer, homepage, sources) },
     grounded,

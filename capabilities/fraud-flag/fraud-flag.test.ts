@@ -7,6 +7,11 @@ import manifest from './manifest.ts'
 const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const order = { id: 'A-1', amount: 120, currency: 'USD', email: 'ann@example.com', billingCountry: 'US', shippingCountry: 'US' }
+/** The model's answer: the score with its signals, and the checks. */
+const answer = (riskScore: number, signals: unknown[], recommendedChecks: string[] = []) => ({
+  assessment: { riskScore, signals },
+  recommendedChecks,
+})
 const signal = (weight: string) => ({ signal: `${weight} thing`, weight, note: 'from the data' })
 
 t.test('the bands: level and recommendation follow from the score, by code', async (t) => {
@@ -25,7 +30,7 @@ t.test('the bands: level and recommendation follow from the score, by code', asy
     [0.99, 'high', 'block'],
   ] as const) {
     // Level and recommendation are not asked of the model (its schema has no room for them): code derives both.
-    cap.reply({ riskScore: score, signals: [signal('low'), signal('high')], recommendedChecks: [] })
+    cap.reply(answer(score, [signal('low'), signal('high')]))
     const { res } = await cap.call({ order })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.riskScore, Math.round(score * 100) / 100, 'score rounded to 2 decimals')
@@ -35,11 +40,7 @@ t.test('the bands: level and recommendation follow from the score, by code', asy
 })
 
 t.test('signals are ordered by weight and checks deduplicated', async (t) => {
-  cap.reply({
-    riskScore: 0.5,
-    signals: [signal('low'), signal('high'), signal('medium'), { signal: '  ', weight: 'low', note: 'x' }],
-    recommendedChecks: ['Call the customer', 'call the customer ', ''],
-  })
+  cap.reply(answer(0.5, [signal('low'), signal('high'), signal('medium')], ['Call the customer', 'call the customer ', '']))
   const call = await cap.call({ order, context: 'first order' })
   cap.expectCharged(t, call)
   const { res } = call
@@ -50,23 +51,28 @@ t.test('signals are ordered by weight and checks deduplicated', async (t) => {
   t.same(res.body.recommendedChecks, ['Call the customer'])
 })
 
-t.test('answers that break the promises are failed calls, free', async (t) => {
+t.test('answers outside the schema (an elevated score needs a signal) are asked once more, then failed calls, free', async (t) => {
   for (const [why, reply] of [
-    ['a score above 1', { riskScore: 72, signals: [signal('high')], recommendedChecks: [] }],
-    ['a negative score', { riskScore: -0.1, signals: [], recommendedChecks: [] }],
-    ['a weight outside the enum', { riskScore: 0.2, signals: [{ signal: 'x', weight: 'severe', note: 'y' }], recommendedChecks: [] }],
-    ['an elevated score with no signal', { riskScore: 0.8, signals: [], recommendedChecks: [] }],
+    ['a score above 1', answer(72, [signal('high')])],
+    ['a negative score', answer(-0.1, [])],
+    ['a weight outside the enum', answer(0.2, [{ signal: 'x', weight: 'severe', note: 'y' }])],
+    ['an elevated score with no signal', answer(0.8, [])],
+    ['a score that rounds to medium with no signal', answer(0.336, [])],
+    ['a blank signal', answer(0.5, [{ signal: '  ', weight: 'low', note: 'x' }])],
     ['no JSON at all', 'I think it is fine'],
   ] as const) {
     cap.reply(reply)
     await cap.expectRefused(t, { order }, { status: 502, code: 'inference_failed', why })
+    t.equal(cap.prompts.length, 2, `${why}: sent back once`)
   }
-  cap.reply({ riskScore: 0.1, signals: [], recommendedChecks: [] })
+  cap.reply(answer(0.1, []))
   t.equal((await cap.call({ order })).res.status, 200, 'a low score needs no signal')
+  cap.reply(answer(0.9, []), answer(0.9, [signal('high')]))
+  t.equal((await cap.call({ order })).res.status, 200, 'a signal given in the corrective retry is served')
 })
 
 t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  cap.reply({ riskScore: 0.1, signals: [], recommendedChecks: [] })
+  cap.reply(answer(0.1, []))
   const wide = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`k${i}`, i]))
   for (const body of [
     {},
@@ -85,7 +91,7 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
 t.test('one call through the fake OpenAI-compatible server (chat wire API)', async (t) => {
   const fake = await cap.useFake({
     wire: 'chat',
-    text: () => ({ riskScore: 0.42, signals: [signal('medium')], recommendedChecks: ['Verify the phone number'] }),
+    text: () => answer(0.42, [signal('medium')], ['Verify the phone number']),
   })
   const call = await cap.call({ order })
   cap.expectCharged(t, call)

@@ -1,26 +1,32 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, StringEnum, clip, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
-import type { FraudFlagResult } from './manifest.ts'
+import { NonBlank, clip, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
+import { Weight, type Input, type Level, type Output } from './schema.ts'
 
-interface Input {
-  order: Record<string, unknown>
-  context?: string
-}
-
-type Result = Static<typeof FraudFlagResult>
-export type Level = 'low' | 'medium' | 'high'
-
-export const Weight = StringEnum(['low', 'medium', 'high'] as const)
+/** Where "low" ends: a score below it rounds to at most 0.33 (the bands below). */
+const ELEVATED_AT = 0.335
+const Signal = Type.Object({ signal: NonBlank(), weight: Weight, note: Type.String() }, { additionalProperties: false })
 
 /**
- * What the model is asked for: the score and the evidence. `riskLevel` and `recommendation` are not asked
- * for; code derives them from the score. All properties required, no length keywords (strict-mode safe).
+ * What the model is asked for: the score with the signals behind it, and the checks. An elevated score needs a
+ * signal, and the schema says so: a low score may come with any signals, one from ELEVATED_AT up with at least one.
+ * `riskLevel` and `recommendation` are not asked for; code derives them from the score. Strict-mode safe.
  */
 export const FraudFlagAnswer = Type.Object(
   {
-    riskScore: Type.Number({ minimum: 0, maximum: 1 }),
-    signals: Type.Array(Type.Object({ signal: Type.String(), weight: Weight, note: Type.String() }, { additionalProperties: false })),
-    recommendedChecks: Type.Array(Type.String()),
+    assessment: Type.Union([
+      Type.Object(
+        { riskScore: Type.Number({ minimum: 0, exclusiveMaximum: ELEVATED_AT }), signals: Type.Array(Signal, { maxItems: 50 }) },
+        { additionalProperties: false },
+      ),
+      Type.Object(
+        {
+          riskScore: Type.Number({ minimum: ELEVATED_AT, maximum: 1 }),
+          signals: Type.Array(Signal, { minItems: 1, maxItems: 50 }),
+        },
+        { additionalProperties: false },
+      ),
+    ]),
+    recommendedChecks: Type.Array(Type.String(), { maxItems: 20 }),
   },
   { additionalProperties: false },
 )
@@ -47,15 +53,17 @@ export function check(input: Input): ErrorDetail[] {
   return [{ path: '/order', message: `must be at most ${ORDER_MAX_CHARS} characters as JSON` }]
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const order = orderJson(input)
   const answer = await ctx.ai.object<Answer>({
     system: [
       'You are a payments fraud analyst. Assess the order or transaction for fraud risk.',
       'Return JSON with exactly these fields:',
-      '- riskScore: a number from 0 (certainly legitimate) to 1 (certainly fraudulent). The score alone decides the outcome:',
-      '  below 0.34 the order is allowed, 0.34 to 0.66 goes to manual review, 0.67 and above is blocked.',
-      '- signals: each concrete risk or trust indicator you see in the data (signal: short name; weight: low, medium or high,',
+      '- assessment: {riskScore, signals}.',
+      '  riskScore: a number from 0 (certainly legitimate) to 1 (certainly fraudulent). The score alone decides the outcome:',
+      '  below 0.34 the order is allowed, 0.34 to 0.66 goes to manual review, 0.67 and above is blocked. A score of 0.34 or',
+      '  more needs at least one signal behind it.',
+      '  signals: each concrete risk or trust indicator you see in the data (signal: short name; weight: low, medium or high,',
       '  how much it moves the risk; note: one line citing the data). Only signals supported by the data given.',
       '- recommendedChecks: short, specific verification steps for a reviewer (empty when none are needed).',
     ].join('\n'),
@@ -63,17 +71,11 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     schema: FraudFlagAnswer,
   })
 
-  const riskScore = Math.round(answer.riskScore * 100) / 100
+  const riskScore = Math.round(answer.assessment.riskScore * 100) / 100
   const riskLevel = levelOf(riskScore)
-  const signals = answer.signals
+  const signals = answer.assessment.signals
     .map((s) => ({ signal: clip(s.signal.trim(), 200), weight: s.weight, note: clip(s.note.trim(), 500) }))
-    .filter((s) => s.signal)
     .sort((a, b) => WEIGHT_RANK[a.weight] - WEIGHT_RANK[b.weight])
-    .slice(0, 50)
-  // A score outside "low" with nothing to show for it is no assessment a reviewer can act on.
-  if (riskLevel !== 'low' && signals.length === 0) {
-    throw new ApiError('inference_failed', 'The model gave an elevated risk score without any signal behind it.')
-  }
   const seen = new Set<string>()
   const recommendedChecks = answer.recommendedChecks
     .map((c) => clip(c.trim(), 300))

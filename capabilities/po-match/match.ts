@@ -179,10 +179,9 @@ export interface MatchInput {
   tolerancePct: number
 }
 
-export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[]; comparisons: number } {
+export function compareDocuments(m: MatchInput): Discrepancy[] {
   const { invoice: inv, purchaseOrder: po, receipt: rec, tolerancePct } = m
   const out: Discrepancy[] = []
-  let comparisons = 0
   const tol = ` Within the ${tolerancePct}% tolerance.`
 
   /** One numeric comparison: invoice value against a reference value (a document's, or code's arithmetic). */
@@ -193,7 +192,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     describe: (diff: string, pct: string) => string,
   ) => {
     if (invoiceValue === null || reference === null) return
-    comparisons++
     const difference = d.money ? cents(invoiceValue - reference) : round(invoiceValue - reference)
     if (Math.abs(difference) < (d.money ? (d.against === 'calculation' ? 0.011 : 0.005) : 1e-9)) return
     const severity = severityOf(difference, reference, tolerancePct, d.money)
@@ -250,7 +248,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
   const invPo = inv.poNumber
   const poNo = po.poNumber
   if (invPo && poNo) {
-    comparisons++
     if (normalizePo(invPo) !== normalizePo(poNo)) {
       out.push({
         field: 'poNumber',
@@ -264,7 +261,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     }
   }
   if (inv.currency && po.currency) {
-    comparisons++
     if (inv.currency !== po.currency) {
       out.push({
         field: 'currency',
@@ -282,7 +278,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
   if (inv.lines.length && po.lines.length) {
     inv.lines.forEach((l, i) => {
       const j = m.poPairs.get(i)
-      comparisons++
       if (j === undefined) {
         const amount = lineAmount(l)
         const money = amount !== null
@@ -328,7 +323,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     const paired = new Set(m.poPairs.values())
     po.lines.forEach((p, j) => {
       if (paired.has(j)) return
-      comparisons++
       const amount = lineAmount(p)
       const money = amount !== null
       const value = amount ?? p.quantity
@@ -376,7 +370,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
   if (rec && inv.lines.length && rec.lines.length) {
     inv.lines.forEach((l, i) => {
       const k = m.receiptPairs.get(i)
-      comparisons++
       if (k === undefined) {
         out.push({
           field: 'quantity',
@@ -405,7 +398,6 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     const paired = new Set(m.receiptPairs.values())
     rec.lines.forEach((r, k) => {
       if (paired.has(k)) return
-      comparisons++
       out.push({
         field: 'quantity',
         item: r.description,
@@ -420,5 +412,5 @@ export function compareDocuments(m: MatchInput): { discrepancies: Discrepancy[];
     })
   }
 
-  return { discrepancies: out, comparisons }
+  return out
 }

@@ -6,13 +6,19 @@ import { parseDocument, textLine } from './test-reader.ts'
 
 // The mock text model reads the documents with the test reader (a stand-in for the model's reading), or answers
 // from `pairing` or `advice`, by which prompt it gets, unless a subtest moves to the fake OpenAI-compatible server.
-let pairing: unknown = { purchaseOrderPairs: [], receiptPairs: [] }
+let pairing: Record<string, unknown> = { purchaseOrderPairs: [], receiptPairs: [] }
 let advice: unknown = { recommendation: 'Approve for payment.', notes: [] }
 /** The extraction answer for the documents in a prompt, as the test reader reads them. */
 function readDocuments(text: string) {
   const doc = (tag: 'invoice' | 'purchaseOrder' | 'receipt') => {
     const m = new RegExp(`<${tag}>\\n([\\s\\S]*?)\\n</${tag}>`).exec(text)
-    return m ? { [tag]: parseDocument(m[1]!, tag) } : {}
+    if (!m) return {}
+    const read = parseDocument(m[1]!, tag)
+    // As the model is asked: a document that lists no separate items is one line for the whole.
+    const whole = read.total ?? read.subtotal
+    if (!read.lines.length && whole !== null)
+      read.lines = [{ description: 'Total', sku: null, quantity: null, unitPrice: null, amount: whole }]
+    return { [tag]: read }
   }
   return { ...doc('invoice'), ...doc('purchaseOrder'), ...doc('receipt') }
 }
@@ -21,8 +27,15 @@ const userText = (prompt: string) =>
     .filter((m) => m.role === 'user')
     .flatMap((m) => (typeof m.content === 'string' ? [m.content] : (m.content as Array<{ text?: string }>).map((p) => p.text ?? '')))
     .join('\n')
+/** The pairing answer with the lists the prompt asks for (the schema has only those). */
+const pairingFor = (prompt: string) =>
+  Object.fromEntries(
+    Object.entries(pairing).filter(([k]) => prompt.includes(k === 'receiptPairs' ? 'Receipt lines:' : 'Purchase order lines:')),
+  )
+const mockModel = (p: string) =>
+  p.includes(EXTRACTION_MARK) ? readDocuments(userText(p)) : p.includes(PAIRING_MARK) ? pairingFor(p) : advice
 const cap = await capabilityHarness(t, manifest, { funds: 20 })
-cap.reply((p: string) => (p.includes(EXTRACTION_MARK) ? readDocuments(userText(p)) : p.includes(PAIRING_MARK) ? pairing : advice))
+cap.reply(mockModel)
 const prompts = cap.prompts
 
 const PO = 'Purchase order PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
@@ -206,26 +219,18 @@ t.test('JSON from /v1/invoice against a text PO', async (t) => {
   t.same(res.body.discrepancies, [])
 })
 
-t.test('the model may pair lines code could not; its bad pairs are ignored', async (t) => {
+t.test('the model may pair lines code could not, only among the lines offered (enums in its schema)', async (t) => {
   const invoice = 'Hex bolt M8 x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00'
   const purchaseOrder = 'Fastener, hexagonal, 8mm x 100 @ 0.10 = 10.00\nWidget x 10 @ 2.50 = 25.00\nSpare part x 1 @ 5.00 = 5.00'
   prompts.length = 0
-  pairing = {
-    purchaseOrderPairs: [
-      { invoiceLine: 0, purchaseOrderLine: 0 },
-      { invoiceLine: 0, purchaseOrderLine: 2 },
-      { invoiceLine: 1, purchaseOrderLine: 2 },
-      { invoiceLine: 9, purchaseOrderLine: 0 },
-    ],
-    receiptPairs: [],
-  }
+  pairing = { purchaseOrderPairs: [{ invoiceLine: 0, purchaseOrderLine: 0 }] }
   const { res } = await cap.call({ invoice, purchaseOrder })
   t.equal(res.status, 200, res.text)
   t.equal(prompts.length, 3, 'one extraction call, one pairing call, one advice call')
   t.match(prompts[1], /0: Hex bolt M8/)
   t.notMatch(prompts[1], /1: Widget/, 'lines code paired are not offered')
   t.match(res.body.discrepancies, [{ item: 'Spare part', purchaseOrder: 5, severity: 'medium' }, { field: 'subtotal' }])
-  t.equal(res.body.discrepancies.length, 2, 'the bolt line is paired (0↔0); pairs reusing a line or out of range are dropped')
+  t.equal(res.body.discrepancies.length, 2, 'the bolt line is paired (0↔0)')
   t.equal(res.body.status, 'partial')
 
   pairing = { purchaseOrderPairs: [], receiptPairs: [] }
@@ -237,6 +242,21 @@ t.test('the model may pair lines code could not; its bad pairs are ignored', asy
     'subtotal/purchaseOrder/medium',
   ])
   t.equal(unpaired.res.body.status, 'mismatched', 'an invoice line left unpaired is billed but not ordered')
+
+  for (const pairs of [
+    [{ invoiceLine: 1, purchaseOrderLine: 2 }],
+    [{ invoiceLine: 9, purchaseOrderLine: 0 }],
+    [
+      { invoiceLine: 0, purchaseOrderLine: 0 },
+      { invoiceLine: 0, purchaseOrderLine: 2 },
+    ],
+  ]) {
+    pairing = { purchaseOrderPairs: pairs }
+    prompts.length = 0
+    await cap.expectRefused(t, { invoice, purchaseOrder }, { status: 502, code: 'inference_failed', why: JSON.stringify(pairs) })
+    t.equal(prompts.length, 3, 'a line not offered, or one used twice, is outside the schema: asked once more')
+  }
+  pairing = { purchaseOrderPairs: [], receiptPairs: [] }
 
   prompts.length = 0
   await cap.call({ invoice: INVOICE, purchaseOrder: PO })
@@ -253,15 +273,24 @@ t.test("status is code's; the model only advises", async (t) => {
   advice = { recommendation: 'Approve for payment.', notes: [] }
 })
 
-t.test('documents with nothing to read are 422 unprocessable, free', async (t) => {
+t.test('a document without a single figure is 422 unprocessable before any model call, free', async (t) => {
   for (const body of [
     { invoice: INVOICE, purchaseOrder: 'Please send the usual order, thanks!' },
     { invoice: 'hello', purchaseOrder: PO },
     { invoice: INVOICE, purchaseOrder: PO, receipt: 'All arrived fine.' },
-    { invoice: 'Widget x 10\nGadget x 2', purchaseOrder: 'Total: 49.00' },
   ]) {
-    await cap.expectRefused(t, body, { status: 422, code: 'unprocessable' })
+    cap.forbidModel(t)
+    await cap.expectRefused(t, body, { status: 422, code: 'unprocessable', message: /states no quantities, prices or totals/ })
   }
+  cap.reply(mockModel)
+})
+
+t.test('a document that lists no items is one line for the whole: answered with discrepancies, not refused', async (t) => {
+  const call = await cap.call({ invoice: 'Widget x 10\nGadget x 2', purchaseOrder: 'Total: 49.00' })
+  cap.expectCharged(t, call)
+  t.equal(call.res.body.status, 'mismatched', 'billed items that are not on the purchase order')
+  t.same(call.res.body.lineCounts, { invoice: 2, purchaseOrder: 1 })
+  t.ok(fields(call.res).includes('amount/purchaseOrder/medium'), 'the ordered whole is not billed as such')
 })
 
 t.test('model answers that break the promises are failed calls, free', async (t) => {
@@ -375,5 +404,5 @@ t.test('any layout: the model reads the documents, code compares every number an
     t.ok(cap.prompts[0]!.includes(JSON.stringify(invoice).slice(1, -1)), `${why}: the document text reaches the model as sent`)
   }
   t.match(cap.prompts[0], /never compute, correct or guess a number/)
-  cap.reply((p: string) => (p.includes(EXTRACTION_MARK) ? readDocuments(userText(p)) : p.includes(PAIRING_MARK) ? pairing : advice))
+  cap.reply(mockModel)
 })

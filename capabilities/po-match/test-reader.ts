@@ -203,7 +203,7 @@ const kw = Object.fromEntries(Object.entries(KEYWORDS).map(([k, re]) => [k, new 
 
 const META =
   /^(?:invoice|inv\b|bill(?:ed)?\s+to|ship(?:ped)?\s+to|sold\s+to|remit|vendor|supplier|customer|buyer|date|due|terms|payment|account|acct|phone|tel|fax|e-?mail|page|ref(?:erence)?|attn|address|order\s+date|delivery\s+date|received\s+by|signed|approved|goods\s+receip?t|goods\s+received|grn\b|delivery\s+note|packing\s+(?:slip|list)|receiving\s+report)\b/i
-const PO_LINE = /\b(?:p\.?\s?o\.?|purchase\s+order)\s*(?:number|num|no\.?|#)?\s*[:#\-]?\s*([A-Z0-9][A-Z0-9\-/]{1,40})/i
+const PO_LINE = /\b(?:p\.?\s?o\.?|purchase\s+order)\s*(?:number|num|no\.?|#)?\s*[:#-]?\s*([A-Z0-9][A-Z0-9/-]{1,40})/i
 
 function money(s: string | undefined): number | null {
   if (!s) return null

@@ -1,7 +1,8 @@
 // Eval cases for /v1/quote (scripts/eval.ts, scripts/eval-kit.ts): totals are code's arithmetic.
 import { count, type EvalCase } from '../../scripts/eval-kit.ts'
+import type { Output } from './schema.ts'
 
-const adds = (r: any) => Math.abs(r.subtotal + (r.tax ?? 0) - r.total) <= 0.01
+const adds = (r: Output) => Math.abs((r.subtotal ?? 0) + (r.tax ?? 0) - r.total) <= 0.01
 export const evalCases: EvalCase[] = [
   {
     name: 'plumbing',

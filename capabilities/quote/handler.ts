@@ -1,70 +1,71 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, clip, distinctTexts, sum, type CapabilityContext } from '../../core/capability.ts'
-import type { QuoteResult } from './manifest.ts'
+import { Type } from '@sinclair/typebox'
+import { NonBlank, clip, distinctTexts, sum, type CapabilityContext } from '../../core/capability.ts'
+import type { Input, Output, Rate } from './schema.ts'
 
-export interface Rate {
-  description: string
-  unit?: string
-  unitPrice: number
-}
-
-interface Input {
-  job: string
-  rates?: string | Rate[]
-  pastQuotes?: string | string[]
-  currency?: string
-  taxRatePct?: number
-}
-
-type Result = Static<typeof QuoteResult>
-type Line = Result['lineItems'][number]
+type Line = Output['lineItems'][number]
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
-/**
- * What the model is asked for: the lines, the tax it sees in the job or rates, and the notes. Subtotal and
- * total are not asked for: code adds them up. Strict-mode safe (all properties required, no lengths).
- */
-export const QuoteAnswer = Type.Object(
+// Bounds that keep any conforming quote inside the response's money range: MAX_LINES lines of at most
+// MAX_QUANTITY × MAX_UNIT_PRICE (or a lump sum of as much) plus a tax of as much stay below 1e12.
+const MAX_LINES = 90
+const MAX_QUANTITY = 1e5
+const MAX_UNIT_PRICE = 1e5
+const MAX_LINE_AMOUNT = MAX_QUANTITY * MAX_UNIT_PRICE
+
+/** A line priced per unit: code computes its amount. */
+const PerUnitLine = Type.Object(
   {
-    lineItems: Type.Array(
-      Type.Object(
-        {
-          description: Type.String(),
-          quantity: nullable(Type.Number({ minimum: 0 })),
-          unitPrice: nullable(Type.Number()),
-          amount: nullable(Type.Number()),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    tax: nullable(Type.Number({ minimum: 0 })),
-    currency: nullable(Type.String()),
-    assumptions: Type.Array(Type.String()),
-    scopeNotes: nullable(Type.String()),
+    description: NonBlank(),
+    quantity: Type.Number({ minimum: 0, maximum: MAX_QUANTITY }),
+    unitPrice: Type.Number({ minimum: 0, maximum: MAX_UNIT_PRICE }),
   },
   { additionalProperties: false },
 )
-type Answer = Static<typeof QuoteAnswer>
+/** A line priced as a whole. */
+const LumpSumLine = Type.Object(
+  { description: NonBlank(), amount: Type.Number({ minimum: 0, maximum: MAX_LINE_AMOUNT }) },
+  { additionalProperties: false },
+)
 
-const MAX_LINES = 100
+/**
+ * What the model is asked for, per call: the lines (each priced per unit or as a lump sum, never both, so there is
+ * no product to get wrong), the tax only when the caller gave no rate, the currency only when the caller gave
+ * none, and the notes. Subtotal, total, line amounts and tax from a rate are code's arithmetic, never asked for.
+ */
+export function quoteAnswer(input: Pick<Input, 'currency' | 'taxRatePct'>) {
+  return Type.Object(
+    {
+      lineItems: Type.Array(Type.Union([PerUnitLine, LumpSumLine]), { minItems: 1, maxItems: MAX_LINES }),
+      ...(input.taxRatePct === undefined ? { tax: nullable(Type.Number({ minimum: 0, maximum: MAX_LINE_AMOUNT })) } : {}),
+      ...(input.currency === undefined ? { currency: nullable(Type.String({ pattern: '^[A-Za-z]{3}$' })) } : {}),
+      assumptions: Type.Array(Type.String(), { maxItems: 50 }),
+      scopeNotes: nullable(Type.String()),
+    },
+    { additionalProperties: false },
+  )
+}
+interface Answer {
+  lineItems: Array<{ description: string; quantity?: number; unitPrice?: number; amount?: number }>
+  tax?: number | null
+  currency?: string | null
+  assumptions: string[]
+  scopeNotes: string | null
+}
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const currency = input.currency?.toUpperCase()
   const answer = await ctx.ai.object<Answer>({
     system: [
       'You prepare an itemized price quote for the job described.',
       'Return JSON with exactly these fields:',
-      '- lineItems: one entry per priced item (description; quantity and unitPrice when the item is priced per unit, else null;',
-      '  amount = quantity × unitPrice, or the lump sum). Use the rates given; where none applies, estimate and say so in assumptions.',
-      '- tax: the tax amount only when the job or rates state a tax rate, else null.',
-      `- currency: ISO 4217 code${currency ? ` (use ${currency})` : ', or null when unknown'}.`,
+      '- lineItems: one entry per priced item: {description, quantity, unitPrice} for an item priced per unit, or',
+      '  {description, amount} for a lump sum. Use the rates given; where none applies, estimate and say so in assumptions.',
+      input.taxRatePct === undefined ? '- tax: the tax amount only when the job or rates state a tax rate, else null.' : '',
+      currency ? '' : '- currency: ISO 4217 code, or null when unknown.',
       '- assumptions: every assumption the prices depend on (quantities estimated, exclusions, access, materials).',
       '- scopeNotes: what is in and out of scope, in one short paragraph, or null.',
-      'Do not add a subtotal or total: they are computed from the lines.',
-      input.taxRatePct !== undefined
-        ? `Tax is ${input.taxRatePct}% of the subtotal; it is computed from the lines, so set tax to null.`
-        : '',
+      'Line amounts, the subtotal, the total and any tax at a given rate are computed from the lines: do not write them.',
     ]
       .filter(Boolean)
       .join('\n'),
@@ -75,61 +76,36 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
         ? `\nPast quotes for reference:\n${typeof input.pastQuotes === 'string' ? input.pastQuotes : input.pastQuotes.join('\n---\n')}`
         : '',
     ].join(''),
-    schema: QuoteAnswer,
+    schema: quoteAnswer(input),
   })
 
-  if (answer.lineItems.length === 0) throw new ApiError('inference_failed', 'The model returned a quote without line items.')
-  if (answer.lineItems.length > MAX_LINES) throw new ApiError('inference_failed', `The model returned more than ${MAX_LINES} line items.`)
   const warnings: string[] = []
   const rates = Array.isArray(input.rates) ? input.rates : []
-
   const lineItems = answer.lineItems.map((l, i): Line => {
-    const description = l.description.trim().replace(/\s+/g, ' ')
-    if (!description) throw new ApiError('inference_failed', `The model's line ${i + 1} has no description.`)
-    const name = `Line ${i + 1} (${clip(description, 60)})`
-    let amount = l.amount
-    if (l.quantity !== null && l.unitPrice !== null) {
-      // The arithmetic of a quote we write is code's: amount = quantity × unitPrice, and a different
-      // figure from the model is corrected and reported, never passed on.
-      const computed = cents(l.quantity * l.unitPrice)
-      if (amount !== null && Math.abs(amount - computed) > 0.01) {
-        warnings.push(`${name}: ${l.quantity} × ${l.unitPrice} = ${computed}; the model wrote ${amount}. The amount is ${computed}.`)
-      }
-      amount = computed
-    }
-    if (amount === null)
-      throw new ApiError('inference_failed', `The model's line ${i + 1} has neither an amount nor a quantity and unit price.`)
-    const line: Line = { description: clip(description, 500), amount: cents(amount) }
-    if (l.quantity !== null) line.quantity = l.quantity
-    if (l.unitPrice !== null) line.unitPrice = l.unitPrice
+    const description = clip(l.description.trim().replace(/\s+/g, ' '), 500)
+    if (l.amount !== undefined) return { description, amount: cents(l.amount) }
+    const { quantity, unitPrice } = l as Required<typeof l>
     // The caller's own rates are the price list: a line that names one but charges otherwise is reported.
     const rate = rateFor(description, rates)
-    if (rate && l.unitPrice !== null && Math.abs(l.unitPrice - rate.unitPrice) > 0.005) {
-      warnings.push(`${name}: unit price ${l.unitPrice}, but the rate for "${rate.description}" is ${rate.unitPrice}.`)
+    if (rate && Math.abs(unitPrice - rate.unitPrice) > 0.005) {
+      warnings.push(
+        `Line ${i + 1} (${clip(description, 60)}): unit price ${unitPrice}, but the rate for "${rate.description}" is ${rate.unitPrice}.`,
+      )
     }
-    return line
+    return { description, quantity, unitPrice, amount: cents(quantity * unitPrice) }
   })
 
   const subtotal = sum(lineItems.map((l) => l.amount))
-  let tax = answer.tax
-  if (input.taxRatePct !== undefined) {
-    const computed = cents((subtotal * input.taxRatePct) / 100)
-    if (tax !== null && Math.abs(tax - computed) > 0.01)
-      warnings.push(`tax: ${input.taxRatePct}% of ${subtotal} is ${computed}; the model wrote ${tax}. The tax is ${computed}.`)
-    tax = computed
-  }
-  const total = sum([subtotal, tax])
-  if (total < 0) throw new ApiError('inference_failed', 'The model priced the job below zero.')
-
-  const result: Result = {
+  const tax = input.taxRatePct !== undefined ? cents((subtotal * input.taxRatePct) / 100) : (answer.tax ?? null)
+  const result: Output = {
     lineItems,
     subtotal,
-    total,
+    total: sum([subtotal, tax]),
     assumptions: distinctTexts(answer.assumptions.map((a) => clip(a.trim(), 500)).filter(Boolean)).slice(0, 50),
   }
   if (tax !== null) result.tax = cents(tax)
-  const cur = currency ?? answer.currency?.trim().toUpperCase()
-  if (cur && /^[A-Z]{3}$/.test(cur)) result.currency = cur
+  const cur = currency ?? answer.currency?.toUpperCase()
+  if (cur) result.currency = cur
   const scope = answer.scopeNotes?.trim()
   if (scope) result.scopeNotes = clip(scope, 4000)
   if (warnings.length) result.warnings = warnings.slice(0, 100)

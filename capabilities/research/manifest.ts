@@ -1,52 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
-import { DEPTHS, handler, MAX_SOURCES } from './handler.ts'
-
-export const ResearchRequest = Type.Object(
-  {
-    query: Type.String({ minLength: 1, maxLength: 2000 }),
-    focus: Type.Optional(Type.String({ maxLength: 2000 })),
-    depth: Type.Optional(Type.Unsafe<(typeof DEPTHS)[number]>({ type: 'string', enum: [...DEPTHS], default: 'standard' })),
-  },
-  { additionalProperties: false },
-)
-
-export const ResearchResult = Type.Object(
-  {
-    brief: Type.String({ minLength: 1, description: 'A short answer based only on what the web search found.' }),
-    findings: Type.Array(
-      Type.Object(
-        {
-          finding: Type.String({ minLength: 1 }),
-          sourceIndexes: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_SOURCES - 1 }), {
-            minItems: 1,
-            maxItems: MAX_SOURCES,
-            uniqueItems: true,
-            description:
-              'Indexes into `sources`, mapped by code from the URLs the model cited; a finding with no cited search result is left out.',
-          }),
-        },
-        { additionalProperties: false },
-      ),
-      {
-        minItems: 1,
-        maxItems: 12,
-        description: 'Standard depth asks for 3 to 6 findings, deep for 6 to 12 (guidance to the model, not a guarantee).',
-      },
-    ),
-    sources: Type.Array(
-      Type.Object({ url: Type.String({ format: 'uri' }), title: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-      {
-        minItems: 1,
-        maxItems: MAX_SOURCES,
-        description:
-          "Only URLs the provider's web search returned, in its order, one per URL (fragment, utm_* and www. ignored), at most 50 (cited ones kept first). A search with no sources is 502 inference_failed, free.",
-      },
-    ),
-  },
-  { additionalProperties: false },
-)
-export type ResearchResult = Static<typeof ResearchResult>
+import { handler } from './handler.ts'
+import { Request, ResearchResult } from './schema.ts'
 
 export default defineCapability({
   name: 'research',
@@ -56,7 +10,7 @@ export default defineCapability({
   ratePerMinute: 60,
   model: 'text',
   webSearch: true,
-  request: ResearchRequest,
+  request: Request,
   response: ResearchResult,
   example: {
     request: { query: 'State of heat-pump adoption in European homes', focus: 'policy drivers since 2022', depth: 'standard' },

@@ -12,7 +12,6 @@ const fake = cap.fake
 const A = { url: 'https://www.example.com/a', title: 'Report A' }
 const B = { url: 'https://example.org/b?id=1', title: 'B' }
 const D = { url: 'https://news.example.net/d', title: '' }
-const NOT_SEARCHED = 'https://made-up.example.io/x'
 
 t.test('URL helpers', async (t) => {
   t.equal(urlKey('https://WWW.Example.com/a/?utm_source=openai#top'), 'example.com/a')
@@ -29,18 +28,20 @@ t.test('URL helpers', async (t) => {
   })
 })
 
-t.test('sources come only from the search; sourceIndexes re-mapped by code', async (t) => {
+/** The fake model: notes for the search call (the one with the web search tool), then `answer` for the brief. */
+const model = (answer: unknown) => (req: { tools: string[] }) =>
+  req.tools.includes('web_search') ? { notes: 'Page A says sales rose; page B lists subsidies.' } : answer
+
+t.test('sources come only from the search; findings cite them by number, re-mapped to indexes by code', async (t) => {
   fake.set({
     // The search returns A twice (tracking parameter, fragment) and an untitled D.
     webSearch: [A, B, { url: 'https://example.com/a?utm_source=openai#x', title: 'A again' }, D],
-    text: () => ({
+    text: model({
       brief: 'Short answer ([example.com](https://www.example.com/a)).',
       findings: [
-        { finding: 'Fact one.', sourceUrls: ['https://example.com/a?utm_source=openai', NOT_SEARCHED] },
-        { finding: 'Fact two ([example.org](https://example.org/b?id=1)) and [news](https://news.example.net/d/).', sourceUrls: [] },
-        { finding: 'Fact three, only from memory.', sourceUrls: [NOT_SEARCHED] },
-        { finding: 'Fact one.', sourceUrls: [B.url] },
-        { finding: 'Fact four with no citation.', sourceUrls: [] },
+        { finding: 'Fact one.', sources: [1, 1] },
+        { finding: 'Fact two ([example.org](https://example.org/b?id=1)) and [news](https://news.example.net/d/).', sources: [3, 2] },
+        { finding: 'Fact one.', sources: [2] },
       ],
     }),
   })
@@ -57,16 +58,19 @@ t.test('sources come only from the search; sourceIndexes re-mapped by code', asy
       sources: [A, B, { url: D.url, title: 'news.example.net' }],
       usage: { credits: 50, balanceRemaining: 50 },
     },
-    'unknown URLs dropped, uncited and duplicate findings dropped, duplicate sources merged',
+    'duplicate findings and citations dropped, duplicate sources merged, inline links become their labels',
   )
-  const sent = fake.requests.at(-1)!
-  t.equal(sent.path, '/v1/responses')
-  t.same(sent.body.tools, [{ type: 'web_search' }])
-  t.match(JSON.stringify(sent.body), '3 to 6 findings')
+  const [search, brief] = fake.requests.slice(-2)
+  t.same(search!.body.tools, [{ type: 'web_search' }], 'the first call searches')
+  t.equal(brief!.body.tools, undefined, 'the second call does not')
+  const citation = brief!.body.text.format.schema.properties.findings.items.properties.sources
+  t.match(citation, { minItems: 1, items: { minimum: 1, maximum: 3 } }, 'citations are numbers of the sources found')
+  t.match(JSON.stringify(brief!.body), '[3] news.example.net: https://news.example.net/d')
+  t.match(JSON.stringify(brief!.body), '3 to 6 findings')
 })
 
 t.test('depth deep asks for a broader search', async (t) => {
-  fake.set({ webSearch: [A], text: () => ({ brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] }) })
+  fake.set({ webSearch: [A], text: model({ brief: 'b', findings: [{ finding: 'f', sources: [1] }] }) })
   const { res } = await cap.call({ query: 'q', depth: 'deep' })
   t.equal(res.status, 200, res.text)
   t.match(JSON.stringify(fake.requests.at(-1)!.body), '6 to 12 findings')
@@ -74,26 +78,28 @@ t.test('depth deep asks for a broader search', async (t) => {
 
 t.test('answers that cannot be grounded are failed calls, charged nothing', async (t) => {
   const cases: Array<[string, Array<{ url: string; title: string }> | undefined, unknown]> = [
-    ['the search returned no sources', undefined, { brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] }],
-    [
-      'no finding cites a searched URL',
-      [A, B],
-      {
-        brief: 'b',
-        findings: [
-          { finding: 'f', sourceUrls: [NOT_SEARCHED] },
-          { finding: 'g', sourceUrls: [] },
-        ],
-      },
-    ],
-    ['empty brief', [A], { brief: ' ', findings: [{ finding: 'f', sourceUrls: [A.url] }] }],
+    ['the search returned no sources', undefined, { brief: 'b', findings: [{ finding: 'f', sources: [1] }] }],
+    ['a source number beyond the sources found', [A, B], { brief: 'b', findings: [{ finding: 'f', sources: [3] }] }],
+    ['a finding citing nothing', [A], { brief: 'b', findings: [{ finding: 'f', sources: [] }] }],
+    ['empty brief', [A], { brief: ' ', findings: [{ finding: 'f', sources: [1] }] }],
     ['no findings at all', [A], { brief: 'b', findings: [] }],
-    ['sourceIndexes from the model are not accepted', [A], { brief: 'b', findings: [{ finding: 'f', sourceIndexes: [0] }] }],
+    ['URLs instead of numbers', [A], { brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] }],
   ]
   for (const [name, webSearch, answer] of cases) {
-    fake.set({ webSearch, text: () => answer })
+    fake.set({ webSearch, text: model(answer) })
     await cap.expectRefused(t, { query: 'q' }, { status: 502, code: 'inference_failed', why: name })
   }
+  fake.set({ webSearch: [A], text: model({ brief: 'b', findings: [{ finding: '([a](https://www.example.com/a))', sources: [1] }] }) })
+  await cap.expectRefused(
+    t,
+    { query: 'q' },
+    {
+      status: 502,
+      code: 'inference_failed',
+      why: 'a finding that is only a link',
+      message: /broke a rule.*finding 1 has no text besides links/,
+    },
+  )
 })
 
 t.test('no web search: 503 inference_unavailable, charged nothing', async (t) => {
@@ -110,7 +116,7 @@ t.test('no web search: 503 inference_unavailable, charged nothing', async (t) =>
 t.test('a provider whose search reports nothing (mock model) fails free', async (t) => {
   const tool = createOpenAI({ apiKey: 'x' }).tools.webSearch({}) as Tool
   cap.useMock()
-  cap.reply({ brief: 'b', findings: [{ finding: 'f', sourceUrls: [A.url] }] })
+  cap.reply({ notes: 'n' })
   cap.use({ webSearch: () => tool })
   await cap.expectRefused(t, { query: 'q' }, { status: 502, code: 'inference_failed', why: 'no sources reported' })
 })

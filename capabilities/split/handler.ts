@@ -1,85 +1,102 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { normalizeDate, pageTexts, pagedContent, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
-import type { SplitResult } from './manifest.ts'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { NonBlank, StringEnum, normalizeDate, pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
+import type { Input, Output } from './schema.ts'
 
-// Asked of the model: everything but the count. Every key present, no length bounds (strict structured output).
-const Text = Type.String({ pattern: '\\S' })
-/** The answer schema of one call: pages bounded by the bundle's page count, at most one document a page. */
-export function modelSplit(pageCount: number) {
-  const Page = Type.Integer({ minimum: 1, maximum: pageCount })
-  return Type.Object(
-    {
-      documents: Type.Array(
-        Type.Object(
-          {
-            docType: Text,
-            title: Text,
-            pageStart: Page,
-            pageEnd: Page,
-            party: Type.Union([Type.String(), Type.Null()]),
-            date: Type.Union([Type.String(), Type.Null()]),
-            summary: Text,
-          },
-          { additionalProperties: false },
-        ),
-        { minItems: 1, maxItems: pageCount },
-      ),
-    },
-    { additionalProperties: false },
-  )
+export const STARTS = 'starts a new document'
+export const CONTINUES = 'continues the current document'
+export const BLANK = 'blank or separator page'
+
+/** What the model says about a document: everything but its pages, which come from the page roles. */
+const DocumentInfo = {
+  docType: NonBlank(),
+  title: NonBlank(),
+  party: Type.Union([Type.String(), Type.Null()]),
+  date: Type.Union([Type.String(), Type.Null()]),
+  summary: NonBlank(),
 }
-type ModelSplit = Static<ReturnType<typeof modelSplit>>
-type ModelDocument = ModelSplit['documents'][number]
+const Role = Type.Union([
+  Type.Object({ role: StringEnum([STARTS]), ...DocumentInfo }, { additionalProperties: false }),
+  Type.Object({ role: StringEnum([CONTINUES]) }, { additionalProperties: false }),
+  Type.Object({ role: StringEnum([BLANK]) }, { additionalProperties: false }),
+])
+const InfoSchema = Type.Object(DocumentInfo, { additionalProperties: false })
+type Info = Static<typeof InfoSchema>
+type PageRole = Static<typeof Role>
+
+/** Pages that may come before the first document (blank or separator sheets): bounds the schema's branches. */
+export const MAX_LEADING_PAGES = 9
 
 /**
- * What is wrong with the model's page ranges, in words the model can act on; [] when nothing is.
- * Expects `docs` sorted by pageStart (ordering is repaired by code: it loses nothing).
+ * The answer schema of one call. The model names the page the first document starts on (pages before it belong
+ * to no document), that document, and a role for each later page. Ranges then follow by construction: never
+ * out of the bundle, reversed or overlapping, and at least one document (JSON Schema states all of it). One branch
+ * per possible first page, at most MAX_LEADING_PAGES + 1 of them: compiling one branch per page of a long bundle
+ * costs seconds (BENCHMARKS.md).
  */
-export function rangeProblems(docs: Array<Pick<ModelDocument, 'pageStart' | 'pageEnd'>>, pageCount: number): string[] {
-  const problems: string[] = []
-  docs.forEach((d, i) => {
-    const name = `document ${i + 1} (pages ${d.pageStart}-${d.pageEnd})`
-    if (d.pageStart < 1 || d.pageEnd > pageCount) problems.push(`${name} is outside pages 1-${pageCount}`)
-    if (d.pageStart > d.pageEnd) problems.push(`${name} starts after it ends`)
-    const prev = docs[i - 1]
-    if (prev && d.pageStart <= prev.pageEnd) problems.push(`${name} overlaps document ${i} (pages ${prev.pageStart}-${prev.pageEnd})`)
-  })
-  return problems
+export function modelSplit(pageCount: number) {
+  const branches: TSchema[] = Array.from({ length: Math.min(pageCount, MAX_LEADING_PAGES + 1) }, (_, k) =>
+    Type.Object(
+      {
+        firstPage: Type.Integer({ minimum: k + 1, maximum: k + 1 }),
+        firstDocument: Type.Unsafe<Info>({ $ref: '#/$defs/info' }),
+        laterPages: Type.Array(Type.Unsafe<PageRole>({ $ref: '#/$defs/role' }), {
+          minItems: pageCount - k - 1,
+          maxItems: pageCount - k - 1,
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  )
+  return Type.Object({ bundle: Type.Union(branches) }, { additionalProperties: false, $defs: { info: InfoSchema, role: Role } })
+}
+export interface ModelSplit {
+  bundle: { firstPage: number; firstDocument: Info; laterPages: PageRole[] }
 }
 
-const byStart = (a: ModelDocument, b: ModelDocument) => a.pageStart - b.pageStart || a.pageEnd - b.pageEnd
+interface Range extends Info {
+  pageStart: number
+  pageEnd: number
+}
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<SplitResult> {
+/**
+ * The documents the page roles describe, in page order. A blank page between two pages of one document is part of
+ * it; a page that continues nothing (before the first document) cannot occur: the first document starts the roles.
+ */
+export function rangesOf({ firstPage, firstDocument, laterPages }: ModelSplit['bundle']): Range[] {
+  const docs: Range[] = [{ ...firstDocument, pageStart: firstPage, pageEnd: firstPage }]
+  laterPages.forEach((p, i) => {
+    const page = firstPage + 1 + i
+    if (p.role === STARTS) {
+      const { role: _role, ...info } = p as Info & { role: string }
+      docs.push({ ...info, pageStart: page, pageEnd: page })
+    } else if (p.role === CONTINUES) docs.at(-1)!.pageEnd = page
+  })
+  return docs
+}
+
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const doc = await ctx.documents.resolve(input)
   const pages = pageTexts(doc)
   const pageCount = pages.length
   const system = [
     'You split a bundle of scanned or merged pages into the separate documents it contains and classify each one.',
     `The bundle has ${pageCount} page${pageCount === 1 ? '' : 's'}${pageCount > 1 ? ', marked "--- page N ---" where its text is given' : ''}.`,
-    'Return JSON: {"documents": [{docType, title, pageStart, pageEnd, party, date, summary}]}, in page order:',
+    'Return JSON: {"bundle": {firstPage, firstDocument, laterPages}}:',
+    '- firstPage: the page the first document starts on (pages before it are blank or separator pages);',
+    '- firstDocument: that document, {docType, title, party, date, summary};',
+    `- laterPages: one entry for each page after firstPage, in order (page firstPage + 1 … ${pageCount}), each {"role": …}:`,
+    `  "${STARTS}" (with the new document's docType, title, party, date, summary), "${CONTINUES}" (another page of the`,
+    `  document before it, e.g. page 2 of an invoice), or "${BLANK}" (a blank page inside a document belongs to it).`,
+    'A document is described by:',
     '- docType: the kind of document in lower case (invoice, receipt, letter, contract, statement, form, report, email, other …);',
     '- title: a short title, e.g. "Invoice SPD-4410" or the subject of a letter;',
-    `- pageStart, pageEnd: the 1-based first and last page of the document, inclusive, within 1..${pageCount};`,
     '- party: the issuer or sender (the vendor of an invoice, the author of a letter), or null;',
     "- date: the document's own date as YYYY-MM-DD, or null;",
     '- summary: one or two sentences on what the document says.',
-    'Every page belongs to at most one document; documents never overlap. A page that continues a document (page 2 of an invoice) belongs to it.',
-    pageCount === 1 ? 'With a single page there is exactly one document.' : 'Blank or separator pages may belong to no document.',
   ].join('\n')
-  const content = pagedContent(doc, pages, ctx)
-
-  // Overlaps and reversed ranges are what JSON Schema cannot state: they go back to the model in the kernel's
-  // corrective retry, then the call fails (free).
-  const answer = await ctx.ai.object<ModelSplit>({
-    system,
-    content,
-    schema: modelSplit(pageCount),
-    check: (a: ModelSplit) => rangeProblems([...a.documents].sort(byStart), pageCount),
-  })
-  const docs = [...answer.documents].sort(byStart)
-
+  const answer = await ctx.ai.object<ModelSplit>({ system, content: pagedContent(doc, pages, ctx), schema: modelSplit(pageCount) })
   const warnings: string[] = []
-  const documents = docs.map((d, i) => {
+  const documents = rangesOf(answer.bundle).map((d, i) => {
     const date = normalizeDate(d.date)
     if (d.date !== null && d.date.trim() !== '' && date === null)
       warnings.push(`documents[${i}].date: "${d.date.slice(0, 60)}" is not a date; returned null.`)

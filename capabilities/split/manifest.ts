@@ -1,38 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-
-export const SplitDocument = Type.Object(
-  {
-    docType: Type.String({ minLength: 1, maxLength: 100, description: 'lower-case kind, e.g. invoice, letter, contract, receipt' }),
-    title: Type.String({ minLength: 1, maxLength: 1000 }),
-    pageStart: Type.Integer({ minimum: 1, description: '1-based, inclusive' }),
-    pageEnd: Type.Integer({ minimum: 1, description: '1-based, inclusive; ≥ pageStart and ≤ pageCount' }),
-    party: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
-    date: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 }), Type.Null()]),
-    summary: Type.String({ maxLength: 5000 }),
-  },
-  { additionalProperties: false },
-)
-
-export const SplitResult = Type.Object(
-  {
-    documents: Type.Array(SplitDocument, { minItems: 1, maxItems: 10_000, description: 'in page order, page ranges never overlap' }),
-    documentCount: Type.Integer({ minimum: 1, description: 'documents.length, computed by code' }),
-    pageCount: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'pages in the bundle (1 for text without form feeds and for images)' }),
-    ),
-    unassignedPages: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1 }), {
-        maxItems: 100_000,
-        description: 'pages in no document (blank pages, separator sheets), ascending',
-      }),
-    ),
-    warnings: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 10_000 })),
-  },
-  { additionalProperties: false },
-)
-export type SplitResult = Static<typeof SplitResult>
+import { Request, SplitResult } from './schema.ts'
 
 export default defineCapability({
   name: 'split',
@@ -41,7 +9,7 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'text',
-  request: DocObject(),
+  request: Request,
   response: SplitResult,
   example: {
     request: {

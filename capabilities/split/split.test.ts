@@ -1,21 +1,18 @@
 import t from 'tap'
 import { bundle } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import { BLANK, CONTINUES, MAX_LEADING_PAGES, STARTS, modelSplit } from './handler.ts'
 import manifest from './manifest.ts'
 
 const summaries = ['Invoice for printing services, 1325.00 USD due.', 'Asks to move the poster delivery to September 9.']
-const good = () => ({ documents: bundle.documents.map((d, i) => ({ ...d, summary: summaries[i]! })) })
-const withRanges = (...ranges: Array<[number, number]>) => ({
-  documents: ranges.map(([pageStart, pageEnd], i) => ({
-    docType: 'letter',
-    title: `Doc ${i + 1}`,
-    pageStart,
-    pageEnd,
-    party: null,
-    date: null,
-    summary: 'x',
-  })),
-})
+const [invoice, letter] = bundle.documents.map(({ pageStart: _s, pageEnd: _e, ...info }, i) => ({ ...info, summary: summaries[i]! }))
+const starts = (info: object) => ({ role: STARTS, ...info })
+const continues = { role: CONTINUES }
+const blank = { role: BLANK }
+/** The model's answer: the first document's page, that document, and a role for each later page. */
+const answer = (firstPage: number, firstDocument: object, ...laterPages: object[]) => ({ bundle: { firstPage, firstDocument, laterPages } })
+const good = () => answer(1, invoice!, continues, starts(letter!))
+const expected = bundle.documents.map((d, i) => ({ ...d, summary: summaries[i]! }))
 
 // Each model call takes the next answer given to cap.reply(); the last one repeats. A worker runs the async calls.
 const cap = await capabilityHarness(t, manifest, { worker: true, funds: 20 })
@@ -25,78 +22,109 @@ t.test('the 3-page bundle PDF: invoice 1-2, letter 3, documentCount from the arr
   const call = await cap.call({ file: pdf('bundle') })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(res.body.documents, good().documents)
+  t.same(res.body.documents, expected)
   t.equal(res.body.documentCount, 2)
   t.equal(res.body.pageCount, bundle.pageCount)
   t.same(res.body.unassignedPages, [])
   t.same(res.body.warnings, [])
 })
 
-t.test('out of order: sorted by page; dates normalised; gaps listed', async (t) => {
-  const [inv, letter] = good().documents
-  cap.reply({
-    documents: [
-      { ...letter!, date: '26 Aug 2024', docType: ' Letter ' },
-      { ...inv!, pageEnd: 1, date: 'soon', party: '' },
-    ],
-  })
-  const { res } = await cap.call({ file: pdf('bundle') })
-  t.equal(res.status, 200, res.text)
+t.test('page roles: separator pages before and between documents are unassigned; a blank page inside one belongs to it', async (t) => {
+  const c = await cap.customer(40)
+  cap.reply(answer(2, { ...letter!, date: '26 Aug 2024', docType: ' Letter ' }, blank))
+  const leading = await cap.post(c, { file: pdf('bundle') })
+  t.equal(leading.status, 200, leading.text)
   t.same(
-    res.body.documents.map((d: any) => [d.docType, d.pageStart, d.pageEnd, d.date, d.party]),
+    leading.body.documents.map((d: any) => [d.docType, d.pageStart, d.pageEnd, d.date]),
+    [['letter', 2, 2, '2024-08-26']],
+  )
+  t.same(leading.body.unassignedPages, [1, 3], 'the page before the first document and the trailing blank page')
+
+  cap.reply(answer(1, { ...invoice!, date: 'soon', party: '' }, blank, starts(letter!)))
+  const between = await cap.post(c, { file: pdf('bundle') })
+  t.same(
+    between.body.documents.map((d: any) => [d.docType, d.pageStart, d.pageEnd, d.date, d.party]),
     [
       ['invoice', 1, 1, undefined, undefined], // unknown: left out
-      ['letter', 3, 3, '2024-08-26', bundle.letter.from],
+      ['letter', 3, 3, bundle.letter.date, bundle.letter.from],
     ],
   )
-  t.equal(res.body.documentCount, 2)
-  t.same(res.body.unassignedPages, [2])
-  t.match(res.body.warnings.join('\n'), /documents\[0\]\.date: "soon" is not a date/)
-  t.equal(cap.prompts.length, 1, 'ordering and gaps need no second call')
-})
+  t.same(between.body.unassignedPages, [2])
+  t.match(between.body.warnings.join('\n'), /documents\[0\]\.date: "soon" is not a date/)
 
-t.test('overlapping or out-of-range pages: asked once more, then inference_failed, free', async (t) => {
-  const c = await cap.customer()
-  cap.reply(withRanges([1, 2], [2, 3]), withRanges([1, 2], [3, 3]))
-  const fixed = await cap.post(c, { file: pdf('bundle') })
-  t.equal(fixed.status, 200, fixed.text)
+  cap.reply(answer(1, invoice!, blank, continues))
+  const inside = await cap.post(c, { file: pdf('bundle') })
   t.same(
-    fixed.body.documents.map((d: any) => [d.pageStart, d.pageEnd]),
-    [
-      [1, 2],
-      [3, 3],
-    ],
+    inside.body.documents.map((d: any) => [d.pageStart, d.pageEnd]),
+    [[1, 3]],
   )
-  t.equal(cap.prompts.length, 2, 'the overlap was sent back once')
-
-  for (const bad of [withRanges([1, 2], [2, 3]), withRanges([1, 4]), withRanges([0, 1], [2, 3]), withRanges([3, 1])]) {
-    cap.reply(bad)
-    await cap.expectRefused(t, { file: pdf('bundle') }, { customer: c, status: 502, code: 'inference_failed', why: JSON.stringify(bad) })
-    t.equal(cap.prompts.length, 2)
-  }
-  t.match(await cap.app.ledger(c.accountId), { balance: 10, reserved: 0 }, 'only the repaired call was charged')
+  t.same(inside.body.unassignedPages, [])
+  t.equal(cap.prompts.length, 1, 'one model call each')
 })
+
+t.test('the answer schema states the ranges: a role for exactly each later page, so no overlap can be written', async (t) => {
+  const fake = await cap.useFake({ text: () => good() })
+  const call = await cap.call({ file: pdf('bundle') }, { funds: 10 })
+  cap.expectCharged(t, call)
+  const schema = fake.requests[0]!.body.text.format.schema
+  const branches = schema.properties.bundle.anyOf
+  t.same(
+    branches.map((b: any) => [
+      b.properties.firstPage.minimum,
+      b.properties.firstPage.maximum,
+      b.properties.laterPages.minItems,
+      b.properties.laterPages.maxItems,
+    ]),
+    [
+      [1, 1, 2, 2],
+      [2, 2, 1, 1],
+      [3, 3, 0, 0],
+    ],
+    'one branch per first page, with exactly the pages after it',
+  )
+  const long = modelSplit(40).properties.bundle.anyOf as any[]
+  t.equal(long.length, MAX_LEADING_PAGES + 1, 'a long bundle: the first document starts within the first 10 pages')
+  t.match(long.at(-1), { properties: { firstPage: { minimum: 10 }, laterPages: { minItems: 30, maxItems: 30 } } })
+})
+
+t.test(
+  'an answer outside the schema (a role too many, a page out of the bundle) is asked once more, then inference_failed, free',
+  async (t) => {
+    const c = await cap.customer()
+    cap.reply(answer(1, invoice!, continues, continues, starts(letter!)), good())
+    const fixed = await cap.post(c, { file: pdf('bundle') })
+    t.equal(fixed.status, 200, fixed.text)
+    t.equal(cap.prompts.length, 2, 'the bad answer was sent back once')
+    for (const bad of [answer(1, invoice!, continues), answer(4, invoice!), answer(0, invoice!, continues, continues, continues)]) {
+      cap.reply(bad)
+      await cap.expectRefused(t, { file: pdf('bundle') }, { customer: c, status: 502, code: 'inference_failed', why: JSON.stringify(bad) })
+      t.equal(cap.prompts.length, 2)
+    }
+    t.match(await cap.app.ledger(c.accountId), { balance: 10, reserved: 0 }, 'only the repaired call was charged')
+  },
+)
 
 t.test('text input: pages at form feeds, one page without; a one-page document holds one document', async (t) => {
   const c = await cap.customer(50)
-  cap.reply(withRanges([1, 1], [2, 3]))
+  cap.reply(answer(1, letter!, starts(invoice!), continues))
   const res = await cap.post(c, { text: bundle.toPages().join('\f') })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.pageCount, 3)
-
-  cap.reply(withRanges([1, 1]))
+  t.same(
+    res.body.documents.map((d: any) => [d.pageStart, d.pageEnd]),
+    [
+      [1, 1],
+      [2, 3],
+    ],
+  )
+  cap.reply(answer(1, letter!))
   const one = await cap.post(c, { text: bundle.toText() })
   t.equal(one.status, 200, one.text)
   t.equal(one.body.pageCount, 1)
   t.equal(one.body.documentCount, 1)
-
-  cap.reply(withRanges([1, 1], [1, 1]))
+  cap.reply(answer(1, letter!, starts(invoice!)))
   const two = await cap.post(c, { text: bundle.toText() })
-  t.equal(two.status, 502, 'two documents on one page cannot be expressed as page ranges')
-
-  cap.reply({ documents: [] })
-  const none = await cap.post(c, { text: bundle.toText() })
-  t.equal(none.status, 502, 'no documents at all is no answer')
+  t.equal(two.status, 502, 'a one-page bundle has no later page')
 })
 
 t.test('bad input is 400 invalid_request and free', async (t) => {
@@ -117,7 +145,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   t.equal(res.status, 202, res.text)
   const job = await cap.job(customer, res.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
-  t.same(job.result.documents, good().documents)
+  t.same(job.result.documents, expected)
   t.equal(job.result.documentCount, 2)
   t.same(job.result.usage, { credits: 10, balanceRemaining: 15 })
 })

@@ -21,7 +21,7 @@ export interface ObjectRequest {
    * Rules JSON Schema cannot state, run on an answer that matches the schema: its problems in words. Any problem
    * gets the one corrective retry, like a schema error; still broken after it → 502 inference_failed (free).
    */
-  check?: (answer: any) => string[]
+  check?(answer: unknown): string[]
 }
 
 export interface ObjectResult<T> {
@@ -158,13 +158,11 @@ export async function generateObject<T>(
  * Every URL the provider's web search reported: the citations of the answer (`sources`) and the results of the
  * search calls themselves, which a JSON answer may not cite inline. Titles from citations where known, else ''.
  */
-function searchSources(result: {
-  sources?: Array<Record<string, any>>
-  content?: Array<Record<string, any>>
-}): Array<{ url: string; title: string }> {
+function searchSources(result: { sources?: unknown[]; content?: unknown[] }): Array<{ url: string; title: string }> {
   const found = new Map<string, string>()
-  for (const s of result.sources ?? []) if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || '')
-  for (const part of result.content ?? []) {
+  for (const s of (result.sources ?? []) as UrlSource[])
+    if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || '')
+  for (const part of (result.content ?? []) as ContentPart[]) {
     // @ai-sdk/openai 4: titles travel on the answer's citations once the search call lists its sources.
     for (const c of part.type === 'text' ? (part.citations ?? []) : []) {
       if (c.source?.sourceType === 'url' && c.source.url) found.set(c.source.url, found.get(c.source.url) || c.source.title || '')
@@ -173,6 +171,19 @@ function searchSources(result: {
     for (const s of part.output?.sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, '')
   }
   return [...found].map(([url, title]) => ({ url, title }))
+}
+
+/** The parts of an `ai` SDK result that carry web search sources, as far as searchSources reads them. */
+interface UrlSource {
+  sourceType?: string
+  url?: string
+  title?: string
+}
+interface ContentPart {
+  type: string
+  citations?: Array<{ source?: UrlSource }>
+  toolName?: string
+  output?: { sources?: Array<{ type?: string; url?: string }> }
 }
 
 function parseOutput(result: { output?: unknown; text: string }): unknown {

@@ -1,7 +1,10 @@
-// Web-grounded answers (capabilities.md, research and screen): `sources` are built by code from the URL
-// sources the provider's web search reported, never from URLs the model writes; the model cites by URL
-// and code maps each cited URL to its index in `sources`, dropping what the search did not return.
-import { oneLine } from './answers.ts'
+// Web-grounded answers (capabilities.md: research, screen, enrich): `sources` are built by code from the URL
+// sources the provider's web search reported, never from URLs the model writes; research and screen then have
+// the model cite them by number, in a schema that bounds the numbers by the sources found.
+import { Type } from '@sinclair/typebox'
+import { ApiError } from '../errors.ts'
+import { NonBlank, oneLine } from './answers.ts'
+import type { ObjectRequest, ObjectResult } from './generate.ts'
 
 export interface Source {
   url: string
@@ -72,22 +75,37 @@ export function inlineCitations(text: string): { text: string; urls: string[] } 
 }
 
 /**
- * The published `sources` and the URL → index map. At most `max`: when the search returned more, the cited ones
- * are kept first; the provider's order is kept either way.
+ * Web research in two steps (issue 15): the model searches and writes notes; code keeps the search's own sources
+ * (http(s), one per URL, at most `max`, in the provider's order); a second structured call then cites them by
+ * number (`Citations`), which its schema bounds, so no answer can cite a page the search did not return.
+ * No source at all is a failed call (free): `nothing` ends the message.
  */
-export function publishSources(unique: Array<Source & { key: string }>, citedKeys: Set<string>, max: number) {
-  let kept = unique
-  if (unique.length > max) {
-    const cited = unique.filter((s) => citedKeys.has(s.key)).slice(0, max)
-    const room = max - cited.length
-    const keep = new Set([...cited, ...unique.filter((s) => !citedKeys.has(s.key)).slice(0, room)])
-    kept = unique.filter((s) => keep.has(s))
-  }
-  const index = new Map(kept.map((s, i) => [s.key, i]))
-  return {
-    sources: kept.map(({ url, title }) => ({ url, title })),
-    /** Indexes into `sources` of the given URLs, sorted, unknown ones dropped. */
-    indexesOf: (urls: string[]) =>
-      [...new Set(urls.map((u) => index.get(urlKey(u) ?? '')).filter((i): i is number => i !== undefined))].sort((a, b) => a - b),
-  }
+export async function searchTheWeb(
+  ai: { objectWithSources<T>(request: ObjectRequest): Promise<ObjectResult<T>> },
+  request: { system: string; content: string },
+  max: number,
+  nothing: string,
+): Promise<{ notes: string; sources: Source[] }> {
+  const { object, sources: found } = await ai.objectWithSources<{ notes: string }>({
+    ...request,
+    system: `${request.system}\nAnswer with {"notes"}: what the pages you found say, with the URL of each.`,
+    schema: SearchNotes,
+    webSearch: true,
+  })
+  const sources = uniqueSources(found)
+    .slice(0, max)
+    .map(({ url, title }) => ({ url, title }))
+  if (!sources.length) throw new ApiError('inference_failed', `The web search returned no sources, so ${nothing}. Nothing was charged.`)
+  return { notes: object.notes, sources }
 }
+const SearchNotes = Type.Object({ notes: NonBlank() }, { additionalProperties: false })
+
+/** The sources as a model is shown them for citing by number: "[1] title: url", one a line. */
+export const numberedSources = (sources: Source[]): string => sources.map((s, i) => `[${i + 1}] ${s.title}: ${s.url}`).join('\n')
+
+/** Citations of numbered sources (1..count) in an answer schema: at least `minItems`, at most 10. */
+export const Citations = (count: number, minItems = 1) =>
+  Type.Array(Type.Integer({ minimum: 1, maximum: count }), { minItems, maxItems: Math.min(count, 10) })
+
+/** The 0-based indexes into the sources of the numbers a model cited: ascending, each once. */
+export const citedIndexes = (numbers: number[]): number[] => [...new Set(numbers.map((n) => n - 1))].sort((a, b) => a - b)

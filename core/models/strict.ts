@@ -32,16 +32,18 @@ const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'host
 /** Keywords that only annotate: dropped, not described. */
 const ANNOTATIONS = new Set(['x-example', 'examples', 'default', '$id', '$schema', '$comment', 'readOnly', 'writeOnly'])
 
-const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+type Schema = Record<string, unknown>
+const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v)
+const schemas = (v: unknown): Schema[] => (Array.isArray(v) ? v.filter(isObj) : [])
 
 /**
  * The strict form of `schema`, or null when it has no strict form: a root that is not an object, or an open
  * object (a map of caller-chosen keys), which strict mode cannot state. Such a call is sent non-strict.
  */
-export function strictSchema(schema: unknown): Record<string, unknown> | null {
+export function strictSchema(schema: unknown): Schema | null {
   if (!isObj(schema) || schema.type !== 'object') return null
   try {
-    return convert(schema) as Record<string, unknown>
+    return convert(schema)
   } catch (e) {
     if (e instanceof NoStrictForm) return null
     throw e
@@ -50,49 +52,40 @@ export function strictSchema(schema: unknown): Record<string, unknown> | null {
 
 class NoStrictForm extends Error {}
 
-function convert(schema: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = {}
+function convert(schema: Schema): Schema {
+  const out: Schema = {}
   const moved: string[] = []
   // A string's length bounds have no strict keyword, but a pattern says the same and the decoder obeys it.
   const lengths = schema.pattern === undefined && (schema.minLength !== undefined || schema.maxLength !== undefined)
-  if (lengths) out.pattern = `^[\\s\\S]{${schema.minLength ?? 0},${schema.maxLength ?? ''}}$`
+  if (lengths)
+    out.pattern = `^[\\s\\S]{${Number(schema.minLength ?? 0)},${schema.maxLength === undefined ? '' : Number(schema.maxLength)}}$`
   for (const [k, v] of Object.entries(schema)) {
     if (ANNOTATIONS.has(k) || (lengths && (k === 'minLength' || k === 'maxLength'))) continue
-    if (k === 'oneOf') out.anyOf = v.map(convert)
-    else if (k === 'format' && !FORMATS.has(v)) moved.push(`format ${v}`)
+    if (k === 'oneOf' || k === 'anyOf') out.anyOf = schemas(v).map(convert)
+    else if (k === 'format' && !FORMATS.has(String(v))) moved.push(`format ${String(v)}`)
     else if (!KEPT.has(k)) moved.push(`${k} ${JSON.stringify(v)}`)
-    else if (k === 'anyOf') out.anyOf = v.map(convert)
-    else if (k === 'items')
-      out.items = Array.isArray(v)
-        ? (() => {
-            throw new NoStrictForm()
-          })()
-        : convert(v)
-    else if (k === '$defs' || k === 'definitions') out[k] = Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, convert(s)]))
+    else if (k === 'items') {
+      if (!isObj(v)) throw new NoStrictForm() // tuple items
+      out.items = convert(v)
+    } else if (k === '$defs' || k === 'definitions')
+      out[k] = Object.fromEntries(Object.entries(v as Schema).flatMap(([n, s]) => (isObj(s) ? [[n, convert(s)]] : [])))
     else if (k !== 'properties' && k !== 'required' && k !== 'additionalProperties') out[k] = v
   }
   const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isObj(schema.properties)
   if (isObject) {
     if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) throw new NoStrictForm()
     if (!isObj(schema.properties) && !Array.isArray(schema.anyOf)) throw new NoStrictForm()
-    const required = new Set<string>(schema.required ?? [])
-    out.properties = Object.fromEntries(
-      Object.entries((schema.properties ?? {}) as Record<string, any>).map(([name, s]) => [
-        name,
-        required.has(name) ? convert(s) : nullable(convert(s)),
-      ]),
+    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
+    const properties = Object.fromEntries(
+      Object.entries(isObj(schema.properties) ? schema.properties : {}).flatMap(([name, s]) =>
+        isObj(s) ? [[name, required.has(name) ? convert(s) : nullable(convert(s))]] : [],
+      ),
     )
-    out.required = Object.keys(out.properties)
+    out.properties = properties
+    out.required = Object.keys(properties)
     out.additionalProperties = false
   }
-  if (
-    !('type' in schema) &&
-    !('anyOf' in schema) &&
-    !('oneOf' in schema) &&
-    !('enum' in schema) &&
-    !('const' in schema) &&
-    !('$ref' in schema)
-  ) {
+  if (!['type', 'anyOf', 'oneOf', 'enum', 'const', '$ref'].some((k) => k in schema)) {
     throw new NoStrictForm() // an unconstrained value ({}) cannot be stated in strict mode
   }
   if (moved.length) out.description = [out.description, `(${moved.join(', ')})`].filter(Boolean).join(' ')
@@ -100,10 +93,10 @@ function convert(schema: Record<string, any>): Record<string, any> {
 }
 
 /** `s` or null, in the form strict mode accepts. */
-function nullable(s: Record<string, any>): Record<string, any> {
+function nullable(s: Schema): Schema {
   if (typeof s.type === 'string' && !('anyOf' in s) && !('const' in s)) {
-    const out: Record<string, any> = { ...s, type: [s.type, 'null'] }
-    if (Array.isArray(s.enum)) out.enum = [...s.enum, null]
+    const out: Schema = { ...s, type: [s.type, 'null'] }
+    if (Array.isArray(s.enum)) out.enum = [...(s.enum as unknown[]), null]
     return out
   }
   if (Array.isArray(s.type) && s.type.includes('null')) return s
@@ -122,14 +115,14 @@ export function nullsToAbsent(value: unknown, schema: unknown, root: unknown = s
       .replace(/^#\/?/, '')
       .split('/')
       .filter(Boolean)
-      .reduce((n: any, k: string) => n?.[k], root)
+      .reduce<unknown>((n, k) => (isObj(n) ? n[k] : undefined), root)
     return nullsToAbsent(value, target, root)
   }
-  for (const alt of [schema.anyOf, schema.oneOf]) if (Array.isArray(alt)) for (const s of alt) value = nullsToAbsent(value, s, root)
+  for (const s of [...schemas(schema.anyOf), ...schemas(schema.oneOf)]) value = nullsToAbsent(value, s, root)
   if (Array.isArray(value) && isObj(schema.items)) return value.map((v) => nullsToAbsent(v, schema.items, root))
   if (isObj(value) && isObj(schema.properties)) {
-    const required = new Set<string>(schema.required ?? [])
-    for (const [k, s] of Object.entries(schema.properties as Record<string, unknown>)) {
+    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
+    for (const [k, s] of Object.entries(schema.properties)) {
       if (!(k in value)) continue
       if (value[k] === null && !required.has(k)) delete value[k]
       else value[k] = nullsToAbsent(value[k], s, root)

@@ -824,10 +824,10 @@ export type ResearchResponse = {
     /** Standard depth asks for 3 to 6 findings, deep for 6 to 12 (guidance to the model, not a guarantee). */
     findings: Array<{
         finding: string;
-        /** Indexes into `sources`, mapped by code from the URLs the model cited; a finding with no cited search result is left out. */
+        /** Indexes into `sources`: the sources the model cited by number (at least one; its answer schema bounds the numbers by the sources found). */
         sourceIndexes: Array<number>;
     }>;
-    /** Only URLs the provider's web search returned, in its order, one per URL (fragment, utm_* and www. ignored), at most 50 (cited ones kept first). A search with no sources is 502 inference_failed, free. */
+    /** Only URLs the provider's web search returned, in its order, one per URL (fragment, utm_* and www. ignored), the first 50. A search with no sources is 502 inference_failed, free. */
     sources: Array<{
         url: string;
         title: string;
