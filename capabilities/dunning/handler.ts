@@ -1,22 +1,6 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox'
+import { Type, type TObject } from '@sinclair/typebox'
 import { Prose, SendableText, StringEnum, clip, cutProse, type CapabilityContext } from '../../core/capability.ts'
-import type { DunningResult } from './manifest.ts'
-
-interface Input {
-  invoice: { number?: string; amount: number; currency?: string; dueDate?: string; daysOverdue?: number }
-  customer: { name: string; history?: string }
-  tone?: 'friendly' | 'firm' | 'final'
-  channel?: 'email' | 'sms'
-  steps?: number
-  senderName?: string
-  paymentUrl?: string
-}
-
-type Result = Static<typeof DunningResult>
-
-export const DEFAULT_STEPS = 3
-export const MAX_DAY = 365
-export const Channel = StringEnum(['email', 'sms'] as const)
+import { Channel, DEFAULT_STEPS, MAX_DAY, type Input, type Output } from './schema.ts'
 
 /**
  * What the model is asked for, built per call so the schema states every rule it can: exactly `steps` steps;
@@ -69,7 +53,7 @@ const TONE = {
   final: 'formal; this is the last stage before collections or legal action, and the last step says so',
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const steps = input.steps ?? DEFAULT_STEPS
   const inv = input.invoice
   const amount = formatAmount(inv.amount, inv.currency)
@@ -110,7 +94,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     let message = s.message.trim()
     if (input.paymentUrl && !message.includes(input.paymentUrl))
       message += `${channel === 'sms' ? ' ' : '\n\n'}Pay here: ${input.paymentUrl}`
-    const step: Result['sequence'][number] = { day, date: isoDay(addDays(today, day)), channel, message: clip(message, 5000) }
+    const step: Output['sequence'][number] = { day, date: isoDay(addDays(today, day)), channel, message: clip(message, 5000) }
     const subject = s.subject?.trim()
     if (channel === 'email' && subject) step.subject = clip(subject, 200)
     return step

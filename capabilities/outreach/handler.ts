@@ -1,11 +1,7 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { SendableText, type CapabilityContext } from '../../core/capability.ts'
-import type { OutreachRequest, OutreachResult } from './manifest.ts'
+import type { Input, Output } from './schema.ts'
 
-export const CHANNELS = ['email', 'linkedin'] as const
-export const MAX_STEPS = 10
-
-type Input = Static<typeof OutreachRequest>
 type Channel = 'email' | 'linkedin'
 
 interface ModelAnswer {
@@ -47,7 +43,7 @@ const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, nu
  * increasing; every step carries the caller's channel; email steps have a subject, LinkedIn steps none; no empty
  * message and no unfilled placeholder (issue 16). The answer schema states them all (see modelSchema).
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<OutreachResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const channel: Channel = input.channel ?? 'email'
   const steps = input.steps ?? 3
   const sender = input.sender
@@ -86,11 +82,11 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
 }
 
 /** The answer as the response: days from the first day and the gaps, the caller's channel, text tidied. */
-export function checkSequence(answer: ModelAnswer, channel: Channel): OutreachResult {
+export function checkSequence(answer: ModelAnswer, channel: Channel): Output {
   let day = answer.firstDay
   const sequence = answer.sequence.map((s, i) => {
     if (i > 0) day += answer.gapDays[i - 1]!
-    const step: OutreachResult['sequence'][number] = { day, channel, message: s.message.trim() }
+    const step: Output['sequence'][number] = { day, channel, message: s.message.trim() }
     if (channel === 'email') step.subject = (s.subject ?? '').replace(/\s+/g, ' ').trim()
     return step
   })
