@@ -37,6 +37,8 @@ export { pagedContent, pageTexts } from './documents/pages.ts'
 export { sniffMediaType } from './documents/sniff.ts'
 export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Reader, textOf, times } from './documents/values.ts'
 export type { Resolver } from './net/address-guard.ts'
+/** A capability's own tables: capabilities/<name>/migrations/NNNN-words.ts (core/db/capability-migrations.ts). */
+export { Migration } from '@mikro-orm/migrations'
 
 export interface CapabilityContext {
   requestId: string
