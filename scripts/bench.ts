@@ -519,7 +519,7 @@ if (wants('scaleout')) {
 // ---------- report ----------
 const bare = rows.find((r) => r.name.startsWith('bare'))
 const f = (n: number) => (Math.round(n * 10) / 10).toLocaleString('en-US')
-const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k]! / row.r.requests).toFixed(2))
+const per = (row: Row, k: string) => (row.cpu[k] === undefined ? '–' : (row.cpu[k] / row.r.requests).toFixed(2))
 console.log(`
 ## Per scenario (${CONNECTIONS} connections, ${SECONDS} s each after a 2 s warm-up; load generator in its own process)
 

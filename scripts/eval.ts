@@ -151,7 +151,7 @@ export function score(expected: unknown, actual: unknown, entry: EvalEntry, path
     expected.forEach((e, i) => {
       let a: unknown = list[i]
       if (key && isObject(e)) {
-        const at = unused.findIndex((x) => isObject(x) && typeof x[key] === 'string' && norm(x[key] as string) === norm(String(e[key])))
+        const at = unused.findIndex((x) => isObject(x) && typeof x[key] === 'string' && norm(x[key]) === norm(String(e[key])))
         a = at >= 0 ? unused.splice(at, 1)[0] : undefined
       }
       score(e, a, entry, `${path}[]`, out)
@@ -236,7 +236,7 @@ async function main() {
       out: { type: 'string', default: 'eval-report' },
     },
   })
-  const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability!.split(',').map((s) => s.trim())
+  const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability.split(',').map((s) => s.trim())
   for (const name of wanted) if (!EVALS[name]) throw new Error(`No eval for "${name}". Known: ${Object.keys(EVALS).join(', ')}.`)
   const say = values.json ? (_: string) => {} : (m: string) => console.log(m)
 
@@ -401,7 +401,7 @@ async function main() {
   }
   if (values.json) console.log(JSON.stringify(report, null, 2))
   const stamp = report.at.replace(/[:.]/g, '-')
-  mkdirSync(values.out!, { recursive: true })
+  mkdirSync(values.out, { recursive: true })
   writeFileSync(`${values.out}/eval-${stamp}.json`, JSON.stringify(report, null, 2))
   writeFileSync(`${values.out}/eval-${stamp}.md`, markdown(report))
   say(`\nreports: ${values.out}/eval-${stamp}.json, ${values.out}/eval-${stamp}.md`)
@@ -413,7 +413,7 @@ async function main() {
   if (below)
     say(
       `\nAccuracy below ${floor} for: ${Object.entries(summary)
-        .filter(([, s]) => s.accuracy !== null && s.accuracy < floor!)
+        .filter(([, s]) => s.accuracy !== null && s.accuracy < floor)
         .map(([n]) => n)
         .join(', ')}`,
     )

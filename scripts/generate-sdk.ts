@@ -39,7 +39,7 @@ export function sdkSource(capabilities: Capability[]): string {
     const method = camel(cap.name)
     out.push(declare(`${type}Request`, cap.requestSchema, `POST /v1/${cap.name} request`))
     out.push(
-      `/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(cap.response as TSchema, '')} & { usage: Usage }\n`,
+      `/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(cap.response, '')} & { usage: Usage }\n`,
     )
     const doc = `  /** ${cap.summary}. ${cap.price} credit${cap.price === 1 ? '' : 's'}${cap.async ? '; async: true returns a job' : ''}. */\n`
     methods.push(

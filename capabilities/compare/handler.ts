@@ -85,7 +85,7 @@ export function quoted(quote: string, normalizedText: string): boolean {
 
 function parts(ctx: CapabilityContext, doc: ResolvedDocument): Array<TextPart | ImagePart | FilePart> {
   const p = ctx.documents.parts(doc)
-  return typeof p === 'string' ? [{ type: 'text', text: p }] : (p as Array<TextPart | ImagePart | FilePart>)
+  return typeof p === 'string' ? [{ type: 'text', text: p }] : p
 }
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {

@@ -97,7 +97,7 @@ function docTypeOf(value: unknown): string | null {
 /** 0..1 as is, 1..100 (or "87%") read as a percentage; anything else is null. */
 function confidenceOf(value: unknown): number | null {
   const percent = typeof value === 'string' && value.trim().endsWith('%')
-  const n = toAmount(percent ? (value as string).replace('%', '') : value)
+  const n = toAmount(percent ? value.replace('%', '') : value)
   if (n === null || n < 0 || n > 100) return null
   return percent || n > 1 ? Math.round(n * 100) / 10000 : n
 }

@@ -186,7 +186,7 @@ function redact(text: string, candidates: Candidate[], placeholder: string) {
     }
     return keptText ? { start: from, end: to } : null
   }
-  return { result: { redacted, entities, entityCount: entities.length } as Output, toOriginal }
+  return { result: { redacted, entities, entityCount: entities.length }, toOriginal }
 }
 
 function better(a: Candidate, b: Candidate): boolean {

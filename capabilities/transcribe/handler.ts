@@ -118,6 +118,6 @@ export function speakersOf(responses: ReadonlyArray<unknown>, count: number): Ar
 
 /** The SDK maps only full language names ("english"); servers that answer with a code ("en") keep it. */
 function rawLanguage(responses: ReadonlyArray<unknown>): string | undefined {
-  const v = ((responses[0] as { body?: { language?: unknown } } | undefined)?.body as { language?: unknown } | undefined)?.language
+  const v = (responses[0] as { body?: { language?: unknown } } | undefined)?.body?.language
   return typeof v === 'string' && /^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(v) ? v : undefined
 }

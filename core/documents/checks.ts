@@ -119,7 +119,7 @@ function isCurrencyMark(mark: string): boolean {
 export function currencyOf(value: unknown): string | null {
   if (typeof value !== 'string') return null
   const s = value.trim().toUpperCase()
-  if (SYMBOLS[s]) return SYMBOLS[s]!
+  if (SYMBOLS[s]) return SYMBOLS[s]
   if (!/^[A-Z]{3}$/.test(s)) return null
   return ISO_4217.size === 0 || ISO_4217.has(s) ? s : null
 }

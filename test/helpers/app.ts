@@ -216,6 +216,6 @@ export function testCapability(over: Partial<CapabilityManifest<TObject, TSchema
     response: Type.Object({ echo: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
     handler: async (input: any) => ({ echo: input.text }),
     ...over,
-  } as CapabilityManifest<TObject, TSchema>)
+  })
   return checkManifest(m, over.name, `test:${over.name}`)
 }

@@ -157,7 +157,7 @@ function badRequest(cap: Capability): { raw: string; contentType?: string } {
     const body = mutate(example, cap) as Record<string, unknown>
     if (!body || typeof body !== 'object' || Array.isArray(body) || !cap.validateRequest(body)) return { raw: JSON.stringify(body) }
     const { async: _a, callbackUrl: _c, ...input } = body
-    if ((cap.check?.(input as never) ?? []).length) return { raw: JSON.stringify(body) }
+    if ((cap.check?.(input) ?? []).length) return { raw: JSON.stringify(body) }
   }
   return { raw: JSON.stringify({ ...example, unexpected: true }) }
 }

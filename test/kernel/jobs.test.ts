@@ -68,7 +68,7 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
       ['not-a-uuid', c.key],
       ["1' or '1'='1", c.key],
     ]) {
-      const r = await app.call(`/v1/jobs/${encodeURIComponent(id!)}`, { key })
+      const r = await app.call(`/v1/jobs/${encodeURIComponent(id)}`, { key })
       t.equal(r.status, 404)
       t.equal(r.body.error.code, 'not_found')
     }
@@ -118,7 +118,7 @@ t.test('kill -9 of a worker mid-job: maintenance after the lease fails it as wor
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   t.teardown(() => child.kill('SIGKILL'))
-  await once(child.stdout!, 'data')
+  await once(child.stdout, 'data')
   const a = await accept(app, c.key, 'sleep:60000')
   const running = await waitFor(app, c.key, a.body.jobId, ['running'])
   t.equal(running.body.status, 'running', 'the separate worker claimed the job')

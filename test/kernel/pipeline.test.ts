@@ -18,7 +18,7 @@ const refusing = testCapability({
     throw new ApiError('unprocessable', 'That document is empty.')
   },
 })
-const wrongShape = testCapability({ name: 'wrong-shape', handler: async () => ({ echo: 42 }) as never })
+const wrongShape = testCapability({ name: 'wrong-shape', handler: async () => ({ echo: 42 }) })
 const checked = testCapability({
   name: 'checked',
   check: (input: any) => (input.text.includes('\u0000') ? [{ path: '/text', message: 'must not contain U+0000' }] : []),
@@ -27,7 +27,7 @@ const capabilities = [echo, limited, slowAsync, broken, refusing, wrongShape, ch
 
 const app = await startTestApp(t, {
   capabilities,
-  config: { paused: { docs: { since: '2026-01-01', reason: 'Maintenance of the test.' } } as never, bodyLimitBytes: 2048 },
+  config: { paused: { docs: { since: '2026-01-01', reason: 'Maintenance of the test.' } }, bodyLimitBytes: 2048 },
 })
 // A second app where `docs` is served, for async and dry-run checks.
 const served = await startTestApp(t, { capabilities, config: { paused: {} } })
