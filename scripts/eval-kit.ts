@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
 import type { KnownDocument } from '../test/fixtures/documents.ts'
 
+// A check reads a response as the published document shapes it (every response is validated against it).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Check = (result: any, request: any) => boolean
 
 export interface EvalCase {
@@ -44,7 +46,7 @@ export function at(value: unknown, path: string): unknown[] {
     const key = many ? part.slice(0, -2) : part
     found = found.flatMap((v) => {
       const next = key === '' ? v : v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined
-      return many ? (Array.isArray(next) ? next : []) : next === undefined ? [] : [next]
+      return many ? (Array.isArray(next) ? (next as unknown[]) : []) : next === undefined ? [] : [next]
     })
   }
   return found

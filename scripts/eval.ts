@@ -37,6 +37,7 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
+import type { CapabilityManifest } from '../core/capability.ts'
 import { type EvalCase } from './eval-kit.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
@@ -116,7 +117,7 @@ function scalar(expected: unknown, actual: unknown, mode: 'contains' | undefined
 export function scoreCase(c: EvalCase, actual: unknown, request: unknown, entry: EvalEntry): Mismatch[] {
   const out = c.expected ? score(c.expected, actual, entry) : []
   for (const [name, check] of Object.entries(c.checks ?? {})) {
-    let pass = false
+    let pass: boolean
     try {
       pass = check(actual, request)
     } catch {
@@ -131,7 +132,7 @@ export function scoreCase(c: EvalCase, actual: unknown, request: unknown, entry:
 export function score(expected: unknown, actual: unknown, entry: EvalEntry, path = '', out: Mismatch[] = []): Mismatch[] {
   const push = (p: string, e: unknown, a: unknown, outcome: Outcome) => out.push({ path: p, expected: e, actual: a, outcome })
   if (Array.isArray(expected)) {
-    const list = Array.isArray(actual) ? actual : []
+    const list: unknown[] = Array.isArray(actual) ? actual : []
     push(
       `${path}.length`,
       expected.length,
@@ -182,13 +183,27 @@ interface CallResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** The parts of a response body the report reads (the published document fixes the rest). */
+interface ResponseBody {
+  jobId?: string
+  usage?: { credits?: number }
+  warnings?: string[]
+  error?: { code?: string; message?: string }
+}
+interface JobBody {
+  status: string
+  result?: ResponseBody
+  errorCode?: string
+  error?: string
+}
+
 async function call(
   base: string,
   key: string,
   capability: string,
   body: Record<string, unknown>,
   asJob: boolean,
-): Promise<{ status: number | string; body: any }> {
+): Promise<{ status: number | string; body: ResponseBody | undefined }> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${base}/v1/${capability}`, {
@@ -196,7 +211,7 @@ async function call(
       headers,
       body: JSON.stringify(asJob ? { ...body, async: true } : body),
     })
-    const json: any = await res.json().catch(() => undefined)
+    const json = (await res.json().catch(() => undefined)) as ResponseBody | undefined
     if (res.status === 429 && attempt < 5) {
       await sleep(1000 * Number(res.headers.get('retry-after') ?? 1))
       continue
@@ -205,7 +220,7 @@ async function call(
     const deadline = Date.now() + 11 * 60_000 // the async model timeout is 10 min (C11)
     while (Date.now() < deadline) {
       await sleep(250)
-      const job: any = await (await fetch(`${base}/v1/jobs/${json.jobId}`, { headers })).json()
+      const job = (await (await fetch(`${base}/v1/jobs/${json!.jobId}`, { headers })).json()) as JobBody
       if (job.status === 'succeeded') return { status: 200, body: job.result }
       if (job.status === 'failed') return { status: `job failed`, body: { error: { code: job.errorCode, message: job.error } } }
     }
@@ -216,7 +231,8 @@ async function call(
 async function loadCapability(name: string): Promise<Capability | null> {
   const file = new URL(`../capabilities/${name}/manifest.ts`, import.meta.url)
   if (!existsSync(file)) return null
-  return checkManifest((await import(file.href)).default, name, `capabilities/${name}`)
+  const { default: manifest } = (await import(file.href)) as { default?: CapabilityManifest }
+  return checkManifest(manifest, name, `capabilities/${name}`)
 }
 
 function pct(n: number, of: number) {
@@ -263,7 +279,9 @@ async function main() {
       await ensureDatabaseExists(admin, name)
     } catch (e) {
       await dbServer.stop()
-      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`)
+      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`, {
+        cause: e,
+      })
     }
     config.databaseUrl = withDatabase(dbServer.url, name)
     dropDatabase = async () => {
@@ -272,7 +290,7 @@ async function main() {
       await client.query(`drop database if exists "${name}" with (force)`).finally(() => client.end())
     }
   } else config.databaseUrl = dbServer.url
-  const { services, close } = await boot(config, {
+  const booted = await boot(config, {
     capabilities: new Map(capabilities.map((c) => [c.name, c])),
     log: values.verbose ? (m) => console.error(m) : () => {},
     logger: createLogger({ level: values.verbose ? 'info' : 'silent' }),
@@ -281,6 +299,7 @@ async function main() {
     await dbServer.stop()
     throw e
   })
+  const { services } = booted
   let server: Server | null = null
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null
   let keyId: string | null = null
@@ -294,8 +313,8 @@ async function main() {
         await new Promise((r) => server!.close(r))
       }
       await worker?.stop()
-      await close()
-      await dropDatabase().catch((e) => console.error(`eval: could not drop the throwaway database: ${e.message}`))
+      await booted.close()
+      await dropDatabase().catch((e) => console.error(`eval: could not drop the throwaway database: ${(e as Error).message}`))
       await dbServer.stop()
       await fake?.close()
     })())

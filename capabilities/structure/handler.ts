@@ -199,7 +199,7 @@ function validateInWorker(schema: Record<string, unknown>, draft: Draft, data: u
       }
       finish(m.valid === true ? [] : m.errors?.length ? m.errors : problem('does not validate'))
     })
-    worker.once('error', (e) => finish(problem(`validation could not run (${e.message})`)))
+    worker.once('error', (e: Error) => finish(problem(`validation could not run (${e.message})`)))
     worker.once('exit', (code) => finish(problem(`validation could not run (exit code ${code})`)))
   })
 }

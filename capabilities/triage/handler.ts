@@ -17,8 +17,7 @@ const answerSchema = (categories?: string[], teams?: string[]) =>
     },
     { additionalProperties: false },
   )
-const Answer = answerSchema()
-type ModelAnswer = Static<typeof Answer>
+type ModelAnswer = Static<ReturnType<typeof answerSchema>>
 
 const key = (s: string) => s.trim().toLowerCase()
 

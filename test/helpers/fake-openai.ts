@@ -11,17 +11,18 @@ export interface FakeTextRequest {
   system: string // concatenated system/developer instructions
   prompt: string // concatenated user text parts
   files: Array<{ mediaType: string; data: string /* base64 or url */ }>
-  jsonSchema: unknown | null // requested structured-output JSON schema, if any
+  jsonSchema: unknown // requested structured-output JSON schema, or null
   tools: string[] // tool types/names sent, e.g. 'web_search'
   body: any // raw parsed request body
 }
-export type TextReply =
-  | unknown // any JSON value: sent back as the model's output text (JSON.stringify'd)
-  | { $text: string } // raw output text
-  | { $status: number; $body?: unknown } // HTTP error from the provider
+/**
+ * Any JSON value: sent back as the model's output text (JSON.stringify'd); except `{ $text: string }`, the raw
+ * output text, and `{ $status: number, $body?: unknown }`, an HTTP error from the provider.
+ */
+export type TextReply = unknown
 export interface FakeOpenAIOptions {
   /** Returning undefined falls back to the default behaviour. */
-  text?: (req: FakeTextRequest) => TextReply | Promise<TextReply>
+  text?: (req: FakeTextRequest) => TextReply // or a Promise of one
   webSearch?: Array<{ url: string; title: string }>
   delayMs?: number
   /** Text returned by /audio/transcriptions (default 'Hello from the fake transcriber.'). */

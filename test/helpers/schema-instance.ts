@@ -132,11 +132,10 @@ export function randomInstance(schema: unknown, rng: Rng, root: unknown = schema
       const min = schema.minItems ?? 0
       const n = int(rng, min, Math.min(schema.maxItems ?? min + 4, min + 4))
       const out: unknown[] = []
-      for (let i = 0, tries = 0; out.length < n && tries < n * 10; tries++) {
+      for (let tries = 0; out.length < n && tries < n * 10; tries++) {
         const v = randomInstance(schema.items ?? {}, rng, root, depth + 1)
         if (schema.uniqueItems && out.some((x) => JSON.stringify(x) === JSON.stringify(v))) continue
         out.push(v)
-        i++
       }
       return out
     }

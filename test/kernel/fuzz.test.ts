@@ -39,7 +39,7 @@ function nodes(schema: Schema, value: Json, path: string[] = [], out: Node[] = [
   return out
 }
 
-function set(body: Json, path: string[], value: Json | typeof REMOVE): Json {
+function set(body: Json, path: string[], value: Json /* or REMOVE */): Json {
   if (!path.length) return value === REMOVE ? {} : value
   const copy = (body && typeof body === 'object' ? structuredClone(body) : {}) as Record<string, Json>
   let at: any = copy
