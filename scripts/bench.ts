@@ -94,7 +94,9 @@ function pgCpu(postmaster: number): Map<number, number> {
     if (!/^\d+$/.test(d)) continue
     try {
       if (ppidOf(Number(d)) === postmaster) out.set(Number(d), cpuMs(Number(d)))
-    } catch {}
+    } catch {
+      // the process ended between the listing and the read
+    }
   }
   return out
 }
