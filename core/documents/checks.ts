@@ -28,7 +28,7 @@ function isoDate(value: unknown): string | null {
 function plainNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null
   if (typeof value !== 'string') return null
-  const cleaned = value.replace(/[^\d.\-]/g, '')
+  const cleaned = value.replace(/[^\d.-]/g, '')
   if (!/^-?\d+(\.\d+)?$/.test(cleaned)) return null
   return Number(cleaned)
 }

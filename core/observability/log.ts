@@ -80,7 +80,7 @@ export function safeError(e: unknown): { type: string; code?: string; sqlState?:
   const sqlState = (e as { sqlState?: unknown }).sqlState
   return {
     type: e.constructor.name,
-    ...(code !== undefined ? { code: String(code) } : {}),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
     ...(typeof sqlState === 'string' ? { sqlState } : {}),
     ...(frames ? { stack: frames } : {}),
   }
