@@ -20,11 +20,13 @@ export {
   clip,
   comparableText,
   cutProse,
+  DaySchedule,
   distinctTexts,
   literalPattern,
   NonBlank,
   oneLine,
   Prose,
+  scheduledDays,
   SendableText,
   StringEnum,
 } from './models/answers.ts'

@@ -1,5 +1,14 @@
 import { Type, type TObject } from '@sinclair/typebox'
-import { Prose, SendableText, StringEnum, clip, cutProse, type CapabilityContext } from '../../core/capability.ts'
+import {
+  DaySchedule,
+  Prose,
+  SendableText,
+  StringEnum,
+  clip,
+  cutProse,
+  scheduledDays,
+  type CapabilityContext,
+} from '../../core/capability.ts'
 import { Channel, DEFAULT_STEPS, MAX_DAY, type Input, type Output } from './schema.ts'
 
 /**
@@ -9,7 +18,6 @@ import { Channel, DEFAULT_STEPS, MAX_DAY, type Input, type Output } from './sche
  * naming the invoice number and the amount (patterns, enforced in strict mode and checked by Ajv).
  */
 export function answerSchema(input: Pick<Input, 'invoice' | 'channel'>, steps: number): TObject {
-  const longestGap = Math.floor(MAX_DAY / steps)
   const facts = [amountSpellings(input.invoice.amount), ...(input.invoice.number ? [[input.invoice.number]] : [])]
   const Step = Type.Object(
     {
@@ -21,12 +29,11 @@ export function answerSchema(input: Pick<Input, 'invoice' | 'channel'>, steps: n
   )
   return Type.Object(
     {
-      firstDay: Type.Integer({ minimum: 0, maximum: longestGap, description: 'day of the first step; 0 = today' }),
-      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
-        minItems: steps - 1,
-        maxItems: steps - 1,
-        description: 'days between each step and the one before it, from the second step on',
-      }),
+      ...DaySchedule(
+        steps,
+        { first: 0, last: MAX_DAY },
+        { firstDay: 'day of the first step; 0 = today', gapDays: 'days between each step and the one before it, from the second step on' },
+      ),
       sequence: Type.Array(Step, { minItems: steps, maxItems: steps }),
       escalationAdvice: Prose(ADVICE_MAX, { nonBlank: true }),
     },
@@ -87,9 +94,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   })
 
   const today = ctx.now()
-  let day = answer.firstDay
+  const days = scheduledDays(answer, steps)
   const sequence = answer.sequence.map((s, i) => {
-    if (i > 0) day += answer.gapDays[i - 1]!
+    const day = days[i]!
     const channel = s.channel
     let message = s.message.trim()
     if (input.paymentUrl && !message.includes(input.paymentUrl))

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { SendableText, type CapabilityContext } from '../../core/capability.ts'
+import { DaySchedule, SendableText, distinctTexts, oneLine, scheduledDays, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 type Channel = 'email' | 'linkedin'
@@ -20,15 +20,13 @@ function modelSchema(channel: Channel, steps: number): TSchema {
     channel === 'email'
       ? Type.Object({ subject: SendableText(), message: SendableText() }, { additionalProperties: false })
       : Type.Object({ message: SendableText() }, { additionalProperties: false })
-  const longestGap = Math.floor(364 / steps)
   return Type.Object(
     {
-      firstDay: Type.Integer({ minimum: 1, maximum: longestGap, description: 'day of the first message, from day 1' }),
-      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
-        minItems: steps - 1,
-        maxItems: steps - 1,
-        description: 'days between each step and the one before it',
-      }),
+      ...DaySchedule(
+        steps,
+        { first: 1, last: 365 },
+        { firstDay: 'day of the first message, from day 1', gapDays: 'days between each step and the one before it' },
+      ),
       sequence: Type.Array(step, { minItems: steps, maxItems: steps }),
       personalizationPoints: Type.Array(Type.String(), { maxItems: 10 }),
     },
@@ -83,17 +81,12 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
 
 /** The answer as the response: days from the first day and the gaps, the caller's channel, text tidied. */
 export function checkSequence(answer: ModelAnswer, channel: Channel): Output {
-  let day = answer.firstDay
+  const days = scheduledDays(answer, answer.sequence.length)
   const sequence = answer.sequence.map((s, i) => {
-    if (i > 0) day += answer.gapDays[i - 1]!
-    const step: Output['sequence'][number] = { day, channel, message: s.message.trim() }
+    const step: Output['sequence'][number] = { day: days[i]!, channel, message: s.message.trim() }
     if (channel === 'email') step.subject = (s.subject ?? '').replace(/\s+/g, ' ').trim()
     return step
   })
-  const seen = new Set<string>()
-  const personalizationPoints = (answer.personalizationPoints ?? [])
-    .map((p) => p.replace(/\s+/g, ' ').trim())
-    .filter((p) => p && !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase()))
-    .slice(0, 10)
+  const personalizationPoints = distinctTexts((answer.personalizationPoints ?? []).map(oneLine)).slice(0, 10)
   return { sequence, personalizationPoints }
 }

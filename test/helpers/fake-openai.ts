@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { deflateSync } from 'node:zlib'
+import { resolveRef } from '../../core/models/strict.ts'
 
 export interface FakeTextRequest {
   api: 'responses' | 'chat'
@@ -44,14 +45,7 @@ const id = (prefix: string) => `${prefix}_fake${(++seq).toString(36)}`
 // ---------- default structured output: minimal object satisfying a JSON schema ----------
 export function minimalForSchema(schema: any, root: any = schema, depth = 0): unknown {
   if (!isObj(schema) || depth > 32) return null
-  if (typeof schema.$ref === 'string') {
-    const target = schema.$ref
-      .replace(/^#\/?/, '')
-      .split('/')
-      .filter(Boolean)
-      .reduce((node: any, key: string) => node?.[decodeURIComponent(key.replace(/~1/g, '/').replace(/~0/g, '~'))], root)
-    return minimalForSchema(target, root, depth + 1)
-  }
+  if (typeof schema.$ref === 'string') return minimalForSchema(resolveRef(schema.$ref, root), root, depth + 1)
   if ('const' in schema) return schema.const
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0]
   if ('default' in schema && schema.default !== undefined) return schema.default
