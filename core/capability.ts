@@ -20,11 +20,13 @@ export {
   clip,
   comparableText,
   cutProse,
+  DaySchedule,
   distinctTexts,
   literalPattern,
   NonBlank,
   oneLine,
   Prose,
+  scheduledDays,
   SendableText,
   StringEnum,
 } from './models/answers.ts'
@@ -46,6 +48,8 @@ export { pagedContent, pageTexts } from './documents/pages.ts'
 export { sniffMediaType } from './documents/sniff.ts'
 export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Reader, textOf, times } from './documents/values.ts'
 export type { Resolver } from './net/address-guard.ts'
+/** A capability's own tables: capabilities/<name>/migrations/NNNN-words.ts (core/db/capability-migrations.ts). */
+export { Migration } from '@mikro-orm/migrations'
 
 export interface CapabilityContext {
   requestId: string
@@ -55,9 +59,9 @@ export interface CapabilityContext {
   ai: {
     provider: ModelProvider
     /** Structured output checked against `schema` (default: this capability's response schema), one retry. */
-    object<T = any>(request: ObjectRequest): Promise<T>
+    object<T = unknown>(request: ObjectRequest): Promise<T>
     /** Same, with the URL sources the provider reported (web search). */
-    objectWithSources<T = any>(request: ObjectRequest): Promise<ObjectResult<T>>
+    objectWithSources<T = unknown>(request: ObjectRequest): Promise<ObjectResult<T>>
     /**
      * Any other provider call (image, speech, transcription, embeddings) under the call's deadline: a
      * disconnect, a timeout or a provider error becomes a free failure with a message naming `what`.

@@ -32,6 +32,11 @@ const CALL_OPTIONS = {
   },
 } as const
 
+/** What the tools read of an operation of the published document. */
+interface Operation {
+  responses: Record<string, { content: { 'application/json': { schema: unknown } } }>
+}
+
 interface ToolRoute {
   tool: Tool
   request: (args: Record<string, unknown>) => { method: 'GET' | 'POST'; url: string; body?: unknown; headers: Record<string, string> }
@@ -40,11 +45,11 @@ interface ToolRoute {
 export function mcpTools(
   capabilities: Capability[],
   config: Config,
-  openapi: { paths: any; components: { schemas: Record<string, unknown> } },
+  openapi: { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } },
 ): Map<string, ToolRoute> {
   const resolve = (schema: unknown): Schema => inlineRefs(schema, openapi.components.schemas) as Schema
   const published = (path: string, status: string, method = 'get') =>
-    resolve(openapi.paths[path][method].responses[status].content['application/json'].schema)
+    resolve((openapi.paths[path]![method] as Operation).responses[status]!.content['application/json'].schema)
   const accepted = resolve({ $ref: '#/components/schemas/JobAccepted' })
   const routes = new Map<string, ToolRoute>()
 
@@ -131,7 +136,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
       })
       const text = res.payload
       if (res.statusCode >= 400) return { isError: true, content: [{ type: 'text', text }] }
-      return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) }
+      return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> }
     })
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     ctx.res.on('close', () => {

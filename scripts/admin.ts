@@ -55,7 +55,8 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
     console.error(USAGE)
     return 2
   }
-  const { services, close } = await boot(loadConfig(), { capabilities: new Map(), log: () => {} })
+  const booted = await boot(loadConfig(), { capabilities: new Map(), log: () => {} })
+  const { services } = booted
   const { db } = services
   try {
     switch (command) {
@@ -110,7 +111,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
     out({ error: { code: e.code, message: e.message } })
     return 1
   } finally {
-    await close()
+    await booted.close()
   }
 }
 

@@ -1,6 +1,7 @@
 // What a capability folder's eval.ts builds its cases with (scripts/eval.ts loads every capabilities/<name>/eval.ts).
 //
 //   export const evalCases: EvalCase[] = [{ name, request, expected?, checks? }, …]   (at least 3)
+//   a known document of test/fixtures/documents.ts, sent as text and as its PDF: ...inBothForms(doc, { expected })
 //   export const align = { changes: 'section' }            optional: how arrays of objects are matched
 //   export const compare = { 'changes[].before': 'contains' } optional: per-field scalar comparison
 //
@@ -11,22 +12,20 @@ import { readFileSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
 import type { KnownDocument } from '../test/fixtures/documents.ts'
 
+// A check reads a response as the published document shapes it (every response is validated against it).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Check = (result: any, request: any) => boolean
 
 export interface EvalCase {
   /** shown in the report */
   name: string
-  /** the documents the request is built from (one Doc, or two for compare), in each --form */
-  documents?: KnownDocument[]
-  /** or a ready request body, sent once as it is */
-  request?: Record<string, unknown>
+  /** the request body, sent as it is */
+  request: Record<string, unknown>
   /**
    * The known data, in the response's shape. Only the fields given are scored; null means "the document does
    * not state it" (absent or null is right). Arrays of objects are matched by index unless `align` says otherwise.
    */
   expected?: Record<string, unknown>
-  /** extra request fields next to the documents' Doc (e.g. a docType hint) */
-  body?: Record<string, unknown>
   /** rules scored by code, each one field in the report */
   checks?: Record<string, Check>
 }
@@ -47,13 +46,21 @@ export function at(value: unknown, path: string): unknown[] {
     const key = many ? part.slice(0, -2) : part
     found = found.flatMap((v) => {
       const next = key === '' ? v : v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined
-      return many ? (Array.isArray(next) ? next : []) : next === undefined ? [] : [next]
+      return many ? (Array.isArray(next) ? (next as unknown[]) : []) : next === undefined ? [] : [next]
     })
   }
   return found
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''))
+
+/** One case per input form of a known document: its text, and its PDF as an inline file. */
+export function inBothForms(document: KnownDocument, scoring: Pick<EvalCase, 'expected' | 'checks'>): EvalCase[] {
+  return [
+    { name: document.file, request: { text: document.toText() }, ...scoring },
+    { name: document.file, request: { file: pdf(document.file) }, ...scoring },
+  ]
+}
 
 /** The (stringified) value at `path` contains every one of `needles` (case-insensitive). */
 export const contains =

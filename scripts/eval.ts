@@ -1,7 +1,7 @@
 // `npm run eval`: field-level accuracy of every capability, through the real app (HTTP, auth, holds, the
 // capability, the configured model provider). Each capabilities/<name>/eval.ts holds that folder's cases (at
-// least 3; see scripts/eval-kit.ts): known documents (sent in both input forms, `text` and the PDF of
-// test/fixtures/pdf/ as an inline file) or ready requests, scored by code: `expected` field by field, and
+// least 3; see scripts/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
+// test/fixtures/pdf/ as an inline file: `inBothForms`), scored by code: `expected` field by field, and
 // `checks` (no PII left, labels in the taxonomy, citations resolve, values in range). A new capability adds its
 // own eval.ts; nothing here changes.
 //
@@ -9,7 +9,7 @@
 //   npm run eval -- --capability all --fake          against the in-process fake OpenAI server: checks that the
 //                                                    harness runs and scores; its answers are schema-minimal, so
 //                                                    the scores mean nothing
-//   options: --form text|pdf|both (default both)  --async (run each call as a job)  --verbose (every mismatch)
+//   options: --async (run each call as a job)  --verbose (every mismatch)
 //            --json (the summary as JSON on stdout)  --out DIR (reports, default eval-report/)
 //            --min-accuracy 0.9 (exit 1 below it)  --in-place (see below)
 //
@@ -23,7 +23,7 @@
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 // Exit code 1 when a call fails.
 import { createLogger } from '../core/observability/log.ts'
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
@@ -37,21 +37,18 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
-import type { KnownDocument } from '../test/fixtures/documents.ts'
+import type { CapabilityManifest } from '../core/capability.ts'
 import { type EvalCase } from './eval-kit.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
 
 // ---- the cases: one eval.ts per capability folder ------------------------------------------------------------
 
-export type Doc = { text: string } | { file: { data: string; mimeType: string } }
 export type Form = 'text' | 'pdf' | 'image' | 'audio'
 export type { EvalCase }
 
 export interface EvalEntry {
   cases: EvalCase[]
-  /** The request body from the documents in one form. Default: the first document's Doc plus `case.body`. */
-  request?: (docs: Doc[], c: EvalCase) => Record<string, unknown>
   /** Per array path ("changes", "experience"): align expected and actual elements on a key, or 'set' for arrays of scalars. */
   align?: Record<string, string>
   /** Per field path ("changes[].before"): 'contains' scores a normalised substring as a match. */
@@ -62,8 +59,8 @@ export const EVALS: Record<string, EvalEntry> = {}
 for (const dir of readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })) {
   const file = new URL(`../capabilities/${dir.name}/eval.ts`, import.meta.url)
   if (!dir.isDirectory() || !existsSync(file)) continue
-  const { evalCases, align, compare, request } = (await import(file.href)) as { evalCases?: EvalCase[] } & Omit<EvalEntry, 'cases'>
-  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases, align, compare, request }
+  const { evalCases, align, compare } = (await import(file.href)) as { evalCases?: EvalCase[] } & Omit<EvalEntry, 'cases'>
+  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases, align, compare }
 }
 
 /** What a ready request sends, for the report: a PDF, an image, a recording, or text. */
@@ -120,7 +117,7 @@ function scalar(expected: unknown, actual: unknown, mode: 'contains' | undefined
 export function scoreCase(c: EvalCase, actual: unknown, request: unknown, entry: EvalEntry): Mismatch[] {
   const out = c.expected ? score(c.expected, actual, entry) : []
   for (const [name, check] of Object.entries(c.checks ?? {})) {
-    let pass = false
+    let pass: boolean
     try {
       pass = check(actual, request)
     } catch {
@@ -135,7 +132,7 @@ export function scoreCase(c: EvalCase, actual: unknown, request: unknown, entry:
 export function score(expected: unknown, actual: unknown, entry: EvalEntry, path = '', out: Mismatch[] = []): Mismatch[] {
   const push = (p: string, e: unknown, a: unknown, outcome: Outcome) => out.push({ path: p, expected: e, actual: a, outcome })
   if (Array.isArray(expected)) {
-    const list = Array.isArray(actual) ? actual : []
+    const list: unknown[] = Array.isArray(actual) ? actual : []
     push(
       `${path}.length`,
       expected.length,
@@ -155,7 +152,7 @@ export function score(expected: unknown, actual: unknown, entry: EvalEntry, path
     expected.forEach((e, i) => {
       let a: unknown = list[i]
       if (key && isObject(e)) {
-        const at = unused.findIndex((x) => isObject(x) && typeof x[key] === 'string' && norm(x[key] as string) === norm(String(e[key])))
+        const at = unused.findIndex((x) => isObject(x) && typeof x[key] === 'string' && norm(x[key]) === norm(String(e[key])))
         a = at >= 0 ? unused.splice(at, 1)[0] : undefined
       }
       score(e, a, entry, `${path}[]`, out)
@@ -172,14 +169,6 @@ export function score(expected: unknown, actual: unknown, entry: EvalEntry, path
 
 // ---- running -----------------------------------------------------------------------------------------------
 
-const FIXTURES = new URL('../test/fixtures/pdf/', import.meta.url)
-
-function docFor(d: KnownDocument, form: 'text' | 'pdf'): Doc | null {
-  if (form === 'text') return { text: d.toText() }
-  const file = new URL(`${d.file}.pdf`, FIXTURES)
-  return existsSync(file) ? { file: { data: readFileSync(file).toString('base64'), mimeType: 'application/pdf' } } : null
-}
-
 interface CallResult {
   capability: string
   case: string
@@ -194,13 +183,27 @@ interface CallResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** The parts of a response body the report reads (the published document fixes the rest). */
+interface ResponseBody {
+  jobId?: string
+  usage?: { credits?: number }
+  warnings?: string[]
+  error?: { code?: string; message?: string }
+}
+interface JobBody {
+  status: string
+  result?: ResponseBody
+  errorCode?: string
+  error?: string
+}
+
 async function call(
   base: string,
   key: string,
   capability: string,
   body: Record<string, unknown>,
   asJob: boolean,
-): Promise<{ status: number | string; body: any }> {
+): Promise<{ status: number | string; body: ResponseBody | undefined }> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${base}/v1/${capability}`, {
@@ -208,7 +211,7 @@ async function call(
       headers,
       body: JSON.stringify(asJob ? { ...body, async: true } : body),
     })
-    const json: any = await res.json().catch(() => undefined)
+    const json = (await res.json().catch(() => undefined)) as ResponseBody | undefined
     if (res.status === 429 && attempt < 5) {
       await sleep(1000 * Number(res.headers.get('retry-after') ?? 1))
       continue
@@ -217,7 +220,7 @@ async function call(
     const deadline = Date.now() + 11 * 60_000 // the async model timeout is 10 min (C11)
     while (Date.now() < deadline) {
       await sleep(250)
-      const job: any = await (await fetch(`${base}/v1/jobs/${json.jobId}`, { headers })).json()
+      const job = (await (await fetch(`${base}/v1/jobs/${json!.jobId}`, { headers })).json()) as JobBody
       if (job.status === 'succeeded') return { status: 200, body: job.result }
       if (job.status === 'failed') return { status: `job failed`, body: { error: { code: job.errorCode, message: job.error } } }
     }
@@ -228,7 +231,8 @@ async function call(
 async function loadCapability(name: string): Promise<Capability | null> {
   const file = new URL(`../capabilities/${name}/manifest.ts`, import.meta.url)
   if (!existsSync(file)) return null
-  return checkManifest((await import(file.href)).default, name, `capabilities/${name}`)
+  const { default: manifest } = (await import(file.href)) as { default?: CapabilityManifest }
+  return checkManifest(manifest, name, `capabilities/${name}`)
 }
 
 function pct(n: number, of: number) {
@@ -239,7 +243,6 @@ async function main() {
   const { values } = parseArgs({
     options: {
       capability: { type: 'string', default: 'all' },
-      form: { type: 'string', default: 'both' },
       fake: { type: 'boolean', default: false },
       async: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
@@ -249,10 +252,8 @@ async function main() {
       out: { type: 'string', default: 'eval-report' },
     },
   })
-  const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability!.split(',').map((s) => s.trim())
+  const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability.split(',').map((s) => s.trim())
   for (const name of wanted) if (!EVALS[name]) throw new Error(`No eval for "${name}". Known: ${Object.keys(EVALS).join(', ')}.`)
-  if (!['text', 'pdf', 'both'].includes(values.form!)) throw new Error('--form is text, pdf or both')
-  const forms: Array<'text' | 'pdf'> = values.form === 'both' ? ['text', 'pdf'] : [values.form as 'text' | 'pdf']
   const say = values.json ? (_: string) => {} : (m: string) => console.log(m)
 
   const capabilities: Capability[] = []
@@ -278,7 +279,9 @@ async function main() {
       await ensureDatabaseExists(admin, name)
     } catch (e) {
       await dbServer.stop()
-      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`)
+      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`, {
+        cause: e,
+      })
     }
     config.databaseUrl = withDatabase(dbServer.url, name)
     dropDatabase = async () => {
@@ -287,7 +290,7 @@ async function main() {
       await client.query(`drop database if exists "${name}" with (force)`).finally(() => client.end())
     }
   } else config.databaseUrl = dbServer.url
-  const { services, close } = await boot(config, {
+  const booted = await boot(config, {
     capabilities: new Map(capabilities.map((c) => [c.name, c])),
     log: values.verbose ? (m) => console.error(m) : () => {},
     logger: createLogger({ level: values.verbose ? 'info' : 'silent' }),
@@ -296,6 +299,7 @@ async function main() {
     await dbServer.stop()
     throw e
   })
+  const { services } = booted
   let server: Server | null = null
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null
   let keyId: string | null = null
@@ -309,8 +313,8 @@ async function main() {
         await new Promise((r) => server!.close(r))
       }
       await worker?.stop()
-      await close()
-      await dropDatabase().catch((e) => console.error(`eval: could not drop the throwaway database: ${e.message}`))
+      await booted.close()
+      await dropDatabase().catch((e) => console.error(`eval: could not drop the throwaway database: ${(e as Error).message}`))
       await dbServer.stop()
       await fake?.close()
     })())
@@ -326,16 +330,13 @@ async function main() {
     const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
     if (values.async) worker = await startWorker(services, { concurrency: 2, gracefulShutdownMs: 5000 })
 
-    const credits = capabilities.reduce(
-      (n, c) => n + c.price * EVALS[c.name]!.cases.reduce((k, e) => k + (e.request ? 1 : forms.length), 0),
-      0,
-    )
+    const credits = capabilities.reduce((n, c) => n + c.price * EVALS[c.name]!.cases.length, 0)
     const account = await createAccount(services.db, { email: `eval-${Date.now()}-${process.pid}@eval.invalid` }, services.now())
     await addCredits(services.db, account.id, { credits, reason: 'eval run' }, services.now())
     const key = await createKey(services.db, account.id, { name: 'eval' })
     keyId = key.id
     say(
-      `eval: ${capabilities.map((c) => c.name).join(', ')} · forms ${forms.join('+')} · ${values.async ? 'async' : 'sync'} · provider ${
+      `eval: ${capabilities.map((c) => c.name).join(', ')} · ${values.async ? 'async' : 'sync'} · provider ${
         fake ? 'fake (scores meaningless)' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`
       } · account ${account.id} funded with ${credits} credits\n`,
     )
@@ -343,41 +344,33 @@ async function main() {
     for (const cap of capabilities) {
       const entry = EVALS[cap.name]!
       for (const c of entry.cases) {
-        for (const docForm of c.request ? [forms[0]!] : forms) {
-          const docs = (c.documents ?? []).map((d) => docFor(d, docForm))
-          const form: Form = c.request ? formOf(c.request) : docForm
-          if (docs.some((d) => d === null)) {
-            say(`  ${cap.name} ${c.name} [${form}]: no PDF fixture, skipped`)
-            continue
-          }
-          const body = c.request ?? (entry.request ? entry.request(docs as Doc[], c) : { ...docs[0]!, ...c.body })
-          const started = Date.now()
-          const res = await call(base, key.key, cap.name, body, values.async)
-          const ok = res.status === 200
-          const result: CallResult = {
-            capability: cap.name,
-            case: c.name,
-            form,
-            status: res.status,
-            ms: Date.now() - started,
-            outcomes: ok ? scoreCase(c, res.body, body, entry) : [],
-            ...(ok
-              ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
-              : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
-          }
-          results.push(result)
-          const right = result.outcomes.filter((o) => o.outcome === 'exact' || o.outcome === 'normalised').length
-          say(
-            `  ${cap.name} ${c.name} [${form}] ${res.status} ${(result.ms / 1000).toFixed(1)}s` +
-              (ok
-                ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}`
-                : ` · ${result.error}`),
-          )
-          if (values.verbose) {
-            for (const w of result.warnings ?? []) say(`      warning: ${w}`)
-            for (const o of result.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing')) {
-              say(`      ${o.outcome.padEnd(7)} ${o.path}: expected ${JSON.stringify(o.expected)}, got ${JSON.stringify(o.actual)}`)
-            }
+        const form = formOf(c.request)
+        const started = Date.now()
+        const res = await call(base, key.key, cap.name, c.request, values.async)
+        const ok = res.status === 200
+        const result: CallResult = {
+          capability: cap.name,
+          case: c.name,
+          form,
+          status: res.status,
+          ms: Date.now() - started,
+          outcomes: ok ? scoreCase(c, res.body, c.request, entry) : [],
+          ...(ok
+            ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
+            : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
+        }
+        results.push(result)
+        const right = result.outcomes.filter((o) => o.outcome === 'exact' || o.outcome === 'normalised').length
+        say(
+          `  ${cap.name} ${c.name} [${form}] ${res.status} ${(result.ms / 1000).toFixed(1)}s` +
+            (ok
+              ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}`
+              : ` · ${result.error}`),
+        )
+        if (values.verbose) {
+          for (const w of result.warnings ?? []) say(`      warning: ${w}`)
+          for (const o of result.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing')) {
+            say(`      ${o.outcome.padEnd(7)} ${o.path}: expected ${JSON.stringify(o.expected)}, got ${JSON.stringify(o.actual)}`)
           }
         }
       }
@@ -421,14 +414,13 @@ async function main() {
     at: new Date().toISOString(),
     provider: fake ? 'fake' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`,
     fake: Boolean(fake),
-    forms,
     async: values.async,
     summary,
     calls: results,
   }
   if (values.json) console.log(JSON.stringify(report, null, 2))
   const stamp = report.at.replace(/[:.]/g, '-')
-  mkdirSync(values.out!, { recursive: true })
+  mkdirSync(values.out, { recursive: true })
   writeFileSync(`${values.out}/eval-${stamp}.json`, JSON.stringify(report, null, 2))
   writeFileSync(`${values.out}/eval-${stamp}.md`, markdown(report))
   say(`\nreports: ${values.out}/eval-${stamp}.json, ${values.out}/eval-${stamp}.md`)
@@ -440,7 +432,7 @@ async function main() {
   if (below)
     say(
       `\nAccuracy below ${floor} for: ${Object.entries(summary)
-        .filter(([, s]) => s.accuracy !== null && s.accuracy < floor!)
+        .filter(([, s]) => s.accuracy !== null && s.accuracy < floor)
         .map(([n]) => n)
         .join(', ')}`,
     )

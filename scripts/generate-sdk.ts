@@ -39,7 +39,7 @@ export function sdkSource(capabilities: Capability[]): string {
     const method = camel(cap.name)
     out.push(declare(`${type}Request`, cap.requestSchema, `POST /v1/${cap.name} request`))
     out.push(
-      `/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(cap.response as TSchema, '')} & { usage: Usage }\n`,
+      `/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(cap.response, '')} & { usage: Usage }\n`,
     )
     const doc = `  /** ${cap.summary}. ${cap.price} credit${cap.price === 1 ? '' : 's'}${cap.async ? '; async: true returns a job' : ''}. */\n`
     methods.push(
@@ -91,16 +91,35 @@ const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, __, c: str
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 const key = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k))
 
+/** The JSON Schema keywords the generator reads. */
+interface JsonSchema {
+  $ref?: string
+  const?: unknown
+  enum?: unknown[]
+  anyOf?: JsonSchema[]
+  oneOf?: JsonSchema[]
+  allOf?: JsonSchema[]
+  type?: string | string[]
+  items?: JsonSchema | JsonSchema[]
+  prefixItems?: JsonSchema[]
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  additionalProperties?: boolean | JsonSchema
+  patternProperties?: Record<string, JsonSchema>
+  description?: string
+}
+
 /** JSON Schema (as TypeBox writes it) → a TypeScript type expression. */
-export function tsType(schema: TSchema, indent: string): string {
-  const s = schema as Record<string, any>
-  if (s.$ref) return String(s.$ref).replace(/^#\/components\/schemas\//, '')
+export function tsType(schema: TSchema | JsonSchema, indent: string): string {
+  const s = schema as JsonSchema
+  if (s.$ref) return s.$ref.replace(/^#\/components\/schemas\//, '')
   if (s.const !== undefined) return JSON.stringify(s.const)
-  if (Array.isArray(s.enum)) return s.enum.map((v: unknown) => JSON.stringify(v)).join(' | ')
-  if (s.anyOf || s.oneOf) return union((s.anyOf ?? s.oneOf).map((x: TSchema) => tsType(x, indent)))
-  if (s.allOf) return s.allOf.map((x: TSchema) => paren(tsType(x, indent))).join(' & ')
-  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : []
-  if (types.length > 1) return union(types.map((type) => tsType({ ...s, type } as unknown as TSchema, indent)))
+  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ')
+  const alternatives = s.anyOf ?? s.oneOf
+  if (alternatives) return union(alternatives.map((x) => tsType(x, indent)))
+  if (s.allOf) return s.allOf.map((x) => paren(tsType(x, indent))).join(' & ')
+  const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : []
+  if (types.length > 1) return union(types.map((type) => tsType({ ...s, type }, indent)))
   switch (types[0]) {
     case 'string':
       return 'string'
@@ -111,10 +130,11 @@ export function tsType(schema: TSchema, indent: string): string {
       return 'boolean'
     case 'null':
       return 'null'
-    case 'array':
-      if (Array.isArray(s.prefixItems ?? s.items))
-        return `[${(s.prefixItems ?? s.items).map((x: TSchema) => tsType(x, indent)).join(', ')}]`
-      return `Array<${s.items ? tsType(s.items, indent) : 'unknown'}>`
+    case 'array': {
+      const tuple = s.prefixItems ?? s.items
+      if (Array.isArray(tuple)) return `[${tuple.map((x) => tsType(x, indent)).join(', ')}]`
+      return `Array<${tuple ? tsType(tuple, indent) : 'unknown'}>`
+    }
     case 'object':
       return objectType(s, indent)
     default:
@@ -122,17 +142,17 @@ export function tsType(schema: TSchema, indent: string): string {
   }
 }
 
-function objectType(s: Record<string, any>, indent: string): string {
+function objectType(s: JsonSchema, indent: string): string {
   const inner = indent + '  '
-  const required = new Set<string>(s.required ?? [])
+  const required = new Set(s.required ?? [])
   const lines: string[] = []
-  for (const [k, v] of Object.entries<Record<string, any>>(s.properties ?? {})) {
-    const doc = v.description ? `${inner}/** ${String(v.description).replace(/\*\//g, '*\\/')} */\n` : ''
-    lines.push(`${doc}${inner}${key(k)}${required.has(k) ? '' : '?'}: ${tsType(v as TSchema, inner)}`)
+  for (const [k, v] of Object.entries(s.properties ?? {})) {
+    const doc = v.description ? `${inner}/** ${v.description.replace(/\*\//g, '*\\/')} */\n` : ''
+    lines.push(`${doc}${inner}${key(k)}${required.has(k) ? '' : '?'}: ${tsType(v, inner)}`)
   }
   const extra = [
     ...(typeof s.additionalProperties === 'object' ? [s.additionalProperties] : []),
-    ...Object.values<TSchema>(s.patternProperties ?? {}),
+    ...Object.values(s.patternProperties ?? {}),
   ]
   if (extra.length || s.additionalProperties === true || (s.additionalProperties === undefined && !s.properties)) {
     const value = lines.length || !extra.length ? 'unknown' : union(extra.map((x) => tsType(x, inner)))

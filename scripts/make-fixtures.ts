@@ -16,8 +16,10 @@ function wrap(line: string, font: PDFFont, max: number): string[] {
   let cur = ''
   for (const word of line.split(' ')) {
     const next = cur ? `${cur} ${word}` : word
-    if (cur && font.widthOfTextAtSize(next, SIZE) > max) (out.push(cur), (cur = word))
-    else cur = next
+    if (cur && font.widthOfTextAtSize(next, SIZE) > max) {
+      out.push(cur)
+      cur = word
+    } else cur = next
   }
   return [...out, cur]
 }

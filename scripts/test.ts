@@ -15,7 +15,7 @@ import { prepareTemplate } from '../test/helpers/database.ts'
 const CORE_LINE_COVERAGE_FLOOR = 88
 
 const args = process.argv.slice(2)
-const include: string[] = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).tap.include
+const { include } = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { tap: { include: string[] } }).tap
 const fileArgs = args.filter((a) => !a.startsWith('-'))
 const total = fileArgs.length || globSync(include).length
 console.log(`# Node.js ${process.version}, ${total} test files`)
@@ -81,10 +81,10 @@ process.exit(code || (coverageFailed ? 1 : 0))
 async function checkCoverage(): Promise<boolean> {
   for (const name of readdirSync('.tap/coverage')) {
     const file = `.tap/coverage/${name}`
-    const raw = JSON.parse(readFileSync(file, 'utf8'))
-    for (const entry of Object.values(raw['source-map-cache'] ?? {}) as Array<{
-      data?: { sources: string[]; sourcesContent?: (string | null)[] }
-    }>) {
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as {
+      'source-map-cache'?: Record<string, { data?: { sources: string[]; sourcesContent?: (string | null)[] } }>
+    }
+    for (const entry of Object.values(raw['source-map-cache'] ?? {})) {
       const map = entry.data
       if (!map?.sourcesContent) continue
       map.sourcesContent = map.sourcesContent.map((c, i) => c ?? readFileSync(fileURLToPath(map.sources[i]!), 'utf8'))
@@ -105,7 +105,7 @@ async function checkCoverage(): Promise<boolean> {
   )
   let report: Record<string, { lines: { total: number; covered: number } }>
   try {
-    report = JSON.parse(readFileSync('.tap/report/coverage-summary.json', 'utf8'))
+    report = JSON.parse(readFileSync('.tap/report/coverage-summary.json', 'utf8')) as typeof report
   } catch {
     console.log('core/ coverage: no report (.tap/report/coverage-summary.json)')
     return false

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { EVALS, formOf, scoreCase } from '../scripts/eval.ts'
-import { lacks, pdf, resolves, within } from '../scripts/eval-kit.ts'
+import { inBothForms, lacks, pdf, resolves, within } from '../scripts/eval-kit.ts'
+import { statement } from './fixtures/documents.ts'
 
 const folders = readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -89,6 +90,14 @@ t.test('ready requests are labelled by what they send (a PDF case is not [text])
   t.equal(formOf({ image: { data: 'iVBOR', mimeType: 'image/png' } }), 'image')
   t.equal(formOf({ audio: { data: 'UklG', mimeType: 'audio/wav' } }), 'audio')
   t.equal(formOf({ text: 'hello' }), 'text')
+})
+
+t.test('a known document is measured in both input forms, as text and as its PDF', async (t) => {
+  const forms = EVALS.invoice!.cases.filter((c) => c.name === 'invoice-1').map((c) => formOf(c.request))
+  t.same(forms, ['text', 'pdf'])
+  const [text, file] = inBothForms(statement, { expected: { currency: 'USD' } })
+  t.match(text, { name: 'statement', request: { text: statement.toText() }, expected: { currency: 'USD' } })
+  t.same(file!.request, { file: pdf('statement') })
 })
 
 t.test('npm run eval -- --fake runs end to end and writes the JSON and Markdown reports', async (t) => {

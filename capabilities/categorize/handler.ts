@@ -1,15 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { StringEnum, ambiguousEntry, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
-import type { CategorizeResult } from './manifest.ts'
-
-interface Input {
-  items: string[]
-  taxonomy: string[]
-  multi?: boolean
-  instructions?: string
-}
-
-type Result = Static<typeof CategorizeResult>
+import type { Input, Output } from './schema.ts'
 
 // What the model is asked for, per call: one result per item in item order (exactly n), categories from the
 // caller's taxonomy as an enum. Position is the index, so none can be missing, repeated or invented.
@@ -50,7 +41,7 @@ export const check = (input: Input): ErrorDetail[] =>
  * entry of `categories`) spelled as in the caller's taxonomy — stated by the answer schema, checked by Ajv, so an
  * answer breaking them gets the corrective retry, then 502 inference_failed (free).
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const multi = input.multi === true
   const n = input.items.length
 
@@ -71,8 +62,8 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     schema: answerSchema(input.taxonomy, n, multi),
   })
 
-  const results: Result['results'] = answer.results.map((r, index) => {
-    const out: Result['results'][number] = { index, category: r.category, confidence: r.confidence }
+  const results: Output['results'] = answer.results.map((r, index) => {
+    const out: Output['results'][number] = { index, category: r.category, confidence: r.confidence }
     if (multi) out.categories = [...new Set([r.category, ...(r.categories ?? [])])]
     return out
   })

@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { ChargebackResult, Request } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'chargeback',
@@ -10,7 +10,7 @@ export default defineCapability({
   ratePerMinute: 30,
   model: 'text',
   request: Request,
-  response: ChargebackResult,
+  response: Result,
   example: {
     request: {
       reason: 'Cardholder says the order never arrived.',

@@ -7,7 +7,7 @@ export const CategorySchema = StringEnum(CATEGORIES)
 export const NetworkSchema = StringEnum(NETWORKS)
 export const Action = StringEnum(['fight', 'accept'] as const)
 
-export const ChargebackResult = Type.Object(
+export const Result = Type.Object(
   {
     reasonCategory: CategorySchema,
     // One of the network's codes (codes.ts) or null: never a code the network does not have.
@@ -68,4 +68,4 @@ export const Request = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof ChargebackResult>
+export type Output = Static<typeof Result>

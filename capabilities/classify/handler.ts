@@ -1,13 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { Prose, StringEnum, cutProse, type CapabilityContext } from '../../core/capability.ts'
-import type { ClassifyResult } from './manifest.ts'
-
-interface Input {
-  text: string
-  labels: string[]
-  multi?: boolean
-  instructions?: string
-}
+import type { Input, Output } from './schema.ts'
 
 const RATIONALE_MAX = 500
 
@@ -26,7 +19,7 @@ function answerSchema(labels: string[], multi: boolean) {
 }
 
 /** Every label returned is one of the caller's (the schema's enum, checked by Ajv); a long rationale is cut with a warning. */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Static<typeof ClassifyResult>> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const multi = input.multi === true
   const answer = await ctx.ai.object<{ label: string; labels?: string[]; confidence: number; rationale: string }>({
     system: [
@@ -40,7 +33,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Sta
     schema: answerSchema(input.labels, multi),
   })
   const warnings: string[] = []
-  const result: Static<typeof ClassifyResult> = {
+  const result: Output = {
     label: answer.label,
     confidence: answer.confidence,
     rationale: cutProse(answer.rationale.split('\n')[0]!.trim(), RATIONALE_MAX, 'rationale', warnings),

@@ -1,13 +1,8 @@
 // Eval fixtures for /v1/compare (scripts/eval.ts): two versions of a contract with exactly three known changes.
-import { readFileSync } from 'node:fs'
 import { contractA, contractB, contractChanges } from '../../test/fixtures/documents.ts'
+import { pdf, type EvalCase } from '../../scripts/eval-kit.ts'
 
-const file = (name: string) => ({
-  file: {
-    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-    mimeType: 'application/pdf',
-  },
-})
+const file = (name: string) => ({ file: pdf(name) })
 
 // before/after are the shortest quotes that show each change; a grader should accept longer quotes containing them.
 const expected = { changeCount: contractChanges.length, changes: contractChanges.map((c) => ({ ...c })) }
@@ -16,7 +11,7 @@ const expected = { changeCount: contractChanges.length, changes: contractChanges
 export const align = { changes: 'section' }
 export const compare = { 'changes[].before': 'contains', 'changes[].after': 'contains' } as const
 
-export const evalCases = [
+export const evalCases: EvalCase[] = [
   { name: 'compare-contract-pdf', request: { a: file('contract-v1'), b: file('contract-v2') }, expected },
   { name: 'compare-contract-text', request: { a: { text: contractA.toText() }, b: { text: contractB.toText() } }, expected },
   {

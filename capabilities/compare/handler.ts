@@ -1,12 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FilePart, ImagePart, TextPart } from 'ai'
 import { ApiError, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
-import type { CompareResult } from './manifest.ts'
-
-interface Input {
-  a: DocumentInput
-  b: DocumentInput
-}
+import type { Input, Output } from './schema.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output);
 // the enums are enforced here (Ajv, one retry) and again by the response schema.
@@ -90,10 +85,10 @@ export function quoted(quote: string, normalizedText: string): boolean {
 
 function parts(ctx: CapabilityContext, doc: ResolvedDocument): Array<TextPart | ImagePart | FilePart> {
   const p = ctx.documents.parts(doc)
-  return typeof p === 'string' ? [{ type: 'text', text: p }] : (p as Array<TextPart | ImagePart | FilePart>)
+  return typeof p === 'string' ? [{ type: 'text', text: p }] : p
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<CompareResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const [a, b] = await Promise.all([resolveSide(ctx, input.a, 'a'), resolveSide(ctx, input.b, 'b')])
   const textA = a.hasTextLayer ? normalizeText(a.text) : null
   const textB = b.hasTextLayer ? normalizeText(b.text) : null

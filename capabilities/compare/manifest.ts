@@ -1,45 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-
-const Level = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])
-
-export const Change = Type.Object(
-  {
-    section: Type.String({ minLength: 1, maxLength: 1000 }),
-    change: Type.Union([Type.Literal('added'), Type.Literal('removed'), Type.Literal('modified')]),
-    before: Type.Union([Type.String({ maxLength: 50_000 }), Type.Null()], { description: 'text of a; null when the change is "added"' }),
-    after: Type.Union([Type.String({ maxLength: 50_000 }), Type.Null()], { description: 'text of b; null when the change is "removed"' }),
-    materiality: Level,
-    note: Type.String({ maxLength: 5000 }),
-  },
-  { additionalProperties: false },
-)
-
-export const CompareResult = Type.Object(
-  {
-    changes: Type.Array(Change, { maxItems: 5000 }),
-    changeCount: Type.Integer({ minimum: 0, description: 'changes.length, computed by code' }),
-    summary: Type.String({ maxLength: 10_000 }),
-    riskNotes: Type.Array(Type.String({ maxLength: 5000 }), { maxItems: 1000 }),
-    warnings: Type.Optional(
-      Type.Array(Type.String({ maxLength: 2000 }), {
-        maxItems: 10_000,
-        description: "what code found wrong with the model's changes (e.g. a quote not found in the document)",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
-export type CompareResult = Static<typeof CompareResult>
-
-export const CompareRequest = Type.Object(
-  {
-    a: DocObject({}),
-    b: DocObject({}),
-  },
-  { additionalProperties: false, description: 'a: the earlier version, b: the later version; each exactly one of file, fileUrl, text' },
-)
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'compare',
@@ -48,8 +9,8 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'text',
-  request: CompareRequest,
-  response: CompareResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       a: { text: '3. Fees\nInvoices are payable within 30 days of receipt.' },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, comparableText, normalizeDate, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
-import type { ContractResult } from './manifest.ts'
+import { ApiError, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import type { Input, Output } from './schema.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
 // (strict structured output). Enums, booleans and "at least one party" are checked here (Ajv, one retry).
@@ -40,7 +40,7 @@ const SYSTEM = [
 const norm = comparableText
 const clean = (s: string | null) => s?.trim() || null
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<ContractResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const doc = await ctx.documents.resolve(input)
   const answer = await ctx.ai.object<ModelContract>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ModelContract })
   const warnings: string[] = []

@@ -1,16 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { IMAGE_TYPES, loadMedia, oneLine, type CapabilityContext } from '../../core/capability.ts'
-import type { DescribeResult, PURPOSES } from './manifest.ts'
-
-interface Input {
-  imageUrl?: string
-  image?: { data: string; mimeType: string }
-  purpose?: (typeof PURPOSES)[number]
-  maxTags?: number
-  context?: string
-}
-
-type Result = Static<typeof DescribeResult>
+import { type PURPOSES, type Input, type Output } from './schema.ts'
 
 const FOCUS: Record<(typeof PURPOSES)[number], string> = {
   alt: 'The image is for a web page: the alt text matters most. It says what a sighted reader gets from the image.',
@@ -37,7 +27,7 @@ function modelSchema(wantDetailed: boolean) {
 const WITH_DETAILED = modelSchema(true)
 const WITHOUT_DETAILED = modelSchema(false)
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const purpose = input.purpose ?? 'alt'
   const maxTags = input.maxTags ?? 10
   const wantDetailed = purpose === 'detailed' || purpose === 'product'
@@ -73,9 +63,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
 export function shape(
   answer: { altText: string; caption: string; detailed?: string; tags: string[]; embeddedText: string },
   opts: { wantDetailed: boolean; maxTags: number },
-): Result {
+): Output {
   const tags = [...new Set(answer.tags.map((t) => oneLine(t).toLowerCase()).filter((t) => t !== ''))].slice(0, opts.maxTags)
-  const result: Result = {
+  const result: Output = {
     altText: oneLine(answer.altText).slice(0, 300) || oneLine(answer.caption).slice(0, 300),
     caption: answer.caption.trim(),
     tags,

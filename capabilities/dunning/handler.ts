@@ -1,22 +1,15 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox'
-import { Prose, SendableText, StringEnum, clip, cutProse, type CapabilityContext } from '../../core/capability.ts'
-import type { DunningResult } from './manifest.ts'
-
-interface Input {
-  invoice: { number?: string; amount: number; currency?: string; dueDate?: string; daysOverdue?: number }
-  customer: { name: string; history?: string }
-  tone?: 'friendly' | 'firm' | 'final'
-  channel?: 'email' | 'sms'
-  steps?: number
-  senderName?: string
-  paymentUrl?: string
-}
-
-type Result = Static<typeof DunningResult>
-
-export const DEFAULT_STEPS = 3
-export const MAX_DAY = 365
-export const Channel = StringEnum(['email', 'sms'] as const)
+import { Type, type TObject } from '@sinclair/typebox'
+import {
+  DaySchedule,
+  Prose,
+  SendableText,
+  StringEnum,
+  clip,
+  cutProse,
+  scheduledDays,
+  type CapabilityContext,
+} from '../../core/capability.ts'
+import { Channel, DEFAULT_STEPS, MAX_DAY, type Input, type Output } from './schema.ts'
 
 /**
  * What the model is asked for, built per call so the schema states every rule it can: exactly `steps` steps;
@@ -25,7 +18,6 @@ export const Channel = StringEnum(['email', 'sms'] as const)
  * naming the invoice number and the amount (patterns, enforced in strict mode and checked by Ajv).
  */
 export function answerSchema(input: Pick<Input, 'invoice' | 'channel'>, steps: number): TObject {
-  const longestGap = Math.floor(MAX_DAY / steps)
   const facts = [amountSpellings(input.invoice.amount), ...(input.invoice.number ? [[input.invoice.number]] : [])]
   const Step = Type.Object(
     {
@@ -37,12 +29,11 @@ export function answerSchema(input: Pick<Input, 'invoice' | 'channel'>, steps: n
   )
   return Type.Object(
     {
-      firstDay: Type.Integer({ minimum: 0, maximum: longestGap, description: 'day of the first step; 0 = today' }),
-      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
-        minItems: steps - 1,
-        maxItems: steps - 1,
-        description: 'days between each step and the one before it, from the second step on',
-      }),
+      ...DaySchedule(
+        steps,
+        { first: 0, last: MAX_DAY },
+        { firstDay: 'day of the first step; 0 = today', gapDays: 'days between each step and the one before it, from the second step on' },
+      ),
       sequence: Type.Array(Step, { minItems: steps, maxItems: steps }),
       escalationAdvice: Prose(ADVICE_MAX, { nonBlank: true }),
     },
@@ -69,7 +60,7 @@ const TONE = {
   final: 'formal; this is the last stage before collections or legal action, and the last step says so',
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const steps = input.steps ?? DEFAULT_STEPS
   const inv = input.invoice
   const amount = formatAmount(inv.amount, inv.currency)
@@ -103,14 +94,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   })
 
   const today = ctx.now()
-  let day = answer.firstDay
+  const days = scheduledDays(answer, steps)
   const sequence = answer.sequence.map((s, i) => {
-    if (i > 0) day += answer.gapDays[i - 1]!
+    const day = days[i]!
     const channel = s.channel
     let message = s.message.trim()
     if (input.paymentUrl && !message.includes(input.paymentUrl))
       message += `${channel === 'sms' ? ' ' : '\n\n'}Pay here: ${input.paymentUrl}`
-    const step: Result['sequence'][number] = { day, date: isoDay(addDays(today, day)), channel, message: clip(message, 5000) }
+    const step: Output['sequence'][number] = { day, date: isoDay(addDays(today, day)), channel, message: clip(message, 5000) }
     const subject = s.subject?.trim()
     if (channel === 'email' && subject) step.subject = clip(subject, 200)
     return step

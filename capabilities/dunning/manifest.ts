@@ -1,27 +1,6 @@
-import { Type } from '@sinclair/typebox'
-import { StringEnum, defineCapability } from '../../core/capability.ts'
-import { Channel, DEFAULT_STEPS, MAX_DAY, handler } from './handler.ts'
-
-export const DunningResult = Type.Object(
-  {
-    sequence: Type.Array(
-      Type.Object(
-        {
-          day: Type.Integer({ minimum: 0, maximum: MAX_DAY, description: 'days after the call; 0 = today' }),
-          // Optional (README): the calendar date of `day`, computed by code from the day of the call (UTC).
-          date: Type.Optional(Type.String({ format: 'date' })),
-          channel: Channel,
-          subject: Type.Optional(Type.String({ maxLength: 200 })),
-          message: Type.String({ minLength: 1, maxLength: 5000 }),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, maxItems: 10, description: 'exactly `steps` steps, days strictly increasing' },
-    ),
-    escalationAdvice: Type.String({ minLength: 1, maxLength: 4000 }),
-  },
-  { additionalProperties: false },
-)
+import { defineCapability } from '../../core/capability.ts'
+import { handler } from './handler.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'dunning',
@@ -30,35 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      invoice: Type.Object(
-        {
-          number: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-          amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e12 }),
-          currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })),
-          dueDate: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
-          daysOverdue: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
-        },
-        { additionalProperties: false },
-      ),
-      customer: Type.Object(
-        {
-          name: Type.String({ minLength: 1, maxLength: 200 }),
-          history: Type.Optional(Type.String({ maxLength: 10_000 })),
-        },
-        { additionalProperties: false },
-      ),
-      tone: Type.Optional(StringEnum(['friendly', 'firm', 'final'] as const)),
-      channel: Type.Optional(Channel),
-      steps: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: DEFAULT_STEPS })),
-      // Optional (README): who signs the messages, and a payment link every message must carry.
-      senderName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      paymentUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
-    },
-    { additionalProperties: false },
-  ),
-  response: DunningResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       invoice: { number: 'INV-2291', amount: 1250, currency: 'USD', dueDate: '2026-03-01', daysOverdue: 14 },

@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { check, handler } from './handler.ts'
-import { EnrichResult, Request } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'enrich',
@@ -10,7 +10,7 @@ export default defineCapability({
   ratePerMinute: 60,
   model: 'text',
   request: Request,
-  response: EnrichResult,
+  response: Result,
   example: {
     request: { email: 'dana.ruiz@northwind-logistics.com' },
     response: {

@@ -21,7 +21,7 @@ export const Request = Type.Object(
   { additionalProperties: false, oneOf: [{ required: ['domain'] }, { required: ['email'] }] },
 )
 
-export const EnrichResult = Type.Object(
+export const Result = Type.Object(
   {
     name: Type.String({ minLength: 1 }),
     domain: Type.String({ minLength: 1, maxLength: 253, description: 'The normalised domain, computed by code from the request.' }),
@@ -54,4 +54,4 @@ export const EnrichResult = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof EnrichResult>
+export type Output = Static<typeof Result>

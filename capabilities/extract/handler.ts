@@ -1,15 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import type { ExtractResult } from './manifest.ts'
+import { type Input, type Output } from './schema.ts'
 
-interface Input {
-  text: string
-  fields: string[]
-  instructions?: string
-}
-
-type Result = Static<typeof ExtractResult>
-type Item = Result['results'][number]
+type Item = Output['results'][number]
 
 /** What the model is asked for: every property required and closed, so it also works with strict structured outputs. */
 const ModelAnswer = Type.Object(
@@ -37,7 +30,7 @@ const clamp01 = (n: number) => (Number.isFinite(n) ? Math.min(1, Math.max(0, n))
  * caller's order, `field` equal to the requested name. Answers for fields nobody asked for are dropped; a field
  * the model left out is `value: null, confidence: 0`.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const answer = await ctx.ai.object<Static<typeof ModelAnswer>>({
     system: [
       'You extract named fields from the text the user sends.',

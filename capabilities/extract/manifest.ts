@@ -1,28 +1,6 @@
-import { Type } from '@sinclair/typebox'
-import { EXPLICIT_NULL, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-
-const FieldName = Type.String({ minLength: 1, maxLength: 200 })
-
-export const ExtractResult = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object(
-        {
-          field: Type.String(),
-          value: Type.Union([Type.String(), Type.Null()], {
-            [EXPLICIT_NULL]: true,
-            description: 'null: the text does not state this field',
-          }),
-          confidence: Type.Number({ minimum: 0, maximum: 1 }),
-        },
-        { additionalProperties: false },
-      ),
-      { maxItems: 100 },
-    ),
-  },
-  { additionalProperties: false },
-)
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'extract',
@@ -31,15 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      text: Type.String({ minLength: 1, maxLength: 500_000 }),
-      fields: Type.Array(FieldName, { minItems: 1, maxItems: 100, uniqueItems: true }),
-      instructions: Type.Optional(Type.String({ maxLength: 4000 })),
-    },
-    { additionalProperties: false },
-  ),
-  response: ExtractResult,
+  request: Request,
+  response: Result,
   example: {
     request: { text: 'Invoice INV-2041 from Acme GmbH, due 2026-03-31.', fields: ['invoiceNumber', 'vendor', 'dueDate', 'poNumber'] },
     response: {

@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { check, handler } from './handler.ts'
-import { FraudFlagResult, Request } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'fraud-flag',
@@ -11,7 +11,7 @@ export default defineCapability({
   model: 'text',
   request: Request,
   check,
-  response: FraudFlagResult,
+  response: Result,
   example: {
     request: {
       order: {

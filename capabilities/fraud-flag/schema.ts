@@ -8,7 +8,7 @@ const Level = StringEnum(['low', 'medium', 'high'] as const, {
   description: 'from riskScore by code: below 0.34 low, 0.34 to below 0.67 medium, 0.67 and above high',
 })
 
-export const FraudFlagResult = Type.Object(
+export const Result = Type.Object(
   {
     riskScore: Type.Number({ minimum: 0, maximum: 1 }),
     riskLevel: Level,
@@ -38,5 +38,5 @@ export const Request = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof FraudFlagResult>
+export type Output = Static<typeof Result>
 export type Level = Output['riskLevel']

@@ -1,14 +1,7 @@
-import type { Static } from '@sinclair/typebox'
 import { generateImage } from 'ai'
 import { ApiError, IMAGE_TYPES, sniffMediaType, type CapabilityContext } from '../../core/capability.ts'
 import { imageDimensions } from './dimensions.ts'
-import type { ASPECT_RATIOS, ImageResult } from './manifest.ts'
-
-interface Input {
-  prompt: string
-  style?: string
-  aspectRatio?: (typeof ASPECT_RATIOS)[number]
-}
+import type { ASPECT_RATIOS, Input, Output } from './schema.ts'
 
 /**
  * OpenAI image models accept three sizes only: square, 3:2 landscape and 2:3 portrait. Each ratio maps to the
@@ -22,7 +15,7 @@ export const SIZES: Record<(typeof ASPECT_RATIOS)[number], `${number}x${number}`
   '3:4': '1024x1536',
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Static<typeof ImageResult>> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const size = SIZES[input.aspectRatio ?? '1:1']
   const prompt = input.style ? `${input.prompt.trim()}\n\nStyle: ${input.style.trim()}` : input.prompt.trim()
   const result = await ctx.ai.run('image', (abortSignal) =>
@@ -37,7 +30,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Sta
     throw new ApiError('inference_failed', 'The image provider returned data that is not an image.')
   const dims = imageDimensions(bytes, mimeType)
   const [w, h] = dims ? [dims.width, dims.height] : size.split('x').map(Number)
-  const out: Static<typeof ImageResult> = { image: bytes.toString('base64'), mimeType, size, aspectRatio: ratio(w!, h!) }
+  const out: Output = { image: bytes.toString('base64'), mimeType, size, aspectRatio: ratio(w!, h!) }
   const revised = revisedPrompt(result.providerMetadata)
   if (revised) out.revisedPrompt = revised
   if (dims) Object.assign(out, dims)

@@ -1,6 +1,6 @@
 // Eval cases for /v1/invoice (scripts/eval.ts, scripts/eval-kit.ts).
 import { invoice1, invoice2, invoiceFields } from '../../test/fixtures/documents.ts'
-import { contains, count, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, count, inBothForms, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
 
 // A German layout: day-first dates, decimal commas, EUR, and items that do not add up to the printed total.
 const germanInvoice = [
@@ -16,7 +16,7 @@ const germanInvoice = [
 ].join('\n')
 
 export const evalCases: EvalCase[] = [
-  ...[invoice1, invoice2].map((i) => ({ name: i.file, documents: [i], expected: invoiceFields(i) })),
+  ...[invoice1, invoice2].flatMap((i) => inBothForms(i, { expected: invoiceFields(i) })),
   {
     name: 'de-invoice-decimal-commas-wrong-total',
     request: { text: germanInvoice },

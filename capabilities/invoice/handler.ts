@@ -11,12 +11,11 @@ import {
   times,
   toAmount,
   type CapabilityContext,
-  type DocumentInput,
 } from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
-import type { InvoiceResult } from './manifest.ts'
+import type { Input, Output } from './schema.ts'
 
-type Invoice = Static<typeof InvoiceResult>
+type Invoice = Output
 type Line = Invoice['lineItems'][number]
 
 /** What the model is asked for: the response fields as printed; code normalises and checks them. */
@@ -54,7 +53,7 @@ const SYSTEM = [
   'currency is the ISO 4217 code (USD, EUR, GBP, ...).',
 ].join('\n')
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<Invoice> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Invoice> {
   const doc = await ctx.documents.resolve(input)
   const answer = await ctx.ai.object<Answer>({
     system: SYSTEM,

@@ -1,18 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import type { MatchResult } from './schema.ts'
-
-type Row = Record<string, string | number | boolean | null>
-
-interface Input {
-  a: Row[]
-  b: Row[]
-  keys?: string[]
-  minConfidence?: number
-  instructions?: string
-}
-
-type Result = Static<typeof MatchResult>
+import { type Input, type Output } from './schema.ts'
 
 /** What the model is asked for: every property required and closed, so it also works with strict structured outputs. */
 const ModelAnswer = Type.Object(
@@ -33,7 +21,7 @@ type Answer = Static<typeof ModelAnswer>
  * `b` is matched at most once (conflicts keep the pair with the highest confidence, the earlier one on a tie),
  * pairs under `minConfidence` are dropped, and `unmatchedA` / `unmatchedB` are computed from what is left.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const answer = await ctx.ai.object<Answer>({
     system: [
       'You match records of set A to the records of set B that describe the same real-world entity.',
@@ -56,7 +44,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   return settle(answer.matches, input.a.length, input.b.length, input.minConfidence ?? 0)
 }
 
-export function settle(proposed: Answer['matches'], aCount: number, bCount: number, minConfidence: number): Result {
+export function settle(proposed: Answer['matches'], aCount: number, bCount: number, minConfidence: number): Output {
   const inRange = (i: number, n: number) => Number.isInteger(i) && i >= 0 && i < n
   const candidates = proposed
     .map((m, order) => ({ ...m, order, confidence: Math.min(1, Math.max(0, m.confidence)) }))
@@ -64,7 +52,7 @@ export function settle(proposed: Answer['matches'], aCount: number, bCount: numb
     .sort((x, y) => y.confidence - x.confidence || x.order - y.order)
   const usedA = new Set<number>()
   const usedB = new Set<number>()
-  const matches: Result['matches'] = []
+  const matches: Output['matches'] = []
   for (const m of candidates) {
     if (usedA.has(m.aIndex) || usedB.has(m.bIndex)) continue
     usedA.add(m.aIndex)

@@ -1,9 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { MatchResult, RecordSchema } from './schema.ts'
-
-export const MAX_ROWS = 500
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'match',
@@ -12,17 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      a: Type.Array(RecordSchema, { minItems: 1, maxItems: MAX_ROWS }),
-      b: Type.Array(RecordSchema, { minItems: 1, maxItems: MAX_ROWS }),
-      keys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true })),
-      minConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-      instructions: Type.Optional(Type.String({ maxLength: 4000 })),
-    },
-    { additionalProperties: false },
-  ),
-  response: MatchResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       a: [

@@ -1,13 +1,10 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
 /** A flat record: at most 50 fields of scalar values (nested objects are not accepted). */
-export const Scalar = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()])
-export const RecordSchema = Type.Object(
-  {},
-  { additionalProperties: Scalar, maxProperties: 50, propertyNames: { type: 'string', maxLength: 100 } },
-)
+const Scalar = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()])
+const RecordSchema = Type.Object({}, { additionalProperties: Scalar, maxProperties: 50, propertyNames: { type: 'string', maxLength: 100 } })
 
-export const MatchResult = Type.Object(
+export const Result = Type.Object(
   {
     matches: Type.Array(
       Type.Object(
@@ -25,3 +22,19 @@ export const MatchResult = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const MAX_ROWS = 500
+
+export const Request = Type.Object(
+  {
+    a: Type.Array(RecordSchema, { minItems: 1, maxItems: MAX_ROWS }),
+    b: Type.Array(RecordSchema, { minItems: 1, maxItems: MAX_ROWS }),
+    keys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50, uniqueItems: true })),
+    minConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    instructions: Type.Optional(Type.String({ maxLength: 4000 })),
+  },
+  { additionalProperties: false },
+)
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>

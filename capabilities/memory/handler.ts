@@ -1,25 +1,8 @@
-// Memories live in PostgreSQL (migration 0002). Every statement here is scoped by account_id AND namespace:
-// one account's memories are never read, ranked or deleted by another, whatever namespace names they use.
-import type { Static } from '@sinclair/typebox'
 import { embed, embedMany, type EmbeddingModel } from 'ai'
 import { ApiError, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
-import { MAX_METADATA_BYTES, type MemoryResult } from './manifest.ts'
+import { MAX_METADATA_BYTES, type Input, type Output } from './schema.ts'
 
 type Meta = Record<string, unknown>
-
-interface Input {
-  op: 'store' | 'search' | 'forget'
-  namespace?: string
-  content?: string
-  metadata?: Meta
-  query?: string
-  limit?: number
-  filter?: Meta
-  minScore?: number
-  id?: string
-}
-
-type Result = Static<typeof MemoryResult>
 
 /** Characters of content that are embedded: keeps any script under the embedding models' input limit (8k tokens). */
 export const EMBED_CHARS = 6000
@@ -60,7 +43,7 @@ export function check(input: Input): ErrorDetail[] {
   return []
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const namespace = input.namespace ?? 'default'
   switch (input.op) {
     case 'store':
@@ -79,7 +62,7 @@ function hasNul(v: unknown): boolean {
   return false
 }
 
-async function store(input: Input, namespace: string, ctx: CapabilityContext): Promise<Result> {
+async function store(input: Input, namespace: string, ctx: CapabilityContext): Promise<Output> {
   const content = input.content!
   const metadata = input.metadata ?? {}
   const e = embedder(ctx)
@@ -101,7 +84,7 @@ interface Row {
   score: number | string
 }
 
-async function search(input: Input, namespace: string, ctx: CapabilityContext): Promise<Result> {
+async function search(input: Input, namespace: string, ctx: CapabilityContext): Promise<Output> {
   const limit = input.limit ?? 10
   const minScore = input.minScore ?? 0
   const filter = JSON.stringify(input.filter ?? {})
@@ -179,7 +162,7 @@ async function backfill(ctx: CapabilityContext, e: Embedder, namespace: string):
   )
 }
 
-async function forget(input: Input, namespace: string, ctx: CapabilityContext): Promise<Result> {
+async function forget(input: Input, namespace: string, ctx: CapabilityContext): Promise<Output> {
   // Another account's id, or an id in another namespace, deletes nothing: deleted 0, not an error, so the
   // answer never tells whether such a memory exists.
   const [row] = input.id

@@ -1,15 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError, NonBlank, normalizeDate, oneLine, type CapabilityContext } from '../../core/capability.ts'
-import type { MinutesResult } from './shapes.ts'
+import type { Input, Output } from './schema.ts'
 
-interface Input {
-  transcript: string
-  attendees?: string[]
-  meetingDate?: string
-}
-
-type Result = Static<typeof MinutesResult>
-type ActionItem = Result['actionItems'][number]
+type ActionItem = Output['actionItems'][number]
 
 // What the model is asked for: every property required (strict structured output), "none" as null.
 const Answer = Type.Object(
@@ -72,7 +65,7 @@ export function matchAttendee(name: string, attendees: string[]): string | null 
  * of them, spelled as the caller spelled it. An owner or date the model gave that cannot be kept is not guessed
  * at and not silently dropped: the item stays, without it, and `warnings` says what was left out.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const attendees = input.attendees?.filter((a) => a.trim() !== '')
   const answer = await ctx.ai.object<ModelAnswer>({
     system: [
@@ -119,7 +112,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
     actionItems.push(out)
   }
 
-  const result: Result = {
+  const result: Output = {
     title,
     summary,
     decisions: cleanList(answer.decisions),

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { Line, MinutesResult } from './shapes.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'minutes',
@@ -10,17 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      transcript: Type.String({ minLength: 1, maxLength: 500_000 }),
-      attendees: Type.Optional(Type.Array(Line(200), { minItems: 1, maxItems: 200, uniqueItems: true })),
-      meetingDate: Type.Optional(
-        Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD; relative deadlines ("by Friday") are resolved against it' }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  response: MinutesResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       transcript:

@@ -12,18 +12,9 @@ import {
   type CapabilityContext,
   type ErrorDetail,
 } from '../../core/capability.ts'
-import { DECISIONS, SEVERITIES, type ModerateResult, type Severity } from './shapes.ts'
+import { DECISIONS, SEVERITIES, type Severity, type Input, type Output } from './schema.ts'
 
-interface Input {
-  text?: string
-  image?: { data: string; mimeType: string }
-  imageUrl?: string
-  policy?: string
-  categories?: string[]
-}
-
-type Result = Static<typeof ModerateResult>
-type Category = Result['categories'][number]
+type Category = Output['categories'][number]
 
 // What the model is asked for: no `flagged` (code derives it from `decision`), every property required
 // (strict structured output), a missing excerpt as null.
@@ -86,7 +77,7 @@ export function findExcerpt(text: string, excerpt: string): string | null {
  * for text, an `excerpt` is a passage that really occurs in the text, quoted from it — a quote the model made up
  * is left out.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   // Unambiguous (check, stage 4): one caller spelling per key.
   const allowed = input.categories ? new Map(input.categories.map((c) => [key(c), c])) : null
 
@@ -170,7 +161,7 @@ const LEVEL = { allow: 0, review: 1, block: 2 } as const
  * least `review`. The model's decision is raised to that, never lowered: a stricter decision than its categories
  * show is kept (a person looks, or the content is held).
  */
-export function reconciledDecision(decision: Result['decision'], categories: Category[]): Result['decision'] {
+export function reconciledDecision(decision: Output['decision'], categories: Category[]): Output['decision'] {
   const least = categories.some((c) => c.severity === 'high') ? 'block' : categories.length ? 'review' : 'allow'
   return LEVEL[least] > LEVEL[decision] ? least : decision
 }

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
-import { InlineFile, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { check, handler } from './handler.ts'
-import { CategoryName, ModerateResult } from './shapes.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'moderate',
@@ -10,27 +9,9 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'vision',
-  request: Type.Object(
-    {
-      text: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000 })),
-      // Inline image: base64 bytes; the bytes decide the type (PNG, JPEG, GIF or WebP), mimeType is a hint.
-      image: Type.Optional(InlineFile),
-      // http(s) only: fetched under the C12 guard (public addresses, 20 MiB, 20 s, 3 redirects).
-      imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
-      policy: Type.Optional(Type.String({ maxLength: 20_000 })),
-      categories: Type.Optional(
-        Type.Array(CategoryName, {
-          minItems: 1,
-          maxItems: 50,
-          uniqueItems: true,
-          description: 'The category names to report against; when given, every returned category is one of them',
-        }),
-      ),
-    },
-    { additionalProperties: false, oneOf: [{ required: ['text'] }, { required: ['image'] }, { required: ['imageUrl'] }] },
-  ),
+  request: Request,
   check,
-  response: ModerateResult,
+  response: Result,
   example: {
     request: { text: 'Buy cheap followers now!!! DM me at spam@example.com', policy: 'No spam, no harassment, no adult content.' },
     response: {

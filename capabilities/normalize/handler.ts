@@ -1,18 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
-import type { NormalizeResult } from './schema.ts'
+import { type Input, type Output } from './schema.ts'
 
 type Value = string | number | boolean | null
 type Row = Record<string, Value>
 
-interface Input {
-  records: Row[]
-  fields?: string[]
-  instructions?: string
-}
-
-type Result = Static<typeof NormalizeResult>
-type Change = Result['changes'][number]
+type Change = Output['changes'][number]
 
 /** Records per model call, and characters of records per call: a long batch is split so no answer gets cut off. */
 const BATCH_RECORDS = 100
@@ -47,7 +40,7 @@ type Edit = Static<typeof ModelAnswer>['changes'][number]
  * diff of input and output, so every entry is a real difference (an edit that keeps the value, names a record
  * outside the batch it was shown, or repeats a cell is dropped), with the model's reason where it gave one.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const allowed = input.fields ? new Set(input.fields) : null
   const batches = batch(input.records)
   const answers = await pool(batches, PARALLEL_CALLS, (b) =>
@@ -74,7 +67,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   return apply(input.records, edits, allowed)
 }
 
-export function apply(records: Row[], edits: Edit[], allowed: Set<string> | null): Result {
+export function apply(records: Row[], edits: Edit[], allowed: Set<string> | null): Output {
   const out: Row[] = records.map((r) => ({ ...r }))
   const reasons = new Map<string, string>()
   const touched = new Set<string>()

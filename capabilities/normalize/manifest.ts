@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { InputRecord, MAX_RECORDS, NormalizeResult } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'normalize',
@@ -10,30 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      records: Type.Array(InputRecord, {
-        minItems: 1,
-        maxItems: MAX_RECORDS,
-        description:
-          'Flat records: at most 50 fields each, values string (≤ 2,000 chars), number, boolean or null. The answer has the same records in the same order.',
-      }),
-      fields: Type.Optional(
-        Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
-          minItems: 1,
-          maxItems: 50,
-          uniqueItems: true,
-          description:
-            'Only these fields may change (and may be added where missing). Without it, only fields a record already has may change.',
-        }),
-      ),
-      instructions: Type.Optional(
-        Type.String({ maxLength: 4000, description: 'Normalisation rules in your words (formats, casing, code lists).' }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  response: NormalizeResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       records: [

@@ -1,19 +1,19 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { EXPLICIT_NULL } from '../../core/capability.ts'
 
-export const MAX_RECORDS = 1000
-export const MAX_FIELDS = 50
+const MAX_RECORDS = 1000
+const MAX_FIELDS = 50
 
 /** Values are scalars: records are rows (a CSV line, a CRM contact), not documents. */
-export const Scalar = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()])
-export const InputRecord = Type.Object(
+const Scalar = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean(), Type.Null()])
+const InputRecord = Type.Object(
   {},
   { additionalProperties: Scalar, maxProperties: MAX_FIELDS, propertyNames: { type: 'string', maxLength: 100 } },
 )
 
 const AnyScalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])
 
-export const NormalizeResult = Type.Object(
+export const Result = Type.Object(
   {
     records: Type.Array(Type.Object({}, { additionalProperties: AnyScalar })),
     changes: Type.Array(
@@ -37,3 +37,30 @@ export const NormalizeResult = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const Request = Type.Object(
+  {
+    records: Type.Array(InputRecord, {
+      minItems: 1,
+      maxItems: MAX_RECORDS,
+      description:
+        'Flat records: at most 50 fields each, values string (≤ 2,000 chars), number, boolean or null. The answer has the same records in the same order.',
+    }),
+    fields: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 50,
+        uniqueItems: true,
+        description:
+          'Only these fields may change (and may be added where missing). Without it, only fields a record already has may change.',
+      }),
+    ),
+    instructions: Type.Optional(
+      Type.String({ maxLength: 4000, description: 'Normalisation rules in your words (formats, casing, code lists).' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>

@@ -1,11 +1,7 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { SendableText, type CapabilityContext } from '../../core/capability.ts'
-import type { OutreachRequest, OutreachResult } from './manifest.ts'
+import { Type, type TSchema } from '@sinclair/typebox'
+import { DaySchedule, SendableText, distinctTexts, oneLine, scheduledDays, type CapabilityContext } from '../../core/capability.ts'
+import type { Input, Output } from './schema.ts'
 
-export const CHANNELS = ['email', 'linkedin'] as const
-export const MAX_STEPS = 10
-
-type Input = Static<typeof OutreachRequest>
 type Channel = 'email' | 'linkedin'
 
 interface ModelAnswer {
@@ -24,15 +20,13 @@ function modelSchema(channel: Channel, steps: number): TSchema {
     channel === 'email'
       ? Type.Object({ subject: SendableText(), message: SendableText() }, { additionalProperties: false })
       : Type.Object({ message: SendableText() }, { additionalProperties: false })
-  const longestGap = Math.floor(364 / steps)
   return Type.Object(
     {
-      firstDay: Type.Integer({ minimum: 1, maximum: longestGap, description: 'day of the first message, from day 1' }),
-      gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
-        minItems: steps - 1,
-        maxItems: steps - 1,
-        description: 'days between each step and the one before it',
-      }),
+      ...DaySchedule(
+        steps,
+        { first: 1, last: 365 },
+        { firstDay: 'day of the first message, from day 1', gapDays: 'days between each step and the one before it' },
+      ),
       sequence: Type.Array(step, { minItems: steps, maxItems: steps }),
       personalizationPoints: Type.Array(Type.String(), { maxItems: 10 }),
     },
@@ -47,7 +41,7 @@ const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, nu
  * increasing; every step carries the caller's channel; email steps have a subject, LinkedIn steps none; no empty
  * message and no unfilled placeholder (issue 16). The answer schema states them all (see modelSchema).
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<OutreachResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const channel: Channel = input.channel ?? 'email'
   const steps = input.steps ?? 3
   const sender = input.sender
@@ -86,18 +80,13 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
 }
 
 /** The answer as the response: days from the first day and the gaps, the caller's channel, text tidied. */
-export function checkSequence(answer: ModelAnswer, channel: Channel): OutreachResult {
-  let day = answer.firstDay
+export function checkSequence(answer: ModelAnswer, channel: Channel): Output {
+  const days = scheduledDays(answer, answer.sequence.length)
   const sequence = answer.sequence.map((s, i) => {
-    if (i > 0) day += answer.gapDays[i - 1]!
-    const step: OutreachResult['sequence'][number] = { day, channel, message: s.message.trim() }
+    const step: Output['sequence'][number] = { day: days[i]!, channel, message: s.message.trim() }
     if (channel === 'email') step.subject = (s.subject ?? '').replace(/\s+/g, ' ').trim()
     return step
   })
-  const seen = new Set<string>()
-  const personalizationPoints = (answer.personalizationPoints ?? [])
-    .map((p) => p.replace(/\s+/g, ' ').trim())
-    .filter((p) => p && !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase()))
-    .slice(0, 10)
+  const personalizationPoints = distinctTexts((answer.personalizationPoints ?? []).map(oneLine)).slice(0, 10)
   return { sequence, personalizationPoints }
 }

@@ -1,32 +1,32 @@
 // Eval cases for /v1/parse (scripts/eval.ts, scripts/eval-kit.ts). No docType hint: classifying is measured.
 import { invoice1, invoice2, receipt1, receipt2, statement } from '../../test/fixtures/documents.ts'
-import { contains, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, inBothForms, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
-  ...[invoice1, invoice2].map((i) => ({
-    name: i.file,
-    documents: [i],
-    expected: {
-      docType: 'invoice',
-      party: i.vendor.name,
-      documentNumber: i.invoiceNumber,
-      date: i.issueDate,
-      totalAmount: i.total,
-      lineItems: i.lineItems.map((l) => ({ description: l.description, amount: l.amount })),
-    },
-  })),
-  ...[receipt1, receipt2].map((r) => ({
-    name: r.file,
-    documents: [r],
-    expected: {
-      docType: 'receipt',
-      party: r.merchant,
-      date: r.date,
-      totalAmount: r.total,
-      lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })),
-    },
-  })),
-  { name: statement.file, documents: [statement], expected: { docType: 'bank_statement', party: statement.institution } },
+  ...[invoice1, invoice2].flatMap((i) =>
+    inBothForms(i, {
+      expected: {
+        docType: 'invoice',
+        party: i.vendor.name,
+        documentNumber: i.invoiceNumber,
+        date: i.issueDate,
+        totalAmount: i.total,
+        lineItems: i.lineItems.map((l) => ({ description: l.description, amount: l.amount })),
+      },
+    }),
+  ),
+  ...[receipt1, receipt2].flatMap((r) =>
+    inBothForms(r, {
+      expected: {
+        docType: 'receipt',
+        party: r.merchant,
+        date: r.date,
+        totalAmount: r.total,
+        lineItems: r.items.map((l) => ({ description: l.description, amount: l.amount })),
+      },
+    }),
+  ),
+  ...inBothForms(statement, { expected: { docType: 'bank_statement', party: statement.institution } }),
   {
     name: 'invoice-items-do-not-add-up',
     request: {

@@ -11,11 +11,10 @@ import {
   textOf,
   toAmount,
   type CapabilityContext,
-  type DocumentInput,
 } from '../../core/capability.ts'
-import type { ParseResult } from './manifest.ts'
+import type { Input, Output } from './schema.ts'
 
-type Parsed = Static<typeof ParseResult>
+type Parsed = Output
 type Field = Parsed['fields'][number]
 
 /** What the model is asked for: the response fields as printed; code normalises them. */
@@ -67,7 +66,7 @@ function system(hint: string | null): string {
     .join('\n')
 }
 
-export async function handler(input: DocumentInput & { docType?: string }, ctx: CapabilityContext): Promise<Parsed> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Parsed> {
   const doc = await ctx.documents.resolve(input)
   const hint = textOf(input.docType, 64)
   const answer = await ctx.ai.object<Answer>({ system: system(hint), content: ctx.documents.parts(doc), schema: ParseAnswer })
@@ -98,7 +97,7 @@ function docTypeOf(value: unknown): string | null {
 /** 0..1 as is, 1..100 (or "87%") read as a percentage; anything else is null. */
 function confidenceOf(value: unknown): number | null {
   const percent = typeof value === 'string' && value.trim().endsWith('%')
-  const n = toAmount(percent ? (value as string).replace('%', '') : value)
+  const n = toAmount(percent ? value.replace('%', '') : value)
   if (n === null || n < 0 || n > 100) return null
   return percent || n > 1 ? Math.round(n * 100) / 10000 : n
 }

@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { PoMatchResult, Request } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'po-match',
@@ -10,7 +10,7 @@ export default defineCapability({
   ratePerMinute: 60,
   model: 'text',
   request: Request,
-  response: PoMatchResult,
+  response: Result,
   example: {
     request: {
       invoice: 'Invoice INV-778\nPO Number: PO-4411\nWidget x 12 @ 2.50 = 30.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 54.00',

@@ -9,7 +9,7 @@ const Severity = StringEnum(['low', 'medium', 'high'] as const, {
   description: 'low: within tolerancePct; high: the invoice asks for more (or another PO/currency); medium: it asks for less',
 })
 
-export const PoMatchResult = Type.Object(
+export const Result = Type.Object(
   {
     status: StringEnum(['matched', 'partial', 'mismatched'] as const, {
       description: 'by code from the discrepancies: any high → mismatched; else any medium → partial; else matched',
@@ -63,4 +63,4 @@ export const Request = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof PoMatchResult>
+export type Output = Static<typeof Result>

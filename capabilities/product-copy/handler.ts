@@ -1,10 +1,8 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { ApiError, NonBlank, distinctTexts, oneLine, type CapabilityContext } from '../../core/capability.ts'
-import type { ProductCopyRequest, ProductCopyResult } from './manifest.ts'
+import { CHANNELS, type Input, type Output } from './schema.ts'
 
-export const CHANNELS = ['amazon', 'shopify', 'generic'] as const
 type Channel = (typeof CHANNELS)[number]
-type Input = Static<typeof ProductCopyRequest>
 
 interface Rules {
   titleMax: number
@@ -96,7 +94,7 @@ const stripBullet = (s: string) => oneLine(s).replace(/^(?:[-*•·▪►✓✔]
  * alternatives); a bullet or description that still breaks one, or no title left, is a failed call (free).
  * seoKeywords always include the caller's keywords first, deduplicated, and fit the channel's budget.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<ProductCopyResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const channel: Channel = input.channel ?? 'generic'
   const rules = RULES[channel]
   const brand = input.product.brand?.trim() || undefined

@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { QuoteResult, Request } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'quote',
@@ -10,7 +10,7 @@ export default defineCapability({
   ratePerMinute: 60,
   model: 'text',
   request: Request,
-  response: QuoteResult,
+  response: Result,
   example: {
     request: {
       job: 'Replace a kitchen mixer tap and fix a dripping bathroom tap.',

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 
 const Money = Type.Number({ minimum: -1e12, maximum: 1e12 })
 
-export const QuoteResult = Type.Object(
+export const Result = Type.Object(
   {
     lineItems: Type.Array(
       Type.Object(
@@ -56,5 +56,5 @@ export const Request = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof QuoteResult>
+export type Output = Static<typeof Result>
 export type Rate = Static<typeof RateRow>

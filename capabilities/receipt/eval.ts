@@ -1,6 +1,6 @@
 // Eval cases for /v1/receipt (scripts/eval.ts, scripts/eval-kit.ts).
 import { receipt1, receipt2, receiptFields } from '../../test/fixtures/documents.ts'
-import { count, type EvalCase } from '../../scripts/eval-kit.ts'
+import { count, inBothForms, type EvalCase } from '../../scripts/eval-kit.ts'
 
 // A UK till receipt: day-first date, pounds, VAT included in the prices.
 const ukReceipt = [
@@ -15,7 +15,7 @@ const ukReceipt = [
 ].join('\n')
 
 export const evalCases: EvalCase[] = [
-  ...[receipt1, receipt2].map((r) => ({ name: r.file, documents: [r], expected: receiptFields(r) })),
+  ...[receipt1, receipt2].flatMap((r) => inBothForms(r, { expected: receiptFields(r) })),
   {
     name: 'uk-receipt-day-first',
     request: { text: ukReceipt },

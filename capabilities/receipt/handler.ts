@@ -11,13 +11,12 @@ import {
   textOf,
   toAmount,
   type CapabilityContext,
-  type DocumentInput,
 } from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import { CATEGORIES } from './categories.ts'
-import type { ReceiptResult } from './manifest.ts'
+import type { Input, Output } from './schema.ts'
 
-type Receipt = Static<typeof ReceiptResult>
+type Receipt = Output
 type Category = (typeof CATEGORIES)[number]
 
 /** What the model is asked for: the response fields as printed; code normalises and checks them. */
@@ -52,7 +51,7 @@ const SYSTEM = [
   'no thousands separators; negative for discounts). currency is the ISO 4217 code (USD, EUR, GBP, ...).',
 ].join('\n')
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<Receipt> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Receipt> {
   const doc = await ctx.documents.resolve(input)
   const answer = await ctx.ai.object<Answer>({
     system: SYSTEM,

@@ -103,7 +103,7 @@ t.test('category: always one of the list; synonyms mapped, anything else is "oth
     cap.reply({ ...answerFor(receipt2), category: given })
     const res = await cap.post(c, { text: receipt2.toText() })
     t.equal(res.status, 200, res.text)
-    t.equal(res.body.category, category, `${given} → ${category}`)
+    t.equal(res.body.category, category, `${JSON.stringify(given)} → ${category}`)
     t.same(res.body.warnings, warnings)
   }
 })
@@ -128,7 +128,7 @@ t.test('time HH:MM or omitted, dates normalised or omitted, currency ISO 4217 or
     cap.reply({ ...answerFor(receipt2), ...given })
     const res = await cap.post(c, { text: receipt2.toText() })
     t.equal(res.status, 200, res.text)
-    for (const k of ['time', 'date']) t.equal(res.body[k], want[k], `${k}: ${given[k]}`)
+    for (const k of ['time', 'date']) t.equal(res.body[k], want[k], `${k}: ${JSON.stringify(given[k])}`)
     if ('currency' in given) t.notOk('currency' in res.body)
     t.same(res.body.warnings, warnings)
   }

@@ -1,15 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { CapabilityContext } from '../../core/capability.ts'
 import { detect, type Span } from './detectors.ts'
-import { DEFAULT_PLACEHOLDER, ENTITY_TYPES, EntityTypeSchema, type EntityType, type RedactResult } from './schema.ts'
-
-interface Input {
-  text: string
-  types?: EntityType[]
-  placeholder?: string
-}
-
-type Result = Static<typeof RedactResult>
+import { ENTITY_TYPES, type EntityType, EntityTypeSchema, DEFAULT_PLACEHOLDER, type Input, type Output } from './schema.ts'
 
 /** The model only names entities; code finds them in the text and writes `redacted` itself. */
 const ModelAnswer = Type.Object(
@@ -44,7 +36,7 @@ interface Candidate extends Span {
  * - redaction reaches a fixed point: the output is searched again and what it still shows is redacted too;
  * - `entities` lists exactly the replaced spans, in order, and `entityCount` is its length.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const types = new Set<EntityType>(input.types ?? ENTITY_TYPES)
   const answer = await ctx.ai.object<Answer>({
     system: [
@@ -67,7 +59,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
  * original character to the redacted set, so it ends. A hit made only of placeholder text (a caller's
  * placeholder that looks like an email) is the caller's own text and is left alone.
  */
-export function redactText(text: string, types: ReadonlySet<string>, modelEntities: Answer['entities'], placeholder: string): Result {
+export function redactText(text: string, types: ReadonlySet<string>, modelEntities: Answer['entities'], placeholder: string): Output {
   const needles = compile(modelEntities.filter((e) => types.has(e.type)))
   const find = (s: string): Candidate[] => [
     ...detect(s, types).map((span) => ({ ...span, fromDetector: true })),
@@ -157,7 +149,7 @@ function redact(text: string, candidates: Candidate[], placeholder: string) {
       if (better(c, last.lead)) last.lead = c
     } else regions.push({ start: c.start, end: c.end, lead: c })
   }
-  const entities: Result['entities'] = []
+  const entities: Output['entities'] = []
   // The output as segments: kept original text (`from` set) or one region's placeholder.
   const segments: Array<{ out: number; length: number; from?: number; region?: { start: number; end: number } }> = []
   let redacted = ''
@@ -194,7 +186,7 @@ function redact(text: string, candidates: Candidate[], placeholder: string) {
     }
     return keptText ? { start: from, end: to } : null
   }
-  return { result: { redacted, entities, entityCount: entities.length } as Result, toOriginal }
+  return { result: { redacted, entities, entityCount: entities.length }, toOriginal }
 }
 
 function better(a: Candidate, b: Candidate): boolean {

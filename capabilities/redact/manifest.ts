@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { ENTITY_TYPES, EntityTypeSchema, RedactResult } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'redact',
@@ -10,20 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      text: Type.String({ minLength: 1, maxLength: 500_000 }),
-      types: Type.Optional(Type.Array(EntityTypeSchema, { minItems: 1, maxItems: ENTITY_TYPES.length, uniqueItems: true })),
-      placeholder: Type.Optional(
-        Type.String({
-          maxLength: 100,
-          description: 'Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]".',
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  response: RedactResult,
+  request: Request,
+  response: Result,
   example: {
     request: { text: 'Call Jane Doe at 555-123-4567 or jane@example.com.' },
     response: {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
 export const ENTITY_TYPES = ['name', 'email', 'phone', 'ssn', 'card', 'address', 'dob', 'medical', 'account'] as const
 export type EntityType = (typeof ENTITY_TYPES)[number]
@@ -6,7 +6,7 @@ export const EntityTypeSchema = Type.Unsafe<EntityType>({ type: 'string', enum: 
 
 export const DEFAULT_PLACEHOLDER = '[REDACTED:{TYPE}]'
 
-export const RedactResult = Type.Object(
+export const Result = Type.Object(
   {
     redacted: Type.String(),
     entities: Type.Array(
@@ -25,3 +25,20 @@ export const RedactResult = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const Request = Type.Object(
+  {
+    text: Type.String({ minLength: 1, maxLength: 500_000 }),
+    types: Type.Optional(Type.Array(EntityTypeSchema, { minItems: 1, maxItems: ENTITY_TYPES.length, uniqueItems: true })),
+    placeholder: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]".',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>

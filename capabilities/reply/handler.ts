@@ -1,16 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { SendableText, type CapabilityContext } from '../../core/capability.ts'
-import type { ReplyResult, Tone } from './shapes.ts'
-
-interface Input {
-  thread: string
-  context?: string
-  tone?: Tone
-  goal?: string
-  senderName?: string
-}
-
-type Result = Static<typeof ReplyResult>
+import { type Tone, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: every property required (strict structured output), "none" as null. Reply and
 // subject are sent as written: not blank, and no brackets or braces, so no "[Your Name]" or "{{name}}" slot.
@@ -39,7 +29,7 @@ const NAME_SLOT = /<\s*(?:your|sender(?:'s)?|agent(?:'s)?|my)[\s_]*name\s*>/i
  * ("[Your Name]", "{{name}}": the schema's pattern; "<Agent Name>": the answer check), each refused answer getting
  * the corrective retry; `subject` and `internalNote` are absent rather than empty, and `subject` is one line.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const tone = input.tone ?? 'professional'
   const sender = input.senderName?.trim()
   const answer = await ctx.ai.object<ModelAnswer>({
@@ -67,7 +57,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   })
 
   const reply = answer.reply.trim()
-  const result: Result = { reply }
+  const result: Output = { reply }
   const subject = answer.subject?.replace(/\s+/g, ' ').trim()
   if (subject) result.subject = subject
   const note = answer.internalNote?.trim()

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
-import { StringEnum, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { ReplyResult, TONES } from './shapes.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'reply',
@@ -10,17 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      thread: Type.String({ minLength: 1, maxLength: 500_000 }),
-      context: Type.Optional(Type.String({ maxLength: 100_000 })),
-      tone: Type.Optional(StringEnum(TONES)),
-      goal: Type.Optional(Type.String({ maxLength: 2000 })),
-      senderName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    },
-    { additionalProperties: false },
-  ),
-  response: ReplyResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       thread: 'Customer: My order #4411 arrived broken. This is the second time!',

@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { Request, ResearchResult } from './schema.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'research',
@@ -11,7 +11,7 @@ export default defineCapability({
   model: 'text',
   webSearch: true,
   request: Request,
-  response: ResearchResult,
+  response: Result,
   example: {
     request: { query: 'State of heat-pump adoption in European homes', focus: 'policy drivers since 2022', depth: 'standard' },
     response: {

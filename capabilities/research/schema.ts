@@ -13,7 +13,7 @@ export const Request = Type.Object(
   { additionalProperties: false },
 )
 
-export const ResearchResult = Type.Object(
+export const Result = Type.Object(
   {
     brief: Type.String({ minLength: 1, description: 'A short answer based only on what the web search found.' }),
     findings: Type.Array(
@@ -50,4 +50,4 @@ export const ResearchResult = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof ResearchResult>
+export type Output = Static<typeof Result>

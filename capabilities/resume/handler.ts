@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { normalizeDate, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
-import type { ResumeResult } from './manifest.ts'
+import { normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { Precision, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length
 // bounds (strict structured-output friendly). Code turns it into the published shape.
@@ -96,7 +96,7 @@ const clean = (s: string | null | undefined): string | null => {
 
 const EMAIL = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]{2,}$/
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<ResumeResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const doc = await ctx.documents.resolve(input)
   const answer = await ctx.ai.object<ModelResume>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ModelResume })
   const warnings: string[] = []

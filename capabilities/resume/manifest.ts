@@ -1,60 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-
-const Str = (maxLength: number) => Type.String({ maxLength })
-const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()])
-const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'YYYY-MM-DD' })
-const Precision = Type.Union([Type.Literal('day'), Type.Literal('month'), Type.Literal('year'), Type.Null()], {
-  description: 'how much of the date the resume states: "month" means the day is the 1st by convention, "year" means January 1st',
-})
-
-export const Experience = Type.Object(
-  {
-    title: Str(300),
-    company: Str(300),
-    startDate: Type.Union([IsoDate, Type.Null()]),
-    endDate: Type.Union([IsoDate, Type.Null()], { description: 'null when the role is current or the end is not stated' }),
-    // Optional additions (README): what the dates really say.
-    startDatePrecision: Type.Optional(Precision),
-    endDatePrecision: Type.Optional(Precision),
-    current: Type.Optional(Type.Boolean({ description: 'the resume says the role is ongoing ("present")' })),
-    highlights: Type.Array(Str(2000), { maxItems: 200 }),
-  },
-  { additionalProperties: false },
-)
-
-export const ResumeResult = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 300 }),
-    email: Nullable(Str(320)),
-    phone: Nullable(Str(100)),
-    location: Nullable(Str(300)),
-    headline: Nullable(Str(500)),
-    summary: Nullable(Str(5000)),
-    yearsExperience: Nullable(Type.Number({ minimum: 0, maximum: 80 })),
-    skills: Type.Array(Str(200), { maxItems: 500 }),
-    experience: Type.Array(Experience, { maxItems: 200 }),
-    education: Type.Array(
-      Type.Object(
-        { degree: Nullable(Str(300)), school: Str(300), year: Type.Union([Type.Integer({ minimum: 1900, maximum: 2100 }), Type.Null()]) },
-        { additionalProperties: false },
-      ),
-      { maxItems: 100 },
-    ),
-    links: Type.Object(
-      { linkedin: Nullable(Str(2048)), github: Nullable(Str(2048)), website: Nullable(Str(2048)) },
-      { additionalProperties: false },
-    ),
-    warnings: Type.Optional(
-      Type.Array(Str(1000), { maxItems: 500, description: 'what code found wrong with the answer and did not silently fix' }),
-    ),
-  },
-  { additionalProperties: false },
-)
-export type ResumeResult = Static<typeof ResumeResult>
-
-export const ResumeRequest = DocObject()
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'resume',
@@ -63,8 +9,8 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'text',
-  request: ResumeRequest,
-  response: ResumeResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       text: 'Jane Doe\njane@example.com\nSoftware Engineer, Acme (Mar 2019 - present)\n- Built the billing system\nSkills: Go, SQL',

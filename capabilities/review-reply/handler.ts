@@ -1,17 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, NonBlank, StringEnum, clip, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
-import type { ReviewReplyResult } from './manifest.ts'
-
-interface Input {
-  review: string
-  rating?: number
-  business?: { name?: string; voice?: string }
-  resolution?: string
-}
-
-type Result = Static<typeof ReviewReplyResult>
-
-export const Sentiment = StringEnum(['positive', 'negative', 'neutral', 'mixed'] as const)
+import { ApiError, NonBlank, clip, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
+import { Sentiment, type Input, type Output } from './schema.ts'
 
 /**
  * What the model is asked for. Every property is required (nullable where optional) and there are no
@@ -39,7 +28,7 @@ const PLACEHOLDER = /\[[^\]\n]{1,60}\]|\{\{[^}\n]{0,60}\}\}|<(?:name|customer|bu
 
 const MAX_REPLY = 4000
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const answer = await ctx.ai.object<Answer>({
     system: [
       'You write the public reply a business posts under a customer review, and triage the review.',
@@ -84,7 +73,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   const risk = RISK_TERMS.exec(input.review)
   if (risk) reasons.push(`The review mentions "${risk[0]}" (legal, safety or conduct language).`)
 
-  const result: Result = { reply, sentiment, issues, escalate: reasons.length > 0 }
+  const result: Output = { reply, sentiment, issues, escalate: reasons.length > 0 }
   if (reasons.length) result.escalationReasons = reasons
   return result
 }

@@ -1,17 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { literalPattern, type CapabilityContext } from '../../core/capability.ts'
-import { MAX_TEXT, type Length, type RewriteResult } from './shapes.ts'
-
-interface Input {
-  text: string
-  voice?: string
-  goal?: string
-  audience?: string
-  length?: Length
-  preserve?: string[]
-}
-
-type Result = Static<typeof RewriteResult>
+import { MAX_TEXT, type Length, type Input, type Output } from './schema.ts'
 
 // What the model is asked for, per call: the rewrite's length bounds (in characters) and every phrase to
 // preserve (a pattern, in any order for up to three phrases, else in the order of the text) are in the schema;
@@ -83,7 +72,7 @@ const TARGET: Record<Length, string> = {
  * `text` (measured by code, not claimed by the model); every `preserve` phrase that occurs in `text` occurs
  * unchanged in `rewritten`. An answer that breaks one gets the corrective retry, then 502 inference_failed (free).
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const keep = [...new Set(input.preserve ?? [])].filter((p) => p.trim() !== '' && input.text.includes(p))
   const answer = await ctx.ai.object<Answer>({
     system: [

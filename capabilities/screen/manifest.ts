@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { Request, ScreenResult } from './schema.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'screen',
@@ -11,7 +11,7 @@ export default defineCapability({
   model: 'text',
   webSearch: true,
   request: Request,
-  response: ScreenResult,
+  response: Result,
   example: {
     request: {
       lead: { company: 'Northwind Logistics', domain: 'northwind-logistics.com' },

@@ -52,7 +52,7 @@ const Evidence = Type.Object(
   { additionalProperties: false },
 )
 
-export const ScreenResult = Type.Object(
+export const Result = Type.Object(
   {
     verdict: StringEnum(VERDICTS),
     score: Type.Number({ minimum: 0, maximum: 1 }),
@@ -84,4 +84,4 @@ export const ScreenResult = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof ScreenResult>
+export type Output = Static<typeof Result>

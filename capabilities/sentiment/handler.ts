@@ -1,14 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { distinctTexts, type CapabilityContext } from '../../core/capability.ts'
-import { Sentiment, type SentimentResult } from './schema.ts'
+import { Sentiment, type Input, type Output } from './schema.ts'
 
-interface Input {
-  text: string
-  aspects?: string[]
-}
-
-type Result = Static<typeof SentimentResult>
-type Aspect = Result['aspects'][number]
+type Aspect = Output['aspects'][number]
 
 const MAX_FOUND_ASPECTS = 20
 const MAX_THEMES = 10
@@ -58,7 +52,7 @@ const loose = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
  * order, each with `mentioned`; an aspect the model skipped or marked as not mentioned is neutral with score 0.
  * Otherwise the model's aspects, de-duplicated, at most 20. Themes: distinct, non-blank, at most 10.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const asked = input.aspects && input.aspects.length > 0 ? input.aspects : null
   const answer = await ctx.ai.object<Answer>({
     system: [

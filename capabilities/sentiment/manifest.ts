@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { SentimentResult } from './schema.ts'
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'sentiment',
@@ -10,14 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      text: Type.String({ minLength: 1, maxLength: 500_000 }),
-      aspects: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, uniqueItems: true })),
-    },
-    { additionalProperties: false },
-  ),
-  response: SentimentResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       text: 'Delivery was fast, but the blender broke after two days and support never answered.',

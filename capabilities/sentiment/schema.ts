@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
-export const SENTIMENTS = ['positive', 'negative', 'neutral', 'mixed'] as const
+const SENTIMENTS = ['positive', 'negative', 'neutral', 'mixed'] as const
 export const Sentiment = Type.Unsafe<(typeof SENTIMENTS)[number]>({ type: 'string', enum: [...SENTIMENTS] })
 const Score = Type.Number({ minimum: -1, maximum: 1 })
 
-export const SentimentResult = Type.Object(
+export const Result = Type.Object(
   {
     sentiment: Sentiment,
     score: Score,
@@ -26,3 +26,14 @@ export const SentimentResult = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const Request = Type.Object(
+  {
+    text: Type.String({ minLength: 1, maxLength: 500_000 }),
+    aspects: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+)
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>

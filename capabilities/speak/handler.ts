@@ -1,21 +1,12 @@
-import type { Static } from '@sinclair/typebox'
 import { generateSpeech } from 'ai'
 import { ApiError, sniffMediaType, type CapabilityContext } from '../../core/capability.ts'
 import { audioDuration } from './duration.ts'
-import type { FORMATS, PACES, SpeakResult, VOICES } from './manifest.ts'
-
-interface Input {
-  text: string
-  voice?: (typeof VOICES)[number]
-  pace?: (typeof PACES)[number]
-  format?: (typeof FORMATS)[number]
-  instructions?: string
-}
+import type { PACES, Input, Output } from './schema.ts'
 
 /** pace → the provider's speed multiplier (OpenAI accepts 0.25–4). */
 export const SPEEDS: Record<(typeof PACES)[number], number> = { slow: 0.85, normal: 1, fast: 1.2 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Static<typeof SpeakResult>> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const pace = input.pace ?? 'normal'
   const { audio: generated } = await ctx.ai.run('speech', (abortSignal) =>
     generateSpeech({
@@ -34,7 +25,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Sta
   // The media type is the bytes' own; audio without a recognisable container (e.g. raw PCM) is refused.
   const mimeType = sniffMediaType(audio)
   if (!mimeType?.startsWith('audio/')) throw new ApiError('inference_failed', 'The speech provider returned data that is not audio.')
-  const out: Static<typeof SpeakResult> = { audio: Buffer.from(audio).toString('base64'), mimeType }
+  const out: Output = { audio: Buffer.from(audio).toString('base64'), mimeType }
   const seconds = audioDuration(audio, mimeType)
   if (seconds !== null) out.durationSec = seconds
   return out

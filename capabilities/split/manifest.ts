@@ -1,6 +1,6 @@
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-import { Request, SplitResult } from './schema.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'split',
@@ -10,7 +10,7 @@ export default defineCapability({
   ratePerMinute: 60,
   model: 'text',
   request: Request,
-  response: SplitResult,
+  response: Result,
   example: {
     request: {
       text: 'INVOICE SPD-4410\nSummit Print & Design\nTotal due: 1325.00 USD\f2024-08-26\nDear Summit Print & Design team, please move the poster delivery to September 9.',

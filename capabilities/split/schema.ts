@@ -17,7 +17,7 @@ export const SplitDocument = Type.Object(
   { additionalProperties: false },
 )
 
-export const SplitResult = Type.Object(
+export const Result = Type.Object(
   {
     documents: Type.Array(SplitDocument, { minItems: 1, maxItems: 10_000, description: 'in page order, page ranges never overlap' }),
     documentCount: Type.Integer({ minimum: 1, description: 'documents.length, computed by code' }),
@@ -36,4 +36,4 @@ export const SplitResult = Type.Object(
 )
 
 export type Input = Static<typeof Request>
-export type Output = Static<typeof SplitResult>
+export type Output = Static<typeof Result>

@@ -1,6 +1,6 @@
 // Eval cases for /v1/statement (scripts/eval.ts, scripts/eval-kit.ts).
 import { statement, statementFields } from '../../test/fixtures/documents.ts'
-import { contains, count, within, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, count, inBothForms, within, type EvalCase } from '../../scripts/eval-kit.ts'
 
 // A Dutch-style statement: day-first dates, decimal commas, EUR, signed amounts without a direction column.
 const euStatement = [
@@ -18,7 +18,7 @@ const euStatement = [
 const misprinted = statement.toText().replace('4,220.23', '4,230.23')
 
 export const evalCases: EvalCase[] = [
-  { name: statement.file, documents: [statement], expected: statementFields() },
+  ...inBothForms(statement, { expected: statementFields() }),
   {
     name: 'eu-statement-decimal-commas',
     request: { text: euStatement },

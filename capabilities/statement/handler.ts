@@ -1,20 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import {
-  MAmount,
-  MText,
-  Reader,
-  compact,
-  maskDigits,
-  money,
-  sum,
-  textOf,
-  toAmount,
-  type CapabilityContext,
-  type DocumentInput,
-} from '../../core/capability.ts'
-import type { StatementResult } from './manifest.ts'
+import { MAmount, MText, Reader, compact, maskDigits, money, sum, textOf, toAmount, type CapabilityContext } from '../../core/capability.ts'
+import type { Input, Output } from './schema.ts'
 
-type Statement = Static<typeof StatementResult>
+type Statement = Output
 type Tx = Statement['transactions'][number]
 
 /** What the model is asked for; `transactionCount` and `warnings` are code's. */
@@ -53,7 +41,7 @@ const SYSTEM = [
   'currency is the ISO 4217 code (USD, EUR, GBP, ...).',
 ].join('\n')
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<Statement> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Statement> {
   const doc = await ctx.documents.resolve(input)
   const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: StatementAnswer })
   return buildStatement(answer)

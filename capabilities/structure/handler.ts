@@ -3,15 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { ApiError, distinctTexts, formatErrors, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import { META, draftOf, sharedAjv, type Draft } from './ajv-factory.mjs'
-import type { StructureResult } from './schema.ts'
-
-interface Input {
-  input: string
-  schema: Record<string, unknown>
-  instructions?: string
-}
-
-type Result = Static<typeof StructureResult>
+import { type Input, type Output } from './schema.ts'
 
 export const MAX_SCHEMA_CHARS = 100_000
 export const MAX_SCHEMA_DEPTH = 32
@@ -43,7 +35,7 @@ interface Attempt {
  * answer that fails is retried once with the validation errors; after that the call still succeeds with
  * `valid: false`, the best `data` and the errors in `notes`.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const usable = usableSchema(input.schema)
   // Refused at stage 4 already (`check`); this only narrows the type.
   if ('problems' in usable) throw new ApiError('invalid_request', 'schema is not a usable JSON Schema.', usable.problems)
@@ -207,7 +199,7 @@ function validateInWorker(schema: Record<string, unknown>, draft: Draft, data: u
       }
       finish(m.valid === true ? [] : m.errors?.length ? m.errors : problem('does not validate'))
     })
-    worker.once('error', (e) => finish(problem(`validation could not run (${e.message})`)))
+    worker.once('error', (e: Error) => finish(problem(`validation could not run (${e.message})`)))
     worker.once('exit', (code) => finish(problem(`validation could not run (exit code ${code})`)))
   })
 }

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
-export const StructureResult = Type.Object(
+export const Result = Type.Object(
   {
     data: Type.Unknown({ description: "Any JSON value: the input shaped to the caller's schema (null when the model produced no JSON)." }),
     valid: Type.Boolean({
@@ -12,3 +12,24 @@ export const StructureResult = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const Request = Type.Object(
+  {
+    input: Type.String({ minLength: 1, maxLength: 500_000 }),
+    // The schema's own size and depth are checked by `check` (stage 4, so dry runs see it), and it is compiled, strictly, before any model call.
+    schema: Type.Object(
+      {},
+      {
+        maxProperties: 100,
+        description:
+          'A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep; ' +
+          'unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request.',
+      },
+    ),
+    instructions: Type.Optional(Type.String({ maxLength: 4000 })),
+  },
+  { additionalProperties: false },
+)
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>

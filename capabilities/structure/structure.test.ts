@@ -128,7 +128,7 @@ t.test('a bad schema is 400 invalid_request with details, free, and no model cal
   cap.reply(env({}))
   const deep: Record<string, unknown> = { type: 'object' }
   let node = deep
-  for (let i = 0; i < 40; i++) node = (node.properties = { x: { type: 'object' } }).x as Record<string, unknown>
+  for (let i = 0; i < 40; i++) node = (node.properties = { x: { type: 'object' } }).x
   const cases: Array<[string, unknown, string | RegExp]> = [
     ['type typo', { type: 'strin' }, '/schema/type'],
     ['unknown keyword', { type: 'object', requird: ['a'] }, '/schema'],

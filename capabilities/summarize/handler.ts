@@ -1,16 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
-import type { SummarizeResult } from './manifest.ts'
+import { type Input, type Output } from './schema.ts'
 
 type Length = 'brief' | 'standard' | 'detailed'
-
-interface Input {
-  text: string
-  length?: Length
-  actionItems?: boolean
-}
-
-type Result = Static<typeof SummarizeResult>
 
 /** Per length: how long the summary should be, and the most key points code lets through. */
 const SHAPE: Record<Length, { summary: string; maxPoints: number }> = {
@@ -38,7 +30,7 @@ type Answer = Static<typeof ModelAnswer>
  * caller set `actionItems: false`, whatever the model says; blanks and repeats are dropped; `owner` appears only
  * when the model named one. An empty summary is a failed (free) call.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const length = input.length ?? 'standard'
   const wantActions = input.actionItems !== false
   const shape = SHAPE[length]
@@ -56,7 +48,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   })
   const summary = answer.summary.trim()
   if (!summary) throw new ApiError('inference_failed', 'The model returned an empty summary.')
-  const result: Result = {
+  const result: Output = {
     summary,
     keyPoints: distinctTexts(answer.keyPoints).slice(0, shape.maxPoints),
     actionItems: [],

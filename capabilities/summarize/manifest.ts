@@ -1,21 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-
-export const SummarizeResult = Type.Object(
-  {
-    summary: Type.String({ minLength: 1 }),
-    keyPoints: Type.Array(Type.String({ minLength: 1 }), { maxItems: 15 }),
-    actionItems: Type.Array(
-      Type.Object(
-        { task: Type.String({ minLength: 1 }), owner: Type.Optional(Type.String({ minLength: 1 })) },
-        { additionalProperties: false },
-      ),
-      { maxItems: 50 },
-    ),
-  },
-  { additionalProperties: false },
-)
+import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'summarize',
@@ -24,15 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
-  request: Type.Object(
-    {
-      text: Type.String({ minLength: 1, maxLength: 500_000 }),
-      length: Type.Optional(Type.Union([Type.Literal('brief'), Type.Literal('standard'), Type.Literal('detailed')])),
-      actionItems: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: false },
-  ),
-  response: SummarizeResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       text: 'Ana: the March invoice run failed again. Ben: I will patch the retry logic by Friday. Ana: good, then we re-run.',

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { pageTexts, pagedContent, type CapabilityContext, type DocumentInput } from '../../core/capability.ts'
-import type { TablesResult } from './manifest.ts'
+import { pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
+import type { Input, Output } from './schema.ts'
 
 // Asked of the model: the response fields code cannot compute. Cells may come back as numbers or null; code
 // turns them into strings. Every key present, no length bounds (strict structured-output friendly).
@@ -25,7 +25,7 @@ type ModelTables = Static<typeof ModelTables>
 
 const cellText = (c: string | number | boolean | null): string => (c === null ? '' : String(c).trim())
 
-export async function handler(input: DocumentInput, ctx: CapabilityContext): Promise<TablesResult> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const doc = await ctx.documents.resolve(input)
   const pages = pageTexts(doc)
   const pageCount = pages.length
@@ -45,7 +45,7 @@ export async function handler(input: DocumentInput, ctx: CapabilityContext): Pro
   })
 
   const warnings: string[] = []
-  const tables: TablesResult['tables'] = []
+  const tables: Output['tables'] = []
   answer.tables.forEach((raw, i) => {
     const at = `tables[${i}]`
     let headers = raw.headers.map(cellText)

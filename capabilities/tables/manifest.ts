@@ -1,41 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, defineCapability } from '../../core/capability.ts'
+import { defineCapability } from '../../core/capability.ts'
 import { handler } from './handler.ts'
-
-const Cell = Type.String({ maxLength: 20_000 })
-
-export const Table = Type.Object(
-  {
-    title: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
-    page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-      description: '1-based page where the table starts; always within the document',
-    }),
-    headers: Type.Array(Cell, { maxItems: 2000 }),
-    rows: Type.Array(Type.Array(Cell, { maxItems: 2000 }), {
-      maxItems: 200_000,
-      description: 'every row has exactly headers.length cells',
-    }),
-  },
-  { additionalProperties: false },
-)
-
-export const TablesResult = Type.Object(
-  {
-    tables: Type.Array(Table, { maxItems: 5000 }),
-    tableCount: Type.Integer({ minimum: 0, description: 'tables.length, computed by code' }),
-    pageCount: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'pages in the document (1 for text without form feeds and for images)' }),
-    ),
-    warnings: Type.Optional(
-      Type.Array(Type.String({ maxLength: 2000 }), {
-        maxItems: 10_000,
-        description: "what code found wrong with the model's tables and how it made them rectangular",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-)
-export type TablesResult = Static<typeof TablesResult>
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'tables',
@@ -44,8 +9,8 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'text',
-  request: DocObject(),
-  response: TablesResult,
+  request: Request,
+  response: Result,
   example: {
     request: { text: 'Quarterly sales\nRegion | Q1 | Q2\nNorth | 120 | 135\nSouth | 98 | 110' },
     response: {

@@ -1,17 +1,8 @@
 import type { Static } from '@sinclair/typebox'
 import { NoTranscriptGeneratedError, transcribe } from 'ai'
 import { AUDIO_TYPES, ApiError, loadMedia, type CapabilityContext } from '../../core/capability.ts'
-import type { Segment, TranscribeResult } from './manifest.ts'
+import { type Segment, type Input, type Output } from './schema.ts'
 
-interface Input {
-  audioUrl?: string
-  audio?: { data: string; mimeType: string }
-  diarize?: boolean
-  language?: string
-  prompt?: string
-}
-
-type Result = Static<typeof TranscribeResult>
 type OutSegment = Static<typeof Segment>
 
 /** Seconds → MM:SS, whole seconds rounded down; minutes are not wrapped into hours (4503 s → "75:03"). */
@@ -20,7 +11,7 @@ export function clock(seconds: number): string {
   return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const audio = await loadMedia(
     { inline: input.audio, url: input.audioUrl },
     {
@@ -61,7 +52,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
   if (!text) throw new ApiError('unprocessable', 'No speech was recognised in the audio.')
   const speakers = input.diarize ? speakersOf(result.responses, result.segments.length) : null
   const segments = toSegments(result.segments, speakers, text, result.durationInSeconds)
-  const out: Result = { text, segments }
+  const out: Output = { text, segments }
   const language = result.language ?? rawLanguage(result.responses)
   if (language) out.language = language
   if (result.durationInSeconds !== undefined && Number.isFinite(result.durationInSeconds) && result.durationInSeconds >= 0) {
@@ -127,6 +118,6 @@ export function speakersOf(responses: ReadonlyArray<unknown>, count: number): Ar
 
 /** The SDK maps only full language names ("english"); servers that answer with a code ("en") keep it. */
 function rawLanguage(responses: ReadonlyArray<unknown>): string | undefined {
-  const v = ((responses[0] as { body?: { language?: unknown } } | undefined)?.body as { language?: unknown } | undefined)?.language
+  const v = (responses[0] as { body?: { language?: unknown } } | undefined)?.body?.language
   return typeof v === 'string' && /^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(v) ? v : undefined
 }

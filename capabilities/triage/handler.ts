@@ -1,14 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError, NonBlank, StringEnum, ambiguousEntry, oneLine, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
-import { PRIORITIES, SENTIMENTS, type TriageResult } from './shapes.ts'
-
-interface Input {
-  ticket: string
-  categories?: string[]
-  teams?: string[]
-}
-
-type Result = Static<typeof TriageResult>
+import { PRIORITIES, SENTIMENTS, type Input, type Output } from './schema.ts'
 
 // What the model is asked for, per call: the caller's categories and teams as enums when given, so a
 // constrained model can only name one of them; "none" as null; prose non-blank.
@@ -25,8 +17,7 @@ const answerSchema = (categories?: string[], teams?: string[]) =>
     },
     { additionalProperties: false },
   )
-const Answer = answerSchema()
-type ModelAnswer = Static<typeof Answer>
+type ModelAnswer = Static<ReturnType<typeof answerSchema>>
 
 const key = (s: string) => s.trim().toLowerCase()
 
@@ -50,7 +41,7 @@ function lookup(list: string[] | undefined): Map<string, string> | null {
  * `categories` and `team` one of `teams` when those lists are given (spelled as the caller spelled them; any other
  * answer is 502 inference_failed, free); `slaRisk` is a boolean; empty strings never reach the caller.
  */
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Result> {
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const categories = lookup(input.categories)
   const teams = lookup(input.teams)
 
@@ -91,7 +82,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Res
 
   const summary = answer.summary.trim()
   if (!summary) throw new ApiError('inference_failed', 'The model returned an empty summary.')
-  const result: Result = { priority: answer.priority, category, sentiment: answer.sentiment, slaRisk: answer.slaRisk, summary }
+  const result: Output = { priority: answer.priority, category, sentiment: answer.sentiment, slaRisk: answer.slaRisk, summary }
   if (team) result.team = team
   const first = answer.suggestedFirstResponse?.trim()
   if (first) result.suggestedFirstResponse = first

@@ -1,7 +1,6 @@
-import { Type } from '@sinclair/typebox'
 import { defineCapability } from '../../core/capability.ts'
 import { check, handler } from './handler.ts'
-import { Name, TriageResult } from './shapes.ts'
+import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'triage',
@@ -10,15 +9,8 @@ export default defineCapability({
   async: false,
   ratePerMinute: 300,
   model: 'text',
-  request: Type.Object(
-    {
-      ticket: Type.String({ minLength: 1, maxLength: 500_000 }),
-      categories: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 200, uniqueItems: true })),
-      teams: Type.Optional(Type.Array(Name, { minItems: 1, maxItems: 200, uniqueItems: true })),
-    },
-    { additionalProperties: false },
-  ),
-  response: TriageResult,
+  request: Request,
+  response: Result,
   example: {
     request: {
       ticket: 'Our whole team has been locked out since this morning and we have a launch in two hours. Please help!',

@@ -91,7 +91,10 @@ export async function startCheckout(
 /** Cancels the subscription at Stripe; the plan ends when Stripe reports customer.subscription.deleted. */
 export async function cancelPlan(services: Services, accountId: string): Promise<void> {
   const stripe = stripeOf(services)
-  const [row] = await services.db.sql(`select stripe_subscription_id from accounts where id = ?`, [accountId])
+  const [row] = await services.db.sql<{ stripe_subscription_id: string | null }>(
+    `select stripe_subscription_id from accounts where id = ?`,
+    [accountId],
+  )
   if (!row?.stripe_subscription_id) throw new ApiError('invalid_request', 'There is no plan subscription to cancel.')
   await stripe.subscriptions.cancel(row.stripe_subscription_id)
 }
@@ -181,10 +184,12 @@ async function applyEvent(services: Services, event: Stripe.Event): Promise<void
     const subscription = subscriptionOf(invoice)
     if (!subscription) return
     await db.tx(async (q) => {
-      const [account] = await q.sql(`select id, plan from accounts where stripe_subscription_id = ?`, [subscription])
+      const [account] = await q.sql<{ id: string; plan: Plan | 'none' }>(`select id, plan from accounts where stripe_subscription_id = ?`, [
+        subscription,
+      ])
       if (!account || account.plan === 'none') return
       if (!(await claimGrant(q, event.id, account.id, event.type))) return
-      await credit(q, account.id, 'plan_grant', PLANS[account.plan as Plan], `plan ${account.plan} renewal ${invoice.id}`, services.now())
+      await credit(q, account.id, 'plan_grant', PLANS[account.plan], `plan ${account.plan} renewal ${invoice.id}`, services.now())
     })
   } else if (event.type === 'customer.subscription.deleted') {
     const subscription = event.data.object
@@ -211,12 +216,18 @@ export function autoRechargeTask(services: Services) {
   return async (payload: unknown, helpers: { job: { id: string | number } }): Promise<void> => {
     const { accountId } = payload as { accountId: string }
     const { db } = services
-    const [a] = await db.sql(
+    const [a] = await db.sql<{
+      email: string
+      auto_recharge_threshold: number | null
+      auto_recharge_pack: RechargePack | null
+      stripe_customer_id: string
+      stripe_payment_method: string | null
+    }>(
       `select email, auto_recharge_threshold, auto_recharge_pack, stripe_customer_id, stripe_payment_method from accounts where id = ? and recharge_pending`,
       [accountId],
     )
     if (!a) return
-    const pack = a.auto_recharge_pack as RechargePack | null
+    const pack = a.auto_recharge_pack
     if (!services.stripe || a.auto_recharge_threshold == null || !pack || !a.stripe_payment_method) {
       await db.sql(`update accounts set recharge_pending = false where id = ?`, [accountId])
       return

@@ -77,7 +77,7 @@ export function dashboardRouter(services: Services): Router {
       await next()
     } catch (e) {
       const err = e instanceof ApiError ? e : null
-      if (!err) services.log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? e}`)
+      if (!err) services.log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? String(e)}`)
       ctx.status = err?.status ?? 500
       ctx.type = 'html'
       const back = ctx.method === 'POST' ? (ctx.get('Referer').startsWith(origin()) ? ctx.get('Referer') : '/dashboard') : '/dashboard'
@@ -87,14 +87,17 @@ export function dashboardRouter(services: Services): Router {
 
   // POST bodies are forms; every POST carries a valid CSRF token (session or pre-session).
   router.use(async (ctx, next) => {
-    if (ctx.method !== 'POST') return next()
+    if (ctx.method !== 'POST') {
+      await next()
+      return
+    }
     await parseForm(ctx, async () => {})
     const session = await loadSession(services, ctx.cookies.get(SESSION_COOKIE))
     const preSession = ctx.path === '/dashboard/login' || ctx.path === '/dashboard/login/verify'
     const expected = preSession ? ctx.cookies.get(PRE_SESSION_COOKIE) : session?.csrfToken
     if (!tokensMatch(form(ctx)._csrf, expected))
       throw new ApiError('invalid_request', 'This form has expired. Go back, reload the page and try again.')
-    return next()
+    await next()
   })
 
   const signedIn = async (ctx: Context, next: Next) => {
@@ -105,9 +108,9 @@ export function dashboardRouter(services: Services): Router {
       throw new ApiError('unauthorized', 'Your session has ended. Sign in again.')
     }
     ctx.state.dash = { session, sessionId: sessionId! } satisfies DashState
-    return next()
+    await next()
   }
-  const state = (ctx: Context): DashState => ctx.state.dash
+  const state = (ctx: Context): DashState => ctx.state.dash as DashState
   const frame = async (ctx: Context, active: views.Page, extra: { notice?: string; error?: string } = {}): Promise<views.Frame> => {
     const { session } = state(ctx)
     const account = await getAccount(db, session.accountId)
@@ -181,15 +184,23 @@ export function dashboardRouter(services: Services): Router {
   // Keys.
   const keyRows = async (accountId: string) =>
     (
-      await db.sql(
+      await db.sql<{
+        id: string
+        prefix: string
+        name: string | null
+        monthly_spend_cap: string | null
+        month_spend: string
+        created_at: string
+        revoked_at: string | null
+      }>(
         `select id, prefix, name, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
                 created_at, revoked_at from api_keys where account_id = ? order by created_at desc`,
         [services.now(), accountId],
       )
     ).map((r) => ({
-      id: r.id as string,
-      prefix: r.prefix as string,
-      name: r.name as string | null,
+      id: r.id,
+      prefix: r.prefix,
+      name: r.name,
       monthlySpendCap: r.monthly_spend_cap == null ? null : Number(r.monthly_spend_cap),
       monthSpend: Number(r.month_spend),
       createdAt: new Date(r.created_at).toISOString(),
@@ -237,8 +248,20 @@ export function dashboardRouter(services: Services): Router {
   // Webhooks.
   const webhooks = async (ctx: Context, shown?: { secret: string; rotated?: boolean }) => {
     const { accountId } = state(ctx).session
-    const [account] = await db.sql(`select webhook_secret is not null as has_secret from accounts where id = ?`, [accountId])
-    const rows = await db.sql(
+    const [account] = await db.sql<{ has_secret: boolean }>(`select webhook_secret is not null as has_secret from accounts where id = ?`, [
+      accountId,
+    ])
+    const rows = await db.sql<{
+      id: string
+      job_id: string
+      endpoint: string
+      event: string
+      url: string
+      status: string
+      attempts: number
+      updated_at: string
+      last_code: number | null
+    }>(
       `select d.id, d.job_id, j.endpoint, d.event, d.url, d.status, d.attempts, d.updated_at,
               (select a.status_code from webhook_attempts a where a.delivery_id = d.id order by a.attempt desc limit 1) as last_code
          from webhook_deliveries d join jobs j on j.id = d.job_id
@@ -260,7 +283,9 @@ export function dashboardRouter(services: Services): Router {
   }
   router.get('/dashboard/webhooks', signedIn, (ctx) => webhooks(ctx))
   router.post('/dashboard/webhooks/reveal', signedIn, async (ctx) => {
-    const [row] = await db.sql(`select webhook_secret from accounts where id = ?`, [state(ctx).session.accountId])
+    const [row] = await db.sql<{ webhook_secret: string | null }>(`select webhook_secret from accounts where id = ?`, [
+      state(ctx).session.accountId,
+    ])
     if (!row?.webhook_secret) throw new ApiError('not_found', 'There is no signing secret yet.')
     await webhooks(ctx, { secret: services.secrets.open(row.webhook_secret) })
   })
@@ -275,9 +300,14 @@ export function dashboardRouter(services: Services): Router {
     const f: UsageFilter & { fromText?: string; toText?: string } = {}
     if (q.endpoint && /^[a-z0-9-]{1,64}$/.test(q.endpoint)) f.endpoint = q.endpoint
     if (q.keyId && UUID.test(q.keyId)) f.keyId = q.keyId
-    if (q.from && DAY.test(q.from) && !isNaN(Date.parse(q.from))) ((f.from = new Date(q.from + 'T00:00:00Z')), (f.fromText = q.from))
-    if (q.to && DAY.test(q.to) && !isNaN(Date.parse(q.to)))
-      ((f.to = new Date(Date.parse(q.to + 'T00:00:00Z') + 86400_000)), (f.toText = q.to))
+    if (q.from && DAY.test(q.from) && !isNaN(Date.parse(q.from))) {
+      f.from = new Date(q.from + 'T00:00:00Z')
+      f.fromText = q.from
+    }
+    if (q.to && DAY.test(q.to) && !isNaN(Date.parse(q.to))) {
+      f.to = new Date(Date.parse(q.to + 'T00:00:00Z') + 86400_000)
+      f.toText = q.to
+    }
     return f
   }
   router.get('/dashboard/usage', signedIn, async (ctx) => {
@@ -305,7 +335,13 @@ export function dashboardRouter(services: Services): Router {
   router.get('/dashboard/billing', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     const account = await getAccount(db, accountId)
-    const [row] = await db.sql(
+    const [row] = await db.sql<{
+      first_pack_used: boolean
+      stripe_subscription_id: string | null
+      stripe_payment_method: string | null
+      auto_recharge_threshold: number | null
+      auto_recharge_pack: RechargePack | null
+    }>(
       `select first_pack_used, stripe_subscription_id, stripe_payment_method, auto_recharge_threshold, auto_recharge_pack from accounts where id = ?`,
       [accountId],
     )
@@ -320,7 +356,9 @@ export function dashboardRouter(services: Services): Router {
         firstPackUsed: row!.first_pack_used,
         hasCard: Boolean(row!.stripe_payment_method),
         autoRecharge:
-          row!.auto_recharge_threshold == null ? null : { threshold: Number(row!.auto_recharge_threshold), pack: row!.auto_recharge_pack },
+          row!.auto_recharge_threshold == null || !row!.auto_recharge_pack
+            ? null
+            : { threshold: Number(row!.auto_recharge_threshold), pack: row!.auto_recharge_pack },
       }),
     )
   })

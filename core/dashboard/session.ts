@@ -30,7 +30,7 @@ export async function sendSignInLink(services: Services, email: string, origin: 
 /** Uses the link once; returns the new session's cookie value and CSRF token, or null. */
 export async function redeemSignInLink(services: Services, secret: string): Promise<{ sessionId: string; accountId: string } | null> {
   const { db } = services
-  const [link] = await db.sql(
+  const [link] = await db.sql<{ email: string }>(
     `update login_links set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning email`,
     [services.now(), sha256(secret), services.now()],
   )
@@ -66,10 +66,10 @@ export interface Session {
 
 export async function loadSession(services: Services, sessionId: string | undefined): Promise<Session | null> {
   if (!sessionId || sessionId.length > 100) return null
-  const [row] = await services.db.sql(`select account_id, csrf_token from dashboard_sessions where id_hash = ? and expires_at > ?`, [
-    sha256(sessionId),
-    services.now(),
-  ])
+  const [row] = await services.db.sql<{ account_id: string; csrf_token: string }>(
+    `select account_id, csrf_token from dashboard_sessions where id_hash = ? and expires_at > ?`,
+    [sha256(sessionId), services.now()],
+  )
   return row ? { accountId: row.account_id, csrfToken: row.csrf_token } : null
 }
 

@@ -5,7 +5,7 @@ import { Migrator } from '@mikro-orm/migrations'
 import { runMigrations as runWorkerMigrations } from 'graphile-worker'
 import pg from 'pg'
 import { entities } from './entities.ts'
-import { migrations } from './migrations/index.ts'
+import { allMigrations, type NamedMigration } from './capability-migrations.ts'
 import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 
 /** A result row as pg returns it (its columns typed by the caller where it matters). */
@@ -56,11 +56,12 @@ export async function ensureDatabaseExists(adminUrl: string, name: string, templ
 
 /** Applies our migrations and graphile-worker's, serialised across processes by an advisory lock. */
 export async function migrate(url: string): Promise<void> {
+  const migrations = await allMigrations() // a bad migration file refuses before the database is touched
   const lock = new pg.Client({ connectionString: url })
   await lock.connect()
   try {
     await lock.query('select pg_advisory_lock(7201)')
-    const orm = await MikroORM.init(ormOptions(url, 1))
+    const orm = await MikroORM.init(ormOptions(url, 1, migrations))
     try {
       await orm.migrator.up()
     } finally {
@@ -145,14 +146,14 @@ function prepared(text: string, values: unknown[]): pg.QueryConfig {
   return { name: s.name, text: s.text, values }
 }
 
-function ormOptions(url: string, poolSize: number) {
+function ormOptions(url: string, poolSize: number, migrationsList: NamedMigration[] = []) {
   return {
     clientUrl: url,
     entities,
     extensions: [Migrator],
     pool: { min: 0, max: poolSize }, // entities only (accounts, keys); money goes through the pg Pool
     discovery: { warnWhenNoEntities: false },
-    migrations: { migrationsList: migrations, tableName: 'schema_migrations', transactional: true, silent: true, snapshot: false },
+    migrations: { migrationsList, tableName: 'schema_migrations', transactional: true, silent: true, snapshot: false },
     debug: false,
   }
 }

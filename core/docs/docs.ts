@@ -7,7 +7,7 @@ import path from 'node:path'
 import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 
-const dist: string = createRequire(import.meta.url)('swagger-ui-dist').getAbsoluteFSPath()
+const dist = (createRequire(import.meta.url)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath()
 const ASSETS: Record<string, { file: string; type: string }> = {
   'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=utf-8' },
@@ -64,7 +64,10 @@ export function docsRouter(): Router {
   })
   router.get('/docs/:asset', async (ctx, next) => {
     const asset = ASSETS[ctx.params.asset!]
-    if (!asset) return next()
+    if (!asset) {
+      await next()
+      return
+    }
     if (!cache.has(asset.file)) cache.set(asset.file, readFile(path.join(dist, asset.file)))
     ctx.set('Cache-Control', 'public, max-age=3600')
     ctx.type = asset.type

@@ -28,7 +28,7 @@ function isoDate(value: unknown): string | null {
 function plainNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null
   if (typeof value !== 'string') return null
-  const cleaned = value.replace(/[^\d.\-]/g, '')
+  const cleaned = value.replace(/[^\d.-]/g, '')
   if (!/^-?\d+(\.\d+)?$/.test(cleaned)) return null
   return Number(cleaned)
 }
@@ -119,7 +119,7 @@ function isCurrencyMark(mark: string): boolean {
 export function currencyOf(value: unknown): string | null {
   if (typeof value !== 'string') return null
   const s = value.trim().toUpperCase()
-  if (SYMBOLS[s]) return SYMBOLS[s]!
+  if (SYMBOLS[s]) return SYMBOLS[s]
   if (!/^[A-Z]{3}$/.test(s)) return null
   return ISO_4217.size === 0 || ISO_4217.has(s) ? s : null
 }

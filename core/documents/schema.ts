@@ -22,6 +22,6 @@ export const exactlyOneDoc = {
   oneOf: [{ required: ['file'] }, { required: ['fileUrl'] }, { required: ['text'] }],
 }
 
-export function DocObject<T extends TProperties = {}>(extraProps?: T) {
+export function DocObject<T extends TProperties = Record<never, never>>(extraProps?: T) {
   return Type.Object({ ...docProperties, ...(extraProps ?? ({} as T)) }, { additionalProperties: false, ...exactlyOneDoc })
 }

@@ -82,3 +82,27 @@ export function distinctTexts(items: readonly string[], opts: { caseSensitive?: 
   }
   return out
 }
+
+/**
+ * The days of a sequence of `steps`, as a model is asked for them: a first day, then the gaps (at least one day)
+ * between each step and the one before it. Days then always increase, and the bounds keep the last one within
+ * `lastDay`, so a constrained model cannot break either rule. `describe` words both fields for the model.
+ */
+export function DaySchedule(steps: number, days: { first: number; last: number }, describe: { firstDay: string; gapDays: string }) {
+  const longestGap = Math.floor((days.last - days.first) / steps)
+  return {
+    firstDay: Type.Integer({ minimum: days.first, maximum: longestGap, description: describe.firstDay }),
+    gapDays: Type.Array(Type.Integer({ minimum: 1, maximum: longestGap }), {
+      minItems: steps - 1,
+      maxItems: steps - 1,
+      description: describe.gapDays,
+    }),
+  }
+}
+
+/** The day of each step of a `DaySchedule` answer. */
+export function scheduledDays(answer: { firstDay: number; gapDays: readonly number[] }, steps: number): number[] {
+  const days = [answer.firstDay]
+  for (let i = 1; i < steps; i++) days.push(days[i - 1]! + answer.gapDays[i - 1]!)
+  return days
+}

@@ -104,21 +104,24 @@ function nullable(s: Schema): Schema {
   return { anyOf: [rest, { type: 'null' }], ...(description ? { description } : {}) }
 }
 
+/** The node a local `$ref` ("#/$defs/Item", a JSON Pointer into `root`) names, or undefined. */
+export function resolveRef(ref: string, root: unknown): unknown {
+  return ref
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((key) => decodeURIComponent(key.replace(/~1/g, '/').replace(/~0/g, '~')))
+    .reduce<unknown>((node, key) => (isObj(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined), root)
+}
+
 /**
  * The answer with every null that stands for an absent optional property removed, following the original
  * (full) schema; nulls the full schema allows on required properties are kept.
  */
 export function nullsToAbsent(value: unknown, schema: unknown, root: unknown = schema): unknown {
   if (!isObj(schema)) return value
-  if (typeof schema.$ref === 'string') {
-    const target = schema.$ref
-      .replace(/^#\/?/, '')
-      .split('/')
-      .filter(Boolean)
-      .reduce<unknown>((n, k) => (isObj(n) ? n[k] : undefined), root)
-    return nullsToAbsent(value, target, root)
-  }
-  for (const s of [...schemas(schema.anyOf), ...schemas(schema.oneOf)]) value = nullsToAbsent(value, s, root)
+  if (typeof schema.$ref === 'string') return nullsToAbsent(value, resolveRef(schema.$ref, root), root)
+  for (const alt of [schema.anyOf, schema.oneOf]) if (Array.isArray(alt)) for (const s of alt) value = nullsToAbsent(value, s, root)
   if (Array.isArray(value) && isObj(schema.items)) return value.map((v) => nullsToAbsent(v, schema.items, root))
   if (isObj(value) && isObj(schema.properties)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])

@@ -39,12 +39,22 @@ function decodeCursor(cursor: string): string {
 
 function where(accountId: string, f: UsageFilter, alias = ''): { sql: string; params: unknown[] } {
   const a = alias ? `${alias}.` : ''
-  const parts = [`${a}account_id = ?`]
-  const params: unknown[] = [accountId]
-  if (f.keyId) (parts.push(`${a}key_id::text = ?`), params.push(f.keyId))
-  if (f.from) (parts.push(`${a}created_at >= ?`), params.push(f.from))
-  if (f.to) (parts.push(`${a}created_at < ?`), params.push(f.to))
-  return { sql: parts.join(' and '), params }
+  const conditions: Array<[string, unknown]> = [[`${a}account_id = ?`, accountId]]
+  if (f.keyId) conditions.push([`${a}key_id::text = ?`, f.keyId])
+  if (f.from) conditions.push([`${a}created_at >= ?`, f.from])
+  if (f.to) conditions.push([`${a}created_at < ?`, f.to])
+  return { sql: conditions.map(([c]) => c).join(' and '), params: conditions.map(([, p]) => p) }
+}
+
+/** A ledger row as pg returns it (bigints and timestamps as text). */
+interface LedgerRow {
+  id: string
+  kind: LedgerEntry['kind']
+  amount: string
+  balance_after: string
+  reference: string | null
+  key_id: string | null
+  created_at: string
 }
 
 export async function listLedger(
@@ -56,9 +66,15 @@ export async function listLedger(
   const w = where(accountId, f)
   let sql = `select id, kind, amount, balance_after, reference, key_id, created_at from ledger where ${w.sql}`
   // A charge's reference is "<endpoint> <requestId>" (capture_hold).
-  if (f.endpoint) ((sql += ` and kind = 'charge' and split_part(reference, ' ', 1) = ?`), w.params.push(f.endpoint))
-  if (page.cursor) ((sql += ` and id < ?`), w.params.push(decodeCursor(page.cursor)))
-  const rows = await db.sql(sql + ` order by id desc limit ?`, [...w.params, page.limit + 1])
+  if (f.endpoint) {
+    sql += ` and kind = 'charge' and split_part(reference, ' ', 1) = ?`
+    w.params.push(f.endpoint)
+  }
+  if (page.cursor) {
+    sql += ` and id < ?`
+    w.params.push(decodeCursor(page.cursor))
+  }
+  const rows = await db.sql<LedgerRow>(sql + ` order by id desc limit ?`, [...w.params, page.limit + 1])
   const entries = rows.slice(0, page.limit).map((r): LedgerEntry => {
     const e: LedgerEntry = {
       id: String(r.id),
@@ -82,8 +98,14 @@ export async function dailyTotals(db: Query, accountId: string, f: UsageFilter):
   const w = where(accountId, f)
   let sql = `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, endpoint, count(*) as calls, sum(credits) as credits
                from usage_events where ${w.sql}`
-  if (f.endpoint) ((sql += ` and endpoint = ?`), w.params.push(f.endpoint))
-  const rows = await db.sql(sql + ` group by 1, 2 order by 1, 2`, w.params)
+  if (f.endpoint) {
+    sql += ` and endpoint = ?`
+    w.params.push(f.endpoint)
+  }
+  const rows = await db.sql<{ day: string; endpoint: string; calls: string; credits: string }>(
+    sql + ` group by 1, 2 order by 1, 2`,
+    w.params,
+  )
   return rows.map((r) => ({ date: r.day, endpoint: r.endpoint, calls: Number(r.calls), credits: Number(r.credits) }))
 }
 
@@ -97,7 +119,7 @@ export async function ledgerCsv(db: Query, accountId: string, f: UsageFilter): P
     all.push(...page.entries)
     cursor = page.nextCursor
   } while (cursor)
-  const cell = (v: unknown) => {
+  const cell = (v: string | number | undefined) => {
     const s = v === undefined ? '' : String(v)
     // Quote every text cell; a leading = + - @ is neutralised so spreadsheets do not run it as a formula.
     return /^[=+\-@\t\r]/.test(s) && !/^-?\d+$/.test(s) ? `"'${s.replace(/"/g, '""')}"` : `"${s.replace(/"/g, '""')}"`

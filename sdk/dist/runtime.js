@@ -21,6 +21,7 @@ export class ApiError extends Error {
     }
 }
 const sleep = (ms, signal) => new Promise((resolve, reject) => {
+    // An abort's reason is an Error: the caller's, or the AbortError DOMException abort() makes.
     if (signal?.aborted)
         return reject(signal.reason);
     const timer = setTimeout(done, ms);
@@ -138,8 +139,9 @@ function toApiError(res, text) {
 export class WebhookVerificationError extends Error {
     name = 'WebhookVerificationError';
 }
+const isHeaders = (headers) => typeof headers.get === 'function';
 function header(headers, name) {
-    if (typeof headers.get === 'function')
+    if (isHeaders(headers))
         return headers.get(name) ?? undefined;
     for (const [k, v] of Object.entries(headers))
         if (k.toLowerCase() === name)

@@ -48,7 +48,8 @@ export class ApiError extends Error {
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
+    // An abort's reason is an Error: the caller's, or the AbortError DOMException abort() makes.
+    if (signal?.aborted) return reject(signal.reason as Error)
     const timer = setTimeout(done, ms)
     function done() {
       signal?.removeEventListener('abort', abort)
@@ -56,7 +57,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     }
     function abort() {
       clearTimeout(timer)
-      reject(signal!.reason)
+      reject(signal!.reason as Error)
     }
     signal?.addEventListener('abort', abort, { once: true })
   })
@@ -190,8 +191,10 @@ export class WebhookVerificationError extends Error {
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined>
 
+const isHeaders = (headers: HeaderBag): headers is Headers => typeof (headers as Headers).get === 'function'
+
 function header(headers: HeaderBag, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  if (isHeaders(headers)) return headers.get(name) ?? undefined
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v
   return undefined
 }

@@ -71,7 +71,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     databaseUrl: database.url,
     ...opts.config,
   }
-  const { services, close } = await boot(config, {
+  const booted = await boot(config, {
     provider: opts.provider ?? mockProvider(),
     log: () => {},
     logger: opts.logger ?? createLogger({ level: 'silent' }),
@@ -79,6 +79,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.capabilities ? { capabilities: new Map(opts.capabilities.map((c) => [c.name, c])) } : {}),
   })
+  const { services } = booted
   const server: Server = httpServer(buildApp(services), config).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -87,7 +88,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     server.closeAllConnections()
     await new Promise((r) => server.close(r))
     await worker?.stop()
-    await close()
+    await booted.close()
     await database.drop()
   })
 
@@ -151,7 +152,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
 
 /** A provider whose text model is the ai SDK's mock: `reply` gets the prompt and returns the JSON object. */
 export function mockProvider(
-  reply: (prompt: string) => unknown | Promise<unknown> = () => ({}),
+  reply: (prompt: string) => unknown = () => ({}), // a value or a Promise of one
   extra: Partial<ModelProvider> = {},
 ): ModelProvider {
   const model = mockLanguageModel(reply)
@@ -174,7 +175,7 @@ export function mockProvider(
   }
 }
 
-export function mockLanguageModel(reply: (prompt: string) => unknown | Promise<unknown>): LanguageModel {
+export function mockLanguageModel(reply: (prompt: string) => unknown): LanguageModel {
   return new MockLanguageModelV3({
     doGenerate: async (options) => {
       const prompt = JSON.stringify(options.prompt)
@@ -220,6 +221,6 @@ export function testCapability(over: Partial<CapabilityManifest<TObject, TSchema
     response: Type.Object({ echo: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
     handler: async (input: any) => ({ echo: input.text }),
     ...over,
-  } as CapabilityManifest<TObject, TSchema>)
+  })
   return checkManifest(m, over.name, `test:${over.name}`)
 }

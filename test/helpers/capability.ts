@@ -23,7 +23,7 @@ type Assert = Pick<Test, 'equal' | 'same' | 'match'>
 /** The two wire APIs of the fake OpenAI-compatible server. */
 export type Wire = 'responses' | 'chat'
 /** A mock answer: a JSON value (a string is sent as the raw text), or a function of the prompt giving one. */
-export type MockAnswer = unknown | ((prompt: string) => unknown)
+export type MockAnswer = unknown
 export type Customer = Awaited<ReturnType<TestApp['customer']>>
 export type Ledger = Awaited<ReturnType<TestApp['ledger']>>
 

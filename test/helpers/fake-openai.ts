@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { deflateSync } from 'node:zlib'
+import { resolveRef } from '../../core/models/strict.ts'
 
 export interface FakeTextRequest {
   api: 'responses' | 'chat'
@@ -11,17 +12,18 @@ export interface FakeTextRequest {
   system: string // concatenated system/developer instructions
   prompt: string // concatenated user text parts
   files: Array<{ mediaType: string; data: string /* base64 or url */ }>
-  jsonSchema: unknown | null // requested structured-output JSON schema, if any
+  jsonSchema: unknown // requested structured-output JSON schema, or null
   tools: string[] // tool types/names sent, e.g. 'web_search'
   body: any // raw parsed request body
 }
-export type TextReply =
-  | unknown // any JSON value: sent back as the model's output text (JSON.stringify'd)
-  | { $text: string } // raw output text
-  | { $status: number; $body?: unknown } // HTTP error from the provider
+/**
+ * Any JSON value: sent back as the model's output text (JSON.stringify'd); except `{ $text: string }`, the raw
+ * output text, and `{ $status: number, $body?: unknown }`, an HTTP error from the provider.
+ */
+export type TextReply = unknown
 export interface FakeOpenAIOptions {
   /** Returning undefined falls back to the default behaviour. */
-  text?: (req: FakeTextRequest) => TextReply | Promise<TextReply>
+  text?: (req: FakeTextRequest) => TextReply // or a Promise of one
   webSearch?: Array<{ url: string; title: string }>
   delayMs?: number
   /** Text returned by /audio/transcriptions (default 'Hello from the fake transcriber.'). */
@@ -43,14 +45,7 @@ const id = (prefix: string) => `${prefix}_fake${(++seq).toString(36)}`
 // ---------- default structured output: minimal object satisfying a JSON schema ----------
 export function minimalForSchema(schema: any, root: any = schema, depth = 0): unknown {
   if (!isObj(schema) || depth > 32) return null
-  if (typeof schema.$ref === 'string') {
-    const target = schema.$ref
-      .replace(/^#\/?/, '')
-      .split('/')
-      .filter(Boolean)
-      .reduce((node: any, key: string) => node?.[decodeURIComponent(key.replace(/~1/g, '/').replace(/~0/g, '~'))], root)
-    return minimalForSchema(target, root, depth + 1)
-  }
+  if (typeof schema.$ref === 'string') return minimalForSchema(resolveRef(schema.$ref, root), root, depth + 1)
   if ('const' in schema) return schema.const
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0]
   if ('default' in schema && schema.default !== undefined) return schema.default

@@ -1,7 +1,7 @@
 // A fake Stripe API on loopback for the official `stripe` client (STRIPE_API_URL points at it): Checkout
 // Sessions with a hosted "pay" page, PaymentIntents (off-session confirm, declines on demand), subscription
 // cancel, and signed event delivery to the app's /stripe/webhook exactly as Stripe signs it.
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Stripe from 'stripe'
 
@@ -122,7 +122,7 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
     return rest
   }
 
-  const server: Server = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url!, 'http://x')
     const body = await read(req)
     const json = (status: number, value: unknown) => {
@@ -203,7 +203,8 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       return
     }
     json(404, { error: { type: 'invalid_request_error', message: `fake stripe: no route ${req.method} ${url.pathname}` } })
-  })
+  }
+  const server: Server = createServer((req, res) => void serve(req, res))
   server.listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

@@ -3,6 +3,7 @@
 // enum/const, anyOf/oneOf, $ref, properties/required, items and counts, string lengths, formats and patterns,
 // number bounds); strings are made of words so prose looks like prose.
 import RandExp from 'randexp'
+import { resolveRef } from '../../core/models/strict.ts'
 
 export type Rng = () => number
 
@@ -100,14 +101,7 @@ function randomNumber(schema: Record<string, any>, rng: Rng, integer: boolean): 
 export function randomInstance(schema: unknown, rng: Rng, root: unknown = schema, depth = 0): unknown {
   if (schema === true || !isObj(schema)) return words(rng, 8)
   if (depth > 24) return null
-  if (typeof schema.$ref === 'string') {
-    const target = schema.$ref
-      .replace(/^#\/?/, '')
-      .split('/')
-      .filter(Boolean)
-      .reduce((n: any, k: string) => n?.[k], root)
-    return randomInstance(target, rng, root, depth + 1)
-  }
+  if (typeof schema.$ref === 'string') return randomInstance(resolveRef(schema.$ref, root), rng, root, depth + 1)
   if ('const' in schema) return schema.const
   if (Array.isArray(schema.enum)) return pick(rng, schema.enum)
   const alt = schema.anyOf ?? schema.oneOf
@@ -132,11 +126,10 @@ export function randomInstance(schema: unknown, rng: Rng, root: unknown = schema
       const min = schema.minItems ?? 0
       const n = int(rng, min, Math.min(schema.maxItems ?? min + 4, min + 4))
       const out: unknown[] = []
-      for (let i = 0, tries = 0; out.length < n && tries < n * 10; tries++) {
+      for (let tries = 0; out.length < n && tries < n * 10; tries++) {
         const v = randomInstance(schema.items ?? {}, rng, root, depth + 1)
         if (schema.uniqueItems && out.some((x) => JSON.stringify(x) === JSON.stringify(v))) continue
         out.push(v)
-        i++
       }
       return out
     }

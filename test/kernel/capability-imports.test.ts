@@ -1,6 +1,8 @@
 // Issue 13: core/capability.ts is the one door from a capability folder into the kernel. A folder that reaches
 // into core/pipeline, core/wallet … would tie the kernel's insides to 39 folders; this test names the file and
-// the import so the fix is obvious.
+// the import so the fix is obvious. Inside a folder, imports go one way (schema ← handler ← manifest, see
+// capabilities/README.md) and the handler's input type is the request schema's.
+import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
@@ -68,5 +70,62 @@ t.test('every file of every capability folder reaches the kernel only through co
     }
   }
   t.ok(files >= 39 * 3, `${files} files read`)
+  t.same(problems, [])
+})
+
+interface FolderSources {
+  schema: string | null
+  handler: string
+}
+
+/** How a folder breaks the schema ← handler ← manifest convention, one line each; empty when it keeps it. */
+export function layoutProblems({ schema, handler }: FolderSources): string[] {
+  if (schema === null) return ['has no schema.ts (the Request and Result schemas and their Input and Output types)']
+  const problems: string[] = []
+  if (!/^export type Input = Static<typeof Request>$/m.test(schema))
+    problems.push('schema.ts: no `export type Input = Static<typeof Request>`')
+  if (!/^export type Output = Static<typeof Result>$/m.test(schema))
+    problems.push('schema.ts: no `export type Output = Static<typeof Result>`')
+  for (const spec of specifiers(schema))
+    if (spec === './handler.ts' || spec === './manifest.ts')
+      problems.push(`schema.ts imports ${spec}: imports go schema ← handler ← manifest`)
+  if (specifiers(handler).includes('./manifest.ts')) problems.push('handler.ts imports ./manifest.ts: take the types from ./schema.ts')
+  if (/^(export )?(interface Input\b|type Input\s*=)/m.test(handler))
+    problems.push('handler.ts declares its own Input: use the one of ./schema.ts')
+  if (!/export async function handler\(input: Input,/.test(handler)) problems.push('handler.ts: the handler does not take `input: Input`')
+  return problems
+}
+
+t.test('the layout checker refuses what it should', async (t) => {
+  const schema = `import { Type, type Static } from '@sinclair/typebox'
+export const Request = Type.Object({})
+export const Result = Type.Object({})
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>
+`
+  const handler = `import type { Input, Output } from './schema.ts'
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {}
+`
+  t.same(layoutProblems({ schema, handler }), [])
+  t.match(layoutProblems({ schema: null, handler }), [/no schema\.ts/])
+  t.match(layoutProblems({ schema: schema.replace('export type Input', 'type Input'), handler }), [/Input = Static<typeof Request>/])
+  t.match(layoutProblems({ schema: `import { handler } from './handler.ts'\n${schema}`, handler }), [/schema\.ts imports \.\/handler\.ts/])
+  t.match(layoutProblems({ schema, handler: `import type { Result } from './manifest.ts'\n${handler}` }), [/imports \.\/manifest\.ts/])
+  t.match(layoutProblems({ schema, handler: `interface Input {\n  text: string\n}\n${handler}` }), [/declares its own Input/])
+  t.match(layoutProblems({ schema, handler: handler.replace('input: Input', 'input: { text: string }') }), [/does not take `input: Input`/])
+})
+
+t.test('every capability folder keeps the schema ← handler ← manifest layout', async (t) => {
+  const problems: string[] = []
+  for (const entry of await readdir(capabilitiesDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue
+    const folder = path.join(capabilitiesDir, entry.name)
+    const schemaFile = path.join(folder, 'schema.ts')
+    const found = layoutProblems({
+      schema: existsSync(schemaFile) ? await readFile(schemaFile, 'utf8') : null,
+      handler: await readFile(path.join(folder, 'handler.ts'), 'utf8'),
+    })
+    problems.push(...found.map((p) => `capabilities/${entry.name}: ${p}`))
+  }
   t.same(problems, [])
 })

@@ -18,7 +18,7 @@ const refusing = testCapability({
     throw new ApiError('unprocessable', 'That document is empty.')
   },
 })
-const wrongShape = testCapability({ name: 'wrong-shape', handler: async () => ({ echo: 42 }) as never })
+const wrongShape = testCapability({ name: 'wrong-shape', handler: async () => ({ echo: 42 }) })
 const checked = testCapability({
   name: 'checked',
   check: (input: any) => (input.text.includes('\u0000') ? [{ path: '/text', message: 'must not contain U+0000' }] : []),

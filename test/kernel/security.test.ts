@@ -334,7 +334,10 @@ t.test('an internal error is logged by class, code, stack frames and request id,
 
 t.test('Retry-After where a retry can help (timeouts, a busy provider), never on a paused endpoint', async (t) => {
   const signal = new AbortController().signal
-  const fail = (e: unknown) => runModel('model', { signal, timeoutMs: 20 }, async () => Promise.reject(e))
+  const fail = (e: unknown) =>
+    runModel('model', { signal, timeoutMs: 20 }, async () => {
+      throw e
+    })
   const timedOut = await runModel(
     'model',
     { signal, timeoutMs: 10 },
@@ -365,7 +368,7 @@ t.test('server timeouts from config: trickled headers and a trickled body are cu
   const trickled = async (head: string, drip: string) => {
     const socket = net.connect(Number(port), '127.0.0.1')
     let received = ''
-    socket.on('data', (chunk) => (received += chunk))
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
     const closed = new Promise<void>((r) => socket.on('close', () => r()))
     socket.write(head)
     const timer = setInterval(() => socket.writable && socket.write(drip), 200)

@@ -5,11 +5,11 @@ const httpsOnly = { allowPrivate: false, schemes: ['https:'] } as const
 
 function mapResolver(map: Record<string, string[]>): Resolver & { calls: string[] } {
   const calls: string[] = []
-  const fn = async (host: string) => {
+  const fn: Resolver = async (host) => {
     calls.push(host)
     const found = map[host]
     if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
-    return found.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }))
+    return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
   }
   return Object.assign(fn, { calls })
 }

@@ -175,7 +175,7 @@ t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-Afte
   t.equal(seen.length, 4)
   t.equal(new Set(seen.map((h) => h['idempotency-key'])).size, 1, 'every attempt carries the same Idempotency-Key')
 
-  r = await run([{ status: 429, code: 'rate_limited', retryAfter: '1' }])
+  await run([{ status: 429, code: 'rate_limited', retryAfter: '1' }])
   t.ok(times[1]! - times[0]! >= 950, `Retry-After: 1 is honoured (waited ${times[1]! - times[0]!} ms)`)
 
   for (const refusal of [

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
-export const Line = (max: number) => Type.String({ minLength: 1, maxLength: max })
+const Line = (max: number) => Type.String({ minLength: 1, maxLength: max })
 
 export const ActionItem = Type.Object(
   {
@@ -11,7 +11,7 @@ export const ActionItem = Type.Object(
   { additionalProperties: false },
 )
 
-export const MinutesResult = Type.Object(
+export const Result = Type.Object(
   {
     title: Line(300),
     summary: Line(20_000),
@@ -23,3 +23,17 @@ export const MinutesResult = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export const Request = Type.Object(
+  {
+    transcript: Type.String({ minLength: 1, maxLength: 500_000 }),
+    attendees: Type.Optional(Type.Array(Line(200), { minItems: 1, maxItems: 200, uniqueItems: true })),
+    meetingDate: Type.Optional(
+      Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD; relative deadlines ("by Friday") are resolved against it' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>

@@ -1,9 +1,9 @@
 // /v1/memory: agent memories per account and namespace. Every query of capabilities/memory filters by
 // account_id AND namespace. Ranking: full-text (tsv, GIN) without an embedding model; with one, cosine
 // similarity over `embedding` computed in SQL (real[]; pgvector is not required).
-import { Migration } from '@mikro-orm/migrations'
+import { Migration } from '../../../core/capability.ts'
 
-export class Migration0002Memory extends Migration {
+export default class Migration0002Memory extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
 create table memories (

@@ -1,0 +1,44 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { DocObject } from '../../core/capability.ts'
+
+const NStr = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
+
+export const Result = Type.Object(
+  {
+    contractType: Type.String({ minLength: 1, maxLength: 200, description: 'lower case, e.g. "services agreement", "nda", "lease"' }),
+    parties: Type.Array(
+      Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 500 }), role: Type.String({ minLength: 1, maxLength: 200 }) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 200 },
+    ),
+    effectiveDate: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 }), Type.Null()]),
+    term: NStr(2000),
+    renewal: Type.Union(
+      [Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr(1000) }, { additionalProperties: false }), Type.Null()],
+      { description: 'null when the contract says nothing about renewal' },
+    ),
+    governingLaw: NStr(500),
+    obligations: Type.Array(Type.String({ maxLength: 5000 }), { maxItems: 1000 }),
+    riskFlags: Type.Array(
+      Type.Object(
+        {
+          clause: Type.String({ minLength: 1, maxLength: 1000 }),
+          severity: Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]),
+          reason: Type.String({ maxLength: 5000 }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 1000 },
+    ),
+    warnings: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 1000, description: "what code found wrong with the model's answer" }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export const Request = DocObject()
+
+export type Input = Static<typeof Request>
+export type Output = Static<typeof Result>
