@@ -41,7 +41,7 @@ export {
   urlKey,
 } from './models/sources.ts'
 /** Documents: the shared input schema, pages, media, sniffing, amounts and dates. */
-export { DocObject, InlineFile } from './documents/schema.ts'
+export { DocObject, InlineFile, Profile } from './documents/schema.ts'
 export { normalizeDate, sum, sumWarning, toAmount } from './documents/checks.ts'
 export { AUDIO_TYPES, IMAGE_TYPES, loadMedia, urlProblem } from './documents/media.ts'
 export { pagedContent, pageTexts } from './documents/pages.ts'

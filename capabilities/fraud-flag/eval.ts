@@ -1,23 +1,12 @@
 // Eval cases for /v1/fraud-flag (scripts/eval.ts, scripts/eval-kit.ts).
+import manifest from './manifest.ts'
 import { between, type EvalCase } from '../../scripts/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {
     name: 'risky',
-    request: {
-      order: {
-        id: 'A-1042',
-        amount: 1899,
-        currency: 'USD',
-        email: 'jx82k1@mailinator.com',
-        billingCountry: 'US',
-        shippingCountry: 'NG',
-        ipCountry: 'RO',
-        items: [{ sku: 'IPHONE-15-PRO', quantity: 3 }],
-        accountAgeDays: 0,
-      },
-      context: 'Electronics store; typical order is $150.',
-    },
+    // The manifest's published example, scored.
+    request: manifest.example!.request,
     checks: { 'high risk': between('riskScore', 0.6, 1) },
   },
   {

@@ -1,21 +1,12 @@
 // Eval cases for /v1/match (scripts/eval.ts, scripts/eval-kit.ts).
+import manifest from './manifest.ts'
 import { count, type EvalCase } from '../../scripts/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {
     name: 'companies',
-    request: {
-      a: [
-        { name: 'Acme GmbH', city: 'Berlin' },
-        { name: 'Globex Ltd', city: 'London' },
-      ],
-      b: [
-        { company: 'GLOBEX LIMITED', town: 'London' },
-        { company: 'ACME Gesellschaft mbH', town: 'Berlin' },
-        { company: 'Initech', town: 'Austin' },
-      ],
-      keys: ['name', 'city'],
-    },
+    // The manifest's published example, scored.
+    request: manifest.example!.request,
     checks: { 'two matches': count('matches[]', 2), 'Initech unmatched': count('unmatchedB[]', 1) },
   },
   {

@@ -1,26 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { StringEnum } from '../../core/capability.ts'
+import { Profile, StringEnum } from '../../core/capability.ts'
 
 const CHANNELS = ['email', 'linkedin'] as const
 const MAX_STEPS = 10
-
-// A lead or a product: free text, or a flat JSON object (e.g. the result of /v1/enrich), bounded (C12).
-// Values: scalars, arrays of scalars, or one level of nested object of scalars.
-const Scalar = Type.Union([Type.String({ maxLength: 4000 }), Type.Number(), Type.Boolean(), Type.Null()])
-const ScalarList = Type.Array(Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]), { maxItems: 50 })
-const Nested = Type.Object({}, { additionalProperties: Scalar, maxProperties: 40, propertyNames: { maxLength: 100 } })
-const Profile = Type.Union([
-  Type.String({ minLength: 1, maxLength: 20_000 }),
-  Type.Object(
-    {},
-    {
-      additionalProperties: Type.Union([Scalar, ScalarList, Nested]),
-      minProperties: 1,
-      maxProperties: 60,
-      propertyNames: { maxLength: 100 },
-    },
-  ),
-])
 
 export const Request = Type.Object(
   {

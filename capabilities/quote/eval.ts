@@ -1,4 +1,5 @@
 // Eval cases for /v1/quote (scripts/eval.ts, scripts/eval-kit.ts): totals are code's arithmetic.
+import manifest from './manifest.ts'
 import { count, type EvalCase } from '../../scripts/eval-kit.ts'
 import type { Output } from './schema.ts'
 
@@ -6,15 +7,8 @@ const adds = (r: Output) => Math.abs((r.subtotal ?? 0) + (r.tax ?? 0) - r.total)
 export const evalCases: EvalCase[] = [
   {
     name: 'plumbing',
-    request: {
-      job: 'Replace a kitchen mixer tap and fix a dripping bathroom tap.',
-      rates: [
-        { description: 'Labour', unit: 'hour', unitPrice: 85 },
-        { description: 'Call-out', unitPrice: 60 },
-      ],
-      currency: 'USD',
-      taxRatePct: 8,
-    },
+    // The manifest's published example, scored.
+    request: manifest.example!.request,
     expected: { currency: 'USD' },
     checks: { 'subtotal + tax = total': adds, 'line items': count('lineItems[]', 1, 20) },
   },

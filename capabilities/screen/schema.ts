@@ -1,6 +1,6 @@
 // /v1/screen: the request (a lead, ICP criteria, a depth) and the result.
 import { Type, type Static } from '@sinclair/typebox'
-import { StringEnum } from '../../core/capability.ts'
+import { Profile, StringEnum } from '../../core/capability.ts'
 
 export const VERDICTS = ['qualified', 'maybe', 'disqualified'] as const
 export const DEPTHS = ['standard', 'deep'] as const
@@ -8,26 +8,9 @@ export const EMPLOYEE_RANGES = ['1-10', '11-50', '51-200', '201-500', '501-1000'
 export const MAX_SOURCES = 30
 export const MAX_EVIDENCE = 10
 
-// The lead: free text, or a flat JSON object (e.g. the result of /v1/enrich), bounded (C12).
-const Scalar = Type.Union([Type.String({ maxLength: 4000 }), Type.Number(), Type.Boolean(), Type.Null()])
-const ScalarList = Type.Array(Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]), { maxItems: 50 })
-const Nested = Type.Object({}, { additionalProperties: Scalar, maxProperties: 40, propertyNames: { maxLength: 100 } })
-const Lead = Type.Union([
-  Type.String({ minLength: 1, maxLength: 20_000 }),
-  Type.Object(
-    {},
-    {
-      additionalProperties: Type.Union([Scalar, ScalarList, Nested]),
-      minProperties: 1,
-      maxProperties: 60,
-      propertyNames: { maxLength: 100 },
-    },
-  ),
-])
-
 export const Request = Type.Object(
   {
-    lead: Lead,
+    lead: Profile,
     // The ideal-customer-profile criteria: one text, or a list (then evidence names the criterion it bears on).
     criteria: Type.Union([
       Type.String({ minLength: 1, maxLength: 10_000 }),

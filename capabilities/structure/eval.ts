@@ -1,25 +1,13 @@
 // Eval cases for /v1/structure (scripts/eval.ts, scripts/eval-kit.ts).
 import type { EvalCase } from '../../scripts/eval-kit.ts'
+import manifest from './manifest.ts'
 
-const order = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    company: { type: 'string' },
-    quantity: { type: 'integer', minimum: 1 },
-    item: { type: 'string' },
-    deliverBy: { type: 'string', format: 'date' },
-  },
-  required: ['name', 'quantity', 'item'],
-  additionalProperties: false,
-}
+const order = manifest.example!.request.schema
 export const evalCases: EvalCase[] = [
   {
     name: 'chairs',
-    request: {
-      input: 'hi, this is Dana Reyes from Northwind, need 40 chairs delivered by march 3rd 2026, call me 555 0100',
-      schema: order,
-    },
+    // The manifest's published example, scored.
+    request: manifest.example!.request,
     expected: { valid: true, data: { name: 'Dana Reyes', company: 'Northwind', quantity: 40, deliverBy: '2026-03-03' } },
   },
   {

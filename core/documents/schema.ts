@@ -25,3 +25,21 @@ export const exactlyOneDoc = {
 export function DocObject<T extends TProperties = Record<never, never>>(extraProps?: T) {
   return Type.Object({ ...docProperties, ...(extraProps ?? ({} as T)) }, { additionalProperties: false, ...exactlyOneDoc })
 }
+
+// A lead, a company or a product: free text, or a flat JSON object (e.g. the result of /v1/enrich), bounded
+// (C12). Values: scalars, arrays of scalars, or one level of nested object of scalars.
+const Scalar = Type.Union([Type.String({ maxLength: 4000 }), Type.Number(), Type.Boolean(), Type.Null()])
+const ScalarList = Type.Array(Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]), { maxItems: 50 })
+const Nested = Type.Object({}, { additionalProperties: Scalar, maxProperties: 40, propertyNames: { maxLength: 100 } })
+export const Profile = Type.Union([
+  Type.String({ minLength: 1, maxLength: 20_000 }),
+  Type.Object(
+    {},
+    {
+      additionalProperties: Type.Union([Scalar, ScalarList, Nested]),
+      minProperties: 1,
+      maxProperties: 60,
+      propertyNames: { maxLength: 100 },
+    },
+  ),
+])
