@@ -75,10 +75,15 @@ interface Compiled {
 }
 // Keyed by the schema's JSON, so a schema a capability builds per call (from the caller's labels, counts …) is
 // compiled once per distinct shape; least recently used entries go first. BENCHMARKS.md has the compile cost.
+// A schema object seen before (the static schemas of most capabilities) is found by identity first, which
+// skips serializing it on every call.
 const compiled = new Map<string, Compiled>()
+const byIdentity = new WeakMap<TSchema, Compiled>()
 const COMPILED_MAX = 500
 
-export function compileAnswerSchema(schema: TSchema): Compiled {
+function compileAnswerSchema(schema: TSchema): Compiled {
+  const known = byIdentity.get(schema)
+  if (known) return known
   const key = JSON.stringify(schema)
   let c = compiled.get(key)
   if (c) compiled.delete(key)
@@ -89,6 +94,7 @@ export function compileAnswerSchema(schema: TSchema): Compiled {
     if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!)
   }
   compiled.set(key, c)
+  byIdentity.set(schema, c)
   return c
 }
 
