@@ -52,7 +52,6 @@ export function SendableText(mustContain: string[][] = [], options: Record<strin
   return Type.String({ pattern: `^${free}${body}${free}$`, ...options })
 }
 
-/** Runs of whitespace (line breaks too) as one space, trimmed; '' for null or undefined. */
 /** Text as a quote is compared: lower case, typographic quotes straightened, whitespace folded. */
 export const comparableText = (s: string): string =>
   s
@@ -62,6 +61,7 @@ export const comparableText = (s: string): string =>
     .replace(/\s+/g, ' ')
     .trim()
 
+/** Runs of whitespace (line breaks too) as one space, trimmed; '' for null or undefined. */
 export const oneLine = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim()
 
 /** At most `max` characters: a longer string is cut, its trailing whitespace dropped and '…' appended. */
