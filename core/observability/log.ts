@@ -66,7 +66,6 @@ export function accessLog(logger: Logger, metrics: Metrics): Middleware {
         route,
         status: ctx.status,
         seconds: ms / 1000,
-        credits: state.credits ?? 0,
         code: state.errorCode,
       })
     }

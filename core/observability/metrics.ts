@@ -6,8 +6,8 @@ import type { Query } from '../db/database.ts'
 
 export interface Metrics {
   readonly registry: Registry
-  /** One answered request (the access line's fields). */
-  request(r: { method: string; route: string; status: number; seconds: number; credits: number; code?: string | undefined }): void
+  /** One answered request (the access line's fields; credits are read from the database per scrape instead). */
+  request(r: { method: string; route: string; status: number; seconds: number; code?: string | undefined }): void
   /** Times one model call of a capability: latency by outcome, and failures. */
   modelCall<T>(endpoint: string, kind: string, fn: () => Promise<T>): Promise<T>
   /** The exposition text, with the database-backed values read now. */

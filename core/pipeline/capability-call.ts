@@ -14,7 +14,7 @@ import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { requireProvider } from './provider.ts'
-import { dryRunMode, makeBodyReader, readRequest, type CallRequest } from './request.ts'
+import { dryRunMode, makeBodyReader, readRequest, type CallRequest, type DryRunMode } from './request.ts'
 import { spendRefusal } from './spend.ts'
 import { throttle } from './throttle.ts'
 
@@ -24,17 +24,18 @@ export function capabilityCall(capability: Capability, services: Services): Midd
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
   const perMinute = services.config.rateLimits[capability.name] ?? capability.ratePerMinute
   /** Stages 3 and 4, the same for live calls and dry runs. */
-  const admit = async (ctx: Context): Promise<CallRequest> => {
+  const admit = async (ctx: Context, mode: DryRunMode): Promise<CallRequest> => {
     checkPaused(services.config, capability) // 3
-    return readRequest(ctx, capability, services, readBody, dryRunMode(ctx)) // 4
+    return readRequest(ctx, capability, services, readBody, mode) // 4
   }
 
   return async (ctx) => {
     const requestId = ctx.state.requestId as string
     const caller = await authenticate(ctx, services.keys) // 1
     await throttle(ctx, services.limiter, capability.name, caller.keyId, perMinute) // 2
-    if (dryRunMode(ctx) === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx))
-    const call = await admit(ctx) // 3, 4
+    const mode = dryRunMode(ctx)
+    if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
+    const call = await admit(ctx, mode) // 3, 4
 
     const base = {
       accountId: caller.accountId,
