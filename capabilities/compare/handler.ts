@@ -9,7 +9,7 @@ import type { Input, Output } from './schema.ts'
 const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] })
 const Level = Enum(['low', 'medium', 'high'] as const)
 const NStr = Type.Union([Type.String(), Type.Null()])
-export const ModelCompare = Type.Object(
+const ModelCompare = Type.Object(
   {
     changes: Type.Array(
       Type.Object(
@@ -61,7 +61,7 @@ async function resolveSide(ctx: CapabilityContext, input: DocumentInput, side: '
 }
 
 /** Lower case, one kind of quote and dash, whitespace collapsed: what "the same text" means for quotes. */
-export function normalizeText(s: string): string {
+function normalizeText(s: string): string {
   return s
     .toLowerCase()
     .replace(/[\u2018\u2019\u201a\u2032]/g, "'")

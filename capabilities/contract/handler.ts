@@ -8,7 +8,7 @@ const Text = Type.String({ pattern: '\\S' })
 // `enum` rather than a union of `const`s: the plainest form for providers' structured-output decoders.
 const Severity = Type.Unsafe<'low' | 'medium' | 'high'>({ type: 'string', enum: ['low', 'medium', 'high'] })
 const NStr = Type.Union([Type.String(), Type.Null()])
-export const ModelContract = Type.Object(
+const ModelContract = Type.Object(
   {
     contractType: Text,
     parties: Type.Array(Type.Object({ name: Text, role: Text }, { additionalProperties: false }), { minItems: 1 }),

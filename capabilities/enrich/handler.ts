@@ -143,7 +143,7 @@ export function check(input: Input): ErrorDetail[] {
   return 'problem' in found && found.problem === 'invalid' ? [{ path: `/${field}`, message: 'must be a domain name' }] : []
 }
 
-export function companyDomain(input: Input): string {
+function companyDomain(input: Input): string {
   const { found } = domainOf(input)
   if ('problem' in found) {
     // 'invalid' is refused at stage 4 (check) and never gets here.

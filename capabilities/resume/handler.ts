@@ -5,7 +5,7 @@ import { Precision, type Input, type Output } from './schema.ts'
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length
 // bounds (strict structured-output friendly). Code turns it into the published shape.
 const NStr = Type.Union([Type.String(), Type.Null()])
-export const ModelResume = Type.Object(
+const ModelResume = Type.Object(
   {
     name: Type.String({ pattern: '\\S' }),
     email: NStr,
@@ -64,7 +64,7 @@ const yearOk = (y: number) => y >= 1900 && y <= 2100
  * A resume date → `YYYY-MM-DD` (capabilities.md) plus the precision the resume actually gave. Month-only
  * dates map to the 1st of the month and year-only dates to January 1st; the precision field says so.
  */
-export function resumeDate(value: unknown): { date: string | null; precision: Precision | null; ongoing: boolean; unreadable: boolean } {
+function resumeDate(value: unknown): { date: string | null; precision: Precision | null; ongoing: boolean; unreadable: boolean } {
   const none = { date: null, precision: null, ongoing: false, unreadable: false }
   if (typeof value !== 'string' || value.trim() === '') return none
   const s = value.trim().replace(/\s+/g, ' ')
