@@ -1,13 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FilePart, ImagePart, TextPart } from 'ai'
-import { ApiError, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
+import { ApiError, StringEnum, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output);
 // the enums are enforced here (Ajv, one retry) and again by the response schema.
-// `enum` rather than a union of `const`s: the plainest form for providers' structured-output decoders.
-const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] })
-const Level = Enum(['low', 'medium', 'high'] as const)
+const Level = StringEnum(['low', 'medium', 'high'] as const)
 const NStr = Type.Union([Type.String(), Type.Null()])
 const ModelCompare = Type.Object(
   {
@@ -15,7 +13,7 @@ const ModelCompare = Type.Object(
       Type.Object(
         {
           section: Type.String({ pattern: '\\S' }),
-          change: Enum(['added', 'removed', 'modified'] as const),
+          change: StringEnum(['added', 'removed', 'modified'] as const),
           before: NStr,
           after: NStr,
           materiality: Level,

@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, StringEnum, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
 // (strict structured output). Enums, booleans and "at least one party" are checked here (Ajv, one retry).
 const Text = Type.String({ pattern: '\\S' })
 // `enum` rather than a union of `const`s: the plainest form for providers' structured-output decoders.
-const Severity = Type.Unsafe<'low' | 'medium' | 'high'>({ type: 'string', enum: ['low', 'medium', 'high'] })
+const Severity = StringEnum(['low', 'medium', 'high'] as const)
 const NStr = Type.Union([Type.String(), Type.Null()])
 const ModelContract = Type.Object(
   {
