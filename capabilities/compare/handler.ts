@@ -1,12 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FilePart, ImagePart, TextPart } from 'ai'
-import { ApiError, StringEnum, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
+import { ApiError, MText, StringEnum, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output);
 // the enums are enforced here (Ajv, one retry) and again by the response schema.
 const Level = StringEnum(['low', 'medium', 'high'] as const)
-const NStr = Type.Union([Type.String(), Type.Null()])
 const ModelCompare = Type.Object(
   {
     changes: Type.Array(
@@ -14,8 +13,8 @@ const ModelCompare = Type.Object(
         {
           section: Type.String({ pattern: '\\S' }),
           change: StringEnum(['added', 'removed', 'modified'] as const),
-          before: NStr,
-          after: NStr,
+          before: MText,
+          after: MText,
           materiality: Level,
           note: Type.String(),
         },
