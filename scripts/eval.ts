@@ -44,8 +44,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts
 
 // ---- the cases: one eval.ts per capability folder ------------------------------------------------------------
 
-export type Form = 'text' | 'pdf' | 'image' | 'audio'
-export type { EvalCase }
+type Form = 'text' | 'pdf' | 'image' | 'audio'
 
 export interface EvalEntry {
   cases: EvalCase[]
@@ -74,7 +73,7 @@ export function formOf(request: unknown): Form {
 
 // ---- scoring -----------------------------------------------------------------------------------------------
 
-export type Outcome = 'exact' | 'normalised' | 'wrong' | 'missing'
+type Outcome = 'exact' | 'normalised' | 'wrong' | 'missing'
 export interface Mismatch {
   path: string
   expected: unknown
@@ -129,7 +128,7 @@ export function scoreCase(c: EvalCase, actual: unknown, request: unknown, entry:
 }
 
 /** Scores `actual` against `expected`, one outcome per leaf field, keyed by its generic path ("lineItems[].amount"). */
-export function score(expected: unknown, actual: unknown, entry: EvalEntry, path = '', out: Mismatch[] = []): Mismatch[] {
+function score(expected: unknown, actual: unknown, entry: EvalEntry, path = '', out: Mismatch[] = []): Mismatch[] {
   const push = (p: string, e: unknown, a: unknown, outcome: Outcome) => out.push({ path: p, expected: e, actual: a, outcome })
   if (Array.isArray(expected)) {
     const list: unknown[] = Array.isArray(actual) ? actual : []
@@ -449,13 +448,7 @@ interface Summary {
 }
 
 /** The Markdown report: per capability, then per field, then every failure and wrong field. */
-export function markdown(r: {
-  at: string
-  provider: string
-  fake: boolean
-  summary: Record<string, Summary>
-  calls: CallResult[]
-}): string {
+function markdown(r: { at: string; provider: string; fake: boolean; summary: Record<string, Summary>; calls: CallResult[] }): string {
   const p = (n: number | null) => (n === null ? '–' : `${(100 * n).toFixed(1)} %`)
   const lines = [
     `# Eval ${r.at}`,

@@ -10,7 +10,7 @@ const MAX_CHECKLIST = 30
  * evidence items that provide it (indexes bounded by the evidence given; none when none was given), each with the
  * words of that item that show it, and code keeps a link only when the quote is in that item. Strict-mode safe.
  */
-export function chargebackAnswer(evidenceCount: number) {
+function chargebackAnswer(evidenceCount: number) {
   const Support = Type.Object(
     { evidenceIndex: Type.Integer({ minimum: 0, maximum: Math.max(evidenceCount - 1, 0) }), quote: NonBlank() },
     { additionalProperties: false },
@@ -34,7 +34,7 @@ export function chargebackAnswer(evidenceCount: number) {
 type Answer = Static<ReturnType<typeof chargebackAnswer>>
 
 /** Case, quote marks and whitespace aside: is `quote` (at least 3 characters of words) in `text`? */
-export function quotedIn(quote: string, text: string): boolean {
+function quotedIn(quote: string, text: string): boolean {
   const norm = comparableText
   const q = norm(quote).replace(/^["']|["']$/g, '')
   return q.replace(/[^\p{L}\p{N}]/gu, '').length >= 3 && norm(text).includes(q)

@@ -1,23 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FilePart, ImagePart, TextPart } from 'ai'
-import { ApiError, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
+import { ApiError, MText, StringEnum, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output);
 // the enums are enforced here (Ajv, one retry) and again by the response schema.
-// `enum` rather than a union of `const`s: the plainest form for providers' structured-output decoders.
-const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] })
-const Level = Enum(['low', 'medium', 'high'] as const)
-const NStr = Type.Union([Type.String(), Type.Null()])
-export const ModelCompare = Type.Object(
+const Level = StringEnum(['low', 'medium', 'high'] as const)
+const ModelCompare = Type.Object(
   {
     changes: Type.Array(
       Type.Object(
         {
           section: Type.String({ pattern: '\\S' }),
-          change: Enum(['added', 'removed', 'modified'] as const),
-          before: NStr,
-          after: NStr,
+          change: StringEnum(['added', 'removed', 'modified'] as const),
+          before: MText,
+          after: MText,
           materiality: Level,
           note: Type.String(),
         },
@@ -61,7 +58,7 @@ async function resolveSide(ctx: CapabilityContext, input: DocumentInput, side: '
 }
 
 /** Lower case, one kind of quote and dash, whitespace collapsed: what "the same text" means for quotes. */
-export function normalizeText(s: string): string {
+function normalizeText(s: string): string {
   return s
     .toLowerCase()
     .replace(/[\u2018\u2019\u201a\u2032]/g, "'")

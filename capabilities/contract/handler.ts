@@ -1,21 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, MText, StringEnum, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
 // (strict structured output). Enums, booleans and "at least one party" are checked here (Ajv, one retry).
 const Text = Type.String({ pattern: '\\S' })
 // `enum` rather than a union of `const`s: the plainest form for providers' structured-output decoders.
-const Severity = Type.Unsafe<'low' | 'medium' | 'high'>({ type: 'string', enum: ['low', 'medium', 'high'] })
-const NStr = Type.Union([Type.String(), Type.Null()])
-export const ModelContract = Type.Object(
+const Severity = StringEnum(['low', 'medium', 'high'] as const)
+const ModelContract = Type.Object(
   {
     contractType: Text,
     parties: Type.Array(Type.Object({ name: Text, role: Text }, { additionalProperties: false }), { minItems: 1 }),
-    effectiveDate: NStr,
-    term: NStr,
-    renewal: Type.Union([Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr }, { additionalProperties: false }), Type.Null()]),
-    governingLaw: NStr,
+    effectiveDate: MText,
+    term: MText,
+    renewal: Type.Union([Type.Object({ autoRenews: Type.Boolean(), noticePeriod: MText }, { additionalProperties: false }), Type.Null()]),
+    governingLaw: MText,
     obligations: Type.Array(Type.String()),
     riskFlags: Type.Array(Type.Object({ clause: Text, severity: Severity, reason: Type.String() }, { additionalProperties: false })),
   },

@@ -109,7 +109,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   return { sequence, escalationAdvice: cutProse(answer.escalationAdvice.trim(), ADVICE_MAX, 'escalationAdvice') }
 }
 
-export function isoDay(d: Date): string {
+function isoDay(d: Date): string {
   return d.toISOString().slice(0, 10)
 }
 

@@ -57,7 +57,7 @@ export function emailDomain(email: string): DomainCheck {
 
 // Consumer mailbox providers (and their common country variants). Not exhaustive: a reasonable list of the
 // providers that carry most personal mail worldwide.
-export const FREE_MAIL = new Set([
+const FREE_MAIL = new Set([
   'gmail.com',
   'googlemail.com',
   'yahoo.com',

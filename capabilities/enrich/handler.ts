@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import {
   ApiError,
   NonBlank,
+  StringEnum,
   oneLine,
   publicHref,
   uniqueSources,
@@ -27,7 +28,7 @@ const ModelSchema = Type.Object(
     description: Cited(Text),
     industry: Cited(Text),
     headquarters: Cited(Text),
-    employeeRange: Cited(Type.Union([Type.Unsafe<string>({ type: 'string', enum: [...EMPLOYEE_RANGES] }), Type.Null()])),
+    employeeRange: Cited(Type.Union([StringEnum<string>(EMPLOYEE_RANGES), Type.Null()])),
     founded: Cited(Type.Union([Type.Integer(), Type.Null()])),
     links: Type.Object(Object.fromEntries(PLATFORMS.map((p) => [p, Text])), { additionalProperties: false }),
   },
@@ -143,7 +144,7 @@ export function check(input: Input): ErrorDetail[] {
   return 'problem' in found && found.problem === 'invalid' ? [{ path: `/${field}`, message: 'must be a domain name' }] : []
 }
 
-export function companyDomain(input: Input): string {
+function companyDomain(input: Input): string {
   const { found } = domainOf(input)
   if ('problem' in found) {
     // 'invalid' is refused at stage 4 (check) and never gets here.

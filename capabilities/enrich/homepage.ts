@@ -3,7 +3,7 @@
 // Linear-time string scanning throughout: the page is untrusted input.
 import { publicHref, urlKey, type CapabilityContext } from '../../core/capability.ts'
 
-export const HOMEPAGE_MAX_BYTES = 512 * 1024
+const HOMEPAGE_MAX_BYTES = 512 * 1024
 const TEXT_MAX = 6000
 const JSONLD_MAX = 3000
 
@@ -213,7 +213,7 @@ const ENTITIES: Record<string, string> = {
   euro: '€',
   pound: '£',
 }
-export function decodeEntities(s: string): string {
+function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (m, e: string) => {
     if (e[0] === '#') {
       const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)

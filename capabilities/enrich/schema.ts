@@ -1,5 +1,6 @@
 // /v1/enrich: the request (a domain or a work e-mail) and the result.
 import { Type, type Static } from '@sinclair/typebox'
+import { StringEnum } from '../../core/capability.ts'
 
 export const EMPLOYEE_RANGES = ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001-5000', '5001-10000', '10001+'] as const
 
@@ -28,7 +29,7 @@ export const Result = Type.Object(
     description: Type.Optional(Type.String({ minLength: 1 })),
     industry: Type.Optional(Type.String({ minLength: 1 })),
     headquarters: Type.Optional(Type.String({ minLength: 1 })),
-    employeeRange: Type.Optional(Type.Unsafe<(typeof EMPLOYEE_RANGES)[number]>({ type: 'string', enum: [...EMPLOYEE_RANGES] })),
+    employeeRange: Type.Optional(StringEnum(EMPLOYEE_RANGES)),
     founded: Type.Optional(Type.Integer({ minimum: 1600 })),
     links: Type.Object(
       {

@@ -48,7 +48,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   return { results: rekey(input.fields, answer.results) }
 }
 
-export function rekey(fields: string[], answers: Item[]): Item[] {
+function rekey(fields: string[], answers: Item[]): Item[] {
   const exact = new Map<string, Item[]>()
   for (const a of answers) {
     const list = exact.get(a.field) ?? []

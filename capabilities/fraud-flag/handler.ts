@@ -11,7 +11,7 @@ const Signal = Type.Object({ signal: NonBlank(), weight: Weight, note: Type.Stri
  * signal, and the schema says so: a low score may come with any signals, one from ELEVATED_AT up with at least one.
  * `riskLevel` and `recommendation` are not asked for; code derives them from the score. Strict-mode safe.
  */
-export const FraudFlagAnswer = Type.Object(
+const FraudFlagAnswer = Type.Object(
   {
     assessment: Type.Union([
       Type.Object(
@@ -39,7 +39,7 @@ export function levelOf(score: number): Level {
   return 'high'
 }
 
-export const RECOMMENDATION = { low: 'allow', medium: 'review', high: 'block' } as const
+const RECOMMENDATION = { low: 'allow', medium: 'review', high: 'block' } as const
 
 const ORDER_MAX_CHARS = 200_000
 const WEIGHT_RANK: Record<Level, number> = { high: 0, medium: 1, low: 2 }

@@ -19,7 +19,7 @@ type Invoice = Output
 type Line = Invoice['lineItems'][number]
 
 /** What the model is asked for: the response fields as printed; code normalises and checks them. */
-export const InvoiceAnswer = Type.Object(
+const InvoiceAnswer = Type.Object(
   {
     vendor: Type.Object({ name: NonBlank({ maxLength: 500 }), address: MText, taxId: MText }, { additionalProperties: false }),
     customer: MText,
@@ -66,7 +66,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Inv
 }
 
 /** The code-side guarantees: normalised values, line arithmetic and totals checked and reported. */
-export function buildInvoice(a: Answer): Invoice {
+function buildInvoice(a: Answer): Invoice {
   const r = new Reader()
   const name = r.text(a.vendor?.name, 500)
   // The vendor is the one required fact of an invoice; without it the answer is no extraction at all.

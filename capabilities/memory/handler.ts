@@ -5,9 +5,9 @@ import { MAX_METADATA_BYTES, type Input, type Output } from './schema.ts'
 type Meta = Record<string, unknown>
 
 /** Characters of content that are embedded: keeps any script under the embedding models' input limit (8k tokens). */
-export const EMBED_CHARS = 6000
+const EMBED_CHARS = 6000
 /** Memories embedded per search when the embedding model changed or was switched on after they were stored. */
-export const BACKFILL_PER_SEARCH = 32
+const BACKFILL_PER_SEARCH = 32
 
 interface Embedder {
   model: EmbeddingModel

@@ -161,7 +161,7 @@ const LEVEL = { allow: 0, review: 1, block: 2 } as const
  * least `review`. The model's decision is raised to that, never lowered: a stricter decision than its categories
  * show is kept (a person looks, or the content is held).
  */
-export function reconciledDecision(decision: Output['decision'], categories: Category[]): Output['decision'] {
+function reconciledDecision(decision: Output['decision'], categories: Category[]): Output['decision'] {
   const least = categories.some((c) => c.severity === 'high') ? 'block' : categories.length ? 'review' : 'allow'
   return LEVEL[least] > LEVEL[decision] ? least : decision
 }

@@ -80,7 +80,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
 }
 
 /** The answer as the response: days from the first day and the gaps, the caller's channel, text tidied. */
-export function checkSequence(answer: ModelAnswer, channel: Channel): Output {
+function checkSequence(answer: ModelAnswer, channel: Channel): Output {
   const days = scheduledDays(answer, answer.sequence.length)
   const sequence = answer.sequence.map((s, i) => {
     const step: Output['sequence'][number] = { day: days[i]!, channel, message: s.message.trim() }

@@ -18,7 +18,7 @@ type Parsed = Output
 type Field = Parsed['fields'][number]
 
 /** What the model is asked for: the response fields as printed; code normalises them. */
-export const ParseAnswer = Type.Object(
+const ParseAnswer = Type.Object(
   {
     docType: MText,
     party: MText,
@@ -148,7 +148,7 @@ function sumCheck(docType: string, lineItems: Array<{ amount: number }>, fields:
 }
 
 /** The code-side guarantees: a docType, normalised dates and amounts, confidences in 0..1, sums checked. */
-export function buildParse(a: Answer, hint: string | null): Parsed {
+function buildParse(a: Answer, hint: string | null): Parsed {
   const r = new Reader()
   const docType = docTypeOf(a.docType) ?? docTypeOf(hint)
   if (!docType) throw new ApiError('inference_failed', 'The model did not classify the document.')

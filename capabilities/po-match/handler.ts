@@ -29,7 +29,7 @@ const DocumentAnswer = Type.Object(
   { additionalProperties: false },
 )
 /** What the model reads from the documents: their numbers as stated, one object per document given. */
-export const extractionSchema = (receipt: boolean) =>
+const extractionSchema = (receipt: boolean) =>
   Type.Object(
     { invoice: DocumentAnswer, purchaseOrder: DocumentAnswer, ...(receipt ? { receipt: DocumentAnswer } : {}) },
     { additionalProperties: false },
@@ -53,7 +53,7 @@ const PairList = (other: string, invoiceLines: number[], otherLines: number[]) =
   )
 
 /** Asked only when code left lines unpaired on both sides: which of the offered lines are the same item. */
-export const pairingAnswer = (offer: { po: [number[], number[]] | null; receipt: [number[], number[]] | null }) =>
+const pairingAnswer = (offer: { po: [number[], number[]] | null; receipt: [number[], number[]] | null }) =>
   Type.Object(
     {
       ...(offer.po ? { purchaseOrderPairs: PairList('purchaseOrderLine', ...offer.po) } : {}),
@@ -67,14 +67,14 @@ interface PairingAnswerT {
 }
 
 /** The model's part of the result: advice and remarks, never numbers or the status. */
-export const AdviceAnswer = Type.Object(
+const AdviceAnswer = Type.Object(
   { recommendation: NonBlank(), notes: Type.Array(Type.String(), { maxItems: 20 }) },
   { additionalProperties: false },
 )
 type AdviceAnswerT = Static<typeof AdviceAnswer>
 
 export const PAIRING_MARK = 'You pair line items across documents.'
-export const ADVICE_MARK = 'You advise an accounts-payable clerk on a three-way match.'
+const ADVICE_MARK = 'You advise an accounts-payable clerk on a three-way match.'
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const tolerancePct = input.tolerancePct ?? DEFAULT_TOLERANCE_PCT

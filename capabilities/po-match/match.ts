@@ -24,7 +24,7 @@ export interface ParsedDocument {
 
 export type Severity = 'low' | 'medium' | 'high'
 export type Status = 'matched' | 'partial' | 'mismatched'
-export type Against = 'purchaseOrder' | 'receipt' | 'calculation'
+type Against = 'purchaseOrder' | 'receipt' | 'calculation'
 type Value = number | string | null
 
 export interface Discrepancy {
@@ -86,7 +86,7 @@ export function similarity(a: ParsedLine, b: ParsedLine): number {
   return common / (wa.size + wb.size - common)
 }
 
-export const PAIR_THRESHOLD = 0.5
+const PAIR_THRESHOLD = 0.5
 
 /** Greedy best-first pairing above the threshold; each line is used at most once. */
 export function pairLines(invoice: ParsedLine[], other: ParsedLine[]): Pairs {
@@ -138,11 +138,11 @@ function linesSum(d: ParsedDocument): number | null {
 }
 
 /** Pre-tax amount: the stated subtotal, else the sum of the lines, else the total of a document without tax. */
-export function subtotalOf(d: ParsedDocument): number | null {
+function subtotalOf(d: ParsedDocument): number | null {
   return d.subtotal ?? linesSum(d) ?? (d.tax === null ? d.total : null)
 }
 
-export function normalizePo(po: string): string {
+function normalizePo(po: string): string {
   return po
     .toUpperCase()
     .replace(/[^A-Z0-9]/g, '')
@@ -154,7 +154,7 @@ export function normalizePo(po: string): string {
  * that asks for more (more units, a higher price, an item not ordered or not received) is high, and one that
  * asks for less (a partial or under-billed invoice) is medium.
  */
-export function severityOf(difference: number, reference: number | null, tolerancePct: number, money: boolean): Severity {
+function severityOf(difference: number, reference: number | null, tolerancePct: number, money: boolean): Severity {
   const slack = reference === null ? 0 : (Math.abs(reference) * tolerancePct) / 100
   if (Math.abs(difference) <= slack + (money ? 0.005 : 1e-9)) return 'low'
   return difference > 0 ? 'high' : 'medium'
@@ -170,7 +170,7 @@ export function statusOf(discrepancies: Discrepancy[]): Status {
 const fmt = (n: number, money: boolean) => (money ? n.toFixed(2) : String(round(n)))
 const signed = (n: number, money: boolean) => (n > 0 ? '+' : '') + fmt(n, money)
 
-export interface MatchInput {
+interface MatchInput {
   invoice: ParsedDocument
   purchaseOrder: ParsedDocument
   receipt: ParsedDocument | null

@@ -273,7 +273,7 @@ function finish(l: Omit<ParsedLine, 'sku'>): ParsedLine | null {
 }
 
 /** A part number in a description: letters and digits together, or joined by - _ / (e.g. WGT-100, AB12). */
-export function skuOf(description: string): string | null {
+function skuOf(description: string): string | null {
   const m = /\b(?=[A-Z0-9\-_/]*\d)(?=[A-Z0-9\-_/]*[A-Z])[A-Z0-9]+(?:[-_/][A-Z0-9]+)*\b/.exec(description)
   return m && m[0].length >= 3 ? m[0].replace(/[-_/]/g, '').toUpperCase() : null
 }

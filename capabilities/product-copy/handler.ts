@@ -22,7 +22,7 @@ interface Rules {
 // The channel limits code enforces (README.md). Amazon: title ≤ 200 characters without ! $ ? _ { } ^ ¬ ¦,
 // exactly 5 bullet points of ≤ 500 characters, description ≤ 2,000 characters, no HTML, backend search terms
 // ≤ 249 bytes. Shopify: product title ≤ 255 characters. The rest are this API's own sane bounds.
-export const RULES: Record<Channel, Rules> = {
+const RULES: Record<Channel, Rules> = {
   amazon: {
     titleMax: 200,
     titles: 3,
@@ -155,7 +155,7 @@ function titleProblem(title: string, rules: Rules, brand: string | undefined): s
   return null
 }
 
-export function findProblems(a: ModelAnswer, rules: Rules, brand: string | undefined): string[] {
+function findProblems(a: ModelAnswer, rules: Rules, brand: string | undefined): string[] {
   const out: string[] = []
   a.titles.forEach((t, i) => {
     const why = oneLine(t) ? titleProblem(oneLine(t), rules, brand) : 'is empty'

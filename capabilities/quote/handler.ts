@@ -33,7 +33,7 @@ const LumpSumLine = Type.Object(
  * no product to get wrong), the tax only when the caller gave no rate, the currency only when the caller gave
  * none, and the notes. Subtotal, total, line amounts and tax from a rate are code's arithmetic, never asked for.
  */
-export function quoteAnswer(input: Pick<Input, 'currency' | 'taxRatePct'>) {
+function quoteAnswer(input: Pick<Input, 'currency' | 'taxRatePct'>) {
   return Type.Object(
     {
       lineItems: Type.Array(Type.Union([PerUnitLine, LumpSumLine]), { minItems: 1, maxItems: MAX_LINES }),
@@ -123,7 +123,7 @@ const norm = (s: string) =>
     .trim()
 
 /** The caller's rate a line names: the longest rate description contained in the line's (whole words). */
-export function rateFor(description: string, rates: Rate[]): Rate | null {
+function rateFor(description: string, rates: Rate[]): Rate | null {
   const line = ` ${norm(description)} `
   let best: Rate | null = null
   for (const r of rates) {

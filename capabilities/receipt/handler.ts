@@ -20,7 +20,7 @@ type Receipt = Output
 type Category = (typeof CATEGORIES)[number]
 
 /** What the model is asked for: the response fields as printed; code normalises and checks them. */
-export const ReceiptAnswer = Type.Object(
+const ReceiptAnswer = Type.Object(
   {
     merchant: NonBlank({ maxLength: 500 }),
     location: MText,
@@ -121,7 +121,7 @@ function categoryOf(value: unknown): Category | null {
 }
 
 /** The code-side guarantees: normalised values, a category of the list, sums checked and reported. */
-export function buildReceipt(a: Answer): Receipt {
+function buildReceipt(a: Answer): Receipt {
   const r = new Reader()
   const merchant = r.text(a.merchant, 500)
   if (!merchant) throw new ApiError('inference_failed', 'The model did not identify the merchant of the receipt.')

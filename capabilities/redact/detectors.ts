@@ -3,7 +3,7 @@
 // inside a run of the same characters, so a long run costs one attempt, not one per position (no quadratic scans
 // on 500,000-character inputs), and no pattern has ambiguous nested repetition.
 
-export type DetectorType = 'email' | 'phone' | 'ssn' | 'card'
+type DetectorType = 'email' | 'phone' | 'ssn' | 'card'
 
 export interface Span {
   type: string

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { StringEnum } from '../../core/capability.ts'
 
 export const ENTITY_TYPES = ['name', 'email', 'phone', 'ssn', 'card', 'address', 'dob', 'medical', 'account'] as const
 export type EntityType = (typeof ENTITY_TYPES)[number]
-export const EntityTypeSchema = Type.Unsafe<EntityType>({ type: 'string', enum: [...ENTITY_TYPES] })
+export const EntityTypeSchema = StringEnum<EntityType>(ENTITY_TYPES)
 
 export const DEFAULT_PLACEHOLDER = '[REDACTED:{TYPE}]'
 

@@ -11,7 +11,7 @@ import {
 import { MAX_SOURCES, type DEPTHS, type Input, type Output } from './schema.ts'
 
 /** The brief's answer schema, once the sources are known: every finding cites at least one of them by number. */
-export function briefAnswer(sourceCount: number) {
+function briefAnswer(sourceCount: number) {
   return Type.Object(
     {
       brief: NonBlank(),

@@ -1,5 +1,6 @@
 // /v1/research: the request (a question, a focus, a depth) and the result.
 import { Type, type Static } from '@sinclair/typebox'
+import { StringEnum } from '../../core/capability.ts'
 
 export const DEPTHS = ['standard', 'deep'] as const
 export const MAX_SOURCES = 50
@@ -8,7 +9,7 @@ export const Request = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 2000 }),
     focus: Type.Optional(Type.String({ maxLength: 2000 })),
-    depth: Type.Optional(Type.Unsafe<(typeof DEPTHS)[number]>({ type: 'string', enum: [...DEPTHS], default: 'standard' })),
+    depth: Type.Optional(StringEnum(DEPTHS, { default: 'standard' })),
   },
   { additionalProperties: false },
 )

@@ -1,18 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { MText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
 import { Precision, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length
 // bounds (strict structured-output friendly). Code turns it into the published shape.
-const NStr = Type.Union([Type.String(), Type.Null()])
-export const ModelResume = Type.Object(
+const ModelResume = Type.Object(
   {
     name: Type.String({ pattern: '\\S' }),
-    email: NStr,
-    phone: NStr,
-    location: NStr,
-    headline: NStr,
-    summary: NStr,
+    email: MText,
+    phone: MText,
+    location: MText,
+    headline: MText,
+    summary: MText,
     yearsExperience: Type.Union([Type.Number(), Type.Null()]),
     skills: Type.Array(Type.String()),
     experience: Type.Array(
@@ -20,8 +19,8 @@ export const ModelResume = Type.Object(
         {
           title: Type.String(),
           company: Type.String(),
-          startDate: NStr,
-          endDate: NStr,
+          startDate: MText,
+          endDate: MText,
           current: Type.Boolean(),
           highlights: Type.Array(Type.String()),
         },
@@ -30,11 +29,11 @@ export const ModelResume = Type.Object(
     ),
     education: Type.Array(
       Type.Object(
-        { degree: NStr, school: Type.String(), year: Type.Union([Type.Integer(), Type.Null()]) },
+        { degree: MText, school: Type.String(), year: Type.Union([Type.Integer(), Type.Null()]) },
         { additionalProperties: false },
       ),
     ),
-    links: Type.Object({ linkedin: NStr, github: NStr, website: NStr }, { additionalProperties: false }),
+    links: Type.Object({ linkedin: MText, github: MText, website: MText }, { additionalProperties: false }),
   },
   { additionalProperties: false },
 )
@@ -64,7 +63,7 @@ const yearOk = (y: number) => y >= 1900 && y <= 2100
  * A resume date → `YYYY-MM-DD` (capabilities.md) plus the precision the resume actually gave. Month-only
  * dates map to the 1st of the month and year-only dates to January 1st; the precision field says so.
  */
-export function resumeDate(value: unknown): { date: string | null; precision: Precision | null; ongoing: boolean; unreadable: boolean } {
+function resumeDate(value: unknown): { date: string | null; precision: Precision | null; ongoing: boolean; unreadable: boolean } {
   const none = { date: null, precision: null, ongoing: false, unreadable: false }
   if (typeof value !== 'string' || value.trim() === '') return none
   const s = value.trim().replace(/\s+/g, ' ')

@@ -7,7 +7,7 @@ import { Sentiment, type Input, type Output } from './schema.ts'
  * length keywords, so the schema is also accepted by providers' strict structured-output modes; code
  * applies the published bounds afterwards.
  */
-export const ReviewReplyAnswer = Type.Object(
+const ReviewReplyAnswer = Type.Object(
   {
     reply: NonBlank(),
     sentiment: Sentiment,

@@ -40,8 +40,8 @@ function permutations<T>(xs: T[]): T[][] {
 export const measure = (s: string) => s.replace(/\s+/g, ' ').trim().length
 
 /** "same" allows this much drift either way (and at least SAME_MIN_CHARS, so one-liners can be rephrased). */
-export const SAME_TOLERANCE = 0.2
-export const SAME_MIN_CHARS = 20
+const SAME_TOLERANCE = 0.2
+const SAME_MIN_CHARS = 20
 
 /** Why `rewritten` breaks the requested length, or null when it keeps it. */
 export function lengthProblem(length: Length | undefined, original: string, rewritten: string): string | null {

@@ -15,8 +15,8 @@ import {
 import { EMPLOYEE_RANGES, MAX_EVIDENCE, MAX_SOURCES, type Input, type Output, type VERDICTS } from './schema.ts'
 
 /** verdict from score (README.md): qualified ≥ 0.7 > maybe ≥ 0.4 > disqualified. */
-export const QUALIFIED_AT = 0.7
-export const MAYBE_AT = 0.4
+const QUALIFIED_AT = 0.7
+const MAYBE_AT = 0.4
 const PROFILE_KEYS = ['name', 'website', 'industry', 'headquarters', 'employeeRange', 'description'] as const
 type ProfileKey = (typeof PROFILE_KEYS)[number]
 
@@ -25,7 +25,7 @@ type ProfileKey = (typeof PROFILE_KEYS)[number]
  * the lead and citing at least one source by number; with a list of criteria, `criterion` is one of them (enum)
  * and `unverified` is code's; each profile field with the sources it was read from (none: the field is left out).
  */
-export function screenAnswer(sourceCount: number, criteria: string[] | null) {
+function screenAnswer(sourceCount: number, criteria: string[] | null) {
   const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()])
   const Field = (value: Parameters<typeof Type.Union>[0][number]) =>
     Type.Object({ value: nullable(value), sources: Citations(sourceCount, 0) }, { additionalProperties: false })
@@ -73,7 +73,7 @@ export function verdictFor(score: number): (typeof VERDICTS)[number] {
  * or maybe (below MAYBE_AT); with no evidence against it, it cannot be disqualified (at least MAYBE_AT). The
  * verdict then follows the score.
  */
-export function boundedScore(score: number, evidenceFor: number, evidenceAgainst: number): number {
+function boundedScore(score: number, evidenceFor: number, evidenceAgainst: number): number {
   let s = Math.min(1, Math.max(0, score))
   if (evidenceFor === 0) s = Math.min(s, NOT_MAYBE)
   if (evidenceAgainst === 0) s = Math.max(s, MAYBE_AT)

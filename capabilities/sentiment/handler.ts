@@ -30,9 +30,9 @@ type Answer = Static<typeof ModelAnswer>
  * ±NEUTRAL_BAND, `mixed` within ±MIXED_BAND. A label that breaks its rule is replaced by the score's: at least
  * NEUTRAL_BAND positive, at most −NEUTRAL_BAND negative, else neutral. The score is the finer reading and is kept.
  */
-export const NEUTRAL_BAND = 0.3
-export const MIXED_BAND = 0.7
-export function reconciledLabel(label: Answer['sentiment'], score: number): Answer['sentiment'] {
+const NEUTRAL_BAND = 0.3
+const MIXED_BAND = 0.7
+function reconciledLabel(label: Answer['sentiment'], score: number): Answer['sentiment'] {
   const fits =
     label === 'positive'
       ? score > 0

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { StringEnum } from '../../core/capability.ts'
 
 const SENTIMENTS = ['positive', 'negative', 'neutral', 'mixed'] as const
-export const Sentiment = Type.Unsafe<(typeof SENTIMENTS)[number]>({ type: 'string', enum: [...SENTIMENTS] })
+export const Sentiment = StringEnum(SENTIMENTS)
 const Score = Type.Number({ minimum: -1, maximum: 1 })
 
 export const Result = Type.Object(

@@ -4,7 +4,7 @@ import { audioDuration } from './duration.ts'
 import type { PACES, Input, Output } from './schema.ts'
 
 /** pace → the provider's speed multiplier (OpenAI accepts 0.25–4). */
-export const SPEEDS: Record<(typeof PACES)[number], number> = { slow: 0.85, normal: 1, fast: 1.2 }
+const SPEEDS: Record<(typeof PACES)[number], number> = { slow: 0.85, normal: 1, fast: 1.2 }
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const pace = input.pace ?? 'normal'

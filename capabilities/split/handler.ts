@@ -49,7 +49,7 @@ export function modelSplit(pageCount: number) {
   )
   return Type.Object({ bundle: Type.Union(branches) }, { additionalProperties: false, $defs: { info: InfoSchema, role: Role } })
 }
-export interface ModelSplit {
+interface ModelSplit {
   bundle: { firstPage: number; firstDocument: Info; laterPages: PageRole[] }
 }
 
@@ -62,7 +62,7 @@ interface Range extends Info {
  * The documents the page roles describe, in page order. A blank page between two pages of one document is part of
  * it; a page that continues nothing (before the first document) cannot occur: the first document starts the roles.
  */
-export function rangesOf({ firstPage, firstDocument, laterPages }: ModelSplit['bundle']): Range[] {
+function rangesOf({ firstPage, firstDocument, laterPages }: ModelSplit['bundle']): Range[] {
   const docs: Range[] = [{ ...firstDocument, pageStart: firstPage, pageEnd: firstPage }]
   laterPages.forEach((p, i) => {
     const page = firstPage + 1 + i

@@ -6,7 +6,7 @@ type Statement = Output
 type Tx = Statement['transactions'][number]
 
 /** What the model is asked for; `transactionCount` and `warnings` are code's. */
-export const StatementAnswer = Type.Object(
+const StatementAnswer = Type.Object(
   {
     institution: MText,
     accountHolder: MText,
@@ -105,7 +105,7 @@ function reconcile(txs: Tx[], opening: number | undefined, closing: number | und
 }
 
 /** The code-side guarantees: amounts ≥ 0 with a direction, count from the array, balances reconciled and reported. */
-export function buildStatement(a: Answer): Statement {
+function buildStatement(a: Answer): Statement {
   const r = new Reader()
   const transactions: Tx[] = []
   let previousBalance: number | undefined

@@ -5,8 +5,8 @@ import { ApiError, distinctTexts, formatErrors, type CapabilityContext, type Err
 import { META, draftOf, sharedAjv, type Draft } from './ajv-factory.mjs'
 import { type Input, type Output } from './schema.ts'
 
-export const MAX_SCHEMA_CHARS = 100_000
-export const MAX_SCHEMA_DEPTH = 32
+const MAX_SCHEMA_CHARS = 100_000
+const MAX_SCHEMA_DEPTH = 32
 /** Time a validation that runs caller-written patterns may take once its worker is up (tests shorten it). */
 export const limits = { workerStartMs: 20_000, patternValidationMs: 2_000 }
 const MAX_NOTES = 20
@@ -112,7 +112,7 @@ export function check(input: Input): ErrorDetail[] {
 }
 
 /** Size, depth, draft, meta-schema and compilation of the caller's schema: the compiled schema, or what is wrong. */
-export function usableSchema(raw: Record<string, unknown>): UsableSchema | { problems: ErrorDetail[] } {
+function usableSchema(raw: Record<string, unknown>): UsableSchema | { problems: ErrorDetail[] } {
   let u = usable.get(raw)
   if (!u) usable.set(raw, (u = compileSchema(raw)))
   return u

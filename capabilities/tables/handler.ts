@@ -5,7 +5,7 @@ import type { Input, Output } from './schema.ts'
 // Asked of the model: the response fields code cannot compute. Cells may come back as numbers or null; code
 // turns them into strings. Every key present, no length bounds (strict structured-output friendly).
 const ModelCell = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])
-export const ModelTables = Type.Object(
+const ModelTables = Type.Object(
   {
     tables: Type.Array(
       Type.Object(
