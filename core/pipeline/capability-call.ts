@@ -9,7 +9,7 @@ import type { Capability } from '../registry.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
-import { balances, capture, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
+import { balances, capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
 import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
@@ -57,7 +57,8 @@ export function capabilityCall(capability: Capability, services: Services): Midd
     }
 
     // The hold need not wait for the disk: a crash loses it whole, and the durable capture flushes it anyway.
-    const held = await reserve(services.db.asyncCommit, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }) // 5, 6
+    const inTurn = <T>(statement: () => Promise<T>) => inAccountTurn(caller.accountId, statement)
+    const held = await inTurn(() => reserve(services.db.asyncCommit, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency })) // 5, 6
     if (held.outcome !== 'ok') return answerNotHeld(ctx, held, capability, caller.accountId, services)
 
     const disconnected = new AbortController()
@@ -76,10 +77,10 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)
-      body = (await capture(services.db, held.holdId, published, idempotency?.key ?? null, services.now())).body // 8
+      body = (await inTurn(() => capture(services.db, held.holdId, published, idempotency?.key ?? null, services.now()))).body // 8
       ctx.state.credits = capability.price
     } catch (e) {
-      await release(services.db, held.holdId, idempotency?.key ?? null)
+      await inTurn(() => release(services.db, held.holdId, idempotency?.key ?? null))
       if (e instanceof ClientGone) return // nobody to answer; the call was free
       throw e
     } finally {

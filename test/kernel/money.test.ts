@@ -97,3 +97,66 @@ t.test('a hold stranded by a dead process is released by maintenance', async (t)
   t.equal(report.holdsReleased, 1)
   t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
 })
+
+t.test("one account's money statements wait their turn in the API, not on its row lock", async (t) => {
+  const c = await app.customer(1000)
+  // A separate connection watches for backends of this database waiting on a lock (the account's row).
+  const pg = (await import('pg')).default
+  const watcher = new pg.Client({ connectionString: app.services.db.url })
+  await watcher.connect()
+  t.teardown(() => watcher.end())
+  let waiting = 0
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await watcher.query(
+        `select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid)
+          where not l.granted and a.datname = current_database()`,
+      )
+      waiting = Math.max(waiting, rows[0].n)
+    }
+  })()
+  const results = await Promise.all(Array.from({ length: 40 }, (_, i) => app.call('/v1/paid', { body: { text: `t${i}` }, key: c.key })))
+  sampling = false
+  await sampler
+  t.equal(results.filter((r) => r.status === 200).length, 40, 'every call served')
+  t.equal(waiting, 0, 'no statement of this process ever waited for a lock in PostgreSQL')
+  t.same(await app.ledger(c.accountId), { balance: 1000 - 40 * 5, reserved: 0, ledgerSum: 1000 - 40 * 5 })
+})
+
+t.test('inAccountTurn: one statement of an account at a time, other accounts meanwhile, a failure passes on', async (t) => {
+  const { inAccountTurn } = await import('../../core/wallet/wallet.ts')
+  const running = new Map<string, number>()
+  let most = 0
+  const order: string[] = []
+  const statement =
+    (account: string, name: string, fail = false) =>
+    async () => {
+      running.set(account, (running.get(account) ?? 0) + 1)
+      most = Math.max(most, running.get(account)!)
+      order.push(`${name} start`)
+      await sleep(5)
+      running.set(account, running.get(account)! - 1)
+      order.push(`${name} end`)
+      if (fail) throw new Error(`${name} failed`)
+      return name
+    }
+  const outcomes = await Promise.allSettled([
+    inAccountTurn('a', statement('a', 'a1')),
+    inAccountTurn('a', statement('a', 'a2', true)),
+    inAccountTurn('b', statement('b', 'b1')),
+    inAccountTurn('a', statement('a', 'a3')),
+  ])
+  t.same(
+    outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message)),
+    ['a1', 'a2 failed', 'b1', 'a3'],
+    'each caller gets its own result or error',
+  )
+  t.equal(most, 1, 'never two statements of one account at once')
+  t.ok(order.indexOf('b1 start') < order.indexOf('a1 end'), "another account's statement does not wait")
+  t.same(
+    order.filter((e) => e.startsWith('a')),
+    ['a1 start', 'a1 end', 'a2 start', 'a2 end', 'a3 start', 'a3 end'],
+    'in arrival order, and a failure does not stop the lane',
+  )
+})
