@@ -1,5 +1,7 @@
 // Process entry. `npm start` runs the API and the worker together; --api or --worker runs one (C15).
 // SIGTERM: stop accepting, let running jobs finish within the grace period, then exit.
+// The start scripts pass --max-old-space-size=1024: V8 otherwise sizes the heap from the machine (4 GiB on 24 GB)
+// and leaves the garbage of thousands of long calls uncollected up to ~2 GiB (BENCHMARKS.md, the HTTP front).
 import { boot } from './boot.ts'
 import { buildApp, httpServer } from './app.ts'
 import { BootRefusal, loadConfig } from './config.ts'
