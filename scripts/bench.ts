@@ -402,30 +402,35 @@ function median(xs: number[]) {
 const slowLines: string[] = []
 if (wants('slow') && SLOW_CALLS > 0) {
   const slowModel = await startModel(5000)
-  const slowApi = await startApi(slowModel.baseURL)
   const accounts = spread.slice(0, 10) // the scale-out uses the other 40
-  await settled(accounts.map((a) => a.accountId))
-  const before = await ledger(accounts.map((a) => a.accountId))
-  const m = meter({ api: [slowApi.proc], model: [slowModel.proc] })
-  const started = Date.now()
-  const r = await load({
-    url: `${slowApi.url}/v1/classify`,
-    connections: SLOW_CALLS,
-    amount: SLOW_CALLS,
-    duration: undefined,
-    timeout: 120,
-    headers: headersFor(hot!.key),
-    keys: accounts.map((a) => a.key),
-  })
-  const cpu = m.stop()
-  const after = await ledger(accounts.map((a) => a.accountId))
-  const ok = r.statuses['200'] ?? 0
-  slowLines.push(
-    `- ${SLOW_CALLS} calls at once (${SLOW_CALLS} connections), model answers after 5 s: ${ok} × 200, statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors, ${r.timeouts} timeouts, all done in ${((Date.now() - started) / 1000).toFixed(1)} s; p50 ${r.p50} ms, p99 ${r.p99} ms`,
-    `- charged ${after.charged - before.charged} credits in ${after.n - before.n} charges for ${ok} successful calls: ${after.charged - before.charged === PRICE * ok && after.n - before.n === ok ? 'exact' : 'NOT EXACT'}`,
-    `- API peak RSS **${peakRssMiB(slowApi.proc.pid!).toFixed(0)} MiB**; CPU per call: API ${(cpu.api! / SLOW_CALLS).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / SLOW_CALLS).toFixed(2)} ms`,
-  )
-  await stop(slowApi.proc)
+  // This API, then (BENCH_BASELINE) the baseline checkout's, one after the other on the same model.
+  const targets = [{ label: 'this API', cwd: undefined as string | undefined }]
+  if (process.env.BENCH_BASELINE) targets.push({ label: `baseline ${process.env.BENCH_BASELINE}`, cwd: process.env.BENCH_BASELINE })
+  for (const target of targets) {
+    const slowApi = await startApi(slowModel.baseURL, {}, target.cwd ? { cwd: target.cwd } : {})
+    await settled(accounts.map((a) => a.accountId))
+    const before = await ledger(accounts.map((a) => a.accountId))
+    const m = meter({ api: [slowApi.proc], model: [slowModel.proc] })
+    const started = Date.now()
+    const r = await load({
+      url: `${slowApi.url}/v1/classify`,
+      connections: SLOW_CALLS,
+      amount: SLOW_CALLS,
+      duration: undefined,
+      timeout: 120,
+      headers: headersFor(hot!.key),
+      keys: accounts.map((a) => a.key),
+    })
+    const cpu = m.stop()
+    const after = await ledger(accounts.map((a) => a.accountId))
+    const ok = r.statuses['200'] ?? 0
+    slowLines.push(
+      `- ${target.label}: ${SLOW_CALLS} calls at once (${SLOW_CALLS} connections), model answers after 5 s: ${ok} × 200, statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors, ${r.timeouts} timeouts, all done in ${((Date.now() - started) / 1000).toFixed(1)} s; p50 ${r.p50} ms, p99 ${r.p99} ms`,
+      `  - charged ${after.charged - before.charged} credits in ${after.n - before.n} charges for ${ok} successful calls: ${after.charged - before.charged === PRICE * ok && after.n - before.n === ok ? 'exact' : 'NOT EXACT'}`,
+      `  - API peak RSS **${peakRssMiB(slowApi.proc.pid!).toFixed(0)} MiB**; CPU per call: API ${(cpu.api! / SLOW_CALLS).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / SLOW_CALLS).toFixed(2)} ms`,
+    )
+    await stop(slowApi.proc)
+  }
   await stop(slowModel.proc)
 }
 
