@@ -72,7 +72,8 @@ async function freePort(): Promise<number> {
 function startFlags(dir: string, script: string): string[] {
   const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
   const [runner, ...rest] = (scripts[script] ?? scripts.start!).split(/\s+/)
-  const flags = rest.slice(0, rest.indexOf('core/server.ts'))
+  const at = rest.indexOf('core/server.ts')
+  const flags = at < 0 ? [] : rest.slice(0, at)
   return runner === 'tsx' ? ['--import', 'tsx', ...flags] : flags
 }
 async function stop(c: ChildProcess) {
