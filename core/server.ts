@@ -1,5 +1,7 @@
 // Process entry. `npm start` runs the API and the worker together; --api or --worker runs one (C15).
 // SIGTERM: stop accepting, let running jobs finish within the grace period, then exit.
+// The start scripts pass --max-old-space-size=1024: V8 otherwise sizes the heap from the machine (4 GiB on 24 GB)
+// and left the garbage of 10,000 long calls uncollected past 1 GiB, 80 MiB of it live (BENCHMARKS.md).
 import { boot } from './boot.ts'
 import { buildApp, httpServer } from './app.ts'
 import { BootRefusal, loadConfig } from './config.ts'

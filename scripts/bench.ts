@@ -40,8 +40,9 @@ function child(
   const server = file === 'core/server.ts'
   // BENCH_PROFILE=<dir>: API and worker processes write a V8 CPU profile there when they exit.
   const profile = process.env.BENCH_PROFILE && server ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
-  // The servers run as `npm start` runs them: Node strips the types itself. Bench helpers keep the tsx loader.
-  const loader = server ? (more.nodeArgs ?? []) : ['--import', 'tsx']
+  // The servers run as `npm run start:api` / `start:worker` run them (Node strips the types itself, with the
+  // script's node flags). Bench helpers keep the tsx loader.
+  const loader = server ? (more.nodeArgs ?? startFlags(more.cwd ?? '.', 'start:worker')) : ['--import', 'tsx']
   const c = spawn(process.execPath, [...profile, ...loader, file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -66,6 +67,14 @@ async function freePort(): Promise<number> {
   const port = (s.address() as { port: number }).port
   s.close()
   return port
+}
+/** The node flags of a checkout's start script: `node <flags> core/server.ts …`, or the tsx loader for `tsx core/server.ts`. */
+function startFlags(dir: string, script: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
+  const [runner, ...rest] = (scripts[script] ?? scripts.start!).split(/\s+/)
+  const at = rest.indexOf('core/server.ts')
+  const flags = at < 0 ? [] : rest.slice(0, at)
+  return runner === 'tsx' ? ['--import', 'tsx', ...flags] : flags
 }
 async function stop(c: ChildProcess) {
   if (c.exitCode !== null || c.signalCode !== null) return // already gone (a signal leaves exitCode null)
@@ -192,10 +201,11 @@ const apiEnv = (modelURL: string, extra: Record<string, string> = {}) => ({
 const boots: { tsx: boolean; wallMs: number; cpuMs: number }[] = []
 async function startApi(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string; nodeArgs?: string[] } = {}) {
   const port = await freePort()
+  const nodeArgs = more.nodeArgs ?? startFlags(more.cwd ?? '.', 'start:api')
   const t = performance.now()
-  const c = child('core/server.ts', ['--api'], apiEnv(modelURL, { PORT: String(port), ...extra }), more)
+  const c = child('core/server.ts', ['--api'], apiEnv(modelURL, { PORT: String(port), ...extra }), { ...more, nodeArgs })
   await firstLine(c, (l) => l.includes('"API listening'))
-  boots.push({ tsx: !!more.nodeArgs?.includes('tsx'), wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
+  boots.push({ tsx: nodeArgs.includes('tsx'), wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
   return { proc: c, url: `http://127.0.0.1:${port}` }
 }
 async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string } = {}) {
@@ -212,22 +222,18 @@ const api = await startApi(model.baseURL)
 //  - BENCH_BASELINE=<dir>: an API started from another checkout (e.g. `git archive <commit>`, node_modules linked),
 //    the way that checkout's `npm start` runs it (with the tsx loader before Node 24 stripped the types itself);
 //  - always: this API under the tsx loader, as `npm start` ran it before Node stripped the types itself.
-function baselineLoader(dir: string): string[] {
-  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
-  return scripts.start!.startsWith('tsx ') ? ['--import', 'tsx'] : []
-}
 const variants = [
   ...(process.env.BENCH_BASELINE
     ? [
         {
           label: `baseline ${process.env.BENCH_BASELINE}`,
-          api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE, nodeArgs: baselineLoader(process.env.BENCH_BASELINE) }),
+          api: await startApi(model.baseURL, {}, { cwd: process.env.BENCH_BASELINE }),
         },
       ]
     : []),
   {
     label: 'tsx loader',
-    api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'tsx'] }),
+    api: await startApi(model.baseURL, {}, { nodeArgs: ['--import', 'tsx', ...startFlags('.', 'start:api')] }),
   },
 ]
 
@@ -397,30 +403,35 @@ function median(xs: number[]) {
 const slowLines: string[] = []
 if (wants('slow') && SLOW_CALLS > 0) {
   const slowModel = await startModel(5000)
-  const slowApi = await startApi(slowModel.baseURL)
   const accounts = spread.slice(0, 10) // the scale-out uses the other 40
-  await settled(accounts.map((a) => a.accountId))
-  const before = await ledger(accounts.map((a) => a.accountId))
-  const m = meter({ api: [slowApi.proc], model: [slowModel.proc] })
-  const started = Date.now()
-  const r = await load({
-    url: `${slowApi.url}/v1/classify`,
-    connections: SLOW_CALLS,
-    amount: SLOW_CALLS,
-    duration: undefined,
-    timeout: 120,
-    headers: headersFor(hot!.key),
-    keys: accounts.map((a) => a.key),
-  })
-  const cpu = m.stop()
-  const after = await ledger(accounts.map((a) => a.accountId))
-  const ok = r.statuses['200'] ?? 0
-  slowLines.push(
-    `- ${SLOW_CALLS} calls at once (${SLOW_CALLS} connections), model answers after 5 s: ${ok} × 200, statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors, ${r.timeouts} timeouts, all done in ${((Date.now() - started) / 1000).toFixed(1)} s; p50 ${r.p50} ms, p99 ${r.p99} ms`,
-    `- charged ${after.charged - before.charged} credits in ${after.n - before.n} charges for ${ok} successful calls: ${after.charged - before.charged === PRICE * ok && after.n - before.n === ok ? 'exact' : 'NOT EXACT'}`,
-    `- API peak RSS **${peakRssMiB(slowApi.proc.pid!).toFixed(0)} MiB**; CPU per call: API ${(cpu.api! / SLOW_CALLS).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / SLOW_CALLS).toFixed(2)} ms`,
-  )
-  await stop(slowApi.proc)
+  // This API, then (BENCH_BASELINE) the baseline checkout's, one after the other on the same model.
+  const targets = [{ label: 'this API', cwd: undefined as string | undefined }]
+  if (process.env.BENCH_BASELINE) targets.push({ label: `baseline ${process.env.BENCH_BASELINE}`, cwd: process.env.BENCH_BASELINE })
+  for (const target of targets) {
+    const slowApi = await startApi(slowModel.baseURL, {}, target.cwd ? { cwd: target.cwd } : {})
+    await settled(accounts.map((a) => a.accountId))
+    const before = await ledger(accounts.map((a) => a.accountId))
+    const m = meter({ api: [slowApi.proc], model: [slowModel.proc] })
+    const started = Date.now()
+    const r = await load({
+      url: `${slowApi.url}/v1/classify`,
+      connections: SLOW_CALLS,
+      amount: SLOW_CALLS,
+      duration: undefined,
+      timeout: 120,
+      headers: headersFor(hot!.key),
+      keys: accounts.map((a) => a.key),
+    })
+    const cpu = m.stop()
+    const after = await ledger(accounts.map((a) => a.accountId))
+    const ok = r.statuses['200'] ?? 0
+    slowLines.push(
+      `- ${target.label}: ${SLOW_CALLS} calls at once (${SLOW_CALLS} connections), model answers after 5 s: ${ok} × 200, statuses ${JSON.stringify(r.statuses)}, ${r.errors} errors, ${r.timeouts} timeouts, all done in ${((Date.now() - started) / 1000).toFixed(1)} s; p50 ${r.p50} ms, p99 ${r.p99} ms`,
+      `  - charged ${after.charged - before.charged} credits in ${after.n - before.n} charges for ${ok} successful calls: ${after.charged - before.charged === PRICE * ok && after.n - before.n === ok ? 'exact' : 'NOT EXACT'}`,
+      `  - API peak RSS **${peakRssMiB(slowApi.proc.pid!).toFixed(0)} MiB**; CPU per call: API ${(cpu.api! / SLOW_CALLS).toFixed(2)} ms, PostgreSQL ${(cpu.postgres! / SLOW_CALLS).toFixed(2)} ms`,
+    )
+    await stop(slowApi.proc)
+  }
   await stop(slowModel.proc)
 }
 
