@@ -2,7 +2,7 @@
 // full schema with Ajv and the capability's own answer check, one retry that tells the model what was wrong,
 // then 502 inference_failed. Timeouts and client disconnects abort
 // the provider call; every failure here is free because the pipeline releases the hold.
-import type { JSONSchema7, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4ProviderTool } from '@ai-sdk/provider'
+import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4ProviderTool } from '@ai-sdk/provider'
 import type { TSchema } from '@sinclair/typebox'
 import type { ModelMessage, Tool, UserContent } from 'ai'
 import { convertToLanguageModelPrompt, resolveLanguageModel } from 'ai/internal'
@@ -126,7 +126,7 @@ export async function generateObject<T>(
   // tools (BENCHMARKS.md has what the layers around it cost). Strict: the provider constrains decoding to the
   // strict form; Ajv still checks the full schema.
   const call: Omit<LanguageModelV4CallOptions, 'prompt' | 'abortSignal'> = {
-    responseFormat: { type: 'json', schema: (sendStrict ? strict : request.schema) as JSONSchema7 },
+    responseFormat: { type: 'json', schema: sendStrict ? strict : request.schema },
     providerOptions: { openai: { strictJsonSchema: sendStrict } },
     ...(webSearch && { tools: [providerTool('web_search', webSearch)], toolChoice: { type: 'auto' } }),
   }
