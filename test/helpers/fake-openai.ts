@@ -18,7 +18,8 @@ export interface FakeTextRequest {
 }
 /**
  * Any JSON value: sent back as the model's output text (JSON.stringify'd); except `{ $text: string }`, the raw
- * output text, and `{ $status: number, $body?: unknown }`, an HTTP error from the provider.
+ * output text, and `{ $status: number, $body?: unknown, $headers?: Record<string, string> }`, an HTTP error from
+ * the provider.
  */
 export type TextReply = unknown
 export interface FakeOpenAIOptions {
@@ -239,8 +240,8 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   const opts: FakeOpenAIOptions = { ...initial }
   const requests: FakeOpenAI['requests'] = []
 
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body))
   }
   const error = (res: ServerResponse, status: number, message: string, type = 'invalid_request_error') =>
     json(res, status, { error: { message, type, param: null, code: null } })
@@ -253,13 +254,16 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     res.end(style === 'chat' ? 'data: [DONE]\n\n' : undefined)
   }
 
-  async function textReply(req: FakeTextRequest): Promise<{ text: string } | { status: number; body: unknown }> {
+  async function textReply(
+    req: FakeTextRequest,
+  ): Promise<{ text: string } | { status: number; body: unknown; headers?: Record<string, string> }> {
     let reply: unknown = opts.text ? await opts.text(req) : undefined
     if (reply === undefined) reply = req.jsonSchema ? defaultAnswer(req) : { $text: 'ok' }
     if (isObj(reply) && typeof reply.$status === 'number') {
       return {
         status: reply.$status,
         body: reply.$body ?? { error: { message: `fake provider error ${reply.$status}`, type: 'server_error', param: null, code: null } },
+        headers: reply.$headers,
       }
     }
     if (isObj(reply) && typeof reply.$text === 'string') return { text: reply.$text }
@@ -269,7 +273,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   async function responses(res: ServerResponse, body: any) {
     const req = parseTextRequest('responses', body)
     const r = await textReply(req)
-    if ('status' in r) return json(res, r.status, r.body)
+    if ('status' in r) return json(res, r.status, r.body, r.headers)
     const sources = opts.webSearch && req.tools.some((t) => t.startsWith('web_search')) ? opts.webSearch : null
     const output: any[] = []
     if (sources) {
@@ -344,7 +348,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   async function chat(res: ServerResponse, body: any) {
     const req = parseTextRequest('chat', body)
     const r = await textReply(req)
-    if ('status' in r) return json(res, r.status, r.body)
+    if ('status' in r) return json(res, r.status, r.body, r.headers)
     const sources = opts.webSearch && body.web_search_options ? opts.webSearch : null
     const annotations = sources?.map((s) => ({
       type: 'url_citation',
