@@ -1,8 +1,8 @@
 // The fetch the model provider's SDK calls: node:http(s) through one keep-alive agent per protocol with a cap
 // on open connections per host, so a burst of slow model calls waits for a connection (within the call's own
 // deadline) instead of opening a socket each: 10,000 calls at once would need 10,000 file descriptors on top
-// of their 10,000 client connections. The answer is read into one buffer, which skips the web streams the
-// global fetch builds around every response body (BENCHMARKS.md has what that bought).
+// of their 10,000 client connections. The answer is read whole before its Response is made, which skips the
+// web streams the global fetch builds around every response body as it arrives (BENCHMARKS.md has what that bought).
 import http from 'node:http'
 import https from 'node:https'
 
