@@ -15,7 +15,8 @@ import {
   streamText,
   type Tool,
 } from 'ai'
-import { makeWav, minimalForSchema, startFakeOpenAI, type FakeTextRequest } from './helpers/fake-openai.ts'
+import { ajv } from '../core/validation.ts'
+import { makeWav, startFakeOpenAI, type FakeTextRequest } from './helpers/fake-openai.ts'
 
 const fake = await startFakeOpenAI()
 t.teardown(() => fake.close())
@@ -53,11 +54,14 @@ for (const api of ['responses', 'chat'] as const) {
     t.ok((result.usage.inputTokens ?? 0) > 0 && (result.usage.outputTokens ?? 0) > 0, 'usage reported')
   })
 
-  t.test(`default reply over ${api}: 'ok' text, or a minimal schema-satisfying object`, async (t) => {
+  t.test(`default reply over ${api}: 'ok' text, or a seeded random object of the schema`, async (t) => {
     const model = api === 'chat' ? openai.chat('gpt-4o-mini') : openai.responses('gpt-4o-mini')
     t.equal((await generateText({ model, prompt: 'hi', maxRetries: 0 })).text, 'ok')
-    const { output } = await generateText({ model, prompt: 'hi', output: Output.object({ schema }), maxRetries: 0 })
-    t.same(output, { title: 'x', score: 0 })
+    const ask = async (prompt: string) => (await generateText({ model, prompt, output: Output.object({ schema }), maxRetries: 0 })).output
+    const first = await ask('hi')
+    t.match(first, { title: String, score: Number })
+    t.same(await ask('hi'), first, 'the same request gets the same answer')
+    t.notSame(await ask('hi again'), first, 'another request another one')
   })
 
   t.test(`streaming over ${api}`, async (t) => {
@@ -219,22 +223,30 @@ t.test('unknown paths get a 404 in OpenAI error shape', async (t) => {
   t.match(await res.json(), { error: { message: /Unknown request URL/, type: 'invalid_request_error' } })
 })
 
-t.test('minimalForSchema', async (t) => {
-  t.same(
-    minimalForSchema({
-      type: 'object',
-      required: ['e', 'n', 's', 'a', 'r', 'o'],
-      properties: {
-        e: { enum: ['b', 'c'] },
-        n: { type: 'integer', minimum: 3 },
-        s: { type: 'string', minLength: 3 },
-        a: { type: 'array', minItems: 2, items: { type: 'boolean' } },
-        r: { $ref: '#/$defs/d' },
-        o: { anyOf: [{ type: 'null' }, { type: 'string', format: 'date' }] },
-        skipped: { type: 'string' },
-      },
-      $defs: { d: { type: 'number', exclusiveMinimum: 1 } },
-    }),
-    { e: 'b', n: 3, s: 'xxx', a: [false, false], r: 1.5, o: '1970-01-01' },
-  )
+t.test('the default structured reply satisfies the schema it was sent, patterns and formats included', async (t) => {
+  const strict = {
+    type: 'object',
+    required: ['e', 'n', 's', 'a', 'r', 'o', 'p'],
+    additionalProperties: false,
+    properties: {
+      e: { enum: ['b', 'c'] },
+      n: { type: 'integer', minimum: 3 },
+      s: { type: 'string', minLength: 3 },
+      a: { type: 'array', minItems: 2, items: { type: 'boolean' } },
+      r: { $ref: '#/$defs/d' },
+      o: { anyOf: [{ type: 'null' }, { type: 'string', format: 'date' }] },
+      p: { type: 'string', pattern: '^INV-[0-9]{4}$' },
+    },
+    $defs: { d: { type: 'number', exclusiveMinimum: 1 } },
+  }
+  const validate = ajv.compile(strict)
+  for (const prompt of ['one', 'two', 'three', 'four', 'five']) {
+    const { output } = await generateText({
+      model: openai.responses('gpt-4o-mini'),
+      prompt,
+      output: Output.object({ schema: jsonSchema(strict as never) }),
+      maxRetries: 0,
+    })
+    t.ok(validate(output), `${JSON.stringify(output)}: ${ajv.errorsText(validate.errors)}`)
+  }
 })

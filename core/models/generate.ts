@@ -2,8 +2,10 @@
 // full schema with Ajv and the capability's own answer check, one retry that tells the model what was wrong,
 // then 502 inference_failed. Timeouts and client disconnects abort
 // the provider call; every failure here is free because the pipeline releases the hold.
+import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4ProviderTool } from '@ai-sdk/provider'
 import type { TSchema } from '@sinclair/typebox'
-import { generateText, jsonSchema, Output, type ModelMessage, type UserContent } from 'ai'
+import type { ModelMessage, Tool, UserContent } from 'ai'
+import { convertToLanguageModelPrompt, resolveLanguageModel } from 'ai/internal'
 import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
 import { ajv, formatErrors } from '../validation.ts'
@@ -41,7 +43,14 @@ export async function runModel<T>(
   opts: { signal: AbortSignal; timeoutMs: number; log?: (m: string) => void },
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)])
+  // One controller for both ends, its timer cleared when the call ends: AbortSignal.any over AbortSignal.timeout
+  // costs more per call, and keeps a timer and a signal per call alive until the deadline passes.
+  const controller = new AbortController()
+  const { signal } = controller
+  const clientGone = () => controller.abort(opts.signal.reason)
+  const timer = setTimeout(() => controller.abort(new DOMException('The model call timed out.', 'TimeoutError')), opts.timeoutMs)
+  if (opts.signal.aborted) clientGone()
+  else opts.signal.addEventListener('abort', clientGone)
   try {
     return await fn(signal)
   } catch (e) {
@@ -54,6 +63,9 @@ export async function runModel<T>(
     if (busy)
       throw new ApiError('inference_failed', `The ${what} provider is busy; retry later.`, undefined, { 'Retry-After': String(busy) })
     throw new ApiError('inference_failed', `The ${what} provider failed.`)
+  } finally {
+    clearTimeout(timer)
+    opts.signal.removeEventListener('abort', clientGone)
   }
 }
 
@@ -109,41 +121,47 @@ export async function generateObject<T>(
     throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
   const { validate, strict } = compileAnswerSchema(request.schema)
   const sendStrict = strict !== null && provider.strictSchemas !== false
+  const model = resolveLanguageModel(provider.language())
+  // The language model's own call, as generateText makes it for one step with structured output and no client
+  // tools (BENCHMARKS.md has what the layers around it cost). Strict: the provider constrains decoding to the
+  // strict form; Ajv still checks the full schema.
+  const call: Omit<LanguageModelV4CallOptions, 'prompt' | 'abortSignal'> = {
+    responseFormat: { type: 'json', schema: sendStrict ? strict : request.schema },
+    providerOptions: { openai: { strictJsonSchema: sendStrict } },
+    ...(webSearch && { tools: [providerTool('web_search', webSearch)], toolChoice: { type: 'auto' } }),
+  }
   const messages: ModelMessage[] = [{ role: 'user', content: request.content }]
   let refusal = 'The model returned output that does not match the response schema.'
   for (let attempt = 0; attempt < 2; attempt++) {
-    const result = await runModel('model', opts, (abortSignal) =>
-      generateText({
-        model: provider.language(),
-        system: request.system,
-        messages,
-        tools: webSearch ? { web_search: webSearch } : undefined,
-        output: Output.object({ schema: jsonSchema((sendStrict ? strict : request.schema) as never) }),
-        // Strict: the provider constrains decoding to the strict form; Ajv still checks the full schema.
-        providerOptions: { openai: { strictJsonSchema: sendStrict } },
+    const result = await runModel('model', opts, async (abortSignal) =>
+      model.doGenerate({
+        ...call,
+        prompt: await convertToLanguageModelPrompt({
+          prompt: { instructions: request.system, messages },
+          supportedUrls: await model.supportedUrls,
+          download: undefined,
+          abortSignal,
+          provider: model.provider.split('.')[0]!,
+        }),
         abortSignal,
-        maxRetries: 0,
-      }).catch((e: Error) => {
-        // Unparseable output is an answer to retry, not a provider failure.
-        if (e.name === 'AI_NoObjectGeneratedError' || e.name === 'AI_NoOutputGeneratedError') return null
-        throw e
       }),
     )
-    if (result === null) {
+    const text = answerText(result.content)
+    const parsed = parseAnswer(result.structuredOutputText ?? text)
+    if (parsed === undefined) {
+      // Unparseable output is an answer to retry, not a provider failure.
       messages.push({ role: 'user', content: 'The answer was not valid JSON. Answer again with only the JSON object.' })
       continue
     }
-    const parsed = parseOutput(result)
-    const object = sendStrict && parsed !== undefined ? nullsToAbsent(parsed, request.schema) : parsed
+    const object = sendStrict ? nullsToAbsent(parsed, request.schema) : parsed
     let problems: string[]
-    if (object === undefined) problems = ['The answer was not valid JSON.']
-    else if (!validate(object)) problems = formatErrors(validate.errors).map((d) => `${d.path}: ${d.message}`)
+    if (!validate(object)) problems = formatErrors(validate.errors).map((d) => `${d.path}: ${d.message}`)
     else {
       // Rules the schema cannot state get the same corrective retry as a schema error.
       problems = request.check?.(object) ?? []
-      if (!problems.length) return { object: object as T, sources: searchSources(result) }
+      if (!problems.length) return { object: object as T, sources: searchSources(result.content) }
       refusal = `The model's answer broke a rule of this endpoint after a corrective retry: ${problems.slice(0, 5).join('; ')}`
-      messages.push({ role: 'assistant', content: result.text })
+      messages.push({ role: 'assistant', content: text })
       messages.push({
         role: 'user',
         content: `That answer breaks these rules: ${problems.join('; ')}. Answer again with a corrected JSON object only.`,
@@ -151,7 +169,7 @@ export async function generateObject<T>(
       continue
     }
     refusal = 'The model returned output that does not match the response schema.'
-    messages.push({ role: 'assistant', content: result.text })
+    messages.push({ role: 'assistant', content: text })
     messages.push({
       role: 'user',
       content: `That answer does not match the required JSON schema: ${problems.join('; ')}. Answer again with a corrected JSON object only.`,
@@ -160,46 +178,55 @@ export async function generateObject<T>(
   throw new ApiError('inference_failed', refusal)
 }
 
+/** A provider-defined tool (web search) in the form the language model takes it. */
+function providerTool(name: string, tool: Tool): LanguageModelV4ProviderTool {
+  if (tool.type !== 'provider') throw new Error(`${name} is not a provider-defined tool`)
+  return { type: 'provider', name, id: tool.id, args: tool.args }
+}
+
+/** The answer's text: its text parts joined, as generateText's `text`. */
+const answerText = (content: LanguageModelV4Content[]): string =>
+  content
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('')
+
 /**
- * Every URL the provider's web search reported: the citations of the answer (`sources`) and the results of the
- * search calls themselves, which a JSON answer may not cite inline. Titles from citations where known, else ''.
+ * Every URL the provider's web search reported: the citations of the answer (`source` parts and citations on its
+ * text) and the results of the search calls themselves, which a JSON answer may not cite inline. Titles from
+ * citations where known, else ''.
  */
-function searchSources(result: { sources?: unknown[]; content?: unknown[] }): Array<{ url: string; title: string }> {
+function searchSources(content: LanguageModelV4Content[]): Array<{ url: string; title: string }> {
   const found = new Map<string, string>()
-  for (const s of (result.sources ?? []) as UrlSource[])
-    if (s.sourceType === 'url' && s.url) found.set(s.url, s.title || found.get(s.url) || '')
-  for (const part of (result.content ?? []) as ContentPart[]) {
+  for (const part of content)
+    if (part.type === 'source' && part.sourceType === 'url' && part.url) found.set(part.url, part.title || found.get(part.url) || '')
+  for (const part of content) {
     // @ai-sdk/openai 4: titles travel on the answer's citations once the search call lists its sources.
     for (const c of part.type === 'text' ? (part.citations ?? []) : []) {
-      if (c.source?.sourceType === 'url' && c.source.url) found.set(c.source.url, found.get(c.source.url) || c.source.title || '')
+      if (c.source.sourceType === 'url' && c.source.url) found.set(c.source.url, found.get(c.source.url) || c.source.title || '')
     }
-    if (part.type !== 'tool-result' || !String(part.toolName).includes('search')) continue
-    for (const s of part.output?.sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, '')
+    if (part.type !== 'tool-result' || !part.toolName.includes('search')) continue
+    const { sources } = (part.result ?? {}) as { sources?: Array<{ type?: string; url?: string }> }
+    for (const s of sources ?? []) if (s.type === 'url' && s.url && !found.has(s.url)) found.set(s.url, '')
   }
   return [...found].map(([url, title]) => ({ url, title }))
 }
 
-/** The parts of an `ai` SDK result that carry web search sources, as far as searchSources reads them. */
-interface UrlSource {
-  sourceType?: string
-  url?: string
-  title?: string
-}
-interface ContentPart {
-  type: string
-  citations?: Array<{ source?: UrlSource }>
-  toolName?: string
-  output?: { sources?: Array<{ type?: string; url?: string }> }
-}
-
-function parseOutput(result: { output?: unknown; text: string }): unknown {
+/**
+ * The answer as JSON, or undefined when it is not JSON. Like the `ai` SDK's parser, an object with a "__proto__"
+ * key or a "constructor" holding a "prototype" counts as unparseable: nothing that could reach a prototype.
+ */
+function parseAnswer(text: string): unknown {
   try {
-    return result.output
+    return SUSPECT.test(text) ? JSON.parse(text, refusePrototypeKeys) : JSON.parse(text)
   } catch {
-    try {
-      return JSON.parse(result.text)
-    } catch {
-      return undefined
-    }
+    return undefined
   }
+}
+// A superset of what could spell either key: an escape could spell any character.
+const SUSPECT = /__|constructor|\\u/
+function refusePrototypeKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')))
+    throw new SyntaxError('forbidden prototype property')
+  return value
 }

@@ -35,15 +35,18 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
   const configured = Boolean(ai.apiKey || ai.baseURL)
   const openai = createOpenAI({ apiKey: ai.apiKey ?? 'unset', baseURL: ai.baseURL, fetch: modelFetch(MODEL_CONNECTIONS) })
   const responses = ai.wireApi === 'responses'
+  // One instance each: they hold only their settings, and a call would otherwise build its own.
+  const text = responses ? openai.responses(ai.models.text) : openai.chat(ai.models.text)
+  const webSearch = responses ? openai.tools.webSearch({}) : null
   return {
     configured,
     strictSchemas: ai.strictSchemas ?? true,
     acceptsFiles: responses,
-    language: () => (responses ? openai.responses(ai.models.text) : openai.chat(ai.models.text)),
+    language: () => text,
     image: () => openai.image(ai.models.image),
     speech: () => openai.speech(ai.models.speech),
     transcription: () => openai.transcription(ai.models.transcription),
     embedding: () => (ai.models.embedding ? openai.embedding(ai.models.embedding) : null),
-    webSearch: () => (responses ? openai.tools.webSearch({}) : null),
+    webSearch: () => webSearch,
   }
 }

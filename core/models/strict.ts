@@ -119,16 +119,21 @@ export function resolveRef(ref: string, root: unknown): unknown {
  * (full) schema; nulls the full schema allows on required properties are kept.
  */
 export function nullsToAbsent(value: unknown, schema: unknown, root: unknown = schema): unknown {
-  if (!isObj(schema)) return value
+  // Only an object or an array can hold a null to remove; leaves return at once (most of an answer's values).
+  if (typeof value !== 'object' || value === null || !isObj(schema)) return value
   if (typeof schema.$ref === 'string') return nullsToAbsent(value, resolveRef(schema.$ref, root), root)
-  for (const alt of [schema.anyOf, schema.oneOf]) if (Array.isArray(alt)) for (const s of alt) value = nullsToAbsent(value, s, root)
-  if (Array.isArray(value) && isObj(schema.items)) return value.map((v) => nullsToAbsent(v, schema.items, root))
+  if (Array.isArray(schema.anyOf)) for (const s of schema.anyOf) value = nullsToAbsent(value, s, root)
+  if (Array.isArray(schema.oneOf)) for (const s of schema.oneOf) value = nullsToAbsent(value, s, root)
+  if (Array.isArray(value)) {
+    if (isObj(schema.items)) for (let i = 0; i < value.length; i++) value[i] = nullsToAbsent(value[i], schema.items, root)
+    return value
+  }
   if (isObj(value) && isObj(schema.properties)) {
-    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
-    for (const [k, s] of Object.entries(schema.properties)) {
+    const required = Array.isArray(schema.required) ? schema.required : []
+    for (const k of Object.keys(schema.properties)) {
       if (!(k in value)) continue
-      if (value[k] === null && !required.has(k)) delete value[k]
-      else value[k] = nullsToAbsent(value[k], s, root)
+      if (value[k] === null && !required.includes(k)) delete value[k]
+      else value[k] = nullsToAbsent(value[k], schema.properties[k], root)
     }
   }
   return value

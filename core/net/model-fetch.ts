@@ -1,8 +1,8 @@
 // The fetch the model provider's SDK calls: node:http(s) through one keep-alive agent per protocol with a cap
 // on open connections per host, so a burst of slow model calls waits for a connection (within the call's own
 // deadline) instead of opening a socket each: 10,000 calls at once would need 10,000 file descriptors on top
-// of their 10,000 client connections. The answer is read into one buffer, which skips the web streams the
-// global fetch builds around every response body (BENCHMARKS.md has what that bought).
+// of their 10,000 client connections. The answer is read whole before its Response is made, which skips the
+// web streams the global fetch builds around every response body as it arrives (BENCHMARKS.md has what that bought).
 import http from 'node:http'
 import https from 'node:https'
 
@@ -27,7 +27,7 @@ export function modelFetch(maxConnectionsPerHost: number): typeof fetch {
             for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!)
             const status = res.statusCode ?? 502
             resolve(
-              new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), {
+              new Response(NULL_BODY.has(status) ? null : bodyOf(chunks), {
                 status,
                 statusText: res.statusMessage ?? '',
                 headers: responseHeaders,
@@ -44,6 +44,15 @@ export function modelFetch(maxConnectionsPerHost: number): typeof fetch {
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304])
+
+/** The chunks as a finished stream: a Response made from a buffer copies it and builds a stream around the copy. */
+const bodyOf = (chunks: Buffer[]) =>
+  new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk)
+      controller.close()
+    },
+  })
 
 /** The SDK sends JSON as a string; form data (transcriptions) and blobs are encoded the way fetch would. */
 async function requestBody(body: RequestInit['body'], headers: Headers): Promise<string | Uint8Array | undefined> {

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { deflateSync } from 'node:zlib'
-import { resolveRef } from '../../core/models/strict.ts'
+import { randomInstance, seededRng } from './schema-instance.ts'
 
 export interface FakeTextRequest {
   api: 'responses' | 'chat'
@@ -18,7 +18,8 @@ export interface FakeTextRequest {
 }
 /**
  * Any JSON value: sent back as the model's output text (JSON.stringify'd); except `{ $text: string }`, the raw
- * output text, and `{ $status: number, $body?: unknown }`, an HTTP error from the provider.
+ * output text, and `{ $status: number, $body?: unknown, $headers?: Record<string, string> }`, an HTTP error from
+ * the provider.
  */
 export type TextReply = unknown
 export interface FakeOpenAIOptions {
@@ -41,72 +42,6 @@ const tokens = (s: string) => Math.max(1, Math.ceil(s.length / 4))
 const now = () => Math.floor(Date.now() / 1000)
 let seq = 0
 const id = (prefix: string) => `${prefix}_fake${(++seq).toString(36)}`
-
-// ---------- default structured output: minimal object satisfying a JSON schema ----------
-export function minimalForSchema(schema: any, root: any = schema, depth = 0): unknown {
-  if (!isObj(schema) || depth > 32) return null
-  if (typeof schema.$ref === 'string') return minimalForSchema(resolveRef(schema.$ref, root), root, depth + 1)
-  if ('const' in schema) return schema.const
-  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0]
-  if ('default' in schema && schema.default !== undefined) return schema.default
-  const alt = schema.anyOf ?? schema.oneOf
-  if (Array.isArray(alt) && alt.length) {
-    const nonNull = alt.find((s: any) => s?.type !== 'null') ?? alt[0]
-    return minimalForSchema(nonNull, root, depth + 1)
-  }
-  if (Array.isArray(schema.allOf) && schema.allOf.length) {
-    const parts = schema.allOf.map((s: any) => minimalForSchema(s, root, depth + 1))
-    return parts.every(isObj) ? Object.assign({}, ...parts) : parts[0]
-  }
-  let type = schema.type
-  if (Array.isArray(type)) type = type.find((t: string) => t !== 'null') ?? type[0]
-  if (!type) type = schema.properties ? 'object' : schema.items ? 'array' : 'string'
-  switch (type) {
-    case 'object': {
-      const out: Record<string, unknown> = {}
-      for (const key of (schema.required ?? []) as string[]) {
-        out[key] = minimalForSchema(schema.properties?.[key] ?? {}, root, depth + 1)
-      }
-      return out
-    }
-    case 'array': {
-      const n = schema.minItems ?? 0
-      const tuple = schema.prefixItems ?? (Array.isArray(schema.items) ? schema.items : null)
-      return Array.from({ length: Math.max(n, tuple?.length ?? 0) }, (_, i) =>
-        minimalForSchema(tuple?.[i] ?? (Array.isArray(schema.items) ? {} : (schema.items ?? {})), root, depth + 1),
-      )
-    }
-    case 'integer':
-    case 'number': {
-      const int = type === 'integer'
-      let v = schema.minimum ?? (schema.exclusiveMinimum != null ? schema.exclusiveMinimum + (int ? 1 : 0.5) : undefined)
-      if (v == null) {
-        v = 0
-        if (schema.maximum != null && schema.maximum < 0) v = schema.maximum
-        if (schema.exclusiveMaximum != null && schema.exclusiveMaximum <= 0) v = schema.exclusiveMaximum - 1
-      }
-      return int ? Math.ceil(v) : v
-    }
-    case 'boolean':
-      return false
-    case 'null':
-      return null
-    default: {
-      const formats: Record<string, string> = {
-        'date-time': '1970-01-01T00:00:00.000Z',
-        date: '1970-01-01',
-        time: '00:00:00Z',
-        email: 'x@example.com',
-        uri: 'https://example.com/',
-        url: 'https://example.com/',
-        uuid: '00000000-0000-4000-8000-000000000000',
-        ipv4: '127.0.0.1',
-      }
-      const base = formats[schema.format] ?? 'x'
-      return base.length >= (schema.minLength ?? 0) ? base : base + 'x'.repeat(schema.minLength - base.length)
-    }
-  }
-}
 
 // ---------- binary fixtures ----------
 function crc32(buf: Buffer): number {
@@ -291,13 +226,22 @@ function parseTextRequest(api: 'responses' | 'chat', body: any): FakeTextRequest
   return { api, model: String(body.model ?? ''), system: system.join('\n'), prompt: prompt.join('\n'), files, jsonSchema, tools, body }
 }
 
+// ---------- default structured output ----------
+/**
+ * A random instance of the requested schema (what a constrained model may answer), seeded by the request: the
+ * same request always gets the same answer, and a corrective retry, whose prompt differs, another one.
+ */
+function defaultAnswer(req: FakeTextRequest): unknown {
+  return randomInstance(req.jsonSchema, seededRng(JSON.stringify([req.system, req.prompt, req.jsonSchema])))
+}
+
 // ---------- server ----------
 export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const opts: FakeOpenAIOptions = { ...initial }
   const requests: FakeOpenAI['requests'] = []
 
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body))
   }
   const error = (res: ServerResponse, status: number, message: string, type = 'invalid_request_error') =>
     json(res, status, { error: { message, type, param: null, code: null } })
@@ -310,13 +254,16 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     res.end(style === 'chat' ? 'data: [DONE]\n\n' : undefined)
   }
 
-  async function textReply(req: FakeTextRequest): Promise<{ text: string } | { status: number; body: unknown }> {
+  async function textReply(
+    req: FakeTextRequest,
+  ): Promise<{ text: string } | { status: number; body: unknown; headers?: Record<string, string> }> {
     let reply: unknown = opts.text ? await opts.text(req) : undefined
-    if (reply === undefined) reply = req.jsonSchema ? minimalForSchema(req.jsonSchema) : { $text: 'ok' }
+    if (reply === undefined) reply = req.jsonSchema ? defaultAnswer(req) : { $text: 'ok' }
     if (isObj(reply) && typeof reply.$status === 'number') {
       return {
         status: reply.$status,
         body: reply.$body ?? { error: { message: `fake provider error ${reply.$status}`, type: 'server_error', param: null, code: null } },
+        headers: reply.$headers,
       }
     }
     if (isObj(reply) && typeof reply.$text === 'string') return { text: reply.$text }
@@ -326,7 +273,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   async function responses(res: ServerResponse, body: any) {
     const req = parseTextRequest('responses', body)
     const r = await textReply(req)
-    if ('status' in r) return json(res, r.status, r.body)
+    if ('status' in r) return json(res, r.status, r.body, r.headers)
     const sources = opts.webSearch && req.tools.some((t) => t.startsWith('web_search')) ? opts.webSearch : null
     const output: any[] = []
     if (sources) {
@@ -401,7 +348,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   async function chat(res: ServerResponse, body: any) {
     const req = parseTextRequest('chat', body)
     const r = await textReply(req)
-    if ('status' in r) return json(res, r.status, r.body)
+    if ('status' in r) return json(res, r.status, r.body, r.headers)
     const sources = opts.webSearch && body.web_search_options ? opts.webSearch : null
     const annotations = sources?.map((s) => ({
       type: 'url_citation',

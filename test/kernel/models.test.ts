@@ -2,6 +2,7 @@
 // with one retry, provider failures, timeouts and client disconnects — all free.
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
+import { runModel } from '../../core/models/generate.ts'
 import { fakeServerProvider, startTestApp, testCapability } from '../helpers/app.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 
@@ -69,6 +70,27 @@ for (const wire of ['responses', 'chat'] as const) {
       t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
     })
 
+    t.test('an answer with a prototype key is not JSON to us: retried as such', async (t) => {
+      for (const key of ['__proto__', '\\u005f_proto__']) {
+        const c = await app.customer(10)
+        replies = [{ $text: `{"answer":"yes","score":0.5,"${key}":{"polluted":true}}` }, { answer: 'yes', score: 0.6 }]
+        const res = await call(c.key)
+        t.equal(res.status, 200, key)
+        t.equal(res.body.score, 0.6)
+        t.match(JSON.stringify(fake.requests.at(-1)!.body), /The answer was not valid JSON/)
+        t.equal(({} as Record<string, unknown>).polluted, undefined)
+      }
+    })
+
+    t.test("an upstream 429 is 502 with the provider's Retry-After, free", async (t) => {
+      const c = await app.customer(10)
+      replies = [{ $status: 429, $headers: { 'retry-after': '7' } }]
+      const res = await call(c.key)
+      t.equal(res.status, 502)
+      t.equal(res.headers.get('retry-after'), '7')
+      t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+    })
+
     t.test('a provider that takes too long times out: 502, free', async (t) => {
       const c = await app.customer(10)
       fake.set({ delayMs: 2000 })
@@ -112,4 +134,18 @@ t.test('a client that disconnects cancels the provider call; nothing is charged'
     { balance: 10, reserved: 0, ledgerSum: 10 },
     'released well before the provider would have answered',
   )
+})
+
+t.test('a finished model call leaves no timer behind (its deadline timer is cleared)', async (t) => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+  const before = timers()
+  const calls = Array.from({ length: 50 }, (_, i) =>
+    runModel('model', { signal: new AbortController().signal, timeoutMs: 60_000 }, async () => i),
+  )
+  t.equal(timers(), before + 50, 'one deadline timer per call in flight')
+  t.same(
+    await Promise.all(calls),
+    Array.from({ length: 50 }, (_, i) => i),
+  )
+  t.equal(timers(), before, 'none left once they have finished')
 })
