@@ -14,7 +14,7 @@ const wireApi = (process.argv[6] ?? 'responses') as 'responses' | 'chat'
 const fake = spawn(process.execPath, ['--import', 'tsx', new URL('./model.ts', import.meta.url).pathname], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
-const baseURL = ((await once(fake.stdout!, 'data')) as [Buffer])[0].toString().trim()
+const baseURL = ((await once(fake.stdout, 'data')) as [Buffer])[0].toString().trim()
 
 const labels = ['billing', 'technical']
 async function variant(dir: string) {
@@ -47,7 +47,8 @@ const runs = { A: await variant(dirA), B: await variant(dirB) }
 const perCall: Record<'A' | 'B', number[]> = { A: [], B: [] }
 for (const k of ['A', 'B'] as const) for (let i = 0; i < 200; i++) await runs[k]() // warm-up
 for (let r = 0; r < rounds; r++) {
-  for (const k of (r % 2 ? ['B', 'A'] : ['A', 'B']) as Array<'A' | 'B'>) {
+  const order: Array<'A' | 'B'> = r % 2 ? ['B', 'A'] : ['A', 'B']
+  for (const k of order) {
     const t0 = process.cpuUsage()
     for (let i = 0; i < calls; i++) await runs[k]()
     const d = process.cpuUsage(t0)
