@@ -69,13 +69,13 @@ export function webhookListener(services: Services): JobEvents {
 }
 
 async function recordDeliveries(services: Services, q: Query, events: { event: JobEventName; jobId: string }[]) {
-  const jobs = await q.sql(
+  const jobs = await q.sql<{ id: string; account_id: string; callback_url: string; has_secret: boolean }>(
     `select j.*, a.webhook_secret is not null as has_secret from jobs j join accounts a on a.id = j.account_id
       where j.id = any(?::uuid[]) and j.callback_url is not null`,
     [events.map((e) => e.jobId)],
   )
   if (!jobs.length) return
-  const byId = new Map(jobs.map((j) => [j.id as string, j]))
+  const byId = new Map(jobs.map((j) => [j.id, j]))
   const now = services.now()
   const rows = events.flatMap(({ event, jobId }) => {
     const job = byId.get(jobId)
