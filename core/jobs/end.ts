@@ -45,6 +45,7 @@ async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]
         services.now(),
       ],
     )
+    // All of a listener's events at once, so that it can record them together (core/webhooks/webhooks.ts).
     for (const listener of services.jobEvents ?? [])
       await Promise.all(ended.map((e) => listener(e.status === 'succeeded' ? 'job.completed' : 'job.failed', e.job_id, q)))
     const done = new Set(ended.map((e) => e.ord - 1))
