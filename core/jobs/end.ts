@@ -2,8 +2,7 @@
 // row, the money, the deleted input and the terminal event commit together, and only for a job still in the
 // state the caller expects, so a job ends exactly once. Endings that arrive while a group is being written are
 // written together in one transaction (core/jobs/batch.ts): one durable commit for many jobs.
-import type { JobEventName, Services } from '../services.ts'
-import { capture, release } from '../wallet/wallet.ts'
+import type { Services } from '../services.ts'
 import { batched } from './batch.ts'
 import type { JobError } from './view.ts'
 
@@ -32,59 +31,24 @@ function ender(services: Services) {
   return end
 }
 
-interface Locked {
-  id: string
-  hold_id: string
-  account_id: string
-  status: string
-  lease_ms: number | null
-}
-
 async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]> {
   return services.db.tx(async (q) => {
-    const now = services.now()
-    // Rows locked in id order and money moved in account order: two groups never wait on each other in a cycle.
-    const rows = await q.sql<Locked>(
-      `select id, hold_id, account_id, status, extract(epoch from lease_until) * 1000 as lease_ms
-         from jobs where id = any(?::uuid[]) order by id for update`,
-      [endings.map((e) => e.jobId)],
+    // The checks, the money and the rows in one statement (end_jobs, migration 0008).
+    const ended = await q.sql<{ ord: number; job_id: string; status: string }>(
+      `select ord, job_id, status from end_jobs(?::uuid[], ?::text[], ?::jsonb[], ?::text[], ?::timestamptz[], ?)`,
+      [
+        endings.map((e) => e.jobId),
+        endings.map((e) => ('result' in e ? JSON.stringify(e.result) : null)),
+        endings.map((e) => ('error' in e ? JSON.stringify(e.error) : null)),
+        endings.map((e) => ('result' in e ? 'running' : e.guard.statuses.join(','))),
+        endings.map((e) => ('guard' in e ? (e.guard.leaseExpiredBy ?? null) : null)),
+        services.now(),
+      ],
     )
-    const byId = new Map(rows.map((r) => [r.id, r]))
-    const ended: { ending: Ending; job: Locked }[] = []
-    for (const ending of endings) {
-      const job = byId.get(ending.jobId)
-      if (!job || !mayEnd(job, ending)) continue
-      ended.push({ ending, job })
-      job.status = 'ended' // a second ending of the same job in this group finds it ended
-    }
-    ended.sort((a, b) => a.job.account_id.localeCompare(b.job.account_id))
-    const set: { id: string; status: string; result: string | null; error: string | null; event: JobEventName }[] = []
-    for (const { ending, job } of ended) {
-      if ('result' in ending) {
-        const { body } = await capture(q, job.hold_id, ending.result, null, now)
-        set.push({ id: job.id, status: 'succeeded', result: body, error: null, event: 'job.completed' })
-      } else {
-        await release(q, job.hold_id, null)
-        set.push({ id: job.id, status: 'failed', result: null, error: JSON.stringify(ending.error), event: 'job.failed' })
-      }
-    }
-    if (set.length) {
-      await q.sql(
-        `update jobs j set status = v.status, result = v.result, error = v.error::jsonb, finished_at = ?, updated_at = ?, lease_until = null
-           from unnest(?::uuid[], ?::text[], ?::text[], ?::text[]) as v (id, status, result, error) where j.id = v.id`,
-        [now, now, set.map((s) => s.id), set.map((s) => s.status), set.map((s) => s.result), set.map((s) => s.error)],
-      )
-      await q.sql(`delete from job_inputs where job_id = any(?::uuid[])`, [set.map((s) => s.id)])
-      for (const s of set) for (const listener of services.jobEvents ?? []) await listener(s.event, s.id, q)
-    }
-    const done = new Set(ended.map((x) => x.ending))
-    return endings.map((e) => done.has(e))
+    // All of a listener's events at once, so that it can record them together (core/webhooks/webhooks.ts).
+    for (const listener of services.jobEvents ?? [])
+      await Promise.all(ended.map((e) => listener(e.status === 'succeeded' ? 'job.completed' : 'job.failed', e.job_id, q)))
+    const done = new Set(ended.map((e) => e.ord - 1))
+    return endings.map((_, i) => done.has(i))
   })
-}
-
-function mayEnd(job: Locked, ending: Ending): boolean {
-  if ('result' in ending) return job.status === 'running'
-  const { statuses, leaseExpiredBy } = ending.guard
-  if (!(statuses as readonly string[]).includes(job.status)) return false
-  return !leaseExpiredBy || (job.lease_ms !== null && Number(job.lease_ms) < leaseExpiredBy.getTime())
 }

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts'
 import { JobView, jobView } from '../jobs/view.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import { SecretUnreadable } from '../secrets.ts'
-import type { JobEvents, Services } from '../services.ts'
+import type { JobEventName, JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
 
@@ -46,23 +46,65 @@ export function standardWebhookHeaders(id: string, timestamp: number, body: stri
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') }
 }
 
-/** Subscribes to job.completed / job.failed (the seam of core/jobs). */
+/**
+ * Subscribes to job.completed / job.failed (the seam of core/jobs). The events of one transaction given in the
+ * same tick (a group of endings, core/jobs/end.ts) are recorded together: one read of their jobs, one insert.
+ */
 export function webhookListener(services: Services): JobEvents {
-  return async (event, jobId, q) => {
-    const [job] = await q.sql(`select * from jobs where id = ?`, [jobId])
-    if (!job?.callback_url) return
-    const [account] = await q.sql(`select webhook_secret is not null as has_secret from accounts where id = ?`, [job.account_id])
-    const deliveryId = `dlv_${ulid()}`
-    const now = services.now()
-    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: now.toISOString(), job: jobView(job) }
-    const payload = JSON.stringify(body)
-    const status = account?.has_secret ? 'pending' : 'skipped'
-    await q.sql(
-      `insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [deliveryId, jobId, job.account_id, event, job.callback_url, payload, status, now, now],
-    )
-    if (status === 'pending') await schedule(q, deliveryId, 1, null)
+  const pending = new WeakMap<Query, { events: { event: JobEventName; jobId: string }[]; recorded: Promise<void> }>()
+  return (event, jobId, q) => {
+    const group = pending.get(q)
+    if (group) {
+      group.events.push({ event, jobId })
+      return group.recorded
+    }
+    const events = [{ event, jobId }]
+    const recorded = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      pending.delete(q)
+      return recordDeliveries(services, q, events)
+    })
+    pending.set(q, { events, recorded })
+    return recorded
   }
+}
+
+async function recordDeliveries(services: Services, q: Query, events: { event: JobEventName; jobId: string }[]) {
+  const jobs = await q.sql<{ id: string; account_id: string; callback_url: string; has_secret: boolean }>(
+    `select j.*, a.webhook_secret is not null as has_secret from jobs j join accounts a on a.id = j.account_id
+      where j.id = any(?::uuid[]) and j.callback_url is not null`,
+    [events.map((e) => e.jobId)],
+  )
+  if (!jobs.length) return
+  const byId = new Map(jobs.map((j) => [j.id, j]))
+  const now = services.now()
+  const rows = events.flatMap(({ event, jobId }) => {
+    const job = byId.get(jobId)
+    if (!job) return []
+    const deliveryId = `dlv_${ulid()}`
+    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: now.toISOString(), job: jobView(job) }
+    return [{ deliveryId, job, event, payload: JSON.stringify(body), status: job.has_secret ? 'pending' : 'skipped' }]
+  })
+  await q.sql(
+    `with d as (
+       insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status, created_at, updated_at)
+       select id, job_id, account_id, event, url, payload, status, ?, ? from unnest(?::text[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[])
+         as v (id, job_id, account_id, event, url, payload, status)
+       returning id, status
+     )
+     select graphile_worker.add_job(?, json_build_object('deliveryId', id, 'attempt', 1), max_attempts => 1) from d where status = 'pending'`,
+    [
+      now,
+      now,
+      rows.map((r) => r.deliveryId),
+      rows.map((r) => r.job.id),
+      rows.map((r) => r.job.account_id),
+      rows.map((r) => r.event),
+      rows.map((r) => r.job.callback_url),
+      rows.map((r) => r.payload),
+      rows.map((r) => r.status),
+      DELIVER_TASK,
+    ],
+  )
 }
 
 async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Date | null) {

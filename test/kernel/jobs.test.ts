@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import t, { type Test } from 'tap'
 import { batched } from '../../core/jobs/batch.ts'
+import { completeJob, failJob } from '../../core/jobs/end.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
@@ -153,6 +154,38 @@ t.test('a group of claims or endings that fails is retried one by one: only the 
     results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
     ['A', 'capture failed', 'B'],
   )
+})
+
+t.test('endings of one job in the same group: the first ends it, the rest find it ended (end_jobs)', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: false, config: { callbacksAllowPrivate: true } })
+  const c = await app.customer(14)
+  const ids: string[] = []
+  for (const text of ['a', 'b']) ids.push((await accept(app, c.key, text, { callbackUrl: 'http://127.0.0.1:9/hook' })).body.jobId)
+  await app.services.db.sql(`update jobs set status = 'running', lease_until = now() + interval '1 minute' where id = any(?::uuid[])`, [
+    ids,
+  ])
+  const [a, b] = ids as [string, string]
+  const lost = { code: 'worker_lost', message: 'lost' } as const
+  // One tick: one group. b's lease has not run out, so its worker_lost ending does not apply and its success does.
+  const ended = await Promise.all([
+    completeJob(app.services, a, { echo: 'a' }),
+    failJob(app.services, a, lost, { statuses: ['running'] }),
+    failJob(app.services, b, lost, { statuses: ['running'], leaseExpiredBy: new Date() }),
+    completeJob(app.services, b, { echo: 'b' }),
+    failJob(app.services, b, lost, { statuses: ['queued'] }),
+  ])
+  t.same(ended, [true, false, false, true, false])
+  const jobs = await app.services.db.sql(`select id, status, result from jobs where id = any(?::uuid[]) order by created_at`, [ids])
+  t.same(
+    jobs.map((j) => [j.status, JSON.parse(j.result as string)]),
+    [
+      ['succeeded', { echo: 'a', usage: { credits: 7, balanceRemaining: 0 } }],
+      ['succeeded', { echo: 'b', usage: { credits: 7, balanceRemaining: 0 } }],
+    ],
+  )
+  t.same(await app.ledger(c.accountId), { balance: 0, reserved: 0, ledgerSum: 0 }, 'each charged once')
+  const events = await app.services.db.sql(`select job_id, event from webhook_deliveries where job_id = any(?::uuid[])`, [ids])
+  t.same(events.map((e) => `${e.job_id} ${e.event}`).sort(), ids.map((id) => `${id} job.completed`).sort(), 'one event each')
 })
 
 t.test('queued jobs survive a restart: accepted with no worker, run by the next one', async (t) => {
