@@ -48,28 +48,27 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
 }
 
 /**
- * Runs a money statement of one account after the ones this process already has in flight for it. The account's
+ * Runs a money statement of one account after the one this process already has in flight for it. The account's
  * row lock serialises them in PostgreSQL anyway; a queue of backends waiting on that lock cost PostgreSQL about
  * as much CPU again as the statements themselves, and held pool connections other accounts' calls needed
- * (BENCHMARKS.md, "One hot account"). Single statements only: a transaction waiting here while it holds row
- * locks could deadlock with the statement ahead of it, which may wait for those locks.
+ * (BENCHMARKS.md, "One hot account"; two in flight measured worse than one). Single statements only: a
+ * transaction waiting here while it holds row locks could deadlock with the statement ahead of it, which may
+ * wait for those locks.
  */
 export async function inAccountTurn<T>(accountId: string, statement: () => Promise<T>): Promise<T> {
-  let lane = lanes.get(accountId)
-  if (!lane) lanes.set(accountId, (lane = { running: 0, waiting: [] }))
-  if (lane.running < PER_ACCOUNT) lane.running++
-  else await new Promise<void>((go) => lane.waiting.push(go)) // the slot is handed over, not counted again
+  const waiting = waitingFor.get(accountId) // present while one of the account's statements is in flight
+  if (waiting) await new Promise<void>((go) => waiting.push(go))
+  else waitingFor.set(accountId, [])
   try {
     return await statement()
   } finally {
-    const next = lane.waiting.shift()
-    if (next) next()
-    else if (--lane.running === 0) lanes.delete(accountId)
+    const next = waitingFor.get(accountId)!.shift()
+    if (next)
+      next() // the turn passes on; the account stays in flight
+    else waitingFor.delete(accountId)
   }
 }
-// Two in flight measured worse than one: the second waits on the row lock again (BENCHMARKS.md).
-const PER_ACCOUNT = 1
-const lanes = new Map<string, { running: number; waiting: Array<() => void> }>()
+const waitingFor = new Map<string, Array<() => void>>()
 
 /** What capture_hold appends to every charged result as `usage`; published as components.schemas.Usage. */
 export const Usage = Type.Object(
