@@ -14,7 +14,8 @@ import type { Metrics } from './observability/metrics.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
-export type JobEvents = (event: JobEventName, jobId: string, q: import('./db/database.ts').Query) => Promise<void>
+/** The events of one group of job endings, inside the group's transaction. */
+export type JobEvents = (events: Array<{ event: JobEventName; jobId: string }>, q: import('./db/database.ts').Query) => Promise<void>
 
 export interface Services {
   config: Config

@@ -45,9 +45,11 @@ async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]
         services.now(),
       ],
     )
-    // All of a listener's events at once, so that it can record them together (core/webhooks/webhooks.ts).
-    for (const listener of services.jobEvents ?? [])
-      await Promise.all(ended.map((e) => listener(e.status === 'succeeded' ? 'job.completed' : 'job.failed', e.job_id, q)))
+    const events = ended.map((e) => ({
+      event: e.status === 'succeeded' ? ('job.completed' as const) : ('job.failed' as const),
+      jobId: e.job_id,
+    }))
+    if (events.length) for (const listener of services.jobEvents ?? []) await listener(events, q)
     const done = new Set(ended.map((e) => e.ord - 1))
     return endings.map((_, i) => done.has(i))
   })

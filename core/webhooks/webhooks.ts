@@ -46,26 +46,9 @@ export function standardWebhookHeaders(id: string, timestamp: number, body: stri
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') }
 }
 
-/**
- * Subscribes to job.completed / job.failed (the seam of core/jobs). The events of one transaction given in the
- * same tick (a group of endings, core/jobs/end.ts) are recorded together: one read of their jobs, one insert.
- */
+/** Subscribes to job.completed / job.failed (the seam of core/jobs): a group's deliveries in one read and one insert. */
 export function webhookListener(services: Services): JobEvents {
-  const pending = new WeakMap<Query, { events: { event: JobEventName; jobId: string }[]; recorded: Promise<void> }>()
-  return (event, jobId, q) => {
-    const group = pending.get(q)
-    if (group) {
-      group.events.push({ event, jobId })
-      return group.recorded
-    }
-    const events = [{ event, jobId }]
-    const recorded = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      pending.delete(q)
-      return recordDeliveries(services, q, events)
-    })
-    pending.set(q, { events, recorded })
-    return recorded
-  }
+  return (events, q) => recordDeliveries(services, q, events)
 }
 
 async function recordDeliveries(services: Services, q: Query, events: { event: JobEventName; jobId: string }[]) {
