@@ -9,7 +9,7 @@
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, replay, spread, jobs, slow, scaleout.
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
@@ -18,6 +18,7 @@ import { addCredits, createAccount, createKey } from '../core/accounts/accounts.
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { benchJobs } from './bench/jobs.ts'
+import { cpuMs, median, pgCpu, pgDelta, ppidOf } from './bench/proc.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = 50
@@ -27,7 +28,6 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(','))
 const wants = (s: string) => !ONLY || ONLY.has(s)
 const PRICE = 2 // classify
 const request = JSON.stringify({ text: 'My card was charged twice.', labels: ['billing', 'technical'] })
-const TICK_MS = 1000 / 100 // USER_HZ is 100 on Linux
 
 // ---------- processes ----------
 const children: ChildProcess[] = []
@@ -83,37 +83,10 @@ async function stop(c: ChildProcess) {
 }
 
 // ---------- CPU from /proc ----------
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) * TICK_MS // utime + stime
-  } catch {
-    return 0
-  }
-}
-function ppidOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-}
 function peakRssMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return Number(m?.[1] ?? 0) / 1024
 }
-/** CPU of every PostgreSQL process: the postmaster and its children, per pid (backends come and go). */
-function pgCpu(postmaster: number): Map<number, number> {
-  const out = new Map<number, number>([[postmaster, cpuMs(postmaster)]])
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      if (ppidOf(Number(d)) === postmaster) out.set(Number(d), cpuMs(Number(d)))
-    } catch {
-      // the process ended between readdir and the read
-    }
-  }
-  return out
-}
-const pgDelta = (a: Map<number, number>, b: Map<number, number>) => [...b].reduce((s, [pid, ms]) => s + ms - (a.get(pid) ?? 0), 0)
 
 interface Meter {
   stop(): Record<string, number>
@@ -394,10 +367,6 @@ const jobLines = wants('jobs')
       xacts,
     })
   : []
-
-function median(xs: number[]) {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
-}
 
 // ---------- 10,000 concurrent calls to a model that answers after 5 s ----------
 const slowLines: string[] = []

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
 import { Type } from '@sinclair/typebox'
+import { median } from './proc.ts'
 
 const [dirA, dirB] = [path.resolve(process.argv[2]!), path.resolve(process.argv[3]!)]
 const calls = Number(process.argv[4] ?? 500)
@@ -55,7 +56,6 @@ for (let r = 0; r < rounds; r++) {
     perCall[k].push((d.user + d.system) / calls / 1000)
   }
 }
-const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
 for (const k of ['A', 'B'] as const)
   console.log(`${k} ${k === 'A' ? dirA : dirB}: ${median(perCall[k]).toFixed(3)} ms CPU per call (median of ${rounds} blocks of ${calls})`)
 fake.kill()

@@ -3,41 +3,16 @@
 // CPU per pair read from /proc for every PostgreSQL process. `npx tsx scripts/bench/wallet-sql.ts [pairs] [C]`
 // WALLET_FLOOR=1 sends two `select 1` instead: the round trips alone.
 // WALLET_SQL=<file> runs that SQL in the scratch database first (to try another definition of the functions).
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { capture, inAccountTurn, reserve } from '../../core/wallet/wallet.ts'
 import { withDatabase } from '../../test/helpers/database.ts'
+import { pgCpu, pgDelta, ppidOf } from './proc.ts'
 
 const PAIRS = Number(process.argv[2] ?? 2000)
 const C = Number(process.argv[3] ?? 8)
-const TICK_MS = 10
-const cpuMs = (pid: number) => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const s = f.slice(f.lastIndexOf(')') + 2).split(' ')
-    return (Number(s[11]) + Number(s[12])) * TICK_MS
-  } catch {
-    return 0
-  }
-}
-const ppid = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  return Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[1])
-}
-const pgCpu = (pm: number) => {
-  let t = cpuMs(pm)
-  for (const d of readdirSync('/proc'))
-    if (/^\d+$/.test(d))
-      try {
-        if (ppid(Number(d)) === pm) t += cpuMs(Number(d))
-      } catch {
-        // gone
-      }
-  return t
-}
-
 const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
 const name = `capapi_walletsql_${Date.now()}`
 await ensureDatabaseExists(withDatabase(server.url, 'postgres'), name)
@@ -47,7 +22,7 @@ const db = await openDatabase(url, C + 2)
 // Statements separated by a line holding only `--` (a prepared statement takes one command).
 if (process.env.WALLET_SQL) for (const s of readFileSync(process.env.WALLET_SQL, 'utf8').split(/;\s*\n--\n/)) await db.sql(s)
 const [me] = await db.sql<{ pid: number }>('select pg_backend_pid() as pid')
-const pm = ppid(me!.pid)
+const pm = ppidOf(me!.pid)
 const a = await createAccount(db, { email: `w-${Date.now()}@example.test` }, new Date())
 await addCredits(db, a.id, { credits: 1_000_000_000, reason: 'bench' }, new Date())
 const keyId = (await createKey(db, a.id, { name: 'bench' })).id
@@ -95,7 +70,7 @@ for (const [label, c, inTurn] of runs) {
   await run(PAIRS, c, inTurn)
   const ms = performance.now() - t0
   console.log(
-    `${label}: PostgreSQL ${((pgCpu(pm) - cpu0) / PAIRS).toFixed(3)} ms CPU per pair, ${(ms / PAIRS).toFixed(3)} ms wall per pair, ${Math.round(PAIRS / (ms / 1000))} pairs/s`,
+    `${label}: PostgreSQL ${(pgDelta(cpu0, pgCpu(pm)) / PAIRS).toFixed(3)} ms CPU per pair, ${(ms / PAIRS).toFixed(3)} ms wall per pair, ${Math.round(PAIRS / (ms / 1000))} pairs/s`,
   )
 }
 const [sum] = await db.sql<{ n: string; credits: string }>(
