@@ -46,7 +46,7 @@ export { normalizeDate, sum, sumWarning, toAmount } from './documents/checks.ts'
 export { AUDIO_TYPES, IMAGE_TYPES, loadMedia, urlProblem } from './documents/media.ts'
 export { pagedContent, pageTexts } from './documents/pages.ts'
 export { sniffMediaType } from './documents/sniff.ts'
-export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Reader, textOf, times } from './documents/values.ts'
+export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Nullable, Reader, textOf, times } from './documents/values.ts'
 export type { Resolver } from './net/address-guard.ts'
 /** A capability's own tables: capabilities/<name>/migrations/NNNN-words.ts (core/db/capability-migrations.ts). */
 export { Migration } from '@mikro-orm/migrations'

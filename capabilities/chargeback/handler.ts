@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { NonBlank, clip, comparableText, type CapabilityContext } from '../../core/capability.ts'
+import { MText, NonBlank, clip, comparableText, type CapabilityContext } from '../../core/capability.ts'
 import { codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
 import { Action, CategorySchema, type Input, type Output } from './schema.ts'
 
@@ -18,7 +18,7 @@ function chargebackAnswer(evidenceCount: number) {
   return Type.Object(
     {
       reasonCategory: CategorySchema,
-      reasonCode: Type.Union([Type.String(), Type.Null()]),
+      reasonCode: MText,
       recommendedAction: Action,
       narrative: NonBlank(),
       evidenceChecklist: Type.Array(

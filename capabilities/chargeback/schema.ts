@@ -1,6 +1,6 @@
 // /v1/chargeback: the request (the dispute, the transaction, the merchant's evidence) and the result.
 import { Type, type Static } from '@sinclair/typebox'
-import { StringEnum } from '../../core/capability.ts'
+import { Nullable, StringEnum } from '../../core/capability.ts'
 import { CATEGORIES, NETWORKS } from './codes.ts'
 
 export const CategorySchema = StringEnum(CATEGORIES)
@@ -11,7 +11,7 @@ export const Result = Type.Object(
   {
     reasonCategory: CategorySchema,
     // One of the network's codes (codes.ts) or null: never a code the network does not have.
-    reasonCode: Type.Union([Type.String({ maxLength: 8 }), Type.Null()], {
+    reasonCode: Nullable(Type.String({ maxLength: 8 }), {
       description: "one of the network's reason codes (the one the reason states, else the model's if the network has it), or null",
     }),
     // Optional (README): the network's name for the code, and the network it belongs to.

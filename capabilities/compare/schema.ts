@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Nullable } from '../../core/capability.ts'
 
 const Level = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])
 
@@ -7,8 +7,8 @@ const Change = Type.Object(
   {
     section: Type.String({ minLength: 1, maxLength: 1000 }),
     change: Type.Union([Type.Literal('added'), Type.Literal('removed'), Type.Literal('modified')]),
-    before: Type.Union([Type.String({ maxLength: 50_000 }), Type.Null()], { description: 'text of a; null when the change is "added"' }),
-    after: Type.Union([Type.String({ maxLength: 50_000 }), Type.Null()], { description: 'text of b; null when the change is "removed"' }),
+    before: Nullable(Type.String({ maxLength: 50_000 }), { description: 'text of a; null when the change is "added"' }),
+    after: Nullable(Type.String({ maxLength: 50_000 }), { description: 'text of b; null when the change is "removed"' }),
     materiality: Level,
     note: Type.String({ maxLength: 5000 }),
   },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, MText, StringEnum, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, MText, Nullable, StringEnum, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
@@ -13,7 +13,7 @@ const ModelContract = Type.Object(
     parties: Type.Array(Type.Object({ name: Text, role: Text }, { additionalProperties: false }), { minItems: 1 }),
     effectiveDate: MText,
     term: MText,
-    renewal: Type.Union([Type.Object({ autoRenews: Type.Boolean(), noticePeriod: MText }, { additionalProperties: false }), Type.Null()]),
+    renewal: Nullable(Type.Object({ autoRenews: Type.Boolean(), noticePeriod: MText }, { additionalProperties: false })),
     governingLaw: MText,
     obligations: Type.Array(Type.String()),
     riskFlags: Type.Array(Type.Object({ clause: Text, severity: Severity, reason: Type.String() }, { additionalProperties: false })),

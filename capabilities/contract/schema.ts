@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Nullable } from '../../core/capability.ts'
 
-const NStr = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
+const NStr = (maxLength: number) => Nullable(Type.String({ maxLength }))
 
 export const Result = Type.Object(
   {
@@ -13,7 +13,7 @@ export const Result = Type.Object(
       ),
       { minItems: 1, maxItems: 200 },
     ),
-    effectiveDate: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 }), Type.Null()]),
+    effectiveDate: Nullable(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 })),
     term: NStr(2000),
     renewal: Type.Union(
       [Type.Object({ autoRenews: Type.Boolean(), noticePeriod: NStr(1000) }, { additionalProperties: false }), Type.Null()],

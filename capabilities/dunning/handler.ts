@@ -1,6 +1,7 @@
 import { Type, type TObject } from '@sinclair/typebox'
 import {
   DaySchedule,
+  Nullable,
   Prose,
   SendableText,
   StringEnum,
@@ -22,7 +23,7 @@ export function answerSchema(input: Pick<Input, 'invoice' | 'channel'>, steps: n
   const Step = Type.Object(
     {
       channel: input.channel ? StringEnum([input.channel]) : Channel,
-      subject: Type.Union([SendableText(), Type.Null()]),
+      subject: Nullable(SendableText()),
       message: SendableText(facts),
     },
     { additionalProperties: false },

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import {
   ApiError,
+  MText,
   NonBlank,
+  Nullable,
   StringEnum,
   oneLine,
   publicHref,
@@ -16,7 +18,6 @@ import { EMPLOYEE_RANGES, type Input, type Output } from './schema.ts'
 
 const MAX_SEARCH_SOURCES = 20
 
-const Text = Type.Union([Type.String(), Type.Null()])
 /** A profile field with the evidence URLs it was read from: one that cites none is the model's memory, left out. */
 const Cited = <T extends ReturnType<typeof Type.Union>>(value: T) =>
   Type.Object({ value, sourceUrls: Type.Array(Type.String(), { maxItems: 10 }) }, { additionalProperties: false })
@@ -25,12 +26,12 @@ const Cited = <T extends ReturnType<typeof Type.Union>>(value: T) =>
 const ModelSchema = Type.Object(
   {
     name: NonBlank(),
-    description: Cited(Text),
-    industry: Cited(Text),
-    headquarters: Cited(Text),
-    employeeRange: Cited(Type.Union([StringEnum<string>(EMPLOYEE_RANGES), Type.Null()])),
-    founded: Cited(Type.Union([Type.Integer(), Type.Null()])),
-    links: Type.Object(Object.fromEntries(PLATFORMS.map((p) => [p, Text])), { additionalProperties: false }),
+    description: Cited(MText),
+    industry: Cited(MText),
+    headquarters: Cited(MText),
+    employeeRange: Cited(Nullable(StringEnum<string>(EMPLOYEE_RANGES))),
+    founded: Cited(Nullable(Type.Integer())),
+    links: Type.Object(Object.fromEntries(PLATFORMS.map((p) => [p, MText])), { additionalProperties: false }),
   },
   { additionalProperties: false },
 )

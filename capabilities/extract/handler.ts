@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { CapabilityContext } from '../../core/capability.ts'
+import { MText, type CapabilityContext } from '../../core/capability.ts'
 import { type Input, type Output } from './schema.ts'
 
 type Item = Output['results'][number]
@@ -11,7 +11,7 @@ const ModelAnswer = Type.Object(
       Type.Object(
         {
           field: Type.String(),
-          value: Type.Union([Type.String(), Type.Null()]),
+          value: MText,
           confidence: Type.Number({ minimum: 0, maximum: 1 }),
         },
         { additionalProperties: false },

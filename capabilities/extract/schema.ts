@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { EXPLICIT_NULL } from '../../core/capability.ts'
+import { EXPLICIT_NULL, Nullable } from '../../core/capability.ts'
 
 const FieldName = Type.String({ minLength: 1, maxLength: 200 })
 
@@ -9,7 +9,7 @@ export const Result = Type.Object(
       Type.Object(
         {
           field: Type.String(),
-          value: Type.Union([Type.String(), Type.Null()], {
+          value: Nullable(Type.String(), {
             [EXPLICIT_NULL]: true,
             description: 'null: the text does not state this field',
           }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, NonBlank, normalizeDate, oneLine, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, NonBlank, Nullable, normalizeDate, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 type ActionItem = Output['actionItems'][number]
@@ -14,8 +14,8 @@ const Answer = Type.Object(
       Type.Object(
         {
           task: Type.String({ maxLength: 2000 }),
-          owner: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
-          due: Type.Union([Type.String({ maxLength: 40 }), Type.Null()]),
+          owner: Nullable(Type.String({ maxLength: 200 })),
+          due: Nullable(Type.String({ maxLength: 40 })),
         },
         { additionalProperties: false },
       ),

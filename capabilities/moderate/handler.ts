@@ -4,6 +4,7 @@ import {
   ApiError,
   IMAGE_TYPES,
   NonBlank,
+  Nullable,
   StringEnum,
   ambiguousEntry,
   loadMedia,
@@ -26,7 +27,7 @@ const Answer = Type.Object(
         {
           category: NonBlank({ maxLength: 100 }),
           severity: StringEnum(SEVERITIES),
-          excerpt: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
+          excerpt: Nullable(Type.String({ maxLength: 1000 })),
         },
         { additionalProperties: false },
       ),

@@ -1,17 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, NonBlank, clip, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, NonBlank, Nullable, clip, type CapabilityContext } from '../../core/capability.ts'
 import { addPairs, compareDocuments, pairLines, statusOf, type Pairs, type ParsedDocument } from './match.ts'
 import { DEFAULT_TOLERANCE_PCT, type Input, type Output } from './schema.ts'
 
-const Num = Type.Union([Type.Number(), Type.Null()])
+const Num = Nullable(Type.Number())
 const DocumentAnswer = Type.Object(
   {
     lines: Type.Array(
       Type.Object(
         {
           description: NonBlank({ maxLength: 500 }),
-          sku: Type.Union([NonBlank({ maxLength: 100 }), Type.Null()]),
-          quantity: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+          sku: Nullable(NonBlank({ maxLength: 100 })),
+          quantity: Nullable(Type.Number({ minimum: 0 })),
           unitPrice: Num,
           amount: Num,
         },
@@ -23,8 +23,8 @@ const DocumentAnswer = Type.Object(
     subtotal: Num,
     tax: Num,
     total: Num,
-    currency: Type.Union([Type.String({ pattern: '^[A-Z]{3}$' }), Type.Null()]),
-    poNumber: Type.Union([NonBlank({ maxLength: 100 }), Type.Null()]),
+    currency: Nullable(Type.String({ pattern: '^[A-Z]{3}$' })),
+    poNumber: Nullable(NonBlank({ maxLength: 100 })),
   },
   { additionalProperties: false },
 )

@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { NonBlank, clip, distinctTexts, sum, type CapabilityContext } from '../../core/capability.ts'
+import { NonBlank, Nullable, clip, distinctTexts, sum, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output, Rate } from './schema.ts'
 
 type Line = Output['lineItems'][number]
-
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
 
 // Bounds that keep any conforming quote inside the response's money range: MAX_LINES lines of at most
 // MAX_QUANTITY × MAX_UNIT_PRICE (or a lump sum of as much) plus a tax of as much stay below 1e12.
@@ -37,10 +35,10 @@ function quoteAnswer(input: Pick<Input, 'currency' | 'taxRatePct'>) {
   return Type.Object(
     {
       lineItems: Type.Array(Type.Union([PerUnitLine, LumpSumLine]), { minItems: 1, maxItems: MAX_LINES }),
-      ...(input.taxRatePct === undefined ? { tax: nullable(Type.Number({ minimum: 0, maximum: MAX_LINE_AMOUNT })) } : {}),
-      ...(input.currency === undefined ? { currency: nullable(Type.String({ pattern: '^[A-Za-z]{3}$' })) } : {}),
+      ...(input.taxRatePct === undefined ? { tax: Nullable(Type.Number({ minimum: 0, maximum: MAX_LINE_AMOUNT })) } : {}),
+      ...(input.currency === undefined ? { currency: Nullable(Type.String({ pattern: '^[A-Za-z]{3}$' })) } : {}),
       assumptions: Type.Array(Type.String(), { maxItems: 50 }),
-      scopeNotes: nullable(Type.String()),
+      scopeNotes: Nullable(Type.String()),
     },
     { additionalProperties: false },
   )

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { SendableText, type CapabilityContext } from '../../core/capability.ts'
+import { Nullable, SendableText, type CapabilityContext } from '../../core/capability.ts'
 import { type Tone, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: every property required (strict structured output), "none" as null. Reply and
@@ -7,8 +7,8 @@ import { type Tone, type Input, type Output } from './schema.ts'
 const Answer = Type.Object(
   {
     reply: SendableText([], { maxLength: 20_000 }),
-    subject: Type.Union([SendableText([], { maxLength: 300 }), Type.Null()]),
-    internalNote: Type.Union([Type.String({ maxLength: 5000 }), Type.Null()]),
+    subject: Nullable(SendableText([], { maxLength: 300 })),
+    internalNote: Nullable(Type.String({ maxLength: 5000 })),
   },
   { additionalProperties: false },
 )

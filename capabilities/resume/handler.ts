@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { MText, Nullable, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
 import { Precision, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length
@@ -12,7 +12,7 @@ const ModelResume = Type.Object(
     location: MText,
     headline: MText,
     summary: MText,
-    yearsExperience: Type.Union([Type.Number(), Type.Null()]),
+    yearsExperience: Nullable(Type.Number()),
     skills: Type.Array(Type.String()),
     experience: Type.Array(
       Type.Object(
@@ -28,10 +28,7 @@ const ModelResume = Type.Object(
       ),
     ),
     education: Type.Array(
-      Type.Object(
-        { degree: MText, school: Type.String(), year: Type.Union([Type.Integer(), Type.Null()]) },
-        { additionalProperties: false },
-      ),
+      Type.Object({ degree: MText, school: Type.String(), year: Nullable(Type.Integer()) }, { additionalProperties: false }),
     ),
     links: Type.Object({ linkedin: MText, github: MText, website: MText }, { additionalProperties: false }),
   },

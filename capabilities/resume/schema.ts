@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Nullable } from '../../core/capability.ts'
 
 const Str = (maxLength: number) => Type.String({ maxLength })
-const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()])
 const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'YYYY-MM-DD' })
 export const Precision = Type.Union([Type.Literal('day'), Type.Literal('month'), Type.Literal('year'), Type.Null()], {
   description: 'how much of the date the resume states: "month" means the day is the 1st by convention, "year" means January 1st',
@@ -12,8 +11,8 @@ export const Experience = Type.Object(
   {
     title: Str(300),
     company: Str(300),
-    startDate: Type.Union([IsoDate, Type.Null()]),
-    endDate: Type.Union([IsoDate, Type.Null()], { description: 'null when the role is current or the end is not stated' }),
+    startDate: Nullable(IsoDate),
+    endDate: Nullable(IsoDate, { description: 'null when the role is current or the end is not stated' }),
     // Optional additions (README): what the dates really say.
     startDatePrecision: Type.Optional(Precision),
     endDatePrecision: Type.Optional(Precision),
@@ -36,7 +35,7 @@ export const Result = Type.Object(
     experience: Type.Array(Experience, { maxItems: 200 }),
     education: Type.Array(
       Type.Object(
-        { degree: Nullable(Str(300)), school: Str(300), year: Type.Union([Type.Integer({ minimum: 1900, maximum: 2100 }), Type.Null()]) },
+        { degree: Nullable(Str(300)), school: Str(300), year: Nullable(Type.Integer({ minimum: 1900, maximum: 2100 })) },
         { additionalProperties: false },
       ),
       { maxItems: 100 },

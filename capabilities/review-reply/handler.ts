@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, NonBlank, clip, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, MText, NonBlank, clip, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
 import { Sentiment, type Input, type Output } from './schema.ts'
 
 /**
@@ -13,7 +13,7 @@ const ReviewReplyAnswer = Type.Object(
     sentiment: Sentiment,
     issues: Type.Array(Type.String()),
     escalate: Type.Boolean(),
-    escalationReason: Type.Union([Type.String(), Type.Null()]),
+    escalationReason: MText,
   },
   { additionalProperties: false },
 )

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import {
   Citations,
   NonBlank,
+  Nullable,
   StringEnum,
   citedIndexes,
   distinctTexts,
@@ -26,9 +27,8 @@ type ProfileKey = (typeof PROFILE_KEYS)[number]
  * and `unverified` is code's; each profile field with the sources it was read from (none: the field is left out).
  */
 function screenAnswer(sourceCount: number, criteria: string[] | null) {
-  const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()])
   const Field = (value: Parameters<typeof Type.Union>[0][number]) =>
-    Type.Object({ value: nullable(value), sources: Citations(sourceCount, 0) }, { additionalProperties: false })
+    Type.Object({ value: Nullable(value), sources: Citations(sourceCount, 0) }, { additionalProperties: false })
   return Type.Object(
     {
       score: Type.Number({ minimum: 0, maximum: 1 }),
@@ -37,7 +37,7 @@ function screenAnswer(sourceCount: number, criteria: string[] | null) {
           {
             bearing: StringEnum(['for', 'against'] as const),
             evidence: NonBlank(),
-            criterion: nullable(criteria ? StringEnum(criteria) : Type.String()),
+            criterion: Nullable(criteria ? StringEnum(criteria) : Type.String()),
             sources: Citations(sourceCount),
           },
           { additionalProperties: false },

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { NonBlank, StringEnum, normalizeDate, pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
+import { MText, NonBlank, StringEnum, normalizeDate, pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 export const STARTS = 'starts a new document'
@@ -10,8 +10,8 @@ export const BLANK = 'blank or separator page'
 const DocumentInfo = {
   docType: NonBlank(),
   title: NonBlank(),
-  party: Type.Union([Type.String(), Type.Null()]),
-  date: Type.Union([Type.String(), Type.Null()]),
+  party: MText,
+  date: MText,
   summary: NonBlank(),
 }
 const Role = Type.Union([

@@ -1,6 +1,6 @@
 // /v1/split: the request (the shared document input) and the result.
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Nullable } from '../../core/capability.ts'
 
 export const Request = DocObject()
 
@@ -10,8 +10,8 @@ export const SplitDocument = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 1000 }),
     pageStart: Type.Integer({ minimum: 1, description: '1-based, inclusive' }),
     pageEnd: Type.Integer({ minimum: 1, description: '1-based, inclusive; ≥ pageStart and ≤ pageCount' }),
-    party: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
-    date: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 }), Type.Null()]),
+    party: Nullable(Type.String({ maxLength: 1000 })),
+    date: Nullable(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 })),
     summary: Type.String({ maxLength: 5000 }),
   },
   { additionalProperties: false },

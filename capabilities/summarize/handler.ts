@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, MText, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
 import { type Input, type Output } from './schema.ts'
 
 type Length = 'brief' | 'standard' | 'detailed'
@@ -17,9 +17,7 @@ const ModelAnswer = Type.Object(
   {
     summary: Type.String(),
     keyPoints: Type.Array(Type.String()),
-    actionItems: Type.Array(
-      Type.Object({ task: Type.String(), owner: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false }),
-    ),
+    actionItems: Type.Array(Type.Object({ task: Type.String(), owner: MText }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 )

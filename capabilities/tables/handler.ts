@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
+import { MText, Nullable, pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: the response fields code cannot compute. Cells may come back as numbers or null; code
@@ -10,8 +10,8 @@ const ModelTables = Type.Object(
     tables: Type.Array(
       Type.Object(
         {
-          title: Type.Union([Type.String(), Type.Null()]),
-          page: Type.Union([Type.Integer(), Type.Null()]),
+          title: MText,
+          page: Nullable(Type.Integer()),
           headers: Type.Array(ModelCell),
           rows: Type.Array(Type.Array(ModelCell)),
         },

@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Nullable } from '../../core/capability.ts'
 
 const Cell = Type.String({ maxLength: 20_000 })
 
 const Table = Type.Object(
   {
-    title: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
-    page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    title: Nullable(Type.String({ maxLength: 1000 })),
+    page: Nullable(Type.Integer({ minimum: 1 }), {
       description: '1-based page where the table starts; always within the document',
     }),
     headers: Type.Array(Cell, { maxItems: 2000 }),

@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, NonBlank, StringEnum, ambiguousEntry, oneLine, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
+import {
+  ApiError,
+  NonBlank,
+  Nullable,
+  StringEnum,
+  ambiguousEntry,
+  oneLine,
+  type CapabilityContext,
+  type ErrorDetail,
+} from '../../core/capability.ts'
 import { PRIORITIES, SENTIMENTS, type Input, type Output } from './schema.ts'
 
 // What the model is asked for, per call: the caller's categories and teams as enums when given, so a
@@ -9,11 +18,11 @@ const answerSchema = (categories?: string[], teams?: string[]) =>
     {
       priority: StringEnum(PRIORITIES),
       category: categories ? StringEnum(categories) : NonBlank({ maxLength: 200 }),
-      team: Type.Union([teams ? StringEnum(teams) : NonBlank({ maxLength: 200 }), Type.Null()]),
+      team: Nullable(teams ? StringEnum(teams) : NonBlank({ maxLength: 200 })),
       sentiment: StringEnum(SENTIMENTS),
       slaRisk: Type.Boolean(),
       summary: NonBlank({ maxLength: 2000 }),
-      suggestedFirstResponse: Type.Union([NonBlank({ maxLength: 10_000 }), Type.Null()]),
+      suggestedFirstResponse: Nullable(NonBlank({ maxLength: 10_000 })),
     },
     { additionalProperties: false },
   )

@@ -1,13 +1,15 @@
 // Reading model answers for the document capabilities: the model copies values as printed; code turns them
 // into the promised forms (core/documents/checks.ts) and reports in `warnings` what it could not read,
 // instead of guessing.
-import { Type } from '@sinclair/typebox'
+import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox'
 import { currencyOf, normalizeDate, toAmount } from './checks.ts'
 
 // ---- schema pieces for what the MODEL answers (not what the API returns) ----------------------------
 // Compatible with strict structured outputs: every property required, absence as null, no string bounds.
 // Amounts may come back as strings ("1,234.50"), dates in any form: code normalises both.
-export const MText = Type.Union([Type.String(), Type.Null()])
+/** `t` or null (a value the model or the document may not have). */
+export const Nullable = <T extends TSchema>(t: T, options?: SchemaOptions) => Type.Union([t, Type.Null()], options)
+export const MText = Nullable(Type.String())
 export const MAmount = Type.Union([Type.Number(), Type.String(), Type.Null()])
 
 // ---- scalar readers ------------------------------------------------------------------------------------
