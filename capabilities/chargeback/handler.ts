@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MText, NonBlank, clip, comparableText, type CapabilityContext } from '../../core/capability.ts'
+import { MText, NonBlank, clip, comparableText, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import { codeInText, lookup, lookupAny, type Category, type Network, type ReasonCode } from './codes.ts'
 import { Action, CategorySchema, type Input, type Output } from './schema.ts'
 
@@ -94,10 +94,10 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   const seen = new Set<string>()
   const evidenceChecklist = answer.evidenceChecklist
     .map((entry) => {
-      const item = clip(entry.item.trim().replace(/\s+/g, ' '), 300)
+      const item = clip(oneLine(entry.item), 300)
       const links = new Map<number, string>()
       for (const s of entry.support) {
-        const quote = s.quote.trim().replace(/\s+/g, ' ')
+        const quote = oneLine(s.quote)
         if (!links.has(s.evidenceIndex) && quotedIn(quote, evidence[s.evidenceIndex]!)) {
           links.set(s.evidenceIndex, clip(quote, 1000))
         }

@@ -1,6 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FilePart, ImagePart, TextPart } from 'ai'
-import { ApiError, MText, StringEnum, type CapabilityContext, type DocumentInput, type ResolvedDocument } from '../../core/capability.ts'
+import {
+  ApiError,
+  MText,
+  StringEnum,
+  oneLine,
+  type CapabilityContext,
+  type DocumentInput,
+  type ResolvedDocument,
+} from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: everything but the count. Every key present, no length bounds (strict structured output);
@@ -69,7 +77,7 @@ function normalizeText(s: string): string {
 }
 
 /** Whitespace collapsed, nothing else: "the same text" for the no-change shortcut, where case is a change. */
-const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim()
+const sameText = (a: string, b: string) => oneLine(a) === oneLine(b)
 
 /** Is `quote` found in `text` (normalised)? Elided quotes ("… within 30 days … notice") count piece by piece. */
 export function quoted(quote: string, normalizedText: string): boolean {

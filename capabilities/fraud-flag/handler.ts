@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { NonBlank, clip, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
+import { NonBlank, clip, distinctTexts, type CapabilityContext, type ErrorDetail } from '../../core/capability.ts'
 import { Weight, type Input, type Level, type Output } from './schema.ts'
 
 /** Where "low" ends: a score below it rounds to at most 0.33 (the bands below). */
@@ -76,11 +76,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   const signals = answer.assessment.signals
     .map((s) => ({ signal: clip(s.signal.trim(), 200), weight: s.weight, note: clip(s.note.trim(), 500) }))
     .sort((a, b) => WEIGHT_RANK[a.weight] - WEIGHT_RANK[b.weight])
-  const seen = new Set<string>()
-  const recommendedChecks = answer.recommendedChecks
-    .map((c) => clip(c.trim(), 300))
-    .filter((c) => c && !seen.has(c.toLowerCase()) && seen.add(c.toLowerCase()))
-    .slice(0, 20)
+  const recommendedChecks = distinctTexts(answer.recommendedChecks.map((c) => clip(c.trim(), 300))).slice(0, 20)
 
   return { riskScore, riskLevel, signals, recommendedChecks, recommendation: RECOMMENDATION[riskLevel] }
 }

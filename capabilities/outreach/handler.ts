@@ -84,7 +84,7 @@ function checkSequence(answer: ModelAnswer, channel: Channel): Output {
   const days = scheduledDays(answer, answer.sequence.length)
   const sequence = answer.sequence.map((s, i) => {
     const step: Output['sequence'][number] = { day: days[i]!, channel, message: s.message.trim() }
-    if (channel === 'email') step.subject = (s.subject ?? '').replace(/\s+/g, ' ').trim()
+    if (channel === 'email') step.subject = oneLine(s.subject)
     return step
   })
   const personalizationPoints = distinctTexts((answer.personalizationPoints ?? []).map(oneLine)).slice(0, 10)

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { NonBlank, Nullable, clip, distinctTexts, sum, type CapabilityContext } from '../../core/capability.ts'
+import { NonBlank, Nullable, clip, distinctTexts, oneLine, sum, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output, Rate } from './schema.ts'
 
 type Line = Output['lineItems'][number]
@@ -80,7 +80,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   const warnings: string[] = []
   const rates = Array.isArray(input.rates) ? input.rates : []
   const lineItems = answer.lineItems.map((l, i): Line => {
-    const description = clip(l.description.trim().replace(/\s+/g, ' '), 500)
+    const description = clip(oneLine(l.description), 500)
     if (l.amount !== undefined) return { description, amount: cents(l.amount) }
     const { quantity, unitPrice } = l as Required<typeof l>
     // The caller's own rates are the price list: a line that names one but charges otherwise is reported.

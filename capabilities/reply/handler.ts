@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, SendableText, type CapabilityContext } from '../../core/capability.ts'
+import { Nullable, SendableText, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import { type Tone, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: every property required (strict structured output), "none" as null. Reply and
@@ -58,7 +58,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
 
   const reply = answer.reply.trim()
   const result: Output = { reply }
-  const subject = answer.subject?.replace(/\s+/g, ' ').trim()
+  const subject = oneLine(answer.subject)
   if (subject) result.subject = subject
   const note = answer.internalNote?.trim()
   if (note) result.internalNote = note

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MText, Nullable, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
+import { MText, Nullable, normalizeDate, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import { Precision, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length
@@ -63,7 +63,7 @@ const yearOk = (y: number) => y >= 1900 && y <= 2100
 function resumeDate(value: unknown): { date: string | null; precision: Precision | null; ongoing: boolean; unreadable: boolean } {
   const none = { date: null, precision: null, ongoing: false, unreadable: false }
   if (typeof value !== 'string' || value.trim() === '') return none
-  const s = value.trim().replace(/\s+/g, ' ')
+  const s = oneLine(value)
   if (ONGOING.test(s)) return { ...none, ongoing: true }
   const day = normalizeDate(s)
   if (day) return { date: day, precision: 'day', ongoing: false, unreadable: false }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, MText, NonBlank, clip, distinctTexts, type CapabilityContext } from '../../core/capability.ts'
+import { ApiError, MText, NonBlank, clip, distinctTexts, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import { Sentiment, type Input, type Output } from './schema.ts'
 
 /**
@@ -56,7 +56,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   if (!reply) throw new ApiError('inference_failed', 'The model returned an empty reply.')
   if (PLACEHOLDER.test(reply)) throw new ApiError('inference_failed', 'The model left a template placeholder in the reply.')
 
-  const issues = distinctTexts(answer.issues.map((i) => clip(i.trim().replace(/\s+/g, ' '), 300)).filter(Boolean)).slice(0, 20)
+  const issues = distinctTexts(answer.issues.map((i) => clip(oneLine(i), 300)).filter(Boolean)).slice(0, 20)
 
   // Stars and words that disagree are, by definition, mixed.
   let sentiment = answer.sentiment

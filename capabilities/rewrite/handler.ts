@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { literalPattern, type CapabilityContext } from '../../core/capability.ts'
+import { literalPattern, oneLine, type CapabilityContext } from '../../core/capability.ts'
 import { MAX_TEXT, type Length, type Input, type Output } from './schema.ts'
 
 // What the model is asked for, per call: the rewrite's length bounds (in characters) and every phrase to
@@ -37,7 +37,7 @@ function permutations<T>(xs: T[]): T[][] {
 }
 
 /** Length as a reader sees it: runs of whitespace count once, edges not at all. */
-export const measure = (s: string) => s.replace(/\s+/g, ' ').trim().length
+export const measure = (s: string) => oneLine(s).length
 
 /** "same" allows this much drift either way (and at least SAME_MIN_CHARS, so one-liners can be rephrased). */
 const SAME_TOLERANCE = 0.2
@@ -96,6 +96,6 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
   })
 
   const rewritten = answer.rewritten.trim()
-  const changes = [...new Set(answer.changes.map((c) => c.replace(/\s+/g, ' ').trim()).filter(Boolean))]
+  const changes = [...new Set(answer.changes.map(oneLine).filter(Boolean))]
   return { rewritten, changes }
 }
