@@ -111,7 +111,7 @@ for (const { mode, provider } of modes) {
         if (res.status === 202) {
           for (let i = 0; i < 2400 && !['succeeded', 'failed'].includes(res.body?.status); i++) {
             await new Promise((r) => setTimeout(r, 25))
-            res = await app.call(`/v1/jobs/${res.body.id ?? res.body.jobId}`, { key: customer.key })
+            res = await app.call(`/v1/jobs/${res.body.jobId}`, { key: customer.key })
           }
           if (res.body.status === 'succeeded') return { status: 200, message: '' }
           // A failed job carries the code its synchronous call would have answered with (issue 14: errorCode).
