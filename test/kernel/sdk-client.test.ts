@@ -3,6 +3,7 @@
 // server through it and asserts that no field the SDK reads is missing or of another type.
 import t from 'tap'
 import { mockProvider, startTestApp, testCapability } from '../helpers/app.ts'
+import type { PublishedContract } from '../helpers/contract.ts'
 import { SDK_RESULTS, type Field } from '../fixtures/sdk-shapes.ts'
 import { ApiError } from '../../core/errors.ts'
 import { EXPLICIT_NULL } from '../../core/run/result.ts'
@@ -23,9 +24,12 @@ interface Job {
 class Client {
   private readonly baseUrl: string
   private readonly apiKey: string
-  constructor(baseUrl: string, apiKey: string) {
+  /** Every answer the client reads is also held to the published document (not part of the SDK). */
+  private readonly contract: PublishedContract
+  constructor(baseUrl: string, apiKey: string, contract: PublishedContract) {
     this.baseUrl = baseUrl
     this.apiKey = apiKey
+    this.contract = contract
   }
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(this.baseUrl + path, {
@@ -33,7 +37,9 @@ class Client {
       headers: { authorization: `Bearer ${this.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     })
-    const json = await res.json()
+    const text = await res.text()
+    this.contract.check(method, path, res.status, res.headers, text)
+    const json = JSON.parse(text)
     if (!res.ok) throw Object.assign(new Error(json.error.message), { code: json.error.code, status: res.status })
     return json as T
   }
@@ -70,7 +76,7 @@ function sdkProblems(shape: Record<string, Field>, value: Record<string, unknown
 t.test('account(): balanceCredits, creditUsd and balanceUsd are numbers', async (t) => {
   const app = await startTestApp(t, { capabilities: [] })
   const c = await app.customer(5500)
-  const account = await new Client(app.url, c.key).account()
+  const account = await new Client(app.url, c.key, app.contract).account()
   t.same(
     { balanceCredits: account.balanceCredits, creditUsd: account.creditUsd, balanceUsd: account.balanceUsd },
     { balanceCredits: 5500, creditUsd: 0.01, balanceUsd: 55 },
@@ -89,7 +95,7 @@ t.test('getJob() / waitForJob(): a failed job has the message in error (string) 
   })
   const app = await startTestApp(t, { capabilities: [job], worker: true })
   const c = await app.customer(50)
-  const client = new Client(app.url, c.key)
+  const client = new Client(app.url, c.key, app.contract)
   const failed = await client.waitForJob((await client.run<{ jobId: string }>('jobby', { text: 'fail', async: true })).jobId)
   t.equal(failed.status, 'failed')
   t.equal(typeof failed.error, 'string')
@@ -124,7 +130,7 @@ t.test('every capability answers its published example in the SDK shape (the mod
   let answer: unknown = {}
   const app = await startTestApp(t, { provider: mockProvider(() => answer) })
   const c = await app.customer(100_000)
-  const client = new Client(app.url, c.key)
+  const client = new Client(app.url, c.key, app.contract)
   const answered: string[] = []
   for (const [name, shape] of Object.entries(SDK_RESULTS)) {
     const op = app.contract.doc.paths[`/v1/${name}`].post
