@@ -29,7 +29,7 @@ export interface KernelRoute {
   authenticated: boolean
   parameters?: object[]
   response: { name: string; schema: TSchema | object; description: string }
-  /** Error statuses besides 401 (which every authenticated route has). */
+  /** Error statuses besides 401 and 429 (every authenticated route has them: a bad key, and a client throttled after failed keys). */
   errors?: number[]
 }
 
@@ -146,7 +146,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
   const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
   for (const route of KERNEL_ROUTES) {
     schemas[route.response.name] = route.response.schema
-    const errors = [...(route.authenticated ? [401] : []), ...(route.errors ?? [])]
+    const errors = [...(route.authenticated ? [401, 429] : []), ...(route.errors ?? [])]
     paths[route.path] = {
       ...paths[route.path],
       [route.method]: {
