@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Type } from '@sinclair/typebox'
 import { EXPLICIT_NULL } from '../../core/run/result.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
+import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
 
 const served = testCapability({
   name: 'served',
@@ -60,7 +61,7 @@ t.test('every published example validates against its published schema, usage in
       t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
     examples++
   }
-  t.equal(examples, 39)
+  t.equal(examples, CAPABILITY_FOLDERS.length)
 })
 
 t.test('a 200 that drifts from the published document fails the test that receives it', async (t) => {
@@ -104,9 +105,11 @@ t.test('nullable result properties are published optional without null; the kern
 t.test('the shipped config pauses /v1/transcribe and says why (C10)', async (t) => {
   const app = await startTestApp(t)
   const doc = (await app.call('/v1/openapi.json')).body
-  t.equal(
-    Object.keys(doc.paths).filter((p) => p.startsWith('/v1/') && !['/v1/jobs/{id}', '/v1/account', '/v1/usage'].includes(p)).length,
-    39,
+  const priced = Object.keys(doc.paths).filter((p) => doc.paths[p].post?.['x-price'] !== undefined)
+  t.same(
+    priced.sort(),
+    CAPABILITY_FOLDERS.map((name) => `/v1/${name}`),
+    'every capability folder is a priced operation',
   )
   const transcribe = doc.paths['/v1/transcribe'].post
   t.equal(transcribe['x-paused'], true)
