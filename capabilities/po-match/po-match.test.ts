@@ -2,7 +2,7 @@ import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { EXTRACTION_MARK, PAIRING_MARK } from './handler.ts'
 import manifest from './manifest.ts'
-import { parseDocument, textLine } from './test-reader.ts'
+import { parseDocument, textLine } from './test/fake-model-reader.ts'
 
 // The mock text model reads the documents with the test reader (a stand-in for the model's reading), or answers
 // from `pairing` or `advice`, by which prompt it gets, unless a subtest moves to the fake OpenAI-compatible server.

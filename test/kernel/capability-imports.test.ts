@@ -19,7 +19,7 @@ const specifiers = (source: string): string[] => [...source.matchAll(/(?:\bfrom\
 export function importProblem(file: string, specifier: string): string | null {
   if (!specifier.startsWith('.')) return null // a package
   const target = path.resolve(path.dirname(file), specifier)
-  const folder = path.dirname(file)
+  const folder = path.join(capabilitiesDir, path.relative(capabilitiesDir, file).split(path.sep)[0]!) // its capability's folder, from a subfolder too
   const base = path.basename(file)
   if (target.startsWith(folder + path.sep)) return null // its own folder
   if (target === FACADE) return null

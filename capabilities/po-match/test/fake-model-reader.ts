@@ -10,8 +10,8 @@
 //       "Widget ........ $25.00"         (a trailing number with decimals or a currency sign is an amount)
 //     and "Subtotal: ...", "Tax: ...", "Total: ...", "PO Number: ...", "Currency: EUR" lines.
 // Amounts use "." for decimals ("1,234.50"); a bare trailing integer is read as a quantity.
-import { toAmount } from '../../core/capability.ts'
-import type { ParsedDocument, ParsedLine } from './match.ts'
+import { toAmount } from '../../../core/capability.ts'
+import type { ParsedDocument, ParsedLine } from '../match.ts'
 
 const MAX_LINES = 500
 
