@@ -1,8 +1,8 @@
 // What a handler's result must be before anyone sees it, for sync calls and jobs alike: the published response
 // schema (unknown values optional, issue 14) and the check of a result against it.
 import type { TSchema } from '@sinclair/typebox'
+import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
-import type { Capability } from '../registry.ts'
 import { ajv } from '../validation.ts'
 
 /**
@@ -106,7 +106,11 @@ export function dropUnknownNulls(schema: JsonSchema, value: unknown): unknown {
  * The handler's result, unknown values left out, must match the published response schema; a mismatch is a
  * failed (free) call. Returns the result as published.
  */
-export function checkResult(capability: Capability, result: unknown, log: (m: string) => void): object {
+export function checkResult(
+  capability: { name: string; responseSchema: JsonSchema; validateResponse: ValidateFunction },
+  result: unknown,
+  log: (m: string) => void,
+): object {
   const published = dropUnknownNulls(capability.responseSchema, result)
   if (capability.validateResponse(published)) return published as object
   log(`[${capability.name}] result fails the response schema: ${ajv.errorsText(capability.validateResponse.errors)}`)
