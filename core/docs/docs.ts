@@ -70,9 +70,11 @@ export function docsRouter(): Router {
     ctx.body = init
   })
   router.get('/docs/:asset', async (ctx, next) => {
-    if (MARKDOWN.has(ctx.params.asset!)) {
+    // An image built without docs/ answers 404, as for any unknown asset.
+    const markdown = MARKDOWN.has(ctx.params.asset!) ? await readFile(path.join(DOCS, ctx.params.asset!)).catch(() => null) : null
+    if (markdown) {
       ctx.type = 'text/markdown; charset=utf-8'
-      ctx.body = await readFile(path.join(DOCS, ctx.params.asset!))
+      ctx.body = markdown
       return
     }
     const asset = ASSETS[ctx.params.asset!]
