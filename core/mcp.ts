@@ -51,8 +51,7 @@ export function mcpTools(
   openapi: { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } },
 ): Map<string, ToolRoute> {
   const resolve = (schema: unknown): Schema => inlineRefs(schema, openapi.components.schemas) as Schema
-  const published = (path: string, status: string, method = 'get') =>
-    resolve((openapi.paths[path]![method] as Operation).responses[status]!.content['application/json'].schema)
+  const published = (path: string) => resolve((openapi.paths[path]!.get as Operation).responses['200']!.content['application/json'].schema)
   const routes = new Map<string, ToolRoute>()
 
   for (const cap of capabilities) {
@@ -102,7 +101,7 @@ export function mcpTools(
         required: ['jobId'],
         additionalProperties: false,
       },
-      outputSchema: { ...agentSchema(published('/v1/jobs/{id}', '200')), type: 'object' },
+      outputSchema: { ...agentSchema(published('/v1/jobs/{id}')), type: 'object' },
       annotations: { readOnlyHint: true },
     },
     request: ({ jobId }) => ({ method: 'GET', url: `/v1/jobs/${encodeURIComponent(String(jobId))}`, headers: {} }),
@@ -112,7 +111,7 @@ export function mcpTools(
       name: 'account',
       description: "The caller's account: balance, reserved and available credits, and plan. Free.",
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      outputSchema: { ...agentSchema(published('/v1/account', '200')), type: 'object' },
+      outputSchema: { ...agentSchema(published('/v1/account')), type: 'object' },
       annotations: { readOnlyHint: true },
     },
     request: () => ({ method: 'GET', url: '/v1/account', headers: {} }),
