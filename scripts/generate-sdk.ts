@@ -211,10 +211,13 @@ function objectVariants(s: JsonSchema, indent: string): string {
         const absent = others.filter((k) => !required.includes(k))
         return { ...alt, properties: { ...alt.properties, ...Object.fromEntries(absent.map((k) => [k, false as const])) } }
       })
-    : conditionals.map(({ if: when, then }) => ({
-        required: [...(when!.required ?? []), ...(then!.required ?? [])],
-        properties: { ...when!.properties, ...then!.properties },
-      }))
+    : [
+        ...conditionals.map(({ if: when, then }) => ({
+          required: [...(when!.required ?? []), ...(then!.required ?? [])],
+          properties: { ...when!.properties, ...then!.properties },
+        })),
+        ...uncovered(base, conditionals),
+      ]
   const touched = new Set(variants.flatMap((v) => [...(v.required ?? []), ...Object.keys(v.properties ?? {})]))
   const common = Object.entries(base.properties ?? {}).filter(([k]) => !touched.has(k))
   const variantType = (v: JsonSchema) => {
@@ -229,6 +232,17 @@ function objectVariants(s: JsonSchema, indent: string): string {
   const union$ = union(variants.map(variantType))
   if (!common.length) return union$
   return `${objectType({ ...base, properties: Object.fromEntries(common) }, indent)} & (${union$})`
+}
+
+/** The values of an `if` discriminator no conditional names (a variant with no rule of its own), if any. */
+function uncovered(base: JsonSchema, conditionals: JsonSchema[]): JsonSchema[] {
+  const [field] = Object.keys(conditionals[0]?.if?.properties ?? {})
+  const declared = field ? base.properties?.[field] : undefined
+  if (!field || !declared) return []
+  const values = declared.enum ?? (declared.anyOf ?? []).map((x) => x.const)
+  const named = new Set(conditionals.map((c) => (c.if!.properties![field] as JsonSchema).const))
+  const rest = values.filter((v) => !named.has(v))
+  return rest.length ? [{ required: [field], properties: { [field]: { enum: rest } } }] : []
 }
 
 const union = (parts: string[]) => [...new Set(parts)].map(paren).join(' | ')

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { tsType } from '../../scripts/generate-sdk.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
@@ -72,4 +73,15 @@ t.test('every published TypeScript example and the type checks compile with tsc 
     return where ? `${where} (+${Number(line)})` : whole
   })
   t.equal(report, '', 'tsc --strict reports nothing')
+})
+
+t.test('an op no `if` names keeps the plain fields (the generator never forbids what the server accepts)', async (t) => {
+  const schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['op'],
+    properties: { op: { anyOf: [{ const: 'a' }, { const: 'b' }] }, x: { type: 'string' }, n: { type: 'number' } },
+    allOf: [{ if: { properties: { op: { const: 'a' } }, required: ['op'] }, then: { required: ['x'], properties: { n: false as const } } }],
+  }
+  t.equal(tsType(schema, ''), '{\n  op: "a"\n  x: string\n  n?: never\n} | {\n  op: "b"\n  x?: string\n  n?: number\n}')
 })
