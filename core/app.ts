@@ -10,7 +10,7 @@ import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
-import { mcpEndpoint, mcpTools } from './mcp.ts'
+import { mcpEndpoint, mcpTools, RESOURCE_METADATA_PATHS, resourceMetadata } from './mcp.ts'
 import { buildOpenApi } from './openapi.ts'
 import { stripeRouter } from './billing/routes.ts'
 import { dashboardRouter } from './dashboard/routes.ts'
@@ -50,6 +50,7 @@ export function buildApp(services: Services): Koa {
     '/mcp',
     mcpEndpoint(services, mcpTools(capabilities, services.config, document), () => (listener ??= app.callback())),
   )
+  for (const path of RESOURCE_METADATA_PATHS) router.get(path, resourceMetadata(services.config))
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' }
   })

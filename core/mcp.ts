@@ -2,6 +2,9 @@
 // and account. A tool call is not a side door: it is dispatched as an ordinary HTTP request through the app's
 // own middleware chain (request id, error handler, router, the C1 stages), with the caller's bearer key, so
 // auth, throttle, paused, validation, holds, charges, idempotency and error codes are the HTTP ones.
+// Tool input schemas are the request schemas in the JSON Schema subset LLM tool-calling APIs accept (no
+// combinator at the top, no oneOf/allOf anywhere): a rule they cannot carry is said in the description and
+// enforced by the HTTP validation the call goes through.
 import type { Context } from 'koa'
 import type { Middleware } from 'koa'
 import { inject } from 'light-my-request'
@@ -23,12 +26,12 @@ type Schema = Record<string, unknown>
 const CALL_OPTIONS = {
   dryRun: {
     type: 'boolean',
-    description: 'Quote the call (Service-Dry-Run): runs auth, throttle, validation and the balance check; charges nothing.',
+    description: 'Quote only: checks the call, charges nothing.',
   },
   idempotencyKey: {
     type: 'string',
     pattern: '^[!-~]{1,128}$',
-    description: 'Idempotency-Key: a retry with the same key and body is replayed, never charged twice.',
+    description: 'A retry with the same key replays, never charges twice.',
   },
 } as const
 
@@ -48,9 +51,7 @@ export function mcpTools(
   openapi: { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } },
 ): Map<string, ToolRoute> {
   const resolve = (schema: unknown): Schema => inlineRefs(schema, openapi.components.schemas) as Schema
-  const published = (path: string, status: string, method = 'get') =>
-    resolve((openapi.paths[path]![method] as Operation).responses[status]!.content['application/json'].schema)
-  const accepted = resolve({ $ref: '#/components/schemas/JobAccepted' })
+  const published = (path: string) => resolve((openapi.paths[path]!.get as Operation).responses['200']!.content['application/json'].schema)
   const routes = new Map<string, ToolRoute>()
 
   for (const cap of capabilities) {
@@ -60,17 +61,24 @@ export function mcpTools(
         throw new Error(`${cap.path}: request field "${option}" collides with the MCP call option of that name.`)
     }
     const reason = pausedReason(config, cap)
-    const price = `Price: ${cap.price} credit${cap.price === 1 ? '' : 's'} per call, charged only on success.`
-    const asyncNote = cap.async ? ' Pass async: true to run it as a job (returns the job; read it with get_job).' : ''
+    const price = `${cap.price} credit${cap.price === 1 ? '' : 's'}, charged on success only.`
+    // `async` and `callbackUrl` are kernel fields of every request; only an async capability's tool offers them.
+    const { description: rule, ...input } = agentSchema(request)
+    const { async: _async, callbackUrl: _callbackUrl, ...fields } = input.properties as Schema
     routes.set(cap.name, {
       tool: {
         name: cap.name,
-        title: cap.summary,
-        description: `${reason ? `PAUSED (${reason}); calls answer inference_unavailable and are free. ` : ''}${cap.summary} ${price}${asyncNote}`,
-        inputSchema: { ...request, type: 'object', properties: { ...request.properties, ...CALL_OPTIONS } },
-        // The published 200 (the result with usage, or the DryRun report), and the accepted job for async calls.
-        outputSchema: { type: 'object', anyOf: [published(`/v1/${cap.name}`, '200', 'post'), ...(cap.async ? [accepted] : [])] },
-        annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
+        // The result is the body of POST /v1/{name} (with usage), published in /v1/openapi.json; output schemas
+        // and titles are left out of tools/list, which would otherwise be 170 KB for 39 tools.
+        description: [
+          ...(reason ? [`PAUSED (${reason}); calls answer inference_unavailable and are free.`] : []),
+          `${cap.summary}.`,
+          ...(rule ? [(rule as string).replace(/([^.])$/, '$1.')] : []),
+          price,
+          ...(cap.async ? ['async: true runs it as a job (read it with get_job); callbackUrl gets its webhook.'] : []),
+        ].join(' '),
+        inputSchema: { ...input, type: 'object', properties: { ...(cap.async ? (input.properties as Schema) : fields), ...CALL_OPTIONS } },
+        annotations: { destructiveHint: false },
       },
       request: ({ dryRun, idempotencyKey, ...body }) => ({
         method: 'POST',
@@ -93,7 +101,7 @@ export function mcpTools(
         required: ['jobId'],
         additionalProperties: false,
       },
-      outputSchema: { type: 'object', ...published('/v1/jobs/{id}', '200') },
+      outputSchema: { ...agentSchema(published('/v1/jobs/{id}')), type: 'object' },
       annotations: { readOnlyHint: true },
     },
     request: ({ jobId }) => ({ method: 'GET', url: `/v1/jobs/${encodeURIComponent(String(jobId))}`, headers: {} }),
@@ -103,7 +111,7 @@ export function mcpTools(
       name: 'account',
       description: "The caller's account: balance, reserved and available credits, and plan. Free.",
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      outputSchema: { type: 'object', ...published('/v1/account', '200') },
+      outputSchema: { ...agentSchema(published('/v1/account')), type: 'object' },
       annotations: { readOnlyHint: true },
     },
     request: () => ({ method: 'GET', url: '/v1/account', headers: {} }),
@@ -111,12 +119,43 @@ export function mcpTools(
   return routes
 }
 
+/** The public origin (DASHBOARD_URL, never the request's Host) that MCP hosts are told about. */
+const publicOrigin = (config: Config) => config.dashboardUrl ?? `http://localhost:${config.port}`
+
+/** Where RFC 9728 puts the metadata of the resource `<origin>/mcp` (MCP hosts also try the root form). */
+export const RESOURCE_METADATA_PATHS = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']
+
+/**
+ * OAuth 2.0 Protected Resource Metadata (RFC 9728) of /mcp: a bearer key in the Authorization header, and the
+ * dashboard's keys page as where to get one. There is no authorization server: keys are made in the dashboard
+ * (or by the operator), so `authorization_servers` is absent and an OAuth-only host says what to do instead.
+ */
+export function resourceMetadata(config: Config): Middleware {
+  const origin = publicOrigin(config)
+  const body = {
+    resource: `${origin}/mcp`,
+    resource_name: 'Metered AI Capability API (MCP)',
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${origin}/dashboard/keys`,
+  }
+  return (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600')
+    ctx.body = body
+  }
+}
+
 /** The Koa handler of /mcp. `dispatch` is the app's own request listener (app.callback()). */
 export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): Middleware {
   const list = [...tools.values()].map((r) => r.tool)
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
+  const challenge = `Bearer resource_metadata="${publicOrigin(services.config)}${RESOURCE_METADATA_PATHS[0]}"`
   return async (ctx: Context) => {
-    await authenticate(ctx, services.keys) // the same bearer key as HTTP; tool calls forward it
+    // The same bearer key as HTTP (tool calls forward it); a 401 tells MCP hosts where the key comes from (RFC 6750, 9728).
+    await authenticate(ctx, services.keys).catch((e: unknown) => {
+      if (!(e instanceof ApiError) || e.status !== 401) throw e
+      const invalid = ctx.get('Authorization') ? ', error="invalid_token"' : ''
+      throw new ApiError(e.code, e.message, e.details, { ...e.headers, 'WWW-Authenticate': `${challenge}${invalid}` })
+    })
     if (!ctx.is('application/json'))
       throw new ApiError('unsupported_media_type', 'Send JSON-RPC messages as JSON with "Content-Type: application/json".')
     await readBody(ctx) // the body limit and JSON syntax of every other route
@@ -147,6 +186,63 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
     ctx.respond = false // the transport writes the response itself
     await transport.handleRequest(ctx.req, ctx.res, ctx.request.body)
   }
+}
+
+/** The JSON Schema keywords OpenAI's function calling documents as supported (Structured Outputs, "Supported schemas"). */
+const AGENT_KEYWORDS = new Set([
+  ...['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'anyOf', 'description', 'title'],
+  ...['pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'],
+])
+const AGENT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'])
+
+/**
+ * A request schema in that subset. Object unions become optional fields with the rule in the description
+ * (`oneOf` of `required` alternatives: the document's file | fileUrl | text; `allOf` of `if op then`: memory's
+ * ops); unions of constants become `enum`; other keywords (lengths, counts, `default`, unsupported formats) are
+ * left to the server, which validates every call against the full published schema.
+ */
+export function agentSchema(schema: Schema): Schema {
+  const rules: string[] = []
+  const out: Schema = {}
+  // A union of unions is one union: [[string, number], array] as [string, number, array].
+  const alternatives = ((schema.oneOf ?? schema.anyOf) as Schema[] | undefined)?.flatMap((a) =>
+    Object.keys(a).join() === 'anyOf' ? (a.anyOf as Schema[]) : [a],
+  )
+  if (alternatives?.every((a) => Object.keys(a).every((k) => k === 'required'))) {
+    const names = alternatives.flatMap((a) => a.required as string[])
+    rules.push(`${schema.oneOf ? 'Exactly' : 'At least'} one of ${names.join(', ')}.`)
+  } else if (alternatives?.every((a) => 'const' in a)) {
+    out.enum = alternatives.map((a) => a.const)
+    const types = [...new Set(alternatives.map((a) => a.type))]
+    if (types.length === 1 && types[0]) out.type = types[0]
+  } else if (alternatives?.every((a) => Object.keys(a).join() === 'type' && typeof a.type === 'string')) {
+    out.type = alternatives.map((a) => a.type) // {"anyOf": [{"type": "string"}, {"type": "null"}]} as ["string", "null"]
+  } else if (alternatives) out.anyOf = alternatives.map(agentSchema)
+  for (const rule of (schema.allOf ?? []) as Schema[]) {
+    const when = rule.if as { properties?: Record<string, { const?: unknown }> } | undefined
+    const then = rule.then as { required?: string[]; properties?: Record<string, unknown> } | undefined
+    const [field, value] = Object.entries(when?.properties ?? {}).map(([k, v]) => [k, v.const] as const)[0] ?? []
+    if (!field || !then) throw new Error(`MCP: cannot state this allOf rule in a description: ${JSON.stringify(rule).slice(0, 120)}`)
+    const forbidden = Object.entries(then.properties ?? {}).filter(([, v]) => v === false)
+    rules.push(
+      `${field}=${String(value)}: ${[
+        ...(then.required?.length ? [`requires ${then.required.join(', ')}`] : []),
+        ...(forbidden.length ? [`no ${forbidden.map(([k]) => k).join(', ')}`] : []),
+      ].join('; ')}.`,
+    )
+  }
+  for (const [k, v] of Object.entries(schema)) {
+    if (!AGENT_KEYWORDS.has(k) || k === 'anyOf' || k === 'description') continue
+    if (k === 'format' && !AGENT_FORMATS.has(v as string)) continue
+    if (k === 'properties' && !Object.keys(v as Schema).length && schema.additionalProperties !== false) continue // an open map
+    if (k === 'properties')
+      out.properties = Object.fromEntries(Object.entries(v as Schema).map(([p, ps]) => [p, agentSchema(ps as Schema)]))
+    else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object')) out[k] = agentSchema(v as Schema)
+    else out[k] = v
+  }
+  if ('const' in schema) out.enum = [schema.const]
+  const description = [schema.description as string | undefined, ...rules].filter(Boolean).join(' ')
+  return description ? { ...out, description } : out
 }
 
 /** MCP clients compile each output schema on its own, so `#/components/schemas/…` references are inlined. */

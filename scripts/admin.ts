@@ -1,4 +1,5 @@
-// `npm run admin -- <command>`: the operator API of C13 from the command line, one JSON object per command.
+// `npm run admin -- <command>`: the operator API of C13 from the command line, one JSON object per command
+// (quickstart: shell exports, for `eval`).
 import { boot } from '../core/boot.ts'
 import { BootRefusal, loadConfig } from '../core/config.ts'
 import {
@@ -17,6 +18,8 @@ import { ApiError } from '../core/errors.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
 const USAGE = `usage: npm run admin -- <command>
+  quickstart [<email>] [--credits <n>]   (an account, trial credits (500) and a key, printed as shell exports:
+                                          eval "$(npm run -s admin -- quickstart)")
   account:create <email> [--plan none|developer|team]
   account:get <accountId>
   account:credits <accountId> --pack first|starter|growth|scale
@@ -48,10 +51,10 @@ function whole(value: string | undefined, what: string): number {
 export async function runAdmin(argv: string[], out: (json: unknown) => void): Promise<number> {
   const [command, ...rest] = argv
   const {
-    positional: [a, b],
+    positional: [a = '', b],
     opts,
   } = flags(rest)
-  if (!command || !a) {
+  if (!command || (!a && command !== 'quickstart')) {
     console.error(USAGE)
     return 2
   }
@@ -60,6 +63,24 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
   const { db } = services
   try {
     switch (command) {
+      case 'quickstart': {
+        // The same functions as account:create, account:credits and key:create, in one step.
+        const now = services.now()
+        const account = await createAccount(db, { email: a || `quickstart+${now.getTime()}@example.com` }, now)
+        const credits = whole(opts.credits ?? '500', '--credits')
+        const funded = await addCredits(db, account.id, { credits, reason: 'quickstart trial credits' }, now)
+        const key = await createKey(db, account.id, { name: 'quickstart', monthlySpendCap: null })
+        const base = services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
+        out(
+          [
+            `# ${account.email}: ${funded.balance} credits; the key is shown only once`,
+            `export BASE='${base}'`,
+            `export ACCOUNT_ID='${account.id}'`,
+            `export KEY='${key.key}'`,
+          ].join('\n'),
+        )
+        break
+      }
       case 'account:create':
         out(await createAccount(db, { email: a, plan: (opts.plan ?? 'none') as Plan }, services.now()))
         break
@@ -116,7 +137,8 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await runAdmin(process.argv.slice(2), (json) => console.log(JSON.stringify(json))).catch((e: unknown) => {
+  const print = (json: unknown) => console.log(typeof json === 'string' ? json : JSON.stringify(json))
+  process.exitCode = await runAdmin(process.argv.slice(2), print).catch((e: unknown) => {
     if (!(e instanceof BootRefusal)) throw e
     console.error(`Refusing to run: ${e.message}`)
     return 1

@@ -1,9 +1,11 @@
 // GET /docs: the API reference, rendered in the browser from /v1/openapi.json by Swagger UI (swagger-ui-dist
 // from npm, no runtime dependencies, served from here: no CDN, works offline). The CSP keeps every request on
-// this origin.
+// this origin. The prose reference (docs/api.md) and the curl/Python examples (docs/examples.md) are linked
+// from the page and served as Markdown.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 
@@ -12,6 +14,9 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=utf-8' },
 }
+
+const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs')
+const MARKDOWN = new Set(['api.md', 'examples.md'])
 
 const page = `<!doctype html>
 <html lang="en">
@@ -22,6 +27,8 @@ const page = `<!doctype html>
 <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
 <body>
+<nav style="font: 14px sans-serif; padding: 8px 20px">Also: <a href="/docs/api.md">the reference in prose (docs/api.md)</a>
+· <a href="/docs/examples.md">curl and Python for every route (docs/examples.md)</a></nav>
 <div id="reference"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
@@ -63,6 +70,13 @@ export function docsRouter(): Router {
     ctx.body = init
   })
   router.get('/docs/:asset', async (ctx, next) => {
+    // An image built without docs/ answers 404, as for any unknown asset.
+    const markdown = MARKDOWN.has(ctx.params.asset!) ? await readFile(path.join(DOCS, ctx.params.asset!)).catch(() => null) : null
+    if (markdown) {
+      ctx.type = 'text/markdown; charset=utf-8'
+      ctx.body = markdown
+      return
+    }
     const asset = ASSETS[ctx.params.asset!]
     if (!asset) {
       await next()

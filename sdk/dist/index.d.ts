@@ -1,5 +1,5 @@
 import { BaseClient, type CallOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
-export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
+export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
 /** The stable error codes (C2) */
 export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable";
 export type Usage = {
@@ -158,7 +158,6 @@ export type CategorizeResponse = {
         categories?: Array<string>;
         confidence: number;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/chargeback request */
@@ -180,7 +179,7 @@ export type ChargebackRequest = {
 export type ChargebackResponse = {
     reasonCategory: "fraud" | "authorization" | "processing_error" | "consumer_dispute";
     /** one of the network's reason codes (the one the reason states, else the model's if the network has it), or null */
-    reasonCode: string | null;
+    reasonCode?: string;
     reasonDescription?: string;
     network?: "visa" | "mastercard" | "amex" | "discover";
     recommendedAction: "fight" | "accept";
@@ -196,7 +195,6 @@ export type ChargebackResponse = {
     }>;
     winLikelihood: number;
     rationale: string;
-} & {
     usage: Usage;
 };
 /** POST /v1/classify request */
@@ -215,13 +213,46 @@ export type ClassifyResponse = {
     confidence: number;
     rationale: string;
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** a: the earlier version, b: the later version; each exactly one of file, fileUrl, text */
 export type CompareRequest = {
-    a: unknown;
-    b: unknown;
+    a: {
+        file: {
+            /** base64-encoded file bytes */
+            data: string;
+            /** media type of the file (a hint: the bytes decide) */
+            mimeType: string;
+        };
+        fileUrl?: never;
+        text?: never;
+    } | {
+        file?: never;
+        fileUrl: string;
+        text?: never;
+    } | {
+        file?: never;
+        fileUrl?: never;
+        text: string;
+    };
+    b: {
+        file: {
+            /** base64-encoded file bytes */
+            data: string;
+            /** media type of the file (a hint: the bytes decide) */
+            mimeType: string;
+        };
+        fileUrl?: never;
+        text?: never;
+    } | {
+        file?: never;
+        fileUrl: string;
+        text?: never;
+    } | {
+        file?: never;
+        fileUrl?: never;
+        text: string;
+    };
     async?: boolean;
     callbackUrl?: string;
 };
@@ -231,9 +262,9 @@ export type CompareResponse = {
         section: string;
         change: "added" | "removed" | "modified";
         /** text of a; null when the change is "added" */
-        before: string | null;
+        before?: string;
         /** text of b; null when the change is "removed" */
-        after: string | null;
+        after?: string;
         materiality: "low" | "medium" | "high";
         note: string;
     }>;
@@ -243,11 +274,30 @@ export type CompareResponse = {
     riskNotes: Array<string>;
     /** what code found wrong with the model's changes (e.g. a quote not found in the document) */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/contract request */
-export type ContractRequest = unknown;
+export type ContractRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/contract result (with the usage of the call) */
 export type ContractResponse = {
     /** lower case, e.g. "services agreement", "nda", "lease" */
@@ -256,14 +306,14 @@ export type ContractResponse = {
         name: string;
         role: string;
     }>;
-    effectiveDate: string | null;
-    term: string | null;
+    effectiveDate?: string;
+    term?: string;
     /** null when the contract says nothing about renewal */
-    renewal: {
+    renewal?: {
         autoRenews: boolean;
-        noticePeriod: string | null;
-    } | null;
-    governingLaw: string | null;
+        noticePeriod?: string;
+    };
+    governingLaw?: string;
     obligations: Array<string>;
     riskFlags: Array<{
         clause: string;
@@ -272,11 +322,28 @@ export type ContractResponse = {
     }>;
     /** what code found wrong with the model's answer */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/describe request */
-export type DescribeRequest = unknown;
+export type DescribeRequest = {
+    purpose?: "alt" | "caption" | "product" | "detailed";
+    maxTags?: number;
+    /** where the image is used, to focus the description */
+    context?: string;
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    imageUrl: string;
+    image?: never;
+} | {
+    imageUrl?: never;
+    image: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+});
 /** POST /v1/describe result (with the usage of the call) */
 export type DescribeResponse = {
     /** one line, for the alt attribute */
@@ -288,7 +355,6 @@ export type DescribeResponse = {
     tags: Array<string>;
     /** text visible in the image; absent when there is none */
     embeddedText?: string;
-} & {
     usage: Usage;
 };
 /** POST /v1/dunning request */
@@ -324,11 +390,19 @@ export type DunningResponse = {
         message: string;
     }>;
     escalationAdvice: string;
-} & {
     usage: Usage;
 };
 /** POST /v1/enrich request */
-export type EnrichRequest = unknown;
+export type EnrichRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    domain: string;
+    email?: never;
+} | {
+    domain?: never;
+    email: string;
+});
 /** POST /v1/enrich result (with the usage of the call) */
 export type EnrichResponse = {
     name: string;
@@ -355,7 +429,6 @@ export type EnrichResponse = {
         url: string;
         title: string;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/extract request */
@@ -374,7 +447,6 @@ export type ExtractResponse = {
         value: string | null;
         confidence: number;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/fraud-flag request */
@@ -399,7 +471,6 @@ export type FraudFlagResponse = {
     recommendedChecks: Array<string>;
     /** from riskLevel by code: low allow, medium review, high block */
     recommendation: "allow" | "review" | "block";
-} & {
     usage: Usage;
 };
 /** POST /v1/image request */
@@ -425,11 +496,30 @@ export type ImageResponse = {
     /** measured from the image header */
     width?: number;
     height?: number;
-} & {
     usage: Usage;
 };
 /** POST /v1/invoice request */
-export type InvoiceRequest = unknown;
+export type InvoiceRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/invoice result (with the usage of the call) */
 export type InvoiceResponse = {
     vendor: {
@@ -458,7 +548,6 @@ export type InvoiceResponse = {
     }>;
     /** What does not add up or could not be read; checked by code, never silently fixed */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/match request */
@@ -485,11 +574,47 @@ export type MatchResponse = {
     }>;
     unmatchedA: Array<number>;
     unmatchedB: Array<number>;
-} & {
     usage: Usage;
 };
 /** POST /v1/memory request */
-export type MemoryRequest = unknown & unknown & unknown;
+export type MemoryRequest = {
+    namespace?: string;
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    op: "store";
+    content: string;
+    query?: never;
+    limit?: never;
+    filter?: never;
+    minScore?: never;
+    id?: never;
+    /** at most 32 keys, 16384 bytes as JSON */
+    metadata?: {
+        [key: string]: ((string | number | boolean | null) | Array<string | number | boolean>);
+    };
+} | {
+    op: "search";
+    content?: never;
+    query: string;
+    limit?: number;
+    /** only memories whose metadata contains these key/values (JSON containment) */
+    filter?: {
+        [key: string]: ((string | number | boolean | null) | Array<string | number | boolean>);
+    };
+    minScore?: number;
+    id?: never;
+    metadata?: never;
+} | {
+    op: "forget";
+    content?: never;
+    query?: never;
+    limit?: never;
+    filter?: never;
+    minScore?: never;
+    id?: string;
+    metadata?: never;
+});
 /** POST /v1/memory result (with the usage of the call) */
 export type MemoryResponse = {
     op: "store" | "search" | "forget";
@@ -508,7 +633,6 @@ export type MemoryResponse = {
     /** search: how results were ranked */
     ranking?: "embedding" | "fulltext";
     deleted?: number;
-} & {
     usage: Usage;
 };
 /** POST /v1/minutes request */
@@ -532,11 +656,33 @@ export type MinutesResponse = {
     }>;
     openQuestions: Array<string>;
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/moderate request */
-export type ModerateRequest = unknown;
+export type ModerateRequest = {
+    policy?: string;
+    /** The category names to report against; when given, every returned category is one of them */
+    categories?: Array<string>;
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    text: string;
+    image?: never;
+    imageUrl?: never;
+} | {
+    text?: never;
+    image: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    imageUrl?: never;
+} | {
+    text?: never;
+    image?: never;
+    imageUrl: string;
+});
 /** POST /v1/moderate result (with the usage of the call) */
 export type ModerateResponse = {
     flagged: boolean;
@@ -547,7 +693,6 @@ export type ModerateResponse = {
         excerpt?: string;
     }>;
     rationale: string;
-} & {
     usage: Usage;
 };
 /** POST /v1/normalize request */
@@ -576,7 +721,6 @@ export type NormalizeResponse = {
         to: string | number | boolean | null;
         reason?: string;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/outreach request */
@@ -612,11 +756,32 @@ export type OutreachResponse = {
         message: string;
     }>;
     personalizationPoints: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/parse request */
-export type ParseRequest = unknown;
+export type ParseRequest = {
+    /** A hint (e.g. "invoice", "eob"); the document decides */
+    docType?: string;
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/parse result (with the usage of the call) */
 export type ParseResponse = {
     /** lower_snake_case: invoice, receipt, eob, era, coi, bank_statement, ... */
@@ -641,7 +806,6 @@ export type ParseResponse = {
     }>;
     /** Values present in the answer that could not be read; never silently dropped */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/po-match request */
@@ -661,9 +825,9 @@ export type PoMatchResponse = {
         field: string;
         item?: string;
         against?: "purchaseOrder" | "receipt" | "calculation";
-        invoice: number | string | null;
-        purchaseOrder: number | string | null;
-        receipt: number | string | null;
+        invoice?: number | string;
+        purchaseOrder?: number | string;
+        receipt?: number | string;
         difference?: number;
         differencePct?: number;
         /** low: within tolerancePct; high: the invoice asks for more (or another PO/currency); medium: it asks for less */
@@ -678,7 +842,6 @@ export type PoMatchResponse = {
         purchaseOrder: number;
         receipt?: number;
     };
-} & {
     usage: Usage;
 };
 /** POST /v1/product-copy request */
@@ -701,7 +864,6 @@ export type ProductCopyResponse = {
     bullets: Array<string>;
     description: string;
     seoKeywords: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/quote request */
@@ -737,11 +899,30 @@ export type QuoteResponse = {
     assumptions: Array<string>;
     scopeNotes?: string;
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/receipt request */
-export type ReceiptRequest = unknown;
+export type ReceiptRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/receipt result (with the usage of the call) */
 export type ReceiptResponse = {
     merchant: string;
@@ -766,7 +947,6 @@ export type ReceiptResponse = {
     }>;
     /** What does not add up or could not be read; checked by code, never silently fixed */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/redact request */
@@ -788,7 +968,6 @@ export type RedactResponse = {
         end: number;
     }>;
     entityCount: number;
-} & {
     usage: Usage;
 };
 /** POST /v1/reply request */
@@ -806,7 +985,6 @@ export type ReplyResponse = {
     reply: string;
     subject?: string;
     internalNote?: string;
-} & {
     usage: Usage;
 };
 /** POST /v1/research request */
@@ -832,48 +1010,67 @@ export type ResearchResponse = {
         url: string;
         title: string;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/resume request */
-export type ResumeRequest = unknown;
+export type ResumeRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/resume result (with the usage of the call) */
 export type ResumeResponse = {
     name: string;
-    email: string | null;
-    phone: string | null;
-    location: string | null;
-    headline: string | null;
-    summary: string | null;
-    yearsExperience: number | null;
+    email?: string;
+    phone?: string;
+    location?: string;
+    headline?: string;
+    summary?: string;
+    yearsExperience?: number;
     skills: Array<string>;
     experience: Array<{
         title: string;
         company: string;
-        startDate: string | null;
+        /** YYYY-MM-DD */
+        startDate?: string;
         /** null when the role is current or the end is not stated */
-        endDate: string | null;
+        endDate?: string;
         /** how much of the date the resume states: "month" means the day is the 1st by convention, "year" means January 1st */
-        startDatePrecision?: "day" | "month" | "year" | null;
+        startDatePrecision?: "day" | "month" | "year";
         /** how much of the date the resume states: "month" means the day is the 1st by convention, "year" means January 1st */
-        endDatePrecision?: "day" | "month" | "year" | null;
+        endDatePrecision?: "day" | "month" | "year";
         /** the resume says the role is ongoing ("present") */
         current?: boolean;
         highlights: Array<string>;
     }>;
     education: Array<{
-        degree: string | null;
+        degree?: string;
         school: string;
-        year: number | null;
+        year?: number;
     }>;
     links: {
-        linkedin: string | null;
-        github: string | null;
-        website: string | null;
+        linkedin?: string;
+        github?: string;
+        website?: string;
     };
     /** what code found wrong with the answer and did not silently fix */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/review-reply request */
@@ -897,7 +1094,6 @@ export type ReviewReplyResponse = {
     /** true when the model says so, when the rating is 1–2 with issues, or when the review uses legal, safety or health language; code never clears the model's flag */
     escalate: boolean;
     escalationReasons?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/rewrite request */
@@ -916,7 +1112,6 @@ export type RewriteRequest = {
 export type RewriteResponse = {
     rewritten: string;
     changes: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/screen request */
@@ -958,7 +1153,6 @@ export type ScreenResponse = {
         url: string;
         title: string;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/sentiment request */
@@ -980,7 +1174,6 @@ export type SentimentResponse = {
         mentioned?: boolean;
     }>;
     themes: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/speak request */
@@ -1002,11 +1195,30 @@ export type SpeakResponse = {
     mimeType: string;
     /** measured from the audio (WAV header, MP3 frames) */
     durationSec?: number;
-} & {
     usage: Usage;
 };
 /** POST /v1/split request */
-export type SplitRequest = unknown;
+export type SplitRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/split result (with the usage of the call) */
 export type SplitResponse = {
     /** in page order, page ranges never overlap */
@@ -1018,8 +1230,8 @@ export type SplitResponse = {
         pageStart: number;
         /** 1-based, inclusive; ≥ pageStart and ≤ pageCount */
         pageEnd: number;
-        party: string | null;
-        date: string | null;
+        party?: string;
+        date?: string;
         summary: string;
     }>;
     /** documents.length, computed by code */
@@ -1029,11 +1241,30 @@ export type SplitResponse = {
     /** pages in no document (blank pages, separator sheets), ascending */
     unassignedPages?: Array<number>;
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/statement request */
-export type StatementRequest = unknown;
+export type StatementRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/statement result (with the usage of the call) */
 export type StatementResponse = {
     institution?: string;
@@ -1064,7 +1295,6 @@ export type StatementResponse = {
     transactionCount: number;
     /** Balances that do not reconcile, values that could not be read; checked by code, never silently fixed */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/structure request */
@@ -1084,7 +1314,6 @@ export type StructureResponse = {
     valid: boolean;
     /** When valid is false, the validation errors first; then remarks on assumptions or input that did not fit. */
     notes: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/summarize request */
@@ -1103,17 +1332,36 @@ export type SummarizeResponse = {
         task: string;
         owner?: string;
     }>;
-} & {
     usage: Usage;
 };
 /** POST /v1/tables request */
-export type TablesRequest = unknown;
+export type TablesRequest = {
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    file: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+    fileUrl?: never;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl: string;
+    text?: never;
+} | {
+    file?: never;
+    fileUrl?: never;
+    text: string;
+});
 /** POST /v1/tables result (with the usage of the call) */
 export type TablesResponse = {
     tables: Array<{
-        title: string | null;
+        title?: string;
         /** 1-based page where the table starts; always within the document */
-        page: number | null;
+        page?: number;
         headers: Array<string>;
         /** every row has exactly headers.length cells */
         rows: Array<Array<string>>;
@@ -1124,11 +1372,29 @@ export type TablesResponse = {
     pageCount?: number;
     /** what code found wrong with the model's tables and how it made them rectangular */
     warnings?: Array<string>;
-} & {
     usage: Usage;
 };
 /** POST /v1/transcribe request */
-export type TranscribeRequest = unknown;
+export type TranscribeRequest = {
+    diarize?: boolean;
+    /** ISO-639-1 hint, e.g. "en" */
+    language?: string;
+    /** names and terms to spell right, or the text before this audio */
+    prompt?: string;
+    async?: boolean;
+    callbackUrl?: string;
+} & ({
+    audioUrl: string;
+    audio?: never;
+} | {
+    audioUrl?: never;
+    audio: {
+        /** base64-encoded file bytes */
+        data: string;
+        /** media type of the file (a hint: the bytes decide) */
+        mimeType: string;
+    };
+});
 /** POST /v1/transcribe result (with the usage of the call) */
 export type TranscribeResponse = {
     text: string;
@@ -1148,7 +1414,6 @@ export type TranscribeResponse = {
     durationSec?: number;
     /** present when diarize was asked: whether the segments carry speakers */
     diarized?: boolean;
-} & {
     usage: Usage;
 };
 /** POST /v1/triage request */
@@ -1168,7 +1433,6 @@ export type TriageResponse = {
     slaRisk: boolean;
     summary: string;
     suggestedFirstResponse?: string;
-} & {
     usage: Usage;
 };
 /** The API client: one method per capability, plus account(), getJob() and waitForJob(). */
@@ -1189,21 +1453,27 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     classify(input: ClassifyRequest, options?: CallOptions): Promise<ClassifyResponse>;
     /** Compare two versions of a document: material changes, meaning, risk. 15 credits; async: true returns a job. */
-    compare(input: CompareRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     compare(input: CompareRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse>;
-    /** Parties, effective date, term, renewal, governing law, obligations, risk clauses. 12 credits; async: true returns a job. */
-    contract(input: ContractRequest & {
+    compare(input: CompareRequest & {
         async: true;
     }, options?: CallOptions): Promise<JobAccepted>;
+    compare(input: CompareRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<CompareResponse>;
+    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse | JobAccepted>;
+    /** Parties, effective date, term, renewal, governing law, obligations, risk clauses. 12 credits; async: true returns a job. */
     contract(input: ContractRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse>;
+    contract(input: ContractRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    contract(input: ContractRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<ContractResponse>;
+    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse | JobAccepted>;
     /** Alt text, caption, tags and text found inside an image. 3 credits. */
     describe(input: DescribeRequest, options: CallOptions & {
         dryRun: true;
@@ -1235,13 +1505,16 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     image(input: ImageRequest, options?: CallOptions): Promise<ImageResponse>;
     /** Invoice extraction: vendor, dates, PO refs, tax, totals, line items. 8 credits; async: true returns a job. */
-    invoice(input: InvoiceRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     invoice(input: InvoiceRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse>;
+    invoice(input: InvoiceRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    invoice(input: InvoiceRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<InvoiceResponse>;
+    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse | JobAccepted>;
     /** Match rows across two record sets, with confidence and reasoning. 8 credits. */
     match(input: MatchRequest, options: CallOptions & {
         dryRun: true;
@@ -1273,13 +1546,16 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     outreach(input: OutreachRequest, options?: CallOptions): Promise<OutreachResponse>;
     /** Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON. 10 credits; async: true returns a job. */
-    parse(input: ParseRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     parse(input: ParseRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse>;
+    parse(input: ParseRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    parse(input: ParseRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<ParseResponse>;
+    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse | JobAccepted>;
     /** Invoice vs purchase order vs receipt: matched, partial or mismatched, with sized discrepancies. 10 credits. */
     poMatch(input: PoMatchRequest, options: CallOptions & {
         dryRun: true;
@@ -1296,13 +1572,16 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     quote(input: QuoteRequest, options?: CallOptions): Promise<QuoteResponse>;
     /** Receipt extraction: merchant, items, totals, payment method, expense category. 6 credits; async: true returns a job. */
-    receipt(input: ReceiptRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     receipt(input: ReceiptRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse>;
+    receipt(input: ReceiptRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    receipt(input: ReceiptRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<ReceiptResponse>;
+    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse | JobAccepted>;
     /** Detect and strip names, emails, phones, SSNs, cards and PHI from text. 3 credits. */
     redact(input: RedactRequest, options: CallOptions & {
         dryRun: true;
@@ -1319,13 +1598,16 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     research(input: ResearchRequest, options?: CallOptions): Promise<ResearchResponse>;
     /** Resume into a candidate profile. 8 credits; async: true returns a job. */
-    resume(input: ResumeRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     resume(input: ResumeRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse>;
+    resume(input: ResumeRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    resume(input: ResumeRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<ResumeResponse>;
+    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse | JobAccepted>;
     /** Public response to a review, issues to log, escalation flag. 3 credits. */
     reviewReply(input: ReviewReplyRequest, options: CallOptions & {
         dryRun: true;
@@ -1352,21 +1634,27 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     speak(input: SpeakRequest, options?: CallOptions): Promise<SpeakResponse>;
     /** Classify and split a multi-document bundle: each document, start, end, summary. 10 credits; async: true returns a job. */
-    split(input: SplitRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     split(input: SplitRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse>;
-    /** Bank or card statement: account, period, balances, normalized transactions. 12 credits; async: true returns a job. */
-    statement(input: StatementRequest & {
+    split(input: SplitRequest & {
         async: true;
     }, options?: CallOptions): Promise<JobAccepted>;
+    split(input: SplitRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<SplitResponse>;
+    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse | JobAccepted>;
+    /** Bank or card statement: account, period, balances, normalized transactions. 12 credits; async: true returns a job. */
     statement(input: StatementRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse>;
+    statement(input: StatementRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    statement(input: StatementRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<StatementResponse>;
+    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse | JobAccepted>;
     /** Shape messy input to a caller-supplied JSON schema; validates, retries once on failure, returns a `valid` flag. 6 credits. */
     structure(input: StructureRequest, options: CallOptions & {
         dryRun: true;
@@ -1378,13 +1666,16 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     summarize(input: SummarizeRequest, options?: CallOptions): Promise<SummarizeResponse>;
     /** Every table in a document as headers and rows. 8 credits; async: true returns a job. */
-    tables(input: TablesRequest & {
-        async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
     tables(input: TablesRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
-    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse>;
+    tables(input: TablesRequest & {
+        async: true;
+    }, options?: CallOptions): Promise<JobAccepted>;
+    tables(input: TablesRequest & {
+        async?: false;
+    }, options?: CallOptions): Promise<TablesResponse>;
+    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse | JobAccepted>;
     /** Audio to text with speakers and paragraph timestamps. 10 credits. */
     transcribe(input: TranscribeRequest, options: CallOptions & {
         dryRun: true;

@@ -19,6 +19,9 @@ export interface CallOptions {
     /** Overrides the client's maxRetries for this call. */
     maxRetries?: number;
 }
+import type { ErrorCode } from './index.js';
+/** The service's stable codes, plus the SDK's own: `network_error`, `timeout`, and `http_<status>` for a non-JSON answer. */
+export type ApiErrorCode = ErrorCode | 'network_error' | 'timeout' | `http_${number}`;
 export interface ErrorDetail {
     path: string;
     message: string;
@@ -26,13 +29,13 @@ export interface ErrorDetail {
 /** Every non-2xx answer, with the service's stable code (C2). Network failures are `code: 'network_error'`. */
 export declare class ApiError extends Error {
     readonly status: number;
-    readonly code: string;
+    readonly code: ApiErrorCode;
     readonly requestId: string | null;
     readonly details: ErrorDetail[];
     /** Seconds, from the Retry-After header, when the service sent one. */
     readonly retryAfter: number | null;
     name: string;
-    constructor(status: number, code: string, message: string, requestId: string | null, details?: ErrorDetail[], 
+    constructor(status: number, code: ApiErrorCode, message: string, requestId: string | null, details?: ErrorDetail[], 
     /** Seconds, from the Retry-After header, when the service sent one. */
     retryAfter?: number | null);
 }

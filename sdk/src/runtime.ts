@@ -25,6 +25,11 @@ export interface CallOptions {
   maxRetries?: number
 }
 
+import type { ErrorCode } from './index.js'
+
+/** The service's stable codes, plus the SDK's own: `network_error`, `timeout`, and `http_<status>` for a non-JSON answer. */
+export type ApiErrorCode = ErrorCode | 'network_error' | 'timeout' | `http_${number}`
+
 export interface ErrorDetail {
   path: string
   message: string
@@ -35,7 +40,7 @@ export class ApiError extends Error {
   override name = 'ApiError'
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly requestId: string | null,
     readonly details: ErrorDetail[] = [],
@@ -166,7 +171,7 @@ function toApiError(res: Response, text: string): ApiError {
   const retryAfter = parseRetryAfter(res.headers.get('retry-after'))
   const requestId = res.headers.get('x-request-id')
   try {
-    const { error } = JSON.parse(text) as { error: { code: string; message: string; requestId?: string; details?: ErrorDetail[] } }
+    const { error } = JSON.parse(text) as { error: { code: ErrorCode; message: string; requestId?: string; details?: ErrorDetail[] } }
     return new ApiError(res.status, error.code, error.message, error.requestId ?? requestId, error.details ?? [], retryAfter)
   } catch {
     return new ApiError(res.status, `http_${res.status}`, text.slice(0, 200) || res.statusText, requestId, [], retryAfter)

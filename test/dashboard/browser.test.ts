@@ -25,7 +25,12 @@ const app = await startTestApp(t, {
 stripe.webhookUrl = `${app.url}/stripe/webhook`
 app.services.config.dashboardUrl = app.url
 const logged: string[] = []
-app.services.mailer = createMailer(undefined, 'x@localhost', (m) => logged.push(m))
+app.services.mailer = createMailer(
+  undefined,
+  'x@localhost',
+  () => {},
+  (m) => logged.push(m),
+)
 
 const browser = await launchBrowser()
 t.teardown(() => browser.close())
@@ -33,7 +38,7 @@ const page: Page = await browser.newPage({ viewport: { width: 1280, height: 860 
 const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true })
 const text = (selector: string) => page.locator(selector).innerText()
 
-t.test('sign in through the link printed in the log', async (t) => {
+t.test('sign in through the link printed on the console', async (t) => {
   await page.goto(`${app.url}/dashboard`)
   t.equal(new URL(page.url()).pathname, '/dashboard/login', 'signed-out visitors go to sign-in')
   await shot('1-sign-in')

@@ -168,16 +168,25 @@ t.test('link requests are rate limited per email address and per client address'
   t.same(spread, [200, 200, 429], 'many addresses from one client')
 })
 
-t.test('without SMTP_URL the link is printed in the server log', async (t) => {
+t.test('without SMTP_URL the link is printed plainly on the console, never in the JSON log', async (t) => {
   const lines: string[] = []
+  const printed: string[] = []
   const mailer = app.services.mailer
-  app.services.mailer = createMailer(undefined, 'x@localhost', (m) => lines.push(m))
+  app.services.mailer = createMailer(
+    undefined,
+    'x@localhost',
+    (m) => lines.push(m),
+    (text) => printed.push(text),
+  )
   t.teardown(() => void (app.services.mailer = mailer))
   const c = new Client(app)
   await c.get('/dashboard/login')
   await c.post('/dashboard/login', { email: 'dev@example.test' })
   t.equal(lines.length, 1)
-  const link = new URL(linkIn(lines[0]!))
+  t.notMatch(lines[0], /token=/, 'the log line carries no link')
+  t.equal(printed.length, 1)
+  t.match(printed[0], /^http\S+\/dashboard\/login\/verify\?token=\S+$/m, 'the link is a line of its own')
+  const link = new URL(linkIn(printed[0]!))
   await c.get(link.pathname + link.search)
   t.equal((await c.post('/dashboard/login/verify', { token: link.searchParams.get('token')! })).status, 302)
 })

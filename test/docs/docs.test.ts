@@ -1,6 +1,6 @@
 // GET /docs in headless chromium: the reference renders /v1/openapi.json with the renderer the app serves
 // itself (no request leaves the origin), lists every operation, and leaves a screenshot to look at.
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import t from 'tap'
 import { startTestApp } from '../helpers/app.ts'
 import { launchBrowser } from '../helpers/browser.ts'
@@ -17,6 +17,14 @@ t.test('the page and its assets are served by the app, with a CSP that keeps the
   for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js'])
     t.equal((await app.call(asset)).status, 200, asset)
   t.equal((await app.call('/docs/other.js')).status, 404)
+  // The prose reference and the examples are linked from the page and served as Markdown.
+  for (const doc of ['api.md', 'examples.md']) {
+    t.ok(page.text.includes(`href="/docs/${doc}"`), `/docs links ${doc}`)
+    const md = await app.call(`/docs/${doc}`)
+    t.equal(md.status, 200)
+    t.match(md.headers.get('content-type'), /text\/markdown/)
+    t.equal(md.text, await readFile(`docs/${doc}`, 'utf8'), `docs/${doc} as committed`)
+  }
 })
 
 t.test('headless chromium renders every capability operation, offline', async (t) => {

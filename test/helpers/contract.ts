@@ -25,11 +25,19 @@ export class PublishedContract {
     }))
   }
 
+  /** Compiled contracts by document text: a test file that starts several apps compiles one document once (about 1 s each). */
+  private static readonly compiled = new Map<string, PublishedContract>()
+
   static async fetch(baseUrl: string): Promise<PublishedContract> {
     const res = await fetch(`${baseUrl}/v1/openapi.json`)
     if (res.status !== 200) throw new Error(`GET /v1/openapi.json answered ${res.status}`)
-    const contract = new PublishedContract(await res.json())
-    contract.compileAll()
+    const text = await res.text()
+    let contract = PublishedContract.compiled.get(text)
+    if (!contract) {
+      contract = new PublishedContract(JSON.parse(text))
+      contract.compileAll()
+      PublishedContract.compiled.set(text, contract)
+    }
     return contract
   }
 

@@ -109,6 +109,20 @@ t.test('the CLI runs the same operations and prints one JSON object each', async
   t.equal(await runAdmin(['webhook-secret', account.id], print), 0)
   t.match(out.at(-1).secret, /^whsec_/)
   t.equal(await runAdmin(['nonsense', 'x'], print), 2)
+
+  // quickstart: one command from nothing to a funded key, printed as shell exports (eval "$(…)").
+  t.equal(await runAdmin(['quickstart', 'quick@example.test'], print), 0)
+  const exports = Object.fromEntries(
+    (out.at(-1) as string)
+      .split('\n')
+      .filter((line) => line.startsWith('export '))
+      .map((line) => /^export (\w+)='([^']*)'$/.exec(line)!.slice(1, 3)),
+  )
+  t.same(Object.keys(exports).sort(), ['ACCOUNT_ID', 'BASE', 'KEY'])
+  const quick = await app.call('/v1/account', { key: exports.KEY })
+  t.match(quick.body, { id: exports.ACCOUNT_ID, balance: 500 }, 'the exported key works and the account has its trial credits')
+  t.equal(await runAdmin(['quickstart', '--credits', '20'], print), 0, 'the email is optional')
+  t.match(out.at(-1), /: 20 credits;/)
 })
 
 t.test('plans renew each billing period (C9)', async (t) => {

@@ -3,12 +3,16 @@
 import t from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } from '@modelcontextprotocol/sdk/client/auth.js'
+import { openAiToolProblems } from '../helpers/openai-tool-schema.ts'
 import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
 import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
 const classifyAnswer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge is a billing question.' }
-const app = await startTestApp(t, { provider: mockProvider(() => classifyAnswer) })
+// The public origin MCP hosts are told about is DASHBOARD_URL, never the request's Host.
+const origin = 'https://api.example.com'
+const app = await startTestApp(t, { provider: mockProvider(() => classifyAnswer), env: { DASHBOARD_URL: origin } })
 const classify = { text: 'I was charged twice', labels: ['billing', 'technical'] }
 
 async function connect(a: TestApp, key: string): Promise<Client> {
@@ -37,11 +41,9 @@ t.test('every capability is a tool with its price, input and output schema, plus
     const tool = tools.find((x) => x.name === cap.name)!
     t.match(tool.description, `${cap.price} credit`, `${cap.name}: the price is in the description`)
     t.ok(tool.description!.includes(cap.summary), `${cap.name}: the summary is in the description`)
-    t.same(
-      Object.keys(tool.inputSchema.properties ?? {}).sort(),
-      [...Object.keys(cap.requestSchema.properties), 'dryRun', 'idempotencyKey'].sort(),
-    )
-    t.ok(tool.outputSchema, `${cap.name}: has an output schema`)
+    // async and callbackUrl (kernel fields of every request) only where the capability runs as a job.
+    const fields = Object.keys(cap.requestSchema.properties).filter((k) => cap.async || (k !== 'async' && k !== 'callbackUrl'))
+    t.same(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...fields, 'dryRun', 'idempotencyKey'].sort())
   }
   const paused = (await app.call('/v1/openapi.json')).body.paths
   for (const cap of capabilities) {
@@ -50,10 +52,70 @@ t.test('every capability is a tool with its price, input and output schema, plus
   }
 })
 
+t.test('tools/list is what LLM tool-calling APIs accept: no top-level combinator, OpenAI subset, at most 40 KB', async (t) => {
+  const c = await app.customer(0)
+  const res = await app.call('/mcp', {
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    key: c.key,
+    headers: { accept: 'application/json, text/event-stream' },
+  })
+  t.equal(res.status, 200)
+  const bytes = Buffer.byteLength(res.text)
+  t.ok(bytes <= 40 * 1024, `tools/list is ${bytes} bytes (at most 40 KB)`)
+  const tools = res.body.result.tools as Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }>
+  t.equal(tools.length, 41)
+  for (const tool of tools) {
+    t.same(
+      ['oneOf', 'anyOf', 'allOf'].filter((k) => k in tool.inputSchema),
+      [],
+      `${tool.name}: no top-level combinator`,
+    )
+    t.same(openAiToolProblems(tool), [], `${tool.name}: within OpenAI's function-calling schema subset`)
+  }
+  // The check can fail: the published request schema of parse, as it was the tool's input schema, is refused.
+  const parse = (await app.call('/v1/openapi.json')).body.paths['/v1/parse'].post.requestBody.content['application/json'].schema
+  t.match(openAiToolProblems({ name: 'parse', inputSchema: parse }), [/the root has "oneOf"/], 'a top-level oneOf is refused')
+  // Rules the schema no longer carries are in the description.
+  t.match(tools.find((x) => x.name === 'parse')!.description, 'Exactly one of file, fileUrl, text.')
+  t.match(tools.find((x) => x.name === 'memory')!.description, 'op=store: requires content; no query')
+})
+
+t.test('the official client calls every tool; the flattened rules are still enforced by the server', async (t) => {
+  const c = await app.customer(1000)
+  const client = await connect(app, c.key)
+  const { tools } = await client.listTools()
+  for (const cap of app.services.capabilities.values()) {
+    // A dry run of the published example: the same validation as the live call, nothing charged.
+    const r = await client.callTool({ name: cap.name, arguments: { ...(cap.example!.request as object), dryRun: true } })
+    t.notOk(r.isError, `${cap.name}: its example is accepted`)
+    t.match(r.structuredContent, { dryRun: true, endpoint: `/v1/${cap.name}`, price: cap.price }, `${cap.name}: quoted`)
+  }
+  t.ok(tools.length > app.services.capabilities.size)
+  t.notOk((await client.callTool({ name: 'account', arguments: {} })).isError)
+  const job = await client.callTool({ name: 'get_job', arguments: { jobId: '00000000-0000-4000-8000-000000000000' } })
+  t.equal(JSON.parse((job.content as any)[0].text).error.code, 'not_found', 'get_job answers a missing job as 404')
+  const refused = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args }) // refused at validation, before any hold
+    t.ok(r.isError, `${name} ${JSON.stringify(args)} is refused`)
+    return JSON.parse((r.content as any)[0].text).error.code
+  }
+  t.equal(await refused('parse', { text: 'a', fileUrl: 'https://example.com/a.pdf' }), 'invalid_request', 'two documents')
+  t.equal(await refused('parse', {}), 'invalid_request', 'no document')
+  t.equal(await refused('memory', { op: 'store', content: 'x', query: 'y' }), 'invalid_request', 'a field of another op')
+  t.equal(await refused('classify', { text: 'x', labels: ['a', 'b'], async: true }), 'invalid_request', 'async on a sync tool')
+  await app.expectLedger(t, c.accountId, 1000)
+})
+
 t.test('without a valid key the endpoint is 401, like every other route (C9)', async (t) => {
   const res = await app.call('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, key: 'ksk_live_nope' })
   t.equal(res.status, 401)
   t.equal(res.body.error.code, 'unauthorized')
+  t.equal(
+    res.headers.get('www-authenticate'),
+    `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", error="invalid_token"`,
+  )
+  const anonymous = await app.call('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })
+  t.equal(anonymous.headers.get('www-authenticate'), `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`)
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
   await t.rejects(
     client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))),
@@ -144,6 +206,27 @@ t.test('an async capability returns the job; get_job reads it until it ends, cha
   const foreign = await (await connect(jobs, other.key)).callTool({ name: 'get_job', arguments: { jobId } })
   t.ok(foreign.isError, "another account's key cannot read the job")
   t.equal(JSON.parse((foreign.content as any)[0].text).error.code, 'not_found')
+})
+
+t.test('OAuth protected-resource metadata (RFC 9728) names the resource and the dashboard as where a key comes from', async (t) => {
+  const unauthorized = await fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  const metadataUrl = extractResourceMetadataUrl(unauthorized)
+  t.equal(metadataUrl?.href, `${origin}/.well-known/oauth-protected-resource/mcp`, "the MCP SDK reads the 401's challenge")
+  // The public origin is this test server.
+  const local: typeof fetch = (url, init) => fetch((url instanceof Request ? url.url : url.toString()).replace(origin, app.url), init)
+  for (const options of [{ resourceMetadataUrl: metadataUrl }, {}]) {
+    // The SDK's own discovery: from the challenge, and from the server URL alone (the path-aware well-known URL).
+    const metadata = await discoverOAuthProtectedResourceMetadata(`${origin}/mcp`, options, local)
+    t.same(metadata, {
+      resource: `${origin}/mcp`,
+      resource_name: 'Metered AI Capability API (MCP)',
+      bearer_methods_supported: ['header'],
+      resource_documentation: `${origin}/dashboard/keys`,
+    })
+  }
+  const root = await app.call('/.well-known/oauth-protected-resource')
+  t.equal(root.status, 200, 'the root form too')
+  t.equal(root.body.resource, `${origin}/mcp`)
 })
 
 t.test('the MCP endpoint refuses what every route refuses: no JSON, bad JSON, GET', async (t) => {

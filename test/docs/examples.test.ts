@@ -1,0 +1,70 @@
+// docs/examples.md (issue 30): generated from the published document's examples, never edited by hand, and
+// every example works: the Python file (helper + every call) and the curl lines run against the app, as dry
+// runs, and each capability's example body passes validation.
+import { execFile } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { promisify } from 'node:util'
+import t, { type Test } from 'tap'
+import { EXAMPLES_FILE, examplesMarkdown } from '../../scripts/generate-examples.ts'
+import { startTestApp } from '../helpers/app.ts'
+
+const run = promisify(execFile)
+
+/** A dry run's quote of a valid body: validation passed (a paused or provider-less endpoint still quotes 503). */
+function accepted(t: Test, answer: Record<string, any>, route: string) {
+  t.equal(answer.dryRun, true, `${route}: quoted`)
+  t.not(answer.liveStatus, 400, `${route}: the example body is valid${answer.error ? ` (${answer.error.code})` : ''}`)
+}
+const markdown = await readFile(EXAMPLES_FILE, 'utf8')
+const blocks = (lang: string) => [...markdown.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]!)
+
+t.test('docs/examples.md is what npm run docs:examples generates', async (t) => {
+  t.ok(markdown === (await examplesMarkdown()), 'docs/examples.md is up to date (run npm run docs:examples)')
+})
+
+const app = await startTestApp(t)
+const routes = Object.entries((await app.call('/v1/openapi.json')).body.paths).flatMap(([path, ops]) =>
+  Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`),
+)
+
+t.test('every route has a curl and a Python example', async (t) => {
+  for (const route of routes) t.ok(markdown.includes(`## ${route}\n`), route)
+  t.equal(blocks('sh').length, routes.length + 1, 'one curl per route, plus the quickstart line')
+  t.equal(blocks('python').length, routes.length + 1, 'one Python call per route, plus the helper')
+})
+
+t.test('the Python examples run (standard library only) and every capability example is a valid body', async (t) => {
+  const c = await app.customer(10_000)
+  const [helper, ...calls] = blocks('python')
+  // Every call as a dry run: the helper's own headers argument, as the page says.
+  const program = `${helper}\n_call = call\ncall = lambda path, body=None, headers=None: _call(path, body, {"Service-Dry-Run": "1"})\n${calls.join('\n')}`
+  const { stdout } = await run('python3', ['-c', program.replace(/^print\(/gm, 'print(json.dumps(').replace(/\)\)$/gm, ')))')], {
+    env: { ...process.env, BASE: app.url, KEY: c.key, ID: '00000000-0000-4000-8000-000000000000' },
+  })
+  const answers = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, any>)
+  t.equal(answers.length, routes.length)
+  for (const [i, answer] of answers.entries()) {
+    const route = routes[i]!
+    if (route.startsWith('POST /v1/')) accepted(t, answer, route)
+    else if (route === 'GET /v1/jobs/{id}') t.equal(answer.error.code, 'not_found', route)
+    else t.notOk(answer.error, route)
+  }
+  await app.expectLedger(t, c.accountId, 10_000)
+})
+
+t.test('the curl examples run', async (t) => {
+  const c = await app.customer(100)
+  const curls = blocks('sh').slice(1)
+  for (const [i, curl] of curls.entries()) {
+    const command = curl.replace(/^curl -s /, "curl -s -H 'Service-Dry-Run: 1' ")
+    const { stdout } = await run('bash', ['-c', command], { env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job' } })
+    const answer = JSON.parse(stdout) as Record<string, any>
+    const route = routes[i]!
+    if (route.startsWith('POST /v1/')) accepted(t, answer, route)
+    else t.ok(answer, route)
+  }
+  await app.expectLedger(t, c.accountId, 100)
+})

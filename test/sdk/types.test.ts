@@ -1,0 +1,87 @@
+// The SDK's types, proven by the compiler (issue 30): every TypeScript example published in README.md,
+// sdk/README.md and docs/ compiles with tsc --strict against the committed sdk/, and type-checks.ts (wrong
+// bodies marked `@ts-expect-error`, return types pinned) compiles too, so a type that is too loose fails here.
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { tsType } from '../../scripts/generate-sdk.ts'
+
+const root = path.resolve(import.meta.dirname, '../..')
+
+/** The ```ts blocks of a Markdown file, with the line each starts on. */
+export function typescriptBlocks(markdown: string): Array<{ line: number; code: string }> {
+  const blocks: Array<{ line: number; code: string }> = []
+  const fence = /^```(ts|typescript)\s*\n([\s\S]*?)^```/gm
+  for (const m of markdown.matchAll(fence)) blocks.push({ line: markdown.slice(0, m.index).split('\n').length, code: m[2]! })
+  return blocks
+}
+
+const sources = [
+  'README.md',
+  'sdk/README.md',
+  ...(await readdir(path.join(root, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+]
+
+t.test('every published TypeScript example and the type checks compile with tsc --strict', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sdk-examples-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  // The examples import the package by name (or the repository path README.md uses); both resolve to sdk/.
+  await mkdir(path.join(dir, 'node_modules'))
+  await symlink(path.join(root, 'sdk'), path.join(dir, 'node_modules', 'metered-capability-sdk'))
+  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }))
+  const files: string[] = []
+  const origin = new Map<string, string>()
+  for (const source of sources) {
+    for (const { line, code } of typescriptBlocks(await readFile(path.join(root, source), 'utf8'))) {
+      const file = `${source.replace(/\W/g, '_')}_${line}.ts`
+      // A block is a module of its own (top-level await, no name clashes between blocks).
+      await writeFile(path.join(dir, file), `${code.replace(/'\.\/sdk\/dist\/index\.js'/g, "'metered-capability-sdk'")}\nexport {}\n`)
+      files.push(file)
+      origin.set(file, `${source}:${line}`)
+    }
+  }
+  t.ok(files.length >= 3, `${files.length} examples found in ${sources.join(', ')}`)
+  files.push(path.join(root, 'test/sdk/type-checks.ts'))
+  await writeFile(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [path.join(root, 'node_modules/@types')],
+      },
+      files,
+    }),
+  )
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc')
+  const result = await promisify(execFile)(process.execPath, [tsc, '-p', dir], { cwd: dir }).then(
+    () => '',
+    (e: { stdout: string }) => e.stdout,
+  )
+  // Name the Markdown file and line of a failing example rather than the temporary file.
+  const report = result.replace(/^(\S+?\.ts)\((\d+),\d+\)/gm, (whole, file: string, line: string) => {
+    const where = origin.get(path.basename(file))
+    return where ? `${where} (+${Number(line)})` : whole
+  })
+  t.equal(report, '', 'tsc --strict reports nothing')
+})
+
+t.test('an op no `if` names keeps the plain fields (the generator never forbids what the server accepts)', async (t) => {
+  const schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['op'],
+    properties: { op: { anyOf: [{ const: 'a' }, { const: 'b' }] }, x: { type: 'string' }, n: { type: 'number' } },
+    allOf: [{ if: { properties: { op: { const: 'a' } }, required: ['op'] }, then: { required: ['x'], properties: { n: false as const } } }],
+  }
+  t.equal(tsType(schema, ''), '{\n  op: "a"\n  x: string\n  n?: never\n} | {\n  op: "b"\n  x?: string\n  n?: number\n}')
+})
