@@ -21,6 +21,7 @@ const DEPENDENT_TESTS = [
   'test/kernel/capability-folders.test.ts',
   'test/mcp/mcp.test.ts',
   'test/sdk/drift.test.ts',
+  'test/docs/examples.test.ts',
   `capabilities/${NAME}/${NAME}.test.ts`,
 ]
 
@@ -47,7 +48,7 @@ t.test('a folder copied from classify under a new name passes the suite after `n
   writeFileSync(manifest, readFileSync(manifest, 'utf8').replace("name: 'classify'", `name: '${NAME}'`))
   renameSync(path.join(folder, 'classify.test.ts'), path.join(folder, `${NAME}.test.ts`))
 
-  await run(path.join(copy, 'node_modules', '.bin', 'tsx'), ['scripts/generate-sdk.ts'], { cwd: copy, env: nestedEnv() })
+  await run('npm', ['run', '-s', 'sdk'], { cwd: copy, env: nestedEnv() })
   const tap = await run(path.join(copy, 'node_modules', '.bin', 'tap'), ['--disable-coverage', ...DEPENDENT_TESTS], {
     cwd: copy,
     env: nestedEnv(),
