@@ -10,6 +10,7 @@ import {
   rotateWebhookSecret,
   setPlan,
   updateKey,
+  type KeyMode,
   type Pack,
   type Plan,
 } from '../core/accounts/accounts.ts'
@@ -22,7 +23,7 @@ const USAGE = `usage: npm run admin -- <command>
   account:credits <accountId> --pack first|starter|growth|scale
   account:credits <accountId> --credits <n> --reason <text>
   account:plan <accountId> <none|developer|team>
-  key:create <accountId> [--name <name>] [--cap <credits>]
+  key:create <accountId> [--name <name>] [--cap <credits>] [--mode live|test]
   key:cap <keyId> <credits|none>
   key:revoke <keyId>
   webhook-secret <accountId>        (creates or rotates; the secret is shown once)
@@ -43,6 +44,11 @@ function whole(value: string | undefined, what: string): number {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 0) throw new ApiError('invalid_request', `${what} must be a whole number`)
   return n
+}
+
+function keyMode(value: string | undefined): KeyMode {
+  if (value === undefined || value === 'live' || value === 'test') return value ?? 'live'
+  throw new ApiError('invalid_request', '--mode must be live or test')
 }
 
 export async function runAdmin(argv: string[], out: (json: unknown) => void): Promise<number> {
@@ -86,6 +92,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
           await createKey(db, a, {
             ...(opts.name ? { name: opts.name } : {}),
             monthlySpendCap: opts.cap ? whole(opts.cap, '--cap') : null,
+            mode: keyMode(opts.mode),
           }),
         )
         break
