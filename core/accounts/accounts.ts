@@ -157,10 +157,15 @@ async function requireTeamForSpendCap(db: Query, accountId: string, spendCap: nu
   if (account.plan !== 'team') throw new ApiError('plan_required', 'Per-key monthly spend caps need the Team plan.')
 }
 
+/**
+ * A new key, shown once. `box`: a test key is also stored sealed with it, so the dashboard can show it again (live
+ * keys are only ever stored as a hash).
+ */
 export async function createKey(
   db: Database,
   accountId: string,
   input: { name?: string; monthlySpendCap?: number | null; mode?: KeyMode },
+  box?: SecretBox,
 ): Promise<KeyView & { key: string }> {
   const mode = input.mode ?? 'live'
   await getAccount(db, accountId)
@@ -176,6 +181,7 @@ export async function createKey(
     accountId,
     name: input.name ?? null,
     mode,
+    sealedKey: mode === 'test' && box ? box.seal(key) : null,
     keyHash: hashKey(key),
     prefix: key.slice(0, 12),
     monthlySpendCap: input.monthlySpendCap == null ? null : String(input.monthlySpendCap),
@@ -195,6 +201,21 @@ export async function updateKey(db: Database, keyId: string, input: { monthlySpe
   entity.monthlySpendCap = input.monthlySpendCap == null ? null : String(input.monthlySpendCap)
   await em.flush()
   return keyView(entity)
+}
+
+/** The account's sealed test key `keyId` (one the dashboard minted), opened; null when there is none. */
+export async function openTestKey(
+  db: Query,
+  box: SecretBox,
+  accountId: string,
+  keyId?: string,
+): Promise<{ id: string; key: string } | null> {
+  const [row] = await db.sql<{ id: string; sealed_key: string }>(
+    `select id, sealed_key from api_keys where account_id = ? and sealed_key is not null and revoked_at is null
+        and (?::uuid is null or id = ?::uuid) order by created_at desc limit 1`,
+    [accountId, keyId ?? null, keyId ?? null],
+  )
+  return row ? { id: row.id, key: box.open(row.sealed_key) } : null
 }
 
 export async function revokeKey(db: Database, keyId: string, keys: KeyCache, now: Date): Promise<{ id: string; revokedAt: string }> {

@@ -1,6 +1,7 @@
 // GET /docs: the API reference, rendered in the browser from /v1/openapi.json by Swagger UI (swagger-ui-dist
 // from npm, no runtime dependencies, served from here: no CDN, works offline). The CSP keeps every request on
-// this origin.
+// this origin. Signed in to the dashboard, "Try it out" is authorized with the account's test key (issue 30):
+// calls from the reference are free and never reach a model.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -37,6 +38,12 @@ const init = `window.ui = SwaggerUIBundle({
   defaultModelsExpandDepth: 0,
   validatorUrl: null,
   tryItOutEnabled: false,
+  // The dashboard session's test key, when there is one (a signed-out visitor is redirected, and enters a key).
+  onComplete: () =>
+    fetch('/dashboard/docs-key', { credentials: 'same-origin', redirect: 'manual' })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((body) => body && body.key && window.ui.preauthorizeApiKey('bearer', body.key))
+      .catch(() => {}),
 })
 `
 

@@ -1,5 +1,7 @@
 // Issue 30: test-mode keys and the customer's request log.
 //  - api_keys.mode: a `test` key (ksk_test_…) is served the capability's example; it never holds or charges.
+//    sealed_key: a test key minted by the dashboard, encrypted (SecretBox), so its owner can see it again (the
+//    sign-up key, /docs "Try it out"); live keys stay hash-only.
 //  - jobs.mode: a test key's jobs are listed apart from live ones; they hold nothing, so hold_id may be null.
 //  - request_log: one row per call the account made, served or refused, written in groups (core/requests).
 //  - test_answer(): a test call's idempotency in one statement, as reserve_call + capture_hold do it live.
@@ -8,7 +10,9 @@ import { Migration } from '@mikro-orm/migrations'
 export class Migration0010TestModeAndRequestLog extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-alter table api_keys add column mode text not null default 'live' check (mode in ('live', 'test'));
+alter table api_keys
+  add column mode text not null default 'live' check (mode in ('live', 'test')),
+  add column sealed_key text check (sealed_key is null or mode = 'test');
 
 alter table jobs
   add column mode text not null default 'live' check (mode in ('live', 'test')),
