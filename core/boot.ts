@@ -53,7 +53,7 @@ export async function boot(
     stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),
     logger,
     metrics: overrides.metrics ?? createMetrics(),
-    requestLog: overrides.requestLog ?? new RequestLog(db, log),
+    requestLog: overrides.requestLog ?? new RequestLog(db.asyncCommit, log),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]

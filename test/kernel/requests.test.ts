@@ -158,3 +158,50 @@ t.test('GET /v1/jobs lists the account’s jobs newest first, without results, w
   t.equal((await app.call('/v1/jobs?endpoint=parse', { key: c.key })).body.jobs.length, 0)
   t.equal((await app.call('/v1/jobs?cursor=xyz', { key: c.key })).status, 400)
 })
+
+t.test('the writer: one statement per group of calls; a read waits only for the rows before it, even under steady traffic', async (t) => {
+  const { RequestLog } = await import('../../core/requests/record.ts')
+  const statements: number[] = []
+  const slowDb = {
+    sql: async (_text: string, params: unknown[] = []) => {
+      await new Promise((r) => setTimeout(r, 5))
+      statements.push((params[0] as unknown[]).length)
+      return []
+    },
+  }
+  const log = new RequestLog(slowDb, () => {})
+  const row = (i: number) => ({
+    accountId: '00000000-0000-4000-8000-000000000000',
+    keyId: '00000000-0000-4000-8000-000000000001',
+    keyPrefix: 'ksk_live_abc',
+    mode: 'live' as const,
+    requestId: `req_${i}`,
+    method: 'POST',
+    endpoint: '/v1/alpha',
+    status: 200,
+    errorCode: null,
+    credits: 3,
+    latencyMs: 1,
+    idempotencyKey: null,
+    at: new Date(),
+  })
+  let i = 0
+  for (; i < 50; i++) log.record(row(i))
+  await new Promise((r) => setTimeout(r, 150))
+  t.same(statements, [50], '50 calls in one statement')
+  // Steady traffic: a row every millisecond never lets the writer idle; a read still returns.
+  const traffic = setInterval(() => log.record(row(i++)), 1)
+  await new Promise((r) => setTimeout(r, 50))
+  const before = i
+  await log.flush()
+  const written = statements.reduce((s, n) => s + n, 0)
+  clearInterval(traffic)
+  t.ok(written >= before, `the ${before} rows recorded before the read are written (${written})`)
+  await log.flush()
+  t.equal(
+    statements.reduce((s, n) => s + n, 0),
+    i,
+    'every row, once',
+  )
+  t.ok(statements.length < i / 5, `grouped: ${statements.length} statements for ${i} rows`)
+})
