@@ -124,7 +124,7 @@ t.test('overview chart and usage ledger with calls on the account', async (t) =>
   t.equal(body.trim().split('\r\n').length, 9, 'header and 8 translate charges')
 
   await page.click('nav >> text=Requests')
-  t.equal(await page.locator('table.requests tbody tr').count(), 16, 'every call, newest first')
+  t.equal(await page.locator('table.requests tbody tr').count(), 17, 'the 16 calls and the key check of the keys test')
   await page.selectOption('select[name=endpoint]', 'summarize')
   await page.click('button:has-text("Apply")')
   t.equal(await page.locator('table.requests tbody tr').count(), 5)
