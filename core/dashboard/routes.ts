@@ -308,8 +308,9 @@ export function dashboardRouter(services: Services): Router {
       attempts: number
       updated_at: string
       last_code: number | null
+      mode: 'live' | 'test'
     }>(
-      `select d.id, d.job_id, j.endpoint, d.event, d.url, d.status, d.attempts, d.updated_at,
+      `select d.id, d.job_id, j.endpoint, j.mode, d.event, d.url, d.status, d.attempts, d.updated_at,
               (select a.status_code from webhook_attempts a where a.delivery_id = d.id order by a.attempt desc limit 1) as last_code
          from webhook_deliveries d join jobs j on j.id = d.job_id
         where d.account_id = ? order by d.created_at desc limit 25`,
@@ -319,6 +320,7 @@ export function dashboardRouter(services: Services): Router {
       id: r.id,
       jobId: r.job_id,
       endpoint: r.endpoint,
+      mode: r.mode,
       event: r.event,
       url: r.url,
       status: r.status,

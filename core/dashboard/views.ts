@@ -371,6 +371,8 @@ export interface DeliveryRow {
   id: string
   jobId: string
   endpoint: string
+  /** A test key's job (issue 30) is marked, so its deliveries are not taken for live ones. */
+  mode: 'live' | 'test'
   event: string
   url: string
   status: string
@@ -432,7 +434,10 @@ export function webhooksPage(
                     (x) =>
                       html`<tr>
                         <td>${when(x.updatedAt)}</td>
-                        <td><code>${x.endpoint}</code> <span class="muted small">${x.jobId.slice(0, 8)}</span></td>
+                        <td>
+                          <code>${x.endpoint}</code> <span class="muted small">${x.jobId.slice(0, 8)}</span>
+                          ${x.mode === 'test' ? html`<span class="pill pending">test</span>` : ''}
+                        </td>
                         <td>${x.event}</td>
                         <td class="url">${x.url}</td>
                         <td><span class="pill ${x.status}">${x.status}${x.lastStatusCode ? ` · ${x.lastStatusCode}` : ''}</span></td>
