@@ -226,3 +226,20 @@ t.test('admin mints a test key with "mode": "test"; a test key takes no spend ca
   t.equal(res.status, 200)
   t.equal(res.body.usage.credits, 0)
 })
+
+t.test('an MCP agent with a test key (the official client) gets the example, free, without a model call', async (t) => {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
+  const c = await testCustomer(0)
+  const client = new Client({ name: 'testmode', version: '1.0.0' })
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${c.testKey}` } } }),
+  )
+  t.teardown(() => client.close())
+  const classify = app.services.capabilities.get('classify')!
+  const result = await client.callTool({ name: 'classify', arguments: classify.example.request })
+  t.notOk(result.isError, JSON.stringify(result.content))
+  t.same(result.structuredContent, { ...(classify.example.response as object), usage: { credits: 0, balanceRemaining: 0 } })
+  await app.expectLedger(t, c.accountId, 0)
+  t.equal(modelCalls, 1, 'still only the one live call of an earlier test')
+})
