@@ -15,6 +15,9 @@ import { buildOpenApi } from './openapi.ts'
 import { stripeRouter } from './billing/routes.ts'
 import { dashboardRouter } from './dashboard/routes.ts'
 import { usageRouter } from './usage/routes.ts'
+import { requestRecorder } from './requests/record.ts'
+import { requestsRouter } from './requests/routes.ts'
+import { listJobs } from './jobs/list.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
@@ -32,9 +35,13 @@ export function buildApp(services: Services): Koa {
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
 
+  router.get('/v1/jobs', async (ctx) => {
+    const caller = await authenticate(ctx, services.keys)
+    ctx.body = await listJobs(services.db, caller, ctx.query)
+  })
   router.get('/v1/jobs/:id', async (ctx) => {
     const caller = await authenticate(ctx, services.keys)
-    ctx.body = await getJob(services.db, caller.accountId, ctx.params.id!)
+    ctx.body = await getJob(services.db, caller, ctx.params.id!)
   })
   router.get('/v1/account', async (ctx) => {
     const caller = await authenticate(ctx, services.keys)
@@ -75,6 +82,7 @@ export function buildApp(services: Services): Koa {
   const admin = adminRouter(services)
   app.use(requestId)
   app.use(accessLog(services.logger, services.metrics))
+  app.use(requestRecorder(services.requestLog, services.now))
   app.use(errorHandler(services.logger))
   app.use(operatorGate(services.config))
   app.use(router.routes())
@@ -86,7 +94,7 @@ export function buildApp(services: Services): Koa {
       notImplemented: () => new ApiError('method_not_allowed', 'This method is not supported.'),
     }),
   )
-  for (const r of [usageRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
+  for (const r of [usageRouter(services), requestsRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
   app.use(admin.routes())
   app.use(
     admin.allowedMethods({

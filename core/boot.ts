@@ -8,6 +8,7 @@ import { openAIProvider } from './models/provider.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { createLogger } from './observability/log.ts'
 import { createMetrics } from './observability/metrics.ts'
+import { RequestLog } from './requests/record.ts'
 import { loadCapabilities, type Capability } from './registry.ts'
 import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
@@ -52,12 +53,14 @@ export async function boot(
     stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),
     logger,
     metrics: overrides.metrics ?? createMetrics(),
+    requestLog: overrides.requestLog ?? new RequestLog(db.asyncCommit, log),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
   return {
     services,
     async close() {
+      await services.requestLog.flush()
       await limiter.close()
       if (!overrides.db) await db.close()
       await database?.stop()

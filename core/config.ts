@@ -61,6 +61,10 @@ export interface Config {
   logLevel: string
   logPretty: boolean
   metricsToken?: string
+  /** SIGNUP_CREDITS: trial credits of an account opened by a dashboard sign-up (0: none, the production default). */
+  signupCredits: number
+  /** REQUEST_LOG_RETENTION_DAYS: how long GET /v1/requests keeps a call; maintenance prunes older rows. */
+  requestLogRetentionDays: number
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
@@ -140,5 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || defaults.logLevel,
     logPretty: env.LOG_PRETTY === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    signupCredits: int('SIGNUP_CREDITS', env.SIGNUP_CREDITS) ?? defaults.signupCredits,
+    requestLogRetentionDays: int('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS) ?? defaults.requestLogRetentionDays,
   }
 }

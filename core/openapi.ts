@@ -6,6 +6,9 @@ import { AccountSummary } from './accounts/accounts.ts'
 import type { Config } from './config.ts'
 import { ERROR_STATUS, ErrorBody } from './errors.ts'
 import { JobAccepted, JobView } from './jobs/view.ts'
+import { JobsPage, jobsParameters } from './jobs/list.ts'
+import { RequestsPage, requestsParameters } from './requests/routes.ts'
+import { TEST_OUTCOMES } from './testmode/outcomes.ts'
 import { DryRun } from './pipeline/dry-run.ts'
 import { pausedReason } from './pipeline/paused.ts'
 import { UsageResponse, usageParameters } from './usage/routes.ts'
@@ -28,7 +31,7 @@ export interface KernelRoute {
   /** false: no API key (public). */
   authenticated: boolean
   parameters?: object[]
-  response: { name: string; schema: TSchema | object; description: string }
+  response: { name: string; schema: TSchema | object; description: string; example?: unknown }
   /** Error statuses besides 401 and 429 (every authenticated route has them: a bad key, and a client throttled after failed keys). */
   errors?: number[]
 }
@@ -40,6 +43,37 @@ const TAGS = {
 } as const
 
 export const KERNEL_ROUTES: KernelRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/jobs',
+    operationId: 'listJobs',
+    summary: 'List the account’s jobs',
+    description:
+      'Newest first, with a cursor; each job without its result (GET /v1/jobs/{id} has it). A test key lists the jobs of test keys, a live key those of live keys. Free.',
+    tag: 'jobs',
+    authenticated: true,
+    parameters: jobsParameters,
+    response: {
+      name: 'JobsPage',
+      schema: JobsPage,
+      description: 'One page of jobs, newest first',
+      example: {
+        jobs: [
+          {
+            jobId: '0b7e4c52-3f0a-4a43-9d0e-5b8f1c7a2e10',
+            endpoint: '/v1/parse',
+            status: 'succeeded',
+            createdAt: '2026-03-01T10:00:00.000Z',
+            updatedAt: '2026-03-01T10:00:04.120Z',
+            startedAt: '2026-03-01T10:00:00.310Z',
+            finishedAt: '2026-03-01T10:00:04.120Z',
+            requestId: 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3',
+          },
+        ],
+      },
+    },
+    errors: [400],
+  },
   {
     method: 'get',
     path: '/v1/jobs/{id}',
@@ -76,14 +110,63 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     response: { name: 'UsagePage', schema: UsageResponse, description: 'One page of the ledger, newest first' },
     errors: [400],
   },
+  {
+    method: 'get',
+    path: '/v1/requests',
+    operationId: 'listRequests',
+    summary: 'List the account’s requests, served or refused',
+    description:
+      'Every call of the account’s keys (a call with an unknown key excepted), newest first, with a cursor: request id, route, status, error code, credits, latency, Idempotency-Key, key prefix, mode. ' +
+      'A live key reads live calls (mode=test: the test ones), a test key test calls only. Kept for REQUEST_LOG_RETENTION_DAYS (default 30). Reading the log is free and not itself listed.',
+    tag: 'account',
+    authenticated: true,
+    parameters: requestsParameters,
+    response: {
+      name: 'RequestsPage',
+      schema: RequestsPage,
+      description: 'One page of the request log, newest first',
+      example: {
+        requests: [
+          {
+            requestId: 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C4',
+            createdAt: '2026-03-01T10:00:01.000Z',
+            method: 'POST',
+            endpoint: '/v1/classify',
+            status: 200,
+            credits: 2,
+            latencyMs: 812.4,
+            idempotencyKey: 'order-1182',
+            keyId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+            keyPrefix: 'ksk_live_AbC',
+            mode: 'live',
+          },
+          {
+            requestId: 'req_01JNMQ6YFQ2R3S4T5U6V7W8X9Y',
+            createdAt: '2026-03-01T10:00:00.000Z',
+            method: 'POST',
+            endpoint: '/v1/classify',
+            status: 400,
+            errorCode: 'invalid_request',
+            credits: 0,
+            latencyMs: 3.1,
+            keyId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+            keyPrefix: 'ksk_live_AbC',
+            mode: 'live',
+          },
+        ],
+        nextCursor: 'cjoxMjM0',
+      },
+    },
+    errors: [400],
+  },
 ]
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
-const json = (schema: unknown, description: string, headers?: Record<string, unknown>) => ({
+const json = (schema: unknown, description: string, headers?: Record<string, unknown>, example?: unknown) => ({
   description,
   ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 })
 
 const REQUEST_ID = { 'X-Request-Id': header('X-Request-Id') }
@@ -116,11 +199,12 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
         'x-paused': reason !== null,
         ...(reason ? { 'x-paused-reason': reason } : {}),
         security: [{ bearer: [] }],
-        parameters: [{ $ref: '#/components/parameters/DryRun' }, { $ref: '#/components/parameters/IdempotencyKey' }],
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: cap.requestSchema, ...(cap.example ? { example: cap.example.request } : {}) } },
-        },
+        parameters: [
+          { $ref: '#/components/parameters/DryRun' },
+          { $ref: '#/components/parameters/IdempotencyKey' },
+          { $ref: '#/components/parameters/TestOutcome' },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: cap.requestSchema, example: cap.example.request } } },
         responses: {
           '200': {
             description: `The result with usage (${cap.price} credits charged), or a DryRun report when Service-Dry-Run is sent`,
@@ -128,9 +212,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
             content: {
               'application/json': {
                 schema: { anyOf: [withUsage(cap.responseSchema), ref('DryRun')] },
-                ...(cap.example
-                  ? { example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } } }
-                  : {}),
+                example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } },
               },
             },
           },
@@ -157,7 +239,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
         security: route.authenticated ? [{ bearer: [] }] : [],
         ...(route.parameters ? { parameters: route.parameters } : {}),
         responses: {
-          '200': json(ref(route.response.name), route.response.description, REQUEST_ID),
+          '200': json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
           ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
         },
       },
@@ -230,7 +312,12 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
     },
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer ksk_live_…' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer ksk_live_… (spends credits) or ksk_test_… (test mode: the example answer, never a charge or a model call)',
+        },
         webhookSignature: {
           type: 'apiKey',
           in: 'header',
@@ -246,6 +333,15 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
           description:
             'Send 1 (or true) for a quote: authentication, rate limit, pause, validation and the balance check run, and a 200 DryRun report says what the live call would answer. Nothing is charged, no idempotency record, no model call (C3).',
           schema: { type: 'string', enum: ['1', 'true'] },
+        },
+        TestOutcome: {
+          name: 'Service-Test-Outcome',
+          in: 'header',
+          required: false,
+          description:
+            'Test keys (ksk_test_…) only: the call answers this error as a live call would (status, body, Retry-After and RateLimit-* headers), at the stage a live call meets it; ' +
+            'for an async call, inference_failed, unprocessable and internal_error fail the job after its 202. Nothing is charged. A live key sending it gets 400 invalid_request.',
+          schema: { type: 'string', enum: Object.keys(TEST_OUTCOMES) },
         },
         IdempotencyKey: {
           name: 'Idempotency-Key',

@@ -21,6 +21,8 @@ export interface Capability extends CapabilityManifest {
   /** The response as published: nullable properties optional and without null (run/result.ts). */
   responseSchema: JsonSchema
   validateResponse: ValidateFunction
+  /** Checked against both schemas at boot; the published examples and a test-mode key's answer (issue 30). */
+  example: NonNullable<CapabilityManifest['example']>
 }
 
 export class ManifestError extends Error {
@@ -65,6 +67,8 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   if (typeof m.handler !== 'function') fail('handler is missing: export a function (input, ctx) => result.')
   if (!m.request || m.request.type !== 'object') fail('request must be a TypeBox object schema.')
   if (!m.response) fail('response schema is missing.')
+  if (!m.example)
+    fail('example is missing: give a request and the response it would get (published, and what test-mode keys are answered).')
   const unbounded = findUnbounded(m.request, '')
   if (unbounded)
     fail(`request schema at "${unbounded}" has no bound: give strings maxLength, arrays maxItems, open objects maxProperties (C12).`)
@@ -78,14 +82,12 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   try {
     validateRequest = ajv.compile(requestSchema)
     validateResponse = ajv.compile(responseSchema)
-    if (m.example) {
-      const v = ajv.compile(m.request)
-      if (!v(m.example.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
-      // Published as the handler's result would be: unknown values left out.
-      example = { request: m.example.request, response: dropUnknownNulls(responseSchema, m.example.response) }
-      if (!validateResponse(example.response))
-        fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
-    }
+    const v = ajv.compile(m.request)
+    if (!v(m.example!.request)) fail(`example.request does not match the request schema: ${ajv.errorsText(v.errors)}.`)
+    // Published as the handler's result would be: unknown values left out.
+    example = { request: m.example!.request, response: dropUnknownNulls(responseSchema, m.example!.response) }
+    if (!validateResponse(example.response))
+      fail(`example.response does not match the response schema: ${ajv.errorsText(validateResponse.errors)}.`)
   } catch (e) {
     if (e instanceof ManifestError) throw e
     return fail(`schema does not compile: ${(e as Error).message}`)

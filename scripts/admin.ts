@@ -11,6 +11,7 @@ import {
   rotateWebhookSecret,
   setPlan,
   updateKey,
+  type KeyMode,
   type Pack,
   type Plan,
 } from '../core/accounts/accounts.ts'
@@ -18,14 +19,14 @@ import { ApiError } from '../core/errors.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
 const USAGE = `usage: npm run admin -- <command>
-  quickstart [<email>] [--credits <n>]   (an account, trial credits (500) and a key, printed as shell exports:
+  quickstart [<email>] [--credits <n>]   (an account, trial credits (500), a live and a test key, as shell exports:
                                           eval "$(npm run -s admin -- quickstart)")
   account:create <email> [--plan none|developer|team]
   account:get <accountId>
   account:credits <accountId> --pack first|starter|growth|scale
   account:credits <accountId> --credits <n> --reason <text>
   account:plan <accountId> <none|developer|team>
-  key:create <accountId> [--name <name>] [--cap <credits>]
+  key:create <accountId> [--name <name>] [--cap <credits>] [--mode live|test]
   key:cap <keyId> <credits|none>
   key:revoke <keyId>
   webhook-secret <accountId>        (creates or rotates; the secret is shown once)
@@ -46,6 +47,11 @@ function whole(value: string | undefined, what: string): number {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 0) throw new ApiError('invalid_request', `${what} must be a whole number`)
   return n
+}
+
+function keyMode(value: string | undefined): KeyMode {
+  if (value === undefined || value === 'live' || value === 'test') return value ?? 'live'
+  throw new ApiError('invalid_request', '--mode must be live or test')
 }
 
 export async function runAdmin(argv: string[], out: (json: unknown) => void): Promise<number> {
@@ -70,13 +76,15 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         const credits = whole(opts.credits ?? '500', '--credits')
         const funded = await addCredits(db, account.id, { credits, reason: 'quickstart trial credits' }, now)
         const key = await createKey(db, account.id, { name: 'quickstart', monthlySpendCap: null })
+        const testKey = await createKey(db, account.id, { name: 'quickstart (test)', mode: 'test' })
         const base = services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
         out(
           [
-            `# ${account.email}: ${funded.balance} credits; the key is shown only once`,
+            `# ${account.email}: ${funded.balance} credits; the keys are shown only once (TEST_KEY: free, answers each endpoint's example)`,
             `export BASE='${base}'`,
             `export ACCOUNT_ID='${account.id}'`,
             `export KEY='${key.key}'`,
+            `export TEST_KEY='${testKey.key}'`,
           ].join('\n'),
         )
         break
@@ -107,6 +115,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
           await createKey(db, a, {
             ...(opts.name ? { name: opts.name } : {}),
             monthlySpendCap: opts.cap ? whole(opts.cap, '--cap') : null,
+            mode: keyMode(opts.mode),
           }),
         )
         break

@@ -15,16 +15,19 @@ export type Plan = keyof typeof PLANS
 export type Pack = keyof typeof PACKS
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-export const KEY_PREFIX = 'ksk_live_'
+/** A live key spends credits; a test key (issue 30) is served the capability's example and never spends. */
+export type KeyMode = 'live' | 'test'
+export const KEY_MODES: readonly KeyMode[] = ['live', 'test']
+const keyPrefix = (mode: KeyMode) => `ksk_${mode}_`
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key).digest()
 }
 
-function mintKey(): string {
+function mintKey(mode: KeyMode): string {
   let secret = ''
   for (let i = 0; i < 32; i++) secret += BASE62[randomInt(62)]
-  return KEY_PREFIX + secret
+  return keyPrefix(mode) + secret
 }
 
 export interface AccountView {
@@ -53,7 +56,12 @@ function nextMonth(from: Date): Date {
   return d
 }
 
-export async function createAccount(db: Database, input: { email: string; plan?: Plan }, now: Date): Promise<AccountView> {
+/** `signupCredits`: the trial credits of a self-serve sign-up (SIGNUP_CREDITS), granted with the account, so once. */
+export async function createAccount(
+  db: Database,
+  input: { email: string; plan?: Plan; signupCredits?: number },
+  now: Date,
+): Promise<AccountView> {
   const id = randomUUID()
   try {
     await db.tx(async (q) => {
@@ -63,6 +71,7 @@ export async function createAccount(db: Database, input: { email: string; plan?:
         now,
       ])
       if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, now)
+      if (input.signupCredits) await credit(q, id, 'adjustment', input.signupCredits, 'sign-up credits', now)
     })
   } catch (e) {
     if ((e as { code?: string }).code === '23505')
@@ -128,11 +137,18 @@ export interface KeyView {
   id: string
   prefix: string
   name: string | null
+  mode: KeyMode
   monthlySpendCap: number | null
 }
 
-function keyView(k: { id: string; prefix: string; name?: string | null; monthlySpendCap?: string | null }): KeyView {
-  return { id: k.id, prefix: k.prefix, name: k.name ?? null, monthlySpendCap: k.monthlySpendCap == null ? null : Number(k.monthlySpendCap) }
+function keyView(k: { id: string; prefix: string; name?: string | null; mode: KeyMode; monthlySpendCap?: string | null }): KeyView {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name ?? null,
+    mode: k.mode,
+    monthlySpendCap: k.monthlySpendCap == null ? null : Number(k.monthlySpendCap),
+  }
 }
 
 async function requireTeamForSpendCap(db: Query, accountId: string, spendCap: number | null | undefined) {
@@ -141,19 +157,31 @@ async function requireTeamForSpendCap(db: Query, accountId: string, spendCap: nu
   if (account.plan !== 'team') throw new ApiError('plan_required', 'Per-key monthly spend caps need the Team plan.')
 }
 
+/**
+ * A new key, shown once. `box`: a test key is also stored sealed with it, so the dashboard can show it again (live
+ * keys are only ever stored as a hash).
+ */
 export async function createKey(
   db: Database,
   accountId: string,
-  input: { name?: string; monthlySpendCap?: number | null },
+  input: { name?: string; monthlySpendCap?: number | null; mode?: KeyMode },
+  box?: SecretBox,
 ): Promise<KeyView & { key: string }> {
+  const mode = input.mode ?? 'live'
   await getAccount(db, accountId)
+  if (mode === 'test' && input.monthlySpendCap != null)
+    throw new ApiError('invalid_request', 'A test key never spends credits, so it takes no spend cap.', [
+      { path: '/monthlySpendCap', message: 'not for a test key' },
+    ])
   await requireTeamForSpendCap(db, accountId, input.monthlySpendCap)
-  const key = mintKey()
+  const key = mintKey(mode)
   const em = db.orm.em.fork()
   const entity = em.create(ApiKeySchema, {
     id: randomUUID(),
     accountId,
     name: input.name ?? null,
+    mode,
+    sealedKey: mode === 'test' && box ? box.seal(key) : null,
     keyHash: hashKey(key),
     prefix: key.slice(0, 12),
     monthlySpendCap: input.monthlySpendCap == null ? null : String(input.monthlySpendCap),
@@ -167,10 +195,27 @@ export async function updateKey(db: Database, keyId: string, input: { monthlySpe
   const em = db.orm.em.fork()
   const entity = await em.findOne(ApiKeySchema, { id: keyId, revokedAt: null })
   if (!entity) throw new ApiError('not_found', 'No such key.')
+  if (entity.mode === 'test' && input.monthlySpendCap != null)
+    throw new ApiError('invalid_request', 'A test key never spends credits, so it takes no spend cap.')
   await requireTeamForSpendCap(db, entity.accountId, input.monthlySpendCap)
   entity.monthlySpendCap = input.monthlySpendCap == null ? null : String(input.monthlySpendCap)
   await em.flush()
   return keyView(entity)
+}
+
+/** The account's sealed test key `keyId` (one the dashboard minted), opened; null when there is none. */
+export async function openTestKey(
+  db: Query,
+  box: SecretBox,
+  accountId: string,
+  keyId?: string,
+): Promise<{ id: string; key: string } | null> {
+  const [row] = await db.sql<{ id: string; sealed_key: string }>(
+    `select id, sealed_key from api_keys where account_id = ? and sealed_key is not null and revoked_at is null
+        and (?::uuid is null or id = ?::uuid) order by created_at desc limit 1`,
+    [accountId, keyId ?? null, keyId ?? null],
+  )
+  return row ? { id: row.id, key: box.open(row.sealed_key) } : null
 }
 
 export async function revokeKey(db: Database, keyId: string, keys: KeyCache, now: Date): Promise<{ id: string; revokedAt: string }> {
@@ -226,6 +271,7 @@ export async function accountSummary(db: Query, accountId: string): Promise<Stat
 export interface Caller {
   keyId: string
   accountId: string
+  mode: KeyMode
 }
 
 /**
@@ -265,7 +311,7 @@ export class KeyCache {
       await this.failures.penalty(client, 1)
       return null
     }
-    const caller = { keyId: row.id, accountId: row.account_id }
+    const caller: Caller = { keyId: row.id, accountId: row.account_id, mode: row.mode }
     if (this.entries.size > 10_000) this.entries.clear()
     this.entries.set(cacheKey, { caller, hash, until: this.clock() + this.ttlMs })
     return caller
@@ -280,8 +326,8 @@ export class KeyCache {
   }
 
   private async findKey(hash: Buffer) {
-    const [row] = await this.db.sql<{ id: string; account_id: string; key_hash: Buffer }>(
-      `select id, account_id, key_hash from api_keys where key_hash = ? and revoked_at is null`,
+    const [row] = await this.db.sql<{ id: string; account_id: string; key_hash: Buffer; mode: KeyMode }>(
+      `select id, account_id, key_hash, mode from api_keys where key_hash = ? and revoked_at is null`,
       [hash],
     )
     return row && timingSafeEqual(row.key_hash, hash) ? row : undefined

@@ -8,12 +8,14 @@ import {
   createAccount,
   createKey,
   getAccount,
+  KEY_MODES,
   PACKS,
   PLANS,
   revokeKey,
   rotateWebhookSecret,
   setPlan,
   updateKey,
+  type KeyMode,
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
 import { makeBodyReader } from '../pipeline/request.ts'
@@ -38,7 +40,11 @@ export const AdminSchemas = {
   ]),
   plan: Type.Object({ plan: Plan }, { additionalProperties: false }),
   createKey: Type.Object(
-    { name: Type.Optional(Type.String({ maxLength: 200 })), monthlySpendCap: Type.Optional(Type.Union([SpendCap, Type.Null()])) },
+    {
+      name: Type.Optional(Type.String({ maxLength: 200 })),
+      monthlySpendCap: Type.Optional(Type.Union([SpendCap, Type.Null()])),
+      mode: Type.Optional(Type.Union(KEY_MODES.map((m) => Type.Literal(m)))),
+    },
     { additionalProperties: false },
   ),
   updateKey: Type.Object({ monthlySpendCap: Type.Union([SpendCap, Type.Null()]) }, { additionalProperties: false }),
@@ -64,7 +70,7 @@ export function adminRouter(services: Services): Router {
     createAccount: validator<{ email: string; plan?: keyof typeof PLANS }>(AdminSchemas.createAccount),
     credits: validator<{ pack: keyof typeof PACKS } | { credits: number; reason: string }>(AdminSchemas.credits),
     plan: validator<{ plan: keyof typeof PLANS }>(AdminSchemas.plan),
-    createKey: validator<{ name?: string; monthlySpendCap?: number | null }>(AdminSchemas.createKey),
+    createKey: validator<{ name?: string; monthlySpendCap?: number | null; mode?: KeyMode }>(AdminSchemas.createKey),
     updateKey: validator<{ monthlySpendCap: number | null }>(AdminSchemas.updateKey),
   }
   const { db } = services

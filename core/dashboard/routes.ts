@@ -8,6 +8,7 @@ import type { Context, Next } from 'koa'
 import {
   createKey,
   getAccount,
+  openTestKey,
   revokeKey,
   rotateWebhookSecret,
   updateKey,
@@ -22,6 +23,7 @@ import type { Services } from '../services.ts'
 import { dailyTotals, ledgerCsv, listLedger, type UsageFilter } from '../usage/usage.ts'
 import { preSessionToken, PRE_SESSION_COOKIE, tokensMatch } from './csrf.ts'
 import { endSession, loadSession, redeemSignInLink, sendSignInLink, SESSION_TTL_MS, type Session } from './session.ts'
+import { requestsPage, requestsPageData } from './requests-page.ts'
 import * as views from './views.ts'
 
 const SESSION_COOKIE = 'dash_session'
@@ -188,12 +190,14 @@ export function dashboardRouter(services: Services): Router {
         id: string
         prefix: string
         name: string | null
+        mode: 'live' | 'test'
+        revealable: boolean
         monthly_spend_cap: string | null
         month_spend: string
         created_at: string
         revoked_at: string | null
       }>(
-        `select id, prefix, name, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
+        `select id, prefix, name, mode, sealed_key is not null as revealable, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
                 created_at, revoked_at from api_keys where account_id = ? order by created_at desc`,
         [services.now(), accountId],
       )
@@ -201,6 +205,8 @@ export function dashboardRouter(services: Services): Router {
       id: r.id,
       prefix: r.prefix,
       name: r.name,
+      mode: r.mode,
+      revealable: r.revealable,
       monthlySpendCap: r.monthly_spend_cap == null ? null : Number(r.monthly_spend_cap),
       monthSpend: Number(r.month_spend),
       createdAt: new Date(r.created_at).toISOString(),
@@ -226,15 +232,56 @@ export function dashboardRouter(services: Services): Router {
   router.post('/dashboard/keys', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
     const name = (form(ctx).name ?? '').trim().slice(0, 200) || undefined
-    const created = await createKey(db, accountId, { ...(name ? { name } : {}), monthlySpendCap: capOf(form(ctx).monthlySpendCap) })
-    // Rendered in this response, never stored or redirected: the secret is shown once.
+    const mode = form(ctx).mode ?? 'live'
+    if (mode !== 'live' && mode !== 'test') throw new ApiError('invalid_request', 'A key is live or test.')
+    const created = await createKey(
+      db,
+      accountId,
+      { ...(name ? { name } : {}), mode, monthlySpendCap: capOf(form(ctx).monthlySpendCap) },
+      services.secrets,
+    )
+    // Rendered in this response, never redirected: a live key's secret is shown once (a test key's can be shown again).
     page(
       ctx,
       views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan, {
         key: created.key,
         name: created.name,
+        mode,
       }),
     )
+  })
+  router.post('/dashboard/keys/:id/reveal', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const shown = await openTestKey(db, services.secrets, accountId, await ownKey(accountId, ctx.params.id))
+    if (!shown) throw new ApiError('not_found', 'Only test keys made here can be shown again.')
+    const row = (await keyRows(accountId)).find((k) => k.id === shown.id)!
+    page(
+      ctx,
+      views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan, {
+        key: shown.key,
+        name: row.name,
+        mode: 'test',
+        revealed: true,
+      }),
+    )
+  })
+  // /docs "Try it out" is authorized with this test key (core/docs/docs.ts): same origin, the session's cookie,
+  // never cached; a page of another origin cannot read it. An account without one gets one.
+  router.get('/dashboard/docs-key', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const shown =
+      (await openTestKey(db, services.secrets, accountId)) ??
+      (await createKey(db, accountId, { name: 'test key (/docs)', mode: 'test' }, services.secrets))
+    ctx.body = { key: shown.key }
+  })
+
+  // The request log.
+  router.get('/dashboard/requests', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const data = await requestsPageData(db, services.requestLog, accountId, ctx)
+    const keys = (await keyRows(accountId)).map((k) => ({ id: k.id, label: `${k.name ?? 'unnamed'} (${k.prefix}…)` }))
+    const endpoints = [...services.capabilities.keys()].sort()
+    page(ctx, requestsPage(await frame(ctx, 'requests'), { ...data, keys, endpoints }))
   })
   router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
     await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys, services.now())
@@ -261,8 +308,9 @@ export function dashboardRouter(services: Services): Router {
       attempts: number
       updated_at: string
       last_code: number | null
+      mode: 'live' | 'test'
     }>(
-      `select d.id, d.job_id, j.endpoint, d.event, d.url, d.status, d.attempts, d.updated_at,
+      `select d.id, d.job_id, j.endpoint, j.mode, d.event, d.url, d.status, d.attempts, d.updated_at,
               (select a.status_code from webhook_attempts a where a.delivery_id = d.id order by a.attempt desc limit 1) as last_code
          from webhook_deliveries d join jobs j on j.id = d.job_id
         where d.account_id = ? order by d.created_at desc limit 25`,
@@ -272,6 +320,7 @@ export function dashboardRouter(services: Services): Router {
       id: r.id,
       jobId: r.job_id,
       endpoint: r.endpoint,
+      mode: r.mode,
       event: r.event,
       url: r.url,
       status: r.status,

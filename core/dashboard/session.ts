@@ -1,9 +1,10 @@
 // Dashboard sign-in: a one-time link by email (15 minutes, stored as SHA-256), then a session cookie whose
 // id is stored hashed too. Each session carries its CSRF token. The first sign-in of an email opens its
-// account (self-serve sign-up); the account starts with no credits, as every account does.
+// account (self-serve sign-up) with SIGNUP_CREDITS trial credits (default 0) and a test key (ksk_test_…, sealed so
+// the dashboard and /docs can show it), so a first call needs no purchase (issue 30).
 import { createHash, randomBytes } from 'node:crypto'
-import { createAccount } from '../accounts/accounts.ts'
-import type { Database, Query } from '../db/database.ts'
+import { createAccount, createKey } from '../accounts/accounts.ts'
+import type { Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
 
 export const LINK_TTL_MS = 15 * 60_000
@@ -35,7 +36,7 @@ export async function redeemSignInLink(services: Services, secret: string): Prom
     [services.now(), sha256(secret), services.now()],
   )
   if (!link) return null
-  const accountId = await accountFor(db, link.email, services.now())
+  const accountId = await accountFor(services, link.email)
   const sessionId = token()
   await db.sql(`insert into dashboard_sessions (id_hash, account_id, csrf_token, expires_at) values (?, ?, ?, ?)`, [
     sha256(sessionId),
@@ -46,12 +47,15 @@ export async function redeemSignInLink(services: Services, secret: string): Prom
   return { sessionId, accountId }
 }
 
-async function accountFor(db: Database, email: string, now: Date): Promise<string> {
+async function accountFor(services: Services, email: string): Promise<string> {
+  const { db } = services
   const find = async () => (await db.sql(`select id from accounts where email = ?`, [email]))[0]?.id as string | undefined
   const existing = await find()
   if (existing) return existing
   try {
-    return (await createAccount(db, { email }, now)).id
+    const { id } = await createAccount(db, { email, signupCredits: services.config.signupCredits }, services.now())
+    await createKey(db, id, { name: 'test key (sign-up)', mode: 'test' }, services.secrets)
+    return id
   } catch (e) {
     const raced = await find()
     if (raced) return raced

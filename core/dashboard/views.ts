@@ -4,7 +4,7 @@ import { PACK_PRICE_CENTS, PLAN_PRICE_CENTS, RECHARGE_PACKS } from '../billing/b
 import type { DailyTotal, LedgerEntry, UsageFilter } from '../usage/usage.ts'
 import { html, trusted, type Html } from './html.ts'
 
-export type Page = 'overview' | 'keys' | 'webhooks' | 'usage' | 'billing'
+export type Page = 'overview' | 'keys' | 'webhooks' | 'usage' | 'requests' | 'billing'
 
 export interface Frame {
   email: string
@@ -19,6 +19,7 @@ const NAV: [Page, string, string][] = [
   ['keys', 'API keys', '/dashboard/keys'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
   ['usage', 'Usage', '/dashboard/usage'],
+  ['requests', 'Requests', '/dashboard/requests'],
   ['billing', 'Billing', '/dashboard/billing'],
 ]
 
@@ -229,13 +230,21 @@ export interface KeyRow {
   id: string
   prefix: string
   name: string | null
+  mode: 'live' | 'test'
+  /** A test key the dashboard can show again (sealed). */
+  revealable: boolean
   monthlySpendCap: number | null
   monthSpend: number
   createdAt: string
   revokedAt: string | null
 }
 
-export function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: { key: string; name: string | null }): string {
+export function keysPage(
+  frame: Frame,
+  keys: KeyRow[],
+  plan: Plan,
+  created?: { key: string; name: string | null; mode: 'live' | 'test'; revealed?: boolean },
+): string {
   const active = keys.filter((k) => !k.revokedAt)
   const revoked = keys.filter((k) => k.revokedAt)
   return layout(
@@ -244,8 +253,14 @@ export function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: { k
     html`${
         created
           ? html`<section class="card reveal" id="new-key">
-              <h2>Your new key${created.name ? html` “${created.name}”` : ''}</h2>
-              <p>Copy it now: it is shown <strong>only once</strong>. We store a hash, so it cannot be shown again.</p>
+              <h2>${created.revealed ? 'Your test key' : 'Your new key'}${created.name ? html` “${created.name}”` : ''}</h2>
+              ${
+                created.mode === 'test'
+                  ? html`<p>
+                      A test key: calls answer the endpoint's example, never charge and never call a model. You can show it again here.
+                    </p>`
+                  : html`<p>Copy it now: it is shown <strong>only once</strong>. We store a hash, so it cannot be shown again.</p>`
+              }
               <code class="secret" data-testid="new-key">${created.key}</code>
             </section>`
           : ''
@@ -255,6 +270,12 @@ export function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: { k
         <form method="post" action="/dashboard/keys" class="row">
           ${csrfField(frame.csrf)}
           <label>Name<input name="name" maxlength="200" placeholder="e.g. production" /></label>
+          <label
+            >Mode<select name="mode">
+              <option value="live">Live (spends credits)</option>
+              <option value="test">Test (free, example answers)</option>
+            </select></label
+          >
           ${plan === 'team' ? html`<label>Monthly spend cap <span class="muted">(credits, optional)</span><input name="monthlySpendCap" inputmode="numeric" pattern="[0-9]*" /></label>` : ''}
           <button class="primary">Create key</button>
         </form>
@@ -272,6 +293,7 @@ export function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: { k
                   <tr>
                     <th>Name</th>
                     <th>Key</th>
+                    <th>Mode</th>
                     <th>Created</th>
                     <th>Spent this month</th>
                     ${plan === 'team' ? html`<th>Monthly cap</th>` : ''}
@@ -284,6 +306,7 @@ export function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: { k
                       html`<tr data-key-id="${k.id}">
                         <td>${k.name ?? html`<span class="muted">unnamed</span>`}</td>
                         <td><code>${k.prefix}…</code></td>
+                        <td><span class="pill ${k.mode === 'test' ? 'pending' : 'on'}">${k.mode}</span></td>
                         <td>${when(k.createdAt)}</td>
                         <td>${credits(k.monthSpend)}</td>
                         ${
@@ -303,6 +326,7 @@ export function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: { k
                             : ''
                         }
                         <td class="right">
+                          ${k.revealable ? html`<form method="post" action="/dashboard/keys/${k.id}/reveal" class="inline">${csrfField(frame.csrf)}<button>Show</button></form>` : ''}
                           <form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline">
                             ${csrfField(frame.csrf)}<button class="danger">Revoke</button>
                           </form>
@@ -347,6 +371,8 @@ export interface DeliveryRow {
   id: string
   jobId: string
   endpoint: string
+  /** A test key's job (issue 30) is marked, so its deliveries are not taken for live ones. */
+  mode: 'live' | 'test'
   event: string
   url: string
   status: string
@@ -408,7 +434,10 @@ export function webhooksPage(
                     (x) =>
                       html`<tr>
                         <td>${when(x.updatedAt)}</td>
-                        <td><code>${x.endpoint}</code> <span class="muted small">${x.jobId.slice(0, 8)}</span></td>
+                        <td>
+                          <code>${x.endpoint}</code> <span class="muted small">${x.jobId.slice(0, 8)}</span>
+                          ${x.mode === 'test' ? html`<span class="pill pending">test</span>` : ''}
+                        </td>
                         <td>${x.event}</td>
                         <td class="url">${x.url}</td>
                         <td><span class="pill ${x.status}">${x.status}${x.lastStatusCode ? ` · ${x.lastStatusCode}` : ''}</span></td>

@@ -35,6 +35,8 @@ export interface ApiKey {
   id: string
   accountId: string
   name?: string | null
+  mode: 'live' | 'test'
+  sealedKey?: string | null
   keyHash: Buffer
   prefix: string
   monthlySpendCap?: string | null
@@ -49,6 +51,8 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
     id: { type: 'uuid', primary: true },
     accountId: { type: 'uuid', fieldName: 'account_id' },
     name: { type: 'text', nullable: true },
+    mode: { type: 'text' },
+    sealedKey: { type: 'text', nullable: true, fieldName: 'sealed_key', lazy: true },
     keyHash: { type: 'blob', fieldName: 'key_hash', lazy: true },
     prefix: { type: 'text' },
     monthlySpendCap: { type: 'bigint', nullable: true, fieldName: 'monthly_spend_cap' },

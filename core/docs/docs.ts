@@ -1,7 +1,8 @@
 // GET /docs: the API reference, rendered in the browser from /v1/openapi.json by Swagger UI (swagger-ui-dist
 // from npm, no runtime dependencies, served from here: no CDN, works offline). The CSP keeps every request on
 // this origin. The prose reference (docs/api.md) and the curl/Python examples (docs/examples.md) are linked
-// from the page and served as Markdown.
+// from the page and served as Markdown. Signed in to the dashboard, "Try it out" is authorized with the account's
+// test key (issue 30): calls from the reference are free and never reach a model.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -44,6 +45,12 @@ const init = `window.ui = SwaggerUIBundle({
   defaultModelsExpandDepth: 0,
   validatorUrl: null,
   tryItOutEnabled: false,
+  // The dashboard session's test key, when there is one (a signed-out visitor is redirected, and enters a key).
+  onComplete: () =>
+    fetch('/dashboard/docs-key', { credentials: 'same-origin', redirect: 'manual' })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((body) => body && body.key && window.ui.preauthorizeApiKey('bearer', body.key))
+      .catch(() => {}),
 })
 `
 

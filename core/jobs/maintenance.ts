@@ -1,8 +1,9 @@
 // The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals,
-// expired dashboard sign-in links and sessions.
+// expired dashboard sign-in links and sessions, request log rows past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
+import { pruneRequestLog } from '../requests/list.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
 import { failStaleJobs, type StaleJobsReport } from './stale.ts'
@@ -14,6 +15,7 @@ export interface MaintenanceReport extends StaleJobsReport {
   idempotencyRecordsRemoved: number
   plansRenewed: number
   signInRowsRemoved: number
+  requestLogRowsRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -23,5 +25,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
-  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved }
+  const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
+  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved, requestLogRowsRemoved }
 }

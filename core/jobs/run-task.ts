@@ -71,7 +71,7 @@ export function runCapabilityTask(services: Services) {
 }
 
 /** What the client is told: a refusal's own code and message, anything unexpected as a free internal error. */
-function jobError(e: unknown): JobError {
+export function jobError(e: unknown): JobError {
   return e instanceof ApiError && e.status !== 500
     ? { code: e.code, message: e.message }
     : { code: 'internal_error', message: 'The job failed on our side; nothing was charged.' }

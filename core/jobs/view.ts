@@ -88,9 +88,14 @@ export function jobView(jobRow: Row): JobView {
   }
 }
 
-/** The owner's job; anything else, malformed ids included, is the same 404 (C7). */
-export async function getJob(db: Query, accountId: string, id: string): Promise<JobView> {
-  const [row] = UUID.test(id) ? await db.sql(`select * from jobs where id = ? and account_id = ?`, [id, accountId]) : []
+/**
+ * The owner's job, of the calling key's mode (a test key's jobs and live jobs are apart); anything else,
+ * malformed ids included, is the same 404 (C7).
+ */
+export async function getJob(db: Query, caller: { accountId: string; mode: 'live' | 'test' }, id: string): Promise<JobView> {
+  const [row] = UUID.test(id)
+    ? await db.sql(`select * from jobs where id = ? and account_id = ? and mode = ?`, [id, caller.accountId, caller.mode])
+    : []
   if (!row) throw new ApiError('not_found', 'No such job.')
   return jobView(row)
 }

@@ -1,4 +1,4 @@
-// Stage 1 (C9): `Authorization: Bearer ksk_live_…` (the scheme is case-insensitive, RFC 9110), looked up by
+// Stage 1 (C9): `Authorization: Bearer ksk_live_…` (or ksk_test_…) (the scheme is case-insensitive, RFC 9110), looked up by
 // its SHA-256. A client whose keys keep failing is refused for a while (429) before any lookup.
 import type { Context } from 'koa'
 import type { Caller, KeyCache } from '../accounts/accounts.ts'
@@ -21,8 +21,10 @@ export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller
   const caller = token ? await keys.lookup(token, ctx.ip) : null
   if (!caller)
     throw new ApiError('unauthorized', header ? 'The API key is not valid.' : 'Send your API key as "Authorization: Bearer <key>".')
-  // For the access line: the account and the key's public prefix (as GET /v1/account lists it), never the key.
+  // For the access line and the request log: the account, the key and its public prefix, never the key itself.
   ctx.state.accountId = caller.accountId
+  ctx.state.keyId = caller.keyId
+  ctx.state.keyMode = caller.mode
   ctx.state.keyPrefix = token!.slice(0, 12)
   return caller
 }

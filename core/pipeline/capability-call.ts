@@ -9,6 +9,8 @@ import type { Capability } from '../registry.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
+import { testModeCall } from '../testmode/call.ts'
+import { requestedOutcome } from '../testmode/outcomes.ts'
 import { balances, capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
 import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
@@ -28,11 +30,14 @@ export function capabilityCall(capability: Capability, services: Services): Midd
     checkPaused(services.config, capability) // 3
     return readRequest(ctx, capability, services, readBody, mode) // 4
   }
+  const testCall = testModeCall(capability, services)
 
   return async (ctx) => {
     const requestId = ctx.state.requestId as string
     const caller = await authenticate(ctx, services.keys) // 1
     await throttle(ctx, services.limiter, capability.name, caller.keyId, perMinute) // 2
+    if (caller.mode === 'test') return testCall(ctx, caller, (mode) => admit(ctx, mode)) // the example, never a charge
+    requestedOutcome(ctx, 'live') // refuses Service-Test-Outcome
     const mode = dryRunMode(ctx)
     if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
     const call = await admit(ctx, mode) // 3, 4

@@ -37,13 +37,28 @@ export async function reportDryRun(
   admit: () => Promise<CallRequest>,
 ): Promise<void> {
   const quoted = await quote(services.db, caller.accountId, caller.keyId, capability.price, services.now())
-  let liveStatus: number
-  let error: Static<typeof DryRun>['error']
-  try {
+  await answerDryRun(ctx, capability, { balance: quoted.available, charge: capability.price }, async () => {
     const call = await admit() // 3, 4
     if (quoted.refusal) throw spendRefusal(capability, { refusal: quoted.refusal, available: quoted.available }) // 6
     requireProvider(capability, services.provider) // 7
-    liveStatus = call.async ? 202 : 200
+    return call.async ? 202 : 200
+  })
+}
+
+/**
+ * The DryRun report of `stages`, which answer the status the live call would get or throw its refusal; `charge`
+ * is what a success would charge (a test key's calls: 0).
+ */
+export async function answerDryRun(
+  ctx: Context,
+  capability: Capability,
+  money: { balance: number; charge: number },
+  stages: () => Promise<200 | 202>,
+): Promise<void> {
+  let liveStatus: number
+  let error: Static<typeof DryRun>['error']
+  try {
+    liveStatus = await stages()
   } catch (e) {
     if (!(e instanceof ApiError)) throw e
     liveStatus = e.status
@@ -54,9 +69,9 @@ export async function reportDryRun(
     dryRun: true,
     endpoint: `/v1/${capability.name}`,
     liveStatus,
-    wouldCharge: liveStatus === 200 || liveStatus === 202 ? capability.price : 0,
+    wouldCharge: error ? 0 : money.charge,
     price: capability.price,
-    balance: quoted.available,
+    balance: money.balance,
     ...(error ? { error } : {}),
   }
   ctx.body = report

@@ -9,9 +9,12 @@ export async function throttle(ctx: Context, limiter: RateLimiter, endpoint: str
   ctx.set('RateLimit-Limit', String(d.limit))
   ctx.set('RateLimit-Remaining', String(d.remaining))
   ctx.set('RateLimit-Reset', String(d.resetSeconds))
-  if (!d.allowed) {
-    throw new ApiError('rate_limited', `Rate limit of ${d.limit} calls per minute reached for this key on this endpoint.`, undefined, {
-      'Retry-After': String(d.resetSeconds),
-    })
-  }
+  if (!d.allowed) throw rateLimited(d.limit, d.resetSeconds)
+}
+
+/** The 429 of stage 2, worded once for the limiter and for a test key's simulated outcome. */
+export function rateLimited(limit: number, resetSeconds: number): ApiError {
+  return new ApiError('rate_limited', `Rate limit of ${limit} calls per minute reached for this key on this endpoint.`, undefined, {
+    'Retry-After': String(resetSeconds),
+  })
 }

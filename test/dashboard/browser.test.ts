@@ -62,11 +62,11 @@ t.test('create a key, see it once, use it, revoke it', async (t) => {
   await shot('2-key-created')
   await page.goto(`${app.url}/dashboard/keys`)
   t.notOk((await page.content()).includes(key), 'gone after a reload')
-  t.equal(await page.locator('tr[data-key-id]').count(), 1)
+  t.equal(await page.locator('tr[data-key-id]').count(), 2, 'the new key and the test key of the sign-up')
   t.equal((await app.call('/v1/account', { key })).status, 200)
   await page.click('tr[data-key-id] button:has-text("Revoke")')
   await page.waitForSelector('text=The key is revoked')
-  t.equal(await page.locator('tr[data-key-id]').count(), 0)
+  t.equal(await page.locator('tr[data-key-id]').count(), 1)
   t.equal((await app.call('/v1/account', { key })).status, 401)
   await shot('3-keys')
 })
@@ -127,4 +127,18 @@ t.test('overview chart and usage ledger with calls on the account', async (t) =>
   let body = ''
   for await (const chunk of csv) body += chunk
   t.equal(body.trim().split('\r\n').length, 9, 'header and 8 translate charges')
+
+  await page.click('nav >> text=Requests')
+  t.equal(await page.locator('table.requests tbody tr').count(), 17, 'the 16 calls and the key check of the keys test')
+  await page.selectOption('select[name=endpoint]', 'summarize')
+  await page.click('button:has-text("Apply")')
+  t.equal(await page.locator('table.requests tbody tr').count(), 5)
+  await shot('9-requests')
+})
+
+t.test('/docs "Try it out" is authorized with the signed-in account’s test key', async (t) => {
+  await page.goto(`${app.url}/docs`)
+  await page.waitForSelector('.btn.authorize.locked', { timeout: 20_000 })
+  t.pass('the reference is authorized without typing a key')
+  await shot('10-docs')
 })

@@ -289,3 +289,44 @@ t.test('maintenance removes expired sign-in links and sessions', async (t) => {
   app.services.now = now
   t.equal((await c.get('/dashboard')).headers.get('location'), '/dashboard/login', 'the session has ended')
 })
+
+t.test('sign-up reaches a first call: SIGNUP_CREDITS and a test key; the Requests page shows live and test apart', async (t) => {
+  app.services.config.signupCredits = 25
+  t.teardown(() => void (app.services.config.signupCredits = 0))
+  const c = await signIn('newcomer@example.test')
+  const [account] = await app.services.db.sql(`select id, balance from accounts where email = 'newcomer@example.test'`)
+  t.equal(Number(account!.balance), 25, 'the trial credits, granted with the account')
+  await app.expectLedger(t, account!.id, 25)
+  const again = await signIn('newcomer@example.test')
+  t.ok(again, 'a second sign-in …')
+  await app.expectLedger(t, account!.id, 25) // … grants nothing again
+
+  const keys = await c.get('/dashboard/keys')
+  const testKeyId = /data-key-id="([0-9a-f-]{36})"[\s\S]*?>test</.exec(keys.text)?.[1]
+  t.ok(testKeyId, 'the sign-up test key is listed as a test key')
+  t.notOk(/ksk_test_[0-9A-Za-z]{32}/.test(keys.text), 'not shown until asked')
+  const shown = await c.post(`/dashboard/keys/${testKeyId}/reveal`)
+  const testKey = /data-testid="new-key">(ksk_test_[0-9A-Za-z]{32})</.exec(shown.text)![1]!
+  const docsKey = await c.get('/dashboard/docs-key')
+  t.same(JSON.parse(docsKey.text), { key: testKey }, '/docs "Try it out" gets the same test key')
+  t.equal(docsKey.headers.get('cache-control'), 'no-store')
+  t.equal((await new Client(app).get('/dashboard/docs-key')).status, 302, 'signed out: no key')
+
+  const first = await app.call('/v1/echo-test', { key: testKey, body: { text: 'first call' } })
+  t.equal(first.status, 200)
+  t.equal(first.body.usage.credits, 0)
+  const live = await c.post('/dashboard/keys', { name: 'prod', mode: 'live' })
+  const liveKey = /data-testid="new-key">(ksk_live_[0-9A-Za-z]{32})</.exec(live.text)![1]!
+  const paid = await app.call('/v1/echo-test', { key: liveKey, body: { text: 'paid' } })
+  t.equal(paid.status, 200)
+  await app.expectLedger(t, account!.id, 22)
+
+  const liveLog = await c.get('/dashboard/requests')
+  t.equal(liveLog.status, 200)
+  t.ok(liveLog.text.includes(paid.headers.get('x-request-id')!), 'the live call')
+  t.notOk(liveLog.text.includes(first.headers.get('x-request-id')!), 'not the test call')
+  const testLog = await c.get('/dashboard/requests?mode=test&status=2xx')
+  t.ok(testLog.text.includes(first.headers.get('x-request-id')!), 'the test call, under Test')
+  t.notOk(testLog.text.includes(paid.headers.get('x-request-id')!))
+  t.equal((await c.post('/dashboard/keys', { mode: 'sandbox' })).status, 400)
+})

@@ -65,7 +65,7 @@ t.test('account, packs, plans, keys, caps, revocation, webhook secret', async (t
   t.equal((await app.call('/v1/account', { key: key.body.key })).body.plan, 'team')
 
   res = await admin(`/admin/keys/${key.body.id}`, { method: 'PATCH', body: { monthlySpendCap: null } })
-  t.same(res.body, { id: key.body.id, prefix: key.body.prefix, name: 'ci', monthlySpendCap: null })
+  t.same(res.body, { id: key.body.id, prefix: key.body.prefix, name: 'ci', mode: 'live', monthlySpendCap: null })
   res = await admin(`/admin/keys/${key.body.id}`, { method: 'DELETE' })
   t.match(res.body, { id: key.body.id, revokedAt: String })
   t.equal((await app.call('/v1/account', { key: key.body.key })).status, 401, 'revoked at once')
@@ -118,9 +118,16 @@ t.test('the CLI runs the same operations and prints one JSON object each', async
       .filter((line) => line.startsWith('export '))
       .map((line) => /^export (\w+)='([^']*)'$/.exec(line)!.slice(1, 3)),
   )
-  t.same(Object.keys(exports).sort(), ['ACCOUNT_ID', 'BASE', 'KEY'])
+  t.same(Object.keys(exports).sort(), ['ACCOUNT_ID', 'BASE', 'KEY', 'TEST_KEY'])
   const quick = await app.call('/v1/account', { key: exports.KEY })
   t.match(quick.body, { id: exports.ACCOUNT_ID, balance: 500 }, 'the exported key works and the account has its trial credits')
+  t.match(exports.TEST_KEY, /^ksk_test_/)
+  const trial = await app.call('/v1/classify', {
+    key: exports.TEST_KEY,
+    body: { text: 'I was charged twice', labels: ['billing', 'technical'] },
+  })
+  t.equal(trial.status, 200, 'the exported test key answers a first call')
+  t.equal(trial.body.usage.credits, 0, 'free')
   t.equal(await runAdmin(['quickstart', '--credits', '20'], print), 0, 'the email is optional')
   t.match(out.at(-1), /: 20 credits;/)
 })

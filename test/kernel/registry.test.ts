@@ -26,6 +26,7 @@ export default defineCapability({
   request: ${request},
   response: Type.Object({ ok: Type.Boolean() }),
   handler: async () => ({ ok: true }),
+  example: { request: { text: 'hi' }, response: { ok: true } },
   ${over}
 })`
 
@@ -98,6 +99,8 @@ const refusals: Array<[string, Record<string, string>, RegExp]> = [
     /example\.request does not match/,
   ],
   ['an unknown model role', { good: manifest(`model: 'oracle' as any`) }, /model must be null or one of/],
+  // Test-mode keys are answered with it (issue 30), so every capability has one.
+  ['a manifest without an example', { good: manifest(`example: undefined`) }, /example is missing/],
 ]
 
 for (const [what, folders, message] of refusals) {

@@ -1,0 +1,109 @@
+// Reading the request log (GET /v1/requests, the dashboard's Requests page): newest first, with a cursor and
+// filters, always within one account and one mode. Retention: maintenance removes rows past the configured days.
+import { Type, type Static } from '@sinclair/typebox'
+import type { KeyMode } from '../accounts/accounts.ts'
+import type { Query } from '../db/database.ts'
+import { ApiError } from '../errors.ts'
+
+const DateTime = Type.String({ format: 'date-time' })
+
+/** One call, as GET /v1/requests lists it; published as components.schemas.RequestLogEntry. */
+export const RequestLogEntry = Type.Object(
+  {
+    requestId: Type.String({ description: 'the X-Request-Id of the call (req_…)' }),
+    createdAt: DateTime,
+    method: Type.String(),
+    endpoint: Type.String({ description: 'the route, e.g. /v1/classify or /v1/jobs/{id}' }),
+    status: Type.Integer({ description: 'the HTTP status answered' }),
+    errorCode: Type.Optional(Type.String({ description: 'the error code of a refusal (C2)' })),
+    credits: Type.Integer({ minimum: 0, description: 'credits this request charged (an async job is charged when it succeeds)' }),
+    latencyMs: Type.Number({ minimum: 0, description: 'time from receiving the request to answering it' }),
+    idempotencyKey: Type.Optional(Type.String()),
+    keyId: Type.String({ format: 'uuid' }),
+    keyPrefix: Type.String({ description: 'the first 12 characters of the key, as the dashboard shows them' }),
+    mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  },
+  { additionalProperties: false },
+)
+export type RequestLogEntry = Static<typeof RequestLogEntry>
+
+export interface RequestFilter {
+  mode: KeyMode
+  endpoint?: string
+  /** An exact status (404) or a class (4 for 4xx). */
+  status?: { exact: number } | { class: number }
+  keyId?: string
+  from?: Date
+  to?: Date
+}
+
+const encodeCursor = (id: string) => Buffer.from(`r:${id}`).toString('base64url')
+
+function decodeCursor(cursor: string): string {
+  const m = /^r:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString())
+  if (!m) throw new ApiError('invalid_request', 'The cursor is not valid.', [{ path: '/cursor', message: 'not a cursor from this API' }])
+  return m[1]!
+}
+
+interface Row {
+  id: string
+  request_id: string
+  created_at: string
+  method: string
+  endpoint: string
+  status: number
+  error_code: string | null
+  credits: string
+  latency_ms: number
+  idempotency_key: string | null
+  key_id: string
+  key_prefix: string
+  mode: KeyMode
+}
+
+export async function listRequests(
+  db: Query,
+  accountId: string,
+  f: RequestFilter,
+  page: { cursor?: string; limit: number },
+): Promise<{ requests: RequestLogEntry[]; nextCursor?: string }> {
+  const conditions: Array<[string, unknown]> = [
+    ['account_id = ?', accountId],
+    ['mode = ?', f.mode],
+  ]
+  if (f.endpoint) conditions.push(['endpoint = ?', f.endpoint])
+  if (f.status && 'exact' in f.status) conditions.push(['status = ?', f.status.exact])
+  if (f.status && 'class' in f.status) conditions.push(['status / 100 = ?', f.status.class])
+  if (f.keyId) conditions.push(['key_id = ?::uuid', f.keyId])
+  if (f.from) conditions.push(['created_at >= ?', f.from])
+  if (f.to) conditions.push(['created_at < ?', f.to])
+  if (page.cursor) conditions.push(['id < ?', decodeCursor(page.cursor)])
+  const rows = await db.sql<Row>(`select * from request_log where ${conditions.map(([c]) => c).join(' and ')} order by id desc limit ?`, [
+    ...conditions.map(([, p]) => p),
+    page.limit + 1,
+  ])
+  const requests = rows.slice(0, page.limit).map((r): RequestLogEntry => ({
+    requestId: r.request_id,
+    createdAt: new Date(r.created_at).toISOString(),
+    method: r.method,
+    endpoint: r.endpoint,
+    status: r.status,
+    ...(r.error_code ? { errorCode: r.error_code } : {}),
+    credits: Number(r.credits),
+    latencyMs: r.latency_ms,
+    ...(r.idempotency_key !== null ? { idempotencyKey: r.idempotency_key } : {}),
+    keyId: r.key_id,
+    keyPrefix: r.key_prefix,
+    mode: r.mode,
+  }))
+  return rows.length > page.limit ? { requests, nextCursor: encodeCursor(rows[page.limit - 1]!.id) } : { requests }
+}
+
+/** Maintenance: rows older than the retention (REQUEST_LOG_RETENTION_DAYS). */
+export async function pruneRequestLog(db: Query, now: Date, retentionDays: number): Promise<number> {
+  const [row] = await db.sql<{ n: number }>(
+    `with d as (delete from request_log where created_at < ? returning 1) select count(*)::int as n from d`,
+    [new Date(now.getTime() - retentionDays * 86400_000)],
+  )
+  return row?.n ?? 0
+}

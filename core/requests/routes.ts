@@ -1,0 +1,85 @@
+// GET /v1/requests (bearer key, free): the account's request log, newest first. A live key reads the live
+// calls (or, with mode=test, the test ones); a test key reads test calls only, so a key handed out for
+// experiments never shows what live keys did.
+import type Router from '@koa/router'
+import { Type, type Static } from '@sinclair/typebox'
+import { ApiError } from '../errors.ts'
+import { authenticate } from '../pipeline/auth.ts'
+import { strictRouter } from '../pipeline/routing.ts'
+import type { Services } from '../services.ts'
+import { ajv, formatErrors } from '../validation.ts'
+import { listRequests, RequestLogEntry, type RequestFilter } from './list.ts'
+
+const DateTime = Type.String({ format: 'date-time' })
+
+export const RequestsQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
+    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|1\\d\\d|200)$', description: '1–200, default 50' })),
+    endpoint: Type.Optional(
+      Type.String({
+        pattern: '^(?:/v1/)?[a-z0-9-]{1,64}(?:/\\{id\\})?$',
+        description: 'the route: a capability (classify or /v1/classify) or e.g. /v1/jobs/{id}',
+      }),
+    ),
+    status: Type.Optional(Type.String({ pattern: '^[1-5](?:\\d\\d|xx)$', description: 'an exact status (402) or a class (4xx)' })),
+    keyId: Type.Optional(Type.String({ format: 'uuid' })),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('live'), Type.Literal('test')], { description: "default: the calling key's; a test key reads test only" }),
+    ),
+    from: Type.Optional(DateTime),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
+  },
+  { additionalProperties: false },
+)
+
+export const RequestsPage = Type.Object(
+  {
+    requests: Type.Array(RequestLogEntry),
+    nextCursor: Type.Optional(Type.String({ description: 'Pass as cursor for the next (older) page; absent on the last page' })),
+  },
+  { additionalProperties: false },
+)
+
+/** The query parameters as OpenAPI publishes them (core/openapi.ts lists the route in KERNEL_ROUTES). */
+export const requestsParameters = Object.entries(RequestsQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+}))
+
+const checkQuery = ajv.compile(RequestsQuery)
+
+/** The filter of a checked query; a test key asking for live calls is refused. */
+export function requestFilter(q: Static<typeof RequestsQuery>, keyMode: 'live' | 'test'): RequestFilter {
+  if (keyMode === 'test' && q.mode === 'live')
+    throw new ApiError('invalid_request', 'A test key reads the test-mode log only.', [{ path: '/mode', message: 'live with a test key' }])
+  const status = q.status?.endsWith('xx') ? { class: Number(q.status[0]) } : q.status ? { exact: Number(q.status) } : undefined
+  return {
+    mode: q.mode ?? keyMode,
+    ...(q.endpoint ? { endpoint: q.endpoint.startsWith('/v1/') ? q.endpoint : `/v1/${q.endpoint}` } : {}),
+    ...(status ? { status } : {}),
+    ...(q.keyId ? { keyId: q.keyId } : {}),
+    ...(q.from ? { from: new Date(q.from) } : {}),
+    ...(q.to ? { to: new Date(q.to) } : {}),
+  }
+}
+
+export function requestsRouter(services: Services): Router {
+  const router = strictRouter()
+  router.get('/v1/requests', async (ctx) => {
+    const caller = await authenticate(ctx, services.keys)
+    const query = { ...ctx.query }
+    if (!checkQuery(query)) throw new ApiError('invalid_request', 'The query does not match the schema.', formatErrors(checkQuery.errors))
+    const q = query as Static<typeof RequestsQuery>
+    const filter = requestFilter(q, caller.mode)
+    await services.requestLog.flush() // the calls this process answered just before are listed
+    const page: Static<typeof RequestsPage> = await listRequests(services.db, caller.accountId, filter, {
+      limit: q.limit ? Number(q.limit) : 50,
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    })
+    ctx.body = page
+  })
+  return router
+}

@@ -1,0 +1,73 @@
+// Service-Test-Outcome (issue 30): a test key's call answers the named error as a live call would answer it,
+// with its status, body and headers, at the stage where the live call meets it: a 429 before the body is read,
+// a refusal of the money or the key after validation, a model failure where the model would run (for an async
+// call: the job fails, after its 202). Each error is the one the live stage throws, taken from that stage.
+import type { Context } from 'koa'
+import type { KeyMode } from '../accounts/accounts.ts'
+import { ApiError, type ErrorCode } from '../errors.ts'
+import { answerClaimed } from '../idempotency/idempotency.ts'
+import { spendRefusal } from '../pipeline/spend.ts'
+import { rateLimited } from '../pipeline/throttle.ts'
+import type { Capability } from '../registry.ts'
+
+export type OutcomeStage = 'throttle' | 'admission' | 'run'
+
+export interface TestOutcome {
+  stage: OutcomeStage
+  error(ctx: Context, capability: Capability): ApiError
+}
+
+/** The error a live stage throws, from the stage itself (its words and headers stay the live ones). */
+function thrownBy(stage: () => void): ApiError {
+  try {
+    stage()
+  } catch (e) {
+    if (e instanceof ApiError) return e
+    throw e
+  }
+  throw new Error('the stage did not refuse')
+}
+
+export const TEST_OUTCOMES: Record<string, TestOutcome> = {
+  rate_limited: {
+    stage: 'throttle',
+    error: (ctx) => {
+      ctx.set('RateLimit-Remaining', '0')
+      return rateLimited(Number(ctx.response.get('RateLimit-Limit')), Number(ctx.response.get('RateLimit-Reset')))
+    },
+  },
+  insufficient_credits: { stage: 'admission', error: (_, cap) => spendRefusal(cap, { refusal: 'insufficient', available: 0 }) },
+  spend_cap_reached: { stage: 'admission', error: (_, cap) => spendRefusal(cap, { refusal: 'spend_cap' }) },
+  idempotency_key_in_use: { stage: 'admission', error: (ctx) => thrownBy(() => answerClaimed(ctx, { outcome: 'in_use' })) },
+  idempotency_key_reused: { stage: 'admission', error: (ctx) => thrownBy(() => answerClaimed(ctx, { outcome: 'reused' })) },
+  inference_unavailable: { stage: 'admission', error: () => simulated('inference_unavailable', 'The model provider is unavailable') },
+  inference_failed: { stage: 'run', error: () => simulated('inference_failed', 'The model provider failed') },
+  unprocessable: { stage: 'run', error: () => simulated('unprocessable', 'The input cannot be processed') },
+  internal_error: { stage: 'run', error: () => simulated('internal_error', 'Something went wrong on our side') },
+}
+
+/** Where the live words depend on the model or the input, the simulation says what it is. */
+function simulated(code: ErrorCode, what: string): ApiError {
+  return new ApiError(code, `${what} (simulated by Service-Test-Outcome); nothing was charged.`)
+}
+
+const HEADER = 'service-test-outcome'
+
+/**
+ * The outcome a call asks for, or null. Only a test key may ask: on a live key the header is refused rather
+ * than ignored, so a client never believes it simulated what a live key really did.
+ */
+export function requestedOutcome(ctx: Context, mode: KeyMode): TestOutcome | null {
+  const raw = ctx.headers[HEADER]
+  if (raw === undefined) return null
+  const outcome = typeof raw === 'string' && Object.hasOwn(TEST_OUTCOMES, raw) ? TEST_OUTCOMES[raw]! : null
+  if (mode === 'live')
+    throw new ApiError('invalid_request', 'Service-Test-Outcome is for test keys (ksk_test_…) only.', [
+      { path: 'header:Service-Test-Outcome', message: 'not allowed with a live key' },
+    ])
+  if (!outcome)
+    throw new ApiError('invalid_request', `Service-Test-Outcome must be one of ${Object.keys(TEST_OUTCOMES).join(', ')}.`, [
+      { path: 'header:Service-Test-Outcome', message: 'not a simulated outcome' },
+    ])
+  return outcome
+}

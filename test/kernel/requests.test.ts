@@ -1,0 +1,207 @@
+// The request log (GET /v1/requests, issue 30) and the job list (GET /v1/jobs): every call of a known key,
+// served or refused, with what a customer needs to find it again; newest first with a cursor; test and live
+// apart; pruned by maintenance after the retention. Every answer is checked against the published document.
+import t from 'tap'
+import { createKey } from '../../core/accounts/accounts.ts'
+import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { startTestApp, testCapability } from '../helpers/app.ts'
+import { jobCapability } from '../helpers/job-capabilities.ts'
+
+let clock = Date.now()
+const app = await startTestApp(t, {
+  capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 2 }), jobCapability],
+  now: () => new Date(clock),
+  config: { requestLogRetentionDays: 30 },
+})
+
+t.test('a 400 and a 200 made just before are listed, newest first, with their request ids', async (t) => {
+  const c = await app.customer(20)
+  const bad = await app.call('/v1/alpha', { key: c.key, body: { text: '' } })
+  t.equal(bad.status, 400)
+  const ok = await app.call('/v1/alpha', { key: c.key, body: { text: 'hi' }, headers: { 'idempotency-key': 'order-1' } })
+  t.equal(ok.status, 200)
+  const res = await app.call('/v1/requests', { key: c.key })
+  t.equal(res.status, 200)
+  t.match(res.body.requests, [
+    {
+      requestId: ok.headers.get('x-request-id'),
+      method: 'POST',
+      endpoint: '/v1/alpha',
+      status: 200,
+      credits: 3,
+      latencyMs: Number,
+      idempotencyKey: 'order-1',
+      keyId: c.keyId,
+      keyPrefix: c.key.slice(0, 12),
+      mode: 'live',
+    },
+    { requestId: bad.body.error.requestId, endpoint: '/v1/alpha', status: 400, errorCode: 'invalid_request', credits: 0 },
+  ])
+  t.equal(res.body.requests.length, 2, 'reading the log is not itself listed')
+  t.notOk('errorCode' in res.body.requests[0], 'no code on a success')
+  t.notOk('nextCursor' in res.body)
+})
+
+t.test('refusals of a known key are listed; a call with an unknown key is not anyone’s to list', async (t) => {
+  const c = await app.customer(0)
+  const broke = await app.call('/v1/alpha', { key: c.key, body: { text: 'hi' } })
+  t.equal(broke.status, 402)
+  await app.call('/v1/alpha', { key: 'ksk_live_' + 'n'.repeat(32), body: { text: 'hi' } })
+  const account = await app.call('/v1/account', { key: c.key })
+  const listed = (await app.call('/v1/requests', { key: c.key })).body.requests
+  t.match(listed, [
+    { requestId: account.headers.get('x-request-id'), method: 'GET', endpoint: '/v1/account', status: 200 },
+    { requestId: broke.body.error.requestId, status: 402, errorCode: 'insufficient_credits', credits: 0 },
+  ])
+  t.equal(listed.length, 2)
+  const [row] = await app.services.db.sql(`select count(*)::int as n from request_log where key_prefix = 'ksk_live_nnn'`)
+  t.equal(row!.n, 0, 'the unknown key left no row')
+})
+
+t.test('filters: endpoint, status, key, time; a cursor pages through', async (t) => {
+  const c = await app.customer(100)
+  const second = await createKey(app.services.db, c.accountId, { name: 'second' })
+  const started = new Date(clock).toISOString()
+  for (let i = 0; i < 3; i++) await app.call('/v1/alpha', { key: c.key, body: { text: `a${i}` } })
+  await app.call('/v1/beta', { key: second.key, body: { text: 'b' } })
+  await app.call('/v1/beta', { key: c.key, body: { nope: 1 } })
+  const list = async (query: string) => (await app.call(`/v1/requests${query}`, { key: c.key })).body
+  t.equal((await list('?endpoint=alpha')).requests.length, 3)
+  t.equal((await list('?endpoint=/v1/beta')).requests.length, 2)
+  t.same(
+    (await list('?status=4xx')).requests.map((r: any) => r.status),
+    [400],
+  )
+  t.equal((await list('?status=200')).requests.length, 4)
+  t.same(
+    (await list(`?keyId=${second.id}`)).requests.map((r: any) => r.endpoint),
+    ['/v1/beta'],
+  )
+  t.equal((await list(`?from=${encodeURIComponent(started)}&to=${encodeURIComponent(started)}`)).requests.length, 0, 'to is exclusive')
+
+  const first = await list('?limit=2')
+  t.equal(first.requests.length, 2)
+  t.type(first.nextCursor, 'string')
+  const next = await list(`?limit=2&cursor=${first.nextCursor}`)
+  const last = await list(`?limit=2&cursor=${next.nextCursor}`)
+  const all = (await list('')).requests.map((r: any) => r.requestId)
+  t.same(
+    [...first.requests, ...next.requests, ...last.requests].map((r: any) => r.requestId),
+    all,
+    'the pages are the list, in order',
+  )
+  t.notOk('nextCursor' in last)
+
+  for (const query of ['?status=99', '?limit=0', '?mode=sandbox', '?cursor=bm9wZQ', '?surprise=1']) {
+    const res = await app.call(`/v1/requests${query}`, { key: c.key })
+    t.equal(res.status, 400, query)
+    t.equal(res.body.error.code, 'invalid_request', query)
+  }
+})
+
+t.test('test and live calls are apart: a test key reads test calls only', async (t) => {
+  const c = await app.customer(10)
+  const test = await createKey(app.services.db, c.accountId, { mode: 'test' })
+  await app.call('/v1/alpha', { key: c.key, body: { text: 'live' } })
+  const sandbox = await app.call('/v1/alpha', { key: test.key, body: { text: 'test' } })
+  const asTest = (await app.call('/v1/requests', { key: test.key })).body.requests
+  t.match(asTest, [{ requestId: sandbox.headers.get('x-request-id'), mode: 'test', credits: 0, keyPrefix: /^ksk_test_/ }])
+  t.equal(asTest.length, 1)
+  t.equal((await app.call('/v1/requests?mode=live', { key: test.key })).status, 400, 'a test key cannot read live calls')
+  const asLive = (await app.call('/v1/requests', { key: c.key })).body.requests
+  t.same(
+    asLive.map((r: any) => r.mode),
+    ['live'],
+  )
+  t.equal((await app.call('/v1/requests?mode=test', { key: c.key })).body.requests.length, 1, 'a live key may look at test calls')
+})
+
+t.test('maintenance prunes rows older than the retention', async (t) => {
+  const c = await app.customer(10)
+  await app.call('/v1/alpha', { key: c.key, body: { text: 'old' } })
+  await app.services.requestLog.flush()
+  clock += 31 * 86400_000
+  await app.call('/v1/alpha', { key: c.key, body: { text: 'new' } })
+  await app.services.requestLog.flush()
+  const report = await runMaintenance(app.services)
+  t.ok(report.requestLogRowsRemoved >= 1)
+  const left = (await app.call('/v1/requests', { key: c.key })).body.requests
+  t.same(
+    left.map((r: any) => r.status),
+    [200],
+    'the call of 31 days ago is gone',
+  )
+})
+
+t.test('GET /v1/jobs lists the account’s jobs newest first, without results, with a cursor', async (t) => {
+  const c = await app.customer(100)
+  const other = await app.customer(100)
+  const ids: string[] = []
+  for (let i = 0; i < 3; i++) {
+    clock += 1000
+    ids.unshift((await app.call('/v1/jobdoc', { key: c.key, body: { text: `j${i}`, async: true } })).body.jobId)
+  }
+  await app.call('/v1/jobdoc', { key: other.key, body: { text: 'not mine', async: true } })
+  const first = await app.call('/v1/jobs?limit=2', { key: c.key })
+  t.equal(first.status, 200)
+  t.match(first.body.jobs, [
+    { jobId: ids[0], endpoint: '/v1/jobdoc', status: 'queued' },
+    { jobId: ids[1], endpoint: '/v1/jobdoc', status: 'queued' },
+  ])
+  const rest = await app.call(`/v1/jobs?limit=2&cursor=${first.body.nextCursor}`, { key: c.key })
+  t.same(
+    rest.body.jobs.map((j: any) => j.jobId),
+    [ids[2]],
+  )
+  t.notOk('nextCursor' in rest.body)
+  t.same((await app.call('/v1/jobs?status=succeeded', { key: c.key })).body.jobs, [])
+  t.equal((await app.call('/v1/jobs?endpoint=parse', { key: c.key })).body.jobs.length, 0)
+  t.equal((await app.call('/v1/jobs?cursor=xyz', { key: c.key })).status, 400)
+})
+
+t.test('the writer: one statement per group of calls; a read waits only for the rows before it, even under steady traffic', async (t) => {
+  const { RequestLog } = await import('../../core/requests/record.ts')
+  const statements: number[] = []
+  const slowDb = {
+    sql: async (_text: string, params: unknown[] = []) => {
+      await new Promise((r) => setTimeout(r, 5))
+      statements.push((params[0] as unknown[]).length)
+      return []
+    },
+  }
+  const log = new RequestLog(slowDb, () => {})
+  const row = (i: number) => ({
+    accountId: '00000000-0000-4000-8000-000000000000',
+    keyId: '00000000-0000-4000-8000-000000000001',
+    keyPrefix: 'ksk_live_abc',
+    mode: 'live' as const,
+    requestId: `req_${i}`,
+    method: 'POST',
+    endpoint: '/v1/alpha',
+    status: 200,
+    errorCode: null,
+    credits: 3,
+    latencyMs: 1,
+    idempotencyKey: null,
+    at: new Date(),
+  })
+  let i = 0
+  for (; i < 50; i++) log.record(row(i))
+  await new Promise((r) => setTimeout(r, 150))
+  t.same(statements, [50], '50 calls in one statement')
+  // Steady traffic: a row every millisecond never lets the writer idle; a read still returns.
+  const traffic = setInterval(() => log.record(row(i++)), 1)
+  await new Promise((r) => setTimeout(r, 50))
+  const before = i
+  await log.flush()
+  const written = statements.reduce((s, n) => s + n, 0)
+  clearInterval(traffic)
+  t.ok(written >= before, `the ${before} rows recorded before the read are written (${written})`)
+  await log.flush()
+  t.equal(
+    statements.reduce((s, n) => s + n, 0),
+    i,
+    'every row, once',
+  )
+  t.ok(statements.length < i / 5, `grouped: ${statements.length} statements for ${i} rows`)
+})
