@@ -55,6 +55,8 @@ export async function boot(
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
+  const breakers = provider.breakers?.() ?? []
+  services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {
     services,
     async close() {
