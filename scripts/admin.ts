@@ -13,6 +13,7 @@ import {
   type Pack,
   type Plan,
 } from '../core/accounts/accounts.ts'
+import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
@@ -26,7 +27,8 @@ const USAGE = `usage: npm run admin -- <command>
   key:cap <keyId> <credits|none>
   key:revoke <keyId>
   webhook-secret <accountId>        (creates or rotates; the secret is shown once)
-  deliveries <jobId>                (webhook attempts of a job)`
+  deliveries <jobId>                (webhook attempts of a job)
+  costs [--from <date>] [--to <date>]   (revenue, provider cost and margin; default: this UTC month)`
 
 function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
   const positional: string[] = []
@@ -48,18 +50,28 @@ function whole(value: string | undefined, what: string): number {
 export async function runAdmin(argv: string[], out: (json: unknown) => void): Promise<number> {
   const [command, ...rest] = argv
   const {
-    positional: [a, b],
+    positional: [arg, b],
     opts,
   } = flags(rest)
-  if (!command || !a) {
+  // Every command but `costs` names what it acts on.
+  if (!command || (!arg && command !== 'costs')) {
     console.error(USAGE)
     return 2
   }
+  const a = arg ?? ''
   const booted = await boot(loadConfig(), { capabilities: new Map(), log: () => {} })
   const { services } = booted
   const { db } = services
   try {
     switch (command) {
+      case 'costs':
+        out(
+          await costReport(
+            db,
+            costPeriod({ ...(opts.from ? { from: opts.from } : {}), ...(opts.to ? { to: opts.to } : {}) }, services.now()),
+          ),
+        )
+        break
       case 'account:create':
         out(await createAccount(db, { email: a, plan: (opts.plan ?? 'none') as Plan }, services.now()))
         break

@@ -77,7 +77,10 @@ export function tokenUsage(u: LanguageModelV4Usage): TokenUsage {
 export function costUsd(price: ModelPrice | null, t: TokenUsage): number | null {
   if (!price) return null
   const cached = Math.min(t.cachedInput, t.input)
-  return ((t.input - cached) * price.inputPerMTok + cached * (price.cachedInputPerMTok ?? price.inputPerMTok) + t.output * price.outputPerMTok) / 1e6
+  return (
+    ((t.input - cached) * price.inputPerMTok + cached * (price.cachedInputPerMTok ?? price.inputPerMTok) + t.output * price.outputPerMTok) /
+    1e6
+  )
 }
 
 /**
@@ -114,7 +117,13 @@ export async function tryLinks<T extends { usage: LanguageModelV4Usage }>(
       link.breaker.openUntil = 0
       if (meter) {
         const tokens = tokenUsage(result.usage)
-        meter.attempt({ ...names(link), outcome: 'ok', seconds: (performance.now() - started) / 1000, tokens, costUsd: costUsd(link.price, tokens) })
+        meter.attempt({
+          ...names(link),
+          outcome: 'ok',
+          seconds: (performance.now() - started) / 1000,
+          tokens,
+          costUsd: costUsd(link.price, tokens),
+        })
       }
       return result
     } catch (e) {

@@ -103,7 +103,7 @@ for (const wire of ['responses', 'chat'] as const) {
       const before = fake.requests.length
       const again = await call(c.key)
       t.equal(again.status, 502)
-      t.match(again.headers.get('retry-after'), /^[1-7]$/, 'the time left of the provider\'s Retry-After')
+      t.match(again.headers.get('retry-after'), /^[1-7]$/, "the time left of the provider's Retry-After")
       t.equal(fake.requests.length, before, 'the provider is not asked again before its Retry-After')
       t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
     })
