@@ -14,10 +14,11 @@ import { closedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions
 const MODEL = 'gpt-4.1-mini' // priced by config/prices.json
 const table = loadConfig({}).ai.prices![MODEL]!
 const answerSchema = Type.Object({ answer: Type.String({ maxLength: 100 }) }, { additionalProperties: false })
-const capability = (name: string, price = 3) =>
+const capability = (name: string, price = 3, async = false) =>
   testCapability({
     name,
     price,
+    async,
     ratePerMinute: 10_000,
     response: answerSchema,
     handler: async (input: any, ctx) => ctx.ai.object({ system: 'Answer.', content: input.text }),
@@ -252,4 +253,37 @@ t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capab
     t.notMatch(seen.text, /cost|token/i, `${path} says nothing of provider cost`)
   }
   t.equal((await app.call('/admin/costs', { key: c.key })).status, 401, 'an API key does not open /admin/costs')
+})
+
+t.test("an async job's provider requests are recorded against the job and its usage event, served by the fallback", async (t) => {
+  const { primary, fallback } = await fakes(t, { failure: 'server_error' })
+  const full = { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: primary.baseURL, AI_FALLBACK_BASE_URL: fallback.baseURL, AI_MODEL: MODEL }
+  const app = await startTestApp(t, {
+    env: full,
+    capabilities: [capability('later', 3, true)],
+    provider: openAIProvider(loadConfig(full).ai),
+    worker: true,
+  })
+  const c = await app.customer(3)
+  const accepted = await app.call('/v1/later', { body: { text: 'q', async: true }, key: c.key })
+  t.equal(accepted.status, 202)
+  let job: any
+  for (let i = 0; i < 150 && job?.status !== 'succeeded' && job?.status !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    job = (await app.call(`/v1/jobs/${accepted.body.jobId}`, { key: c.key })).body
+  }
+  t.equal(job.status, 'succeeded')
+  await app.expectLedger(t, c.accountId, 0)
+  const rows = await app.services.db.sql(
+    `select m.provider, m.outcome, m.input_tokens, m.output_tokens, m.cost_usd::float8 as usd
+       from model_requests m join jobs j on j.request_id = m.request_id join usage_events u on u.request_id = j.request_id
+      where j.id = ? order by m.id`,
+    [accepted.body.jobId],
+  )
+  const [served] = fallback.usage
+  t.match(rows, [
+    { provider: 'primary', outcome: 'server_error', input_tokens: null, usd: null },
+    { provider: 'fallback', outcome: 'ok', input_tokens: served!.inputTokens, output_tokens: served!.outputTokens },
+  ])
+  t.ok(Math.abs(rows[1]!.usd - (served!.inputTokens * table.inputPerMTok + served!.outputTokens * table.outputPerMTok) / 1e6) < 1e-12)
 })
