@@ -5,6 +5,7 @@ import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
+import { modelRequestLog } from './models/usage.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { createLogger } from './observability/log.ts'
 import { createMetrics } from './observability/metrics.ts'
@@ -52,6 +53,7 @@ export async function boot(
     stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),
     logger,
     metrics: overrides.metrics ?? createMetrics(),
+    modelRequests: modelRequestLog(db.asyncCommit, logger),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
@@ -60,6 +62,7 @@ export async function boot(
   return {
     services,
     async close() {
+      await services.modelRequests.close()
       await limiter.close()
       if (!overrides.db) await db.close()
       await database?.stop()

@@ -102,6 +102,7 @@ export function adminRouter(services: Services): Router {
     ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets, services.now())
   })
   router.get('/costs', async (ctx) => {
+    await services.modelRequests.flush() // this process's latest requests; the others' follow within 250 ms
     ctx.body = await costReport(db, costPeriod(ctx.query, services.now()))
   })
   router.get('/jobs/:id/deliveries', async (ctx) => {

@@ -30,7 +30,7 @@ export function capabilityContext(
           { ...deadline, meter: usage.meter },
         )
       } finally {
-        await usage.flush()
+        usage.record()
       }
     })
   return {

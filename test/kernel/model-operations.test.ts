@@ -104,6 +104,7 @@ for (const wire of ['responses', 'chat'] as const) {
         // Tokens and cost: the fallback's reported usage × the table's prices.
         const reported = fallback.usage.reduce((s, u) => ({ in: s.in + u.inputTokens, out: s.out + u.outputTokens }), { in: 0, out: 0 })
         const expectedUsd = (reported.in * table.inputPerMTok + reported.out * table.outputPerMTok) / 1e6
+        await app.services.modelRequests.flush() // written in batches (250 ms); /admin/costs flushes by itself
         const [answered] = await app.services.db.sql(
           `select count(*)::int as n, sum(input_tokens)::int as tin, sum(output_tokens)::int as tout, sum(cost_usd)::float8 as usd
              from model_requests where provider = 'fallback' and outcome = 'ok' and model = ?`,
@@ -274,6 +275,7 @@ t.test("an async job's provider requests are recorded against the job and its us
   }
   t.equal(job.status, 'succeeded')
   await app.expectLedger(t, c.accountId, 0)
+  await app.services.modelRequests.flush()
   const rows = await app.services.db.sql(
     `select m.provider, m.outcome, m.input_tokens, m.output_tokens, m.cost_usd::float8 as usd
        from model_requests m join jobs j on j.request_id = m.request_id join usage_events u on u.request_id = j.request_id
