@@ -289,3 +289,36 @@ t.test("an async job's provider requests are recorded against the job and its us
   ])
   t.ok(Math.abs(rows[1]!.usd - (served!.inputTokens * table.inputPerMTok + served!.outputTokens * table.outputPerMTok) / 1e6) < 1e-12)
 })
+
+t.test('a provider that asked to wait is tried again once its Retry-After has passed', async (t) => {
+  const { primary, fallback } = await fakes(t, { failure: 'rate_limited', retryAfterSeconds: 1 })
+  const app = await appWith(t, { OPENAI_BASE_URL: primary.baseURL, AI_FALLBACK_BASE_URL: fallback.baseURL })
+  const c = await app.customer(9)
+  const ask = async () => (await app.call('/v1/asks', { body: { text: 'q' }, key: c.key })).body.answer
+  t.equal(await ask(), 'from the fallback')
+  t.equal(await ask(), 'from the fallback')
+  t.equal(primary.requests.length, 1, 'skipped while it said to wait')
+  primary.set({ failure: undefined })
+  await new Promise((r) => setTimeout(r, 1100))
+  t.equal(await ask(), 'from the primary', 'and asked first again after it')
+  await app.expectLedger(t, c.accountId, 0)
+})
+
+t.test('the configuration refuses what it cannot use, in one line', async (t) => {
+  t.throws(() => loadConfig({ AI_ROUTES: '["summarize"]' }), { name: 'Error', message: /AI_ROUTES must be a JSON object/ })
+  t.throws(() => loadConfig({ AI_ROUTES: '{"summarize": 3}' }), { message: /AI_ROUTES/ })
+  t.throws(() => loadConfig({ AI_PRICES: '{"m": {"inputPerMTok": 1}}' }), { message: /AI_PRICES must be/ })
+  t.throws(() => loadConfig({ AI_PRICES: '{"m": {"inputPerMTok": -1, "outputPerMTok": 1}}' }), { message: /AI_PRICES/ })
+  t.throws(() => loadConfig({ AI_FALLBACK_BASE_URL: 'http://x/v1', AI_FALLBACK_WIRE_API: 'grpc' }), { message: /AI_FALLBACK_WIRE_API/ })
+  t.throws(() => loadConfig({ AI_ATTEMPT_TIMEOUT_MS: '1.5s' }), { message: /AI_ATTEMPT_TIMEOUT_MS/ })
+  const ai = loadConfig({
+    AI_PRICES: '{"gpt-4.1-mini": {"inputPerMTok": 9, "outputPerMTok": 9}, "m9": {"inputPerMTok": 1, "outputPerMTok": 2}}',
+  }).ai
+  t.same(ai.prices!['gpt-4.1-mini'], { inputPerMTok: 9, outputPerMTok: 9 }, 'AI_PRICES overrides the table')
+  t.same(ai.prices!['m9'], { inputPerMTok: 1, outputPerMTok: 2 })
+  t.same(ai.prices!['gpt-4o'], loadConfig({}).ai.prices!['gpt-4o'], 'the rest of the table stays')
+  t.same(loadConfig({}).ai.fallbacks, [], 'no fallback unless configured')
+  t.match(loadConfig({ AI_FALLBACK_BASE_URL: 'http://x/v1', AI_FALLBACK_MODEL: 'other' }).ai.fallbacks, [
+    { name: 'fallback', baseURL: 'http://x/v1', model: 'other', wireApi: 'responses' },
+  ])
+})
