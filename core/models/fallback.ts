@@ -107,7 +107,11 @@ export async function tryLinks<T extends { usage: LanguageModelV4Usage }>(
   let previous: ModelLink | null = null
   for (let i = 0; i <= last; i++) {
     const link = links[i]!
-    if (i < last && link.breaker.isOpen(now)) continue
+    // A provider still inside its Retry-After is passed over: the call moves on as if it had failed.
+    if (i < last && link.breaker.isOpen(now)) {
+      previous = link
+      continue
+    }
     if (previous) meter?.fallback(previous.provider, link.provider)
     const started = performance.now()
     // The last link that can answer needs no timer of its own: the call's deadline bounds it.

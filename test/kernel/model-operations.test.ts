@@ -126,7 +126,7 @@ for (const wire of ['responses', 'chat'] as const) {
         t.equal(metric(metrics, 'ai_provider_tokens_total', { provider: 'fallback', model: MODEL, kind: 'output' }), reported.out)
         t.equal(metric(metrics, 'ai_provider_requests_total', { provider: 'fallback', model: MODEL, outcome: 'ok' }), 20)
         t.equal(metric(metrics, 'ai_provider_requests_total', { provider: 'primary', model: MODEL, outcome: failure.outcome }), failed!.n)
-        t.equal(metric(metrics, 'ai_provider_fallbacks_total', { from: 'primary', to: 'fallback' }), failed!.n)
+        t.equal(metric(metrics, 'ai_provider_fallbacks_total', { from: 'primary', to: 'fallback' }), 20, 'each call moved once')
         t.equal(
           metric(metrics, 'ai_provider_breaker_open', { provider: 'primary' }),
           failure.outcome === 'rate_limited' ? 1 : 0,
@@ -154,6 +154,12 @@ for (const wire of ['responses', 'chat'] as const) {
           await app.topUp(c.accountId, 3)
           t.equal((await app.call('/v1/asks', { body: { text: 'later' }, key: c.key })).status, 200)
           t.equal(primary.requests.length, asked, 'the primary is left alone until its Retry-After')
+          const after = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret' } })).text
+          t.equal(
+            metric(after, 'ai_provider_fallbacks_total', { from: 'primary', to: 'fallback' }),
+            21,
+            'passing over a waiting provider counts as a move',
+          )
         }
       })
     }
