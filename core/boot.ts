@@ -5,6 +5,7 @@ import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
+import { modelRequestLog } from './models/usage.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { createLogger } from './observability/log.ts'
 import { createMetrics } from './observability/metrics.ts'
@@ -54,13 +55,17 @@ export async function boot(
     logger,
     metrics: overrides.metrics ?? createMetrics(),
     requestLog: overrides.requestLog ?? new RequestLog(db.asyncCommit, log),
+    modelRequests: modelRequestLog(db.asyncCommit, logger),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
+  const breakers = provider.breakers?.() ?? []
+  services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {
     services,
     async close() {
       await services.requestLog.flush()
+      await services.modelRequests.close()
       await limiter.close()
       if (!overrides.db) await db.close()
       await database?.stop()

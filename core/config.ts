@@ -16,6 +16,33 @@ export interface AiConfig {
   /** Structured outputs sent with `strict: true` (AI_STRICT_SCHEMAS=false for servers that refuse it). */
   strictSchemas?: boolean
   models: { text: string; image: string; speech: string; transcription: string; embedding?: string }
+  /** Capability name → model name (AI_ROUTES over config/defaults.json); capabilities not named keep their role's model. */
+  routes?: Record<string, string>
+  /** The providers a text call moves to, in order, when the one before fails (429, 5xx, connection, timeout, context length). */
+  fallbacks?: FallbackProvider[]
+  /** The time one attempt may take before the call moves to the next provider (the last one gets the call's deadline). */
+  attemptTimeoutMs?: number
+  /** USD per million tokens by model name: config/prices.json with AI_PRICES over it. */
+  prices?: Record<string, ModelPrice>
+}
+
+export interface FallbackProvider {
+  /** The provider's label in metrics, logs and the cost report. */
+  name: string
+  baseURL?: string
+  apiKey?: string
+  /** In config/: the environment variable holding the key (keys never live in the file). */
+  apiKeyEnv?: string
+  wireApi?: 'responses' | 'chat'
+  /** The text model asked there; unset: the model the route chose at the primary. */
+  model?: string
+}
+
+export interface ModelPrice {
+  inputPerMTok: number
+  outputPerMTok: number
+  /** Cached input tokens; unset: priced as input. */
+  cachedInputPerMTok?: number
 }
 
 export interface BillingConfig {
@@ -68,6 +95,10 @@ export interface Config {
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
+/** The built-in price table: `{source, date, models: {name: ModelPrice}}`. */
+const priceTable = JSON.parse(readFileSync(new URL('../config/prices.json', import.meta.url), 'utf8')) as {
+  models: Record<string, ModelPrice>
+}
 
 function json<T>(name: string, raw: string | undefined): T | undefined {
   if (raw === undefined || raw === '') return undefined
@@ -92,9 +123,59 @@ function stripeApi(raw: string | undefined): BillingConfig['api'] {
   return { host: u.hostname, port: Number(u.port || (protocol === 'http' ? 80 : 443)), protocol }
 }
 
+function wireApi(name: string, raw: string | undefined, fallback: 'responses' | 'chat'): 'responses' | 'chat' {
+  const wire = raw || fallback
+  if (wire !== 'responses' && wire !== 'chat') throw new BootRefusal(`${name} must be "responses" or "chat", got "${wire}"`)
+  return wire
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function routes(raw: string | undefined): Record<string, string> {
+  const parsed = json<unknown>('AI_ROUTES', raw) ?? {}
+  if (!isRecord(parsed) || Object.values(parsed).some((m) => typeof m !== 'string' || !m))
+    throw new BootRefusal('AI_ROUTES must be a JSON object of capability name → model name')
+  return { ...defaults.ai.routes, ...(parsed as Record<string, string>) }
+}
+
+function prices(raw: string | undefined): Record<string, ModelPrice> {
+  const parsed = json<unknown>('AI_PRICES', raw) ?? {}
+  const price = (p: unknown) =>
+    isRecord(p) &&
+    ['inputPerMTok', 'outputPerMTok', 'cachedInputPerMTok'].every((k) => p[k] === undefined || (typeof p[k] === 'number' && p[k] >= 0)) &&
+    p.inputPerMTok !== undefined &&
+    p.outputPerMTok !== undefined
+  if (!isRecord(parsed) || !Object.values(parsed).every(price))
+    throw new BootRefusal('AI_PRICES must be a JSON object of model → {"inputPerMTok": n, "outputPerMTok": n} (USD per million tokens)')
+  return { ...priceTable.models, ...(parsed as Record<string, ModelPrice>) }
+}
+
+/** AI_FALLBACK_BASE_URL first, then the providers of config/defaults.json, their keys read from their apiKeyEnv. */
+function fallbacks(env: NodeJS.ProcessEnv, wire: 'responses' | 'chat'): FallbackProvider[] {
+  const fromEnv: FallbackProvider[] = env.AI_FALLBACK_BASE_URL
+    ? [
+        {
+          name: 'fallback',
+          baseURL: env.AI_FALLBACK_BASE_URL,
+          ...(env.AI_FALLBACK_API_KEY ? { apiKey: env.AI_FALLBACK_API_KEY } : {}),
+          wireApi: wireApi('AI_FALLBACK_WIRE_API', env.AI_FALLBACK_WIRE_API, wire),
+          ...(env.AI_FALLBACK_MODEL ? { model: env.AI_FALLBACK_MODEL } : {}),
+        },
+      ]
+    : []
+  const fromFile = (defaults.ai.fallbacks ?? []).map((f) => ({
+    ...f,
+    ...(f.apiKeyEnv && env[f.apiKeyEnv] ? { apiKey: env[f.apiKeyEnv] } : {}),
+    wireApi: f.wireApi ?? wire,
+  }))
+  const all = [...fromEnv, ...fromFile]
+  const names = new Set(['primary', ...all.map((f) => f.name)])
+  if (names.size !== all.length + 1) throw new BootRefusal('Each fallback provider needs its own name (and not "primary")')
+  return all
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const wire = env.AI_WIRE_API ?? defaults.ai.wireApi
-  if (wire !== 'responses' && wire !== 'chat') throw new BootRefusal(`AI_WIRE_API must be "responses" or "chat", got "${wire}"`)
+  const wire = wireApi('AI_WIRE_API', env.AI_WIRE_API, defaults.ai.wireApi)
   const delays = env.WEBHOOK_RETRY_DELAYS?.split(',').map((s) => int('WEBHOOK_RETRY_DELAYS', s.trim()) ?? 0)
   return {
     ...defaults,
@@ -128,6 +209,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         // Embeddings are opt-in: without them memory search uses full-text ranking.
         embedding: env.AI_EMBEDDING_MODEL || undefined,
       },
+      routes: routes(env.AI_ROUTES),
+      fallbacks: fallbacks(env, wire),
+      attemptTimeoutMs: int('AI_ATTEMPT_TIMEOUT_MS', env.AI_ATTEMPT_TIMEOUT_MS) ?? defaults.ai.attemptTimeoutMs!,
+      prices: prices(env.AI_PRICES),
     },
     billing: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,

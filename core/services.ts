@@ -11,6 +11,7 @@ import type { Mailer } from './mail.ts'
 import type Stripe from 'stripe'
 import type { Logger } from './observability/log.ts'
 import type { Metrics } from './observability/metrics.ts'
+import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
@@ -41,4 +42,6 @@ export interface Services {
   metrics: Metrics
   /** The customer's request log (GET /v1/requests), written in groups. */
   requestLog: RequestLog
+  /** Every provider request of this process, written to model_requests in batches (issue 28). */
+  modelRequests: ModelRequestLog
 }

@@ -15,6 +15,7 @@ import {
   type Pack,
   type Plan,
 } from '../core/accounts/accounts.ts'
+import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
@@ -30,7 +31,8 @@ const USAGE = `usage: npm run admin -- <command>
   key:cap <keyId> <credits|none>
   key:revoke <keyId>
   webhook-secret <accountId>        (creates or rotates; the secret is shown once)
-  deliveries <jobId>                (webhook attempts of a job)`
+  deliveries <jobId>                (webhook attempts of a job)
+  costs [--from <date>] [--to <date>]   (revenue, provider cost and margin; default: this UTC month)`
 
 function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
   const positional: string[] = []
@@ -60,7 +62,8 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
     positional: [a = '', b],
     opts,
   } = flags(rest)
-  if (!command || (!a && command !== 'quickstart')) {
+  // Every command but `quickstart` and `costs` names what it acts on.
+  if (!command || (!a && command !== 'quickstart' && command !== 'costs')) {
     console.error(USAGE)
     return 2
   }
@@ -89,6 +92,14 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         )
         break
       }
+      case 'costs':
+        out(
+          await costReport(
+            db,
+            costPeriod({ ...(opts.from ? { from: opts.from } : {}), ...(opts.to ? { to: opts.to } : {}) }, services.now()),
+          ),
+        )
+        break
       case 'account:create':
         out(await createAccount(db, { email: a, plan: (opts.plan ?? 'none') as Plan }, services.now()))
         break

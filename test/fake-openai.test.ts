@@ -16,7 +16,7 @@ import {
   type Tool,
 } from 'ai'
 import { ajv } from '../core/validation.ts'
-import { makeWav, startFakeOpenAI, type FakeTextRequest } from './helpers/fake-openai.ts'
+import { closedBaseURL, makeWav, startFakeOpenAI, type FakeTextRequest } from './helpers/fake-openai.ts'
 
 const fake = await startFakeOpenAI()
 t.teardown(() => fake.close())
@@ -30,7 +30,7 @@ const schema = jsonSchema<{ title: string; score: number }>({
   additionalProperties: false,
 })
 
-t.beforeEach(() => fake.set({ text: undefined, webSearch: undefined, delayMs: undefined }))
+t.beforeEach(() => fake.set({ text: undefined, webSearch: undefined, delayMs: undefined, failure: undefined }))
 
 for (const api of ['responses', 'chat'] as const) {
   t.test(`structured output via ${api} API returns the handler's object`, async (t) => {
@@ -80,6 +80,47 @@ t.test('a $status reply surfaces as an APICallError', async (t) => {
   t.ok(APICallError.isInstance(err), 'APICallError')
   t.equal((err as APICallError).statusCode, 500)
   t.match((err as APICallError).message, /fake provider error 500/)
+})
+
+t.test('failure modes fail the way the SDK sees real providers fail, over both wires', async (t) => {
+  for (const wire of ['responses', 'chat'] as const) {
+    const model = wire === 'chat' ? openai.chat('gpt-4o-mini') : openai.responses('gpt-4o-mini')
+    const ask = (abortSignal?: AbortSignal): Promise<APICallError> =>
+      generateText({ model, prompt: 'hi', maxRetries: 0, ...(abortSignal ? { abortSignal } : {}) }).then(
+        () => t.fail('answered') as never,
+        (e: unknown) => e as APICallError,
+      )
+    fake.set({ failure: 'server_error' })
+    t.equal((await ask()).statusCode, 500, `${wire}: 500`)
+    fake.set({ failure: 'rate_limited', retryAfterSeconds: 12 })
+    const limited = await ask()
+    t.equal(limited.statusCode, 429)
+    t.equal(limited.responseHeaders?.['retry-after'], '12', `${wire}: 429 with Retry-After`)
+    fake.set({ failure: 'context_length' })
+    const long = await ask()
+    t.equal(long.statusCode, 400)
+    t.match(long.responseBody, /context_length_exceeded/, `${wire}: OpenAI's context-length error`)
+    fake.set({ failure: 'hang' })
+    const started = Date.now()
+    const hung = await ask(AbortSignal.timeout(300))
+    t.ok(
+      Date.now() - started < 2000 && (hung as Error).name !== 'APICallError',
+      `${wire}: a hang answers nothing until the client gives up`,
+    )
+    fake.set({ failure: undefined })
+  }
+  const before = fake.usage.length
+  await generateText({ model: openai('gpt-4o-mini'), prompt: 'hi', maxRetries: 0 })
+  t.equal(fake.usage.length, before + 1, 'an answered request records the usage it reported')
+  const refused = await generateText({
+    model: createOpenAI({ baseURL: await closedBaseURL(), apiKey: 'test' })('gpt-4o-mini'),
+    prompt: 'hi',
+    maxRetries: 0,
+  }).then(
+    () => t.fail('answered') as never,
+    (e: unknown) => e as APICallError,
+  )
+  t.equal(refused.statusCode, undefined, 'a closed port: a connection error, no status')
 })
 
 t.test('delayMs + client abort', async (t) => {

@@ -242,7 +242,7 @@ export async function rotateWebhookSecret(db: Database, accountId: string, box: 
   return { secret }
 }
 
-const CREDIT_USD = 0.01
+export const CREDIT_USD = 0.01
 const Credits = (description: string) => Type.Integer({ description })
 
 /**

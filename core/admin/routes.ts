@@ -18,6 +18,7 @@ import {
   type KeyMode,
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
+import { costPeriod, costReport } from './costs.ts'
 import { makeBodyReader } from '../pipeline/request.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
@@ -105,6 +106,10 @@ export function adminRouter(services: Services): Router {
   })
   router.post('/accounts/:id/webhook-secret', async (ctx) => {
     ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets, services.now())
+  })
+  router.get('/costs', async (ctx) => {
+    await services.modelRequests.flush() // this process's latest requests; the others' follow within 250 ms
+    ctx.body = await costReport(db, costPeriod(ctx.query, services.now()))
   })
   router.get('/jobs/:id/deliveries', async (ctx) => {
     ctx.body = { deliveries: await listAttempts(db, ctx.params.id!) }

@@ -9,6 +9,7 @@ import { convertToLanguageModelPrompt, resolveLanguageModel } from 'ai/internal'
 import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
 import { ajv, formatErrors } from '../validation.ts'
+import { ProvidersBusy, tryLinks, type ModelMeter } from './fallback.ts'
 import type { ModelProvider } from './provider.ts'
 import { nullsToAbsent, strictSchema } from './strict.ts'
 
@@ -34,6 +35,14 @@ export interface ObjectResult<T> {
 
 export class ClientGone extends Error {}
 
+export interface CallDeadline {
+  signal: AbortSignal
+  timeoutMs: number
+  log?: (m: string) => void
+  /** Hears every provider attempt of the call (metrics, log, the call's usage record). */
+  meter?: ModelMeter
+}
+
 /**
  * Runs one provider call under the call's deadline (C11): aborted with the client (→ ClientGone, free),
  * timed out or failed (→ 502 inference_failed, free, no provider detail). `what` names the model in messages.
@@ -58,6 +67,10 @@ export async function runModel<T>(
     if (signal.aborted)
       throw new ApiError('inference_failed', `The ${what} provider timed out.`, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) })
     if (e instanceof ApiError) throw e
+    if (e instanceof ProvidersBusy)
+      throw new ApiError('inference_failed', `The ${what} providers are busy; retry later.`, undefined, {
+        'Retry-After': String(e.retryAfterSeconds),
+      })
     opts.log?.(`${what} provider call failed: ${(e as Error).message}`)
     const busy = upstreamBusy(e)
     if (busy)
@@ -113,7 +126,7 @@ function compileAnswerSchema(schema: TSchema): Compiled {
 export async function generateObject<T>(
   provider: ModelProvider,
   request: ObjectRequest & { schema: TSchema },
-  opts: { signal: AbortSignal; timeoutMs: number; log?: (m: string) => void },
+  opts: CallDeadline,
 ): Promise<ObjectResult<T>> {
   if (!provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
   const webSearch = request.webSearch ? provider.webSearch() : null
@@ -121,10 +134,10 @@ export async function generateObject<T>(
     throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
   const { validate, strict } = compileAnswerSchema(request.schema)
   const sendStrict = strict !== null && provider.strictSchemas !== false
-  const model = resolveLanguageModel(provider.language())
+  const links = provider.language()
   // The language model's own call, as generateText makes it for one step with structured output and no client
-  // tools (BENCHMARKS.md has what the layers around it cost). Strict: the provider constrains decoding to the
-  // strict form; Ajv still checks the full schema.
+  // tools (BENCHMARKS.md has what the layers around it cost), on each link of the fallback chain until one
+  // answers. Strict: the provider constrains decoding to the strict form; Ajv still checks the full schema.
   const call: Omit<LanguageModelV4CallOptions, 'prompt' | 'abortSignal'> = {
     responseFormat: { type: 'json', schema: sendStrict ? strict : request.schema },
     providerOptions: { openai: { strictJsonSchema: sendStrict } },
@@ -133,17 +146,20 @@ export async function generateObject<T>(
   const messages: ModelMessage[] = [{ role: 'user', content: request.content }]
   let refusal = 'The model returned output that does not match the response schema.'
   for (let attempt = 0; attempt < 2; attempt++) {
-    const result = await runModel('model', opts, async (abortSignal) =>
-      model.doGenerate({
-        ...call,
-        prompt: await convertToLanguageModelPrompt({
-          prompt: { instructions: request.system, messages },
-          supportedUrls: await model.supportedUrls,
-          download: undefined,
+    const result = await runModel('model', opts, (callSignal) =>
+      tryLinks(links, provider.attemptTimeoutMs, callSignal, opts.meter, async (link, abortSignal) => {
+        const model = resolveLanguageModel(link.language)
+        return model.doGenerate({
+          ...call,
+          prompt: await convertToLanguageModelPrompt({
+            prompt: { instructions: request.system, messages },
+            supportedUrls: await model.supportedUrls,
+            download: undefined,
+            abortSignal,
+            provider: model.provider.split('.')[0]!,
+          }),
           abortSignal,
-          provider: model.provider.split('.')[0]!,
-        }),
-        abortSignal,
+        })
       }),
     )
     const text = answerText(result.content)

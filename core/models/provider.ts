@@ -1,9 +1,12 @@
 // The model provider of C11: @ai-sdk/openai against OPENAI_BASE_URL, speaking the Responses API or chat
-// completions (AI_WIRE_API), with one model name per role. Tests pass their own ModelProvider.
-import { createOpenAI } from '@ai-sdk/openai'
+// completions (AI_WIRE_API), with one model name per role, a model per capability where a route names one
+// (AI_ROUTES), and for text calls the fallback providers after it (AI_FALLBACK_*, config/defaults.json).
+// Tests pass their own ModelProvider.
+import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai'
 import type { EmbeddingModel, ImageModel, LanguageModel, SpeechModel, Tool, TranscriptionModel } from 'ai'
 import type { AiConfig } from '../config.ts'
 import { modelFetch } from '../net/model-fetch.ts'
+import { Breaker, type ModelLink } from './fallback.ts'
 
 export type ModelRole = 'text' | 'vision' | 'image' | 'speech' | 'transcription' | 'embedding'
 export const MODEL_ROLES: readonly ModelRole[] = ['text', 'vision', 'image', 'speech', 'transcription', 'embedding']
@@ -15,13 +18,23 @@ export interface ModelProvider {
   readonly strictSchemas?: boolean
   /** The text model accepts file parts (PDFs) as well as images. */
   readonly acceptsFiles: boolean
-  language(): LanguageModel
-  image(): ImageModel
-  speech(): SpeechModel
-  transcription(): TranscriptionModel
-  embedding(): EmbeddingModel | null
+  /** The time one attempt may take before a text call moves to the next link (default: no limit of its own). */
+  readonly attemptTimeoutMs?: number
+  /** The text models a capability's calls try, in order: its route's model at the primary, then each fallback. */
+  language(capability?: string): readonly ModelLink[]
+  image(capability?: string): ImageModel
+  speech(capability?: string): SpeechModel
+  transcription(capability?: string): TranscriptionModel
+  embedding(capability?: string): EmbeddingModel | null
   /** The provider's web search tool, or null where the wire API has none (chat completions). */
   webSearch(): Tool | null
+  /** Each provider's breaker, for the metrics. */
+  breakers?(): Array<{ provider: string; breaker: Breaker }>
+}
+
+/** A chain of one: a model that is its own provider (tests, tools). */
+export function singleLink(language: LanguageModel, provider = 'primary', model = 'default'): ModelLink[] {
+  return [{ provider, model, language, breaker: new Breaker(), price: null }]
 }
 
 /**
@@ -31,22 +44,92 @@ export interface ModelProvider {
  */
 const MODEL_CONNECTIONS = 4096
 
+interface Endpoint {
+  name: string
+  openai: OpenAIProvider
+  responses: boolean
+  /** The text model asked here whatever the route (a fallback's AI_FALLBACK_MODEL). */
+  model?: string | undefined
+  breaker: Breaker
+}
+
 export function openAIProvider(ai: AiConfig): ModelProvider {
   const configured = Boolean(ai.apiKey || ai.baseURL)
-  const openai = createOpenAI({ apiKey: ai.apiKey ?? 'unset', baseURL: ai.baseURL, fetch: modelFetch(MODEL_CONNECTIONS) })
-  const responses = ai.wireApi === 'responses'
-  // One instance each: they hold only their settings, and a call would otherwise build its own.
-  const text = responses ? openai.responses(ai.models.text) : openai.chat(ai.models.text)
-  const webSearch = responses ? openai.tools.webSearch({}) : null
+  const fetch = modelFetch(MODEL_CONNECTIONS)
+  const primary: Endpoint = {
+    name: 'primary',
+    openai: createOpenAI({ apiKey: ai.apiKey ?? 'unset', baseURL: ai.baseURL, fetch }),
+    responses: ai.wireApi === 'responses',
+    breaker: new Breaker(),
+  }
+  const endpoints = [
+    primary,
+    ...(ai.fallbacks ?? []).map((f) => ({
+      name: f.name,
+      openai: createOpenAI({ apiKey: f.apiKey ?? 'unset', baseURL: f.baseURL, fetch }),
+      responses: (f.wireApi ?? ai.wireApi) === 'responses',
+      model: f.model,
+      breaker: new Breaker(),
+    })),
+  ]
+  const routes = ai.routes ?? {}
+  const prices = ai.prices ?? {}
+  // One chain per text model name, built once: a call only looks it up.
+  const chains = new Map<string, ModelLink[]>()
+  const chainFor = (textModel: string): ModelLink[] => {
+    let chain = chains.get(textModel)
+    if (!chain) {
+      chain = endpoints.map((e) => {
+        const model = e.model ?? textModel
+        return {
+          provider: e.name,
+          model,
+          language: e.responses ? e.openai.responses(model) : e.openai.chat(model),
+          breaker: e.breaker,
+          price: prices[model] ?? null,
+        }
+      })
+      chains.set(textModel, chain)
+    }
+    return chain
+  }
+  const routed = (capability: string | undefined, roleModel: string) => (capability && routes[capability]) || roleModel
+  const webSearch = primary.responses ? primary.openai.tools.webSearch({}) : null
+  const { openai } = primary
   return {
     configured,
     strictSchemas: ai.strictSchemas ?? true,
-    acceptsFiles: responses,
-    language: () => text,
-    image: () => openai.image(ai.models.image),
-    speech: () => openai.speech(ai.models.speech),
-    transcription: () => openai.transcription(ai.models.transcription),
-    embedding: () => (ai.models.embedding ? openai.embedding(ai.models.embedding) : null),
+    acceptsFiles: primary.responses,
+    ...(ai.fallbacks?.length && ai.attemptTimeoutMs ? { attemptTimeoutMs: ai.attemptTimeoutMs } : {}),
+    language: (capability) => chainFor(routed(capability, ai.models.text)),
+    image: (capability) => openai.image(routed(capability, ai.models.image)),
+    speech: (capability) => openai.speech(routed(capability, ai.models.speech)),
+    transcription: (capability) => openai.transcription(routed(capability, ai.models.transcription)),
+    embedding: (capability) => {
+      const model = routed(capability, ai.models.embedding ?? '')
+      return model ? openai.embedding(model) : null
+    },
     webSearch: () => webSearch,
+    breakers: () => endpoints.map((e) => ({ provider: e.name, breaker: e.breaker })),
+  }
+}
+
+/**
+ * The provider as one capability sees it: the model of its manifest's role is the one its route names (a route
+ * never changes another role's model: memory's route names an embedding model, not a text one).
+ */
+export function providerFor(provider: ModelProvider, capability: string, role: ModelRole | null): ModelProvider {
+  const own = (...roles: ModelRole[]) => (role && roles.includes(role) ? capability : undefined)
+  return {
+    configured: provider.configured,
+    ...(provider.strictSchemas !== undefined ? { strictSchemas: provider.strictSchemas } : {}),
+    acceptsFiles: provider.acceptsFiles,
+    ...(provider.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: provider.attemptTimeoutMs } : {}),
+    language: () => provider.language(own('text', 'vision')),
+    image: () => provider.image(own('image')),
+    speech: () => provider.speech(own('speech')),
+    transcription: () => provider.transcription(own('transcription')),
+    embedding: () => provider.embedding(own('embedding')),
+    webSearch: () => provider.webSearch(),
   }
 }

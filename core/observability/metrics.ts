@@ -3,6 +3,7 @@
 // jobs, webhook attempts) is read from it in one statement per scrape, so the API and the worker agree.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Query } from '../db/database.ts'
+import type { AttemptRecord } from '../models/fallback.ts'
 
 export interface Metrics {
   readonly registry: Registry
@@ -10,6 +11,12 @@ export interface Metrics {
   request(r: { method: string; route: string; status: number; seconds: number; code?: string | undefined }): void
   /** Times one model call of a capability: latency by outcome, and failures. */
   modelCall<T>(endpoint: string, kind: string, fn: () => Promise<T>): Promise<T>
+  /** One request to a model provider (an attempt of a call): outcome, latency, tokens and cost. */
+  providerAttempt(record: AttemptRecord): void
+  /** A call moved from one provider to the next. */
+  providerFallback(from: string, to: string): void
+  /** Where the breaker states are read on each scrape. */
+  watchBreakers(read: () => Array<{ provider: string; open: boolean }>): void
   /** The exposition text, with the database-backed values read now. */
   render(db: Query): Promise<string>
 }
@@ -52,6 +59,56 @@ export function createMetrics(): Metrics {
     labelNames: ['endpoint', 'kind'],
     registers,
   })
+  // The provider side (issue 28), named as LLM gateways name them. Counted in the process that made the request:
+  // Prometheus sums the API and worker processes, and their sum equals the rows of model_requests.
+  const providerRequests = new Counter({
+    name: 'ai_provider_requests_total',
+    help: 'Requests to model providers by outcome (ok, rate_limited, server_error, timeout, connection, context_length, refused)',
+    labelNames: ['provider', 'model', 'outcome'],
+    registers,
+  })
+  const providerTokens = new Counter({
+    name: 'ai_provider_tokens_total',
+    help: 'Tokens model providers reported, by kind (input includes cached input)',
+    labelNames: ['provider', 'model', 'kind'],
+    registers,
+  })
+  const providerCost = new Counter({
+    name: 'ai_provider_cost_usd_total',
+    help: 'USD of the tokens model providers reported, at the price table (config/prices.json, AI_PRICES)',
+    labelNames: ['provider', 'model'],
+    registers,
+  })
+  const unpriced = new Counter({
+    name: 'ai_provider_unpriced_requests_total',
+    help: 'Answered provider requests whose model has no known price (their cost is recorded as null)',
+    labelNames: ['provider', 'model'],
+    registers,
+  })
+  const attemptLatency = new Histogram({
+    name: 'ai_provider_attempt_duration_seconds',
+    help: 'Time of one request to a model provider',
+    labelNames: ['provider', 'model', 'outcome'],
+    buckets: SECONDS,
+    registers,
+  })
+  const fallbacks = new Counter({
+    name: 'ai_provider_fallbacks_total',
+    help: 'Calls that moved from one provider to the next',
+    labelNames: ['from', 'to'],
+    registers,
+  })
+  let breakerStates: () => Array<{ provider: string; open: boolean }> = () => []
+  new Gauge({
+    name: 'ai_provider_breaker_open',
+    help: '1 while a provider is skipped because it asked to wait (Retry-After), else 0',
+    labelNames: ['provider'],
+    registers,
+    collect() {
+      this.reset()
+      for (const { provider, open } of breakerStates()) this.set({ provider }, open ? 1 : 0)
+    },
+  })
   const credits = new Counter({
     name: 'capapi_credits_charged_total',
     help: 'Credits charged since the database was created, by endpoint',
@@ -92,6 +149,21 @@ export function createMetrics(): Metrics {
         modelLatency.observe({ endpoint, kind, outcome }, Number(process.hrtime.bigint() - started) / 1e9)
         if (outcome === 'failed') modelFailures.inc({ endpoint, kind })
       }
+    },
+    providerAttempt({ provider, model, outcome, seconds, tokens, costUsd }) {
+      providerRequests.inc({ provider, model, outcome })
+      attemptLatency.observe({ provider, model, outcome }, seconds)
+      if (!tokens) return
+      providerTokens.inc({ provider, model, kind: 'input' }, tokens.input)
+      providerTokens.inc({ provider, model, kind: 'output' }, tokens.output)
+      if (costUsd === null) unpriced.inc({ provider, model })
+      else providerCost.inc({ provider, model }, costUsd)
+    },
+    providerFallback(from, to) {
+      fallbacks.inc({ from, to })
+    },
+    watchBreakers(read) {
+      breakerStates = read
     },
     async render(db) {
       const [row] = await db.sql(SNAPSHOT)

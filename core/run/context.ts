@@ -2,6 +2,8 @@
 import type { CapabilityContext } from '../capability.ts'
 import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
+import { providerFor } from '../models/provider.ts'
+import { callMeter } from '../models/usage.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 
@@ -10,16 +12,27 @@ export function capabilityContext(
   capability: Capability,
   call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number },
 ): CapabilityContext {
-  const { config, provider, resolver } = services
+  const { config, resolver } = services
+  // Every role's model as this capability's route says (AI_ROUTES).
+  const provider = providerFor(services.provider, capability.name, capability.model)
   const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
   // One guarded fetcher with the C12 limits, for documents and for any other caller-supplied URL.
   const fetchGuarded = publicDocumentFetcher(guard)
   const log = (m: string) => services.log(`[${capability.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
+  const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name })
   const objectWithSources = <T>(request: ObjectRequest) =>
-    services.metrics.modelCall(capability.name, 'text', () =>
-      generateObject<T>(provider, { ...request, schema: request.schema ?? capability.response }, deadline),
-    )
+    services.metrics.modelCall(capability.name, 'text', async () => {
+      try {
+        return await generateObject<T>(
+          provider,
+          { ...request, schema: request.schema ?? capability.response },
+          { ...deadline, meter: usage.meter },
+        )
+      } finally {
+        usage.record()
+      }
+    })
   return {
     requestId: call.requestId,
     accountId: call.accountId,

@@ -1,32 +1,51 @@
 // The model call alone, A/B: `generateObject` from two checkouts in this process against the bench's fake model
 // (scripts/bench/model.ts) in its own; CPU of this process per call, blocks of the two interleaved, medians.
 // Steadier than the full bench for a change inside core/models or core/net.
-// `npx tsx scripts/bench/model-call.ts <checkout A> <checkout B> [calls per block] [rounds] [responses|chat]`
+// `npx tsx scripts/bench/model-call.ts <checkout A> <checkout B> [calls per block] [rounds] [responses|chat] [none|a|b|both]`
+// The last argument gives that variant a fallback provider (issue 28; a checkout without one ignores it): a chain
+// of two with a per-attempt timeout, the primary always answering, every attempt counted by that checkout's metrics.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
 import { Type } from '@sinclair/typebox'
+import type { AttemptRecord } from '../../core/models/fallback.ts'
 import { median } from './proc.ts'
 
 const [dirA, dirB] = [path.resolve(process.argv[2]!), path.resolve(process.argv[3]!)]
 const calls = Number(process.argv[4] ?? 500)
 const rounds = Number(process.argv[5] ?? 12)
 const wireApi = (process.argv[6] ?? 'responses') as 'responses' | 'chat'
+const withFallback = process.argv[7] ?? 'none'
 const fake = spawn(process.execPath, ['--import', 'tsx', new URL('./model.ts', import.meta.url).pathname], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 const baseURL = ((await once(fake.stdout, 'data')) as [Buffer])[0].toString().trim()
 
 const labels = ['billing', 'technical']
-async function variant(dir: string) {
+async function variant(dir: string, fallback: boolean) {
   const { generateObject } = (await import(`${dir}/core/models/generate.ts`)) as typeof import('../../core/models/generate.ts')
   const { openAIProvider } = (await import(`${dir}/core/models/provider.ts`)) as typeof import('../../core/models/provider.ts')
+  const { createMetrics } = (await import(`${dir}/core/observability/metrics.ts`)) as typeof import('../../core/observability/metrics.ts')
   const provider = openAIProvider({
     apiKey: 'bench',
     baseURL,
     wireApi,
-    models: { text: 'gpt', image: 'i', speech: 's', transcription: 't' },
+    models: { text: 'gpt-4.1-mini', image: 'i', speech: 's', transcription: 't' },
+    ...(fallback && {
+      fallbacks: [{ name: 'fallback', apiKey: 'bench', baseURL, wireApi }],
+      attemptTimeoutMs: 20_000,
+      prices: { 'gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 } },
+    }),
   })
+  const metrics = createMetrics()
+  // A checkout from before issue 28 has neither a meter nor these metrics.
+  const meter =
+    fallback && 'providerAttempt' in metrics
+      ? {
+          attempt: (r: AttemptRecord) => metrics.providerAttempt(r),
+          fallback: (from: string, to: string) => metrics.providerFallback(from, to),
+        }
+      : undefined
   const schema = Type.Object(
     {
       label: Type.Unsafe<string>({ type: 'string', enum: labels }),
@@ -39,12 +58,13 @@ async function variant(dir: string) {
     const r = await generateObject<{ label: string }>(
       provider,
       { system: `You classify text. Allowed labels: ${JSON.stringify(labels)}.`, content: 'My card was charged twice.', schema },
-      { signal: new AbortController().signal, timeoutMs: 30_000 },
+      { signal: new AbortController().signal, timeoutMs: 30_000, ...(meter && { meter }) },
     )
     if (r.object.label !== 'billing') throw new Error(`unexpected answer ${JSON.stringify(r.object)}`)
   }
 }
-const runs = { A: await variant(dirA), B: await variant(dirB) }
+const fallbackIn = { A: withFallback === 'a' || withFallback === 'both', B: withFallback === 'b' || withFallback === 'both' }
+const runs = { A: await variant(dirA, fallbackIn.A), B: await variant(dirB, fallbackIn.B) }
 const perCall: Record<'A' | 'B', number[]> = { A: [], B: [] }
 for (const k of ['A', 'B'] as const) for (let i = 0; i < 200; i++) await runs[k]() // warm-up
 for (let r = 0; r < rounds; r++) {
@@ -57,5 +77,7 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 for (const k of ['A', 'B'] as const)
-  console.log(`${k} ${k === 'A' ? dirA : dirB}: ${median(perCall[k]).toFixed(3)} ms CPU per call (median of ${rounds} blocks of ${calls})`)
+  console.log(
+    `${k} ${k === 'A' ? dirA : dirB}${fallbackIn[k] ? ' with a fallback' : ''}: ${median(perCall[k]).toFixed(3)} ms CPU per call (median of ${rounds} blocks of ${calls})`,
+  )
 fake.kill()

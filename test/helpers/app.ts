@@ -11,7 +11,7 @@ import { boot } from '../../core/boot.ts'
 import { loadConfig, type Config } from '../../core/config.ts'
 import { createAccount, createKey, addCredits, type Plan } from '../../core/accounts/accounts.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
-import { openAIProvider, type ModelProvider } from '../../core/models/provider.ts'
+import { openAIProvider, singleLink, type ModelProvider } from '../../core/models/provider.ts'
 import type { Services } from '../../core/services.ts'
 import { checkManifest, type Capability } from '../../core/registry.ts'
 import { defineCapability, type CapabilityManifest } from '../../core/capability.ts'
@@ -156,11 +156,11 @@ export function mockProvider(
   reply: (prompt: string) => unknown = () => ({}), // a value or a Promise of one
   extra: Partial<ModelProvider> = {},
 ): ModelProvider {
-  const model = mockLanguageModel(reply)
+  const links = singleLink(mockLanguageModel(reply), 'mock', 'mock-model')
   return {
     configured: true,
     acceptsFiles: true,
-    language: () => model,
+    language: () => links,
     image: () => {
       throw new Error('no image model in this test')
     },

@@ -29,10 +29,19 @@ export interface FakeOpenAIOptions {
   delayMs?: number
   /** Text returned by /audio/transcriptions (default 'Hello from the fake transcriber.'). */
   transcript?: string
+  /**
+   * Every text request fails the way real providers fail: `server_error` (500), `rate_limited` (429 with
+   * Retry-After: `retryAfterSeconds`, default 30), `context_length` (400 context_length_exceeded, OpenAI's
+   * body), `hang` (headers never sent until the client gives up). For a refused connection, `closedBaseURL()`.
+   */
+  failure?: 'server_error' | 'rate_limited' | 'context_length' | 'hang' | undefined
+  retryAfterSeconds?: number
 }
 export interface FakeOpenAI {
   baseURL: string
   requests: Array<{ path: string; body: any }>
+  /** The usage each answered text request reported, in order (what the service must record). */
+  usage: Array<{ model: string; inputTokens: number; outputTokens: number }>
   set(opts: Partial<FakeOpenAIOptions>): void
   close(): Promise<void>
 }
@@ -239,6 +248,7 @@ function defaultAnswer(req: FakeTextRequest): unknown {
 export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const opts: FakeOpenAIOptions = { ...initial }
   const requests: FakeOpenAI['requests'] = []
+  const served: FakeOpenAI['usage'] = []
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body))
@@ -301,6 +311,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     output.push(message)
     const inTok = tokens(req.system + req.prompt) + req.files.length * 100
     const outTok = tokens(r.text)
+    served.push({ model: req.model, inputTokens: inTok, outputTokens: outTok })
     const response = {
       id: id('resp'),
       object: 'response',
@@ -356,6 +367,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     }))
     const prompt_tokens = tokens(req.system + req.prompt) + req.files.length * 100
     const completion_tokens = tokens(r.text)
+    served.push({ model: req.model, inputTokens: prompt_tokens, outputTokens: completion_tokens })
     const usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens }
     const base = { id: id('chatcmpl'), created: now(), model: req.model }
     if (!body.stream) {
@@ -448,6 +460,31 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     })
   }
 
+  function fail(res: ServerResponse, failure: NonNullable<FakeOpenAIOptions['failure']>) {
+    switch (failure) {
+      case 'server_error':
+        return error(res, 500, 'The server had an error while processing your request.', 'server_error')
+      case 'rate_limited':
+        return json(
+          res,
+          429,
+          { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+          { 'retry-after': String(opts.retryAfterSeconds ?? 30) },
+        )
+      case 'context_length':
+        return json(res, 400, {
+          error: {
+            message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        })
+      case 'hang':
+        return // the response stays open until the client closes it (closeAllConnections ends it at close())
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname
     const raw = await readBody(req)
@@ -499,6 +536,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     }
 
     const route = req.method === 'POST' ? path.replace(/^\/v1/, '') : ''
+    if (opts.failure && (route === '/responses' || route === '/chat/completions')) return fail(res, opts.failure)
     switch (route) {
       case '/responses':
         return responses(res, body ?? {})
@@ -530,6 +568,7 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    usage: served,
     set: (patch) => {
       Object.assign(opts, patch)
     },
@@ -539,6 +578,15 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
         server.closeAllConnections()
       }),
   }
+}
+
+/** The base URL of a loopback port nothing listens on: every connection is refused. */
+export async function closedBaseURL(): Promise<string> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1' }, resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return `http://127.0.0.1:${port}/v1`
 }
 
 function chunks(text: string, size = 16): string[] {

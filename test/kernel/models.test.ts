@@ -82,15 +82,6 @@ for (const wire of ['responses', 'chat'] as const) {
       }
     })
 
-    t.test("an upstream 429 is 502 with the provider's Retry-After, free", async (t) => {
-      const c = await app.customer(10)
-      replies = [{ $status: 429, $headers: { 'retry-after': '7' } }]
-      const res = await call(c.key)
-      t.equal(res.status, 502)
-      t.equal(res.headers.get('retry-after'), '7')
-      t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
-    })
-
     t.test('a provider that takes too long times out: 502, free', async (t) => {
       const c = await app.customer(10)
       fake.set({ delayMs: 2000 })
@@ -99,6 +90,21 @@ for (const wire of ['responses', 'chat'] as const) {
       fake.set({ delayMs: 0 })
       t.equal(res.status, 502)
       t.match(res.body.error.message, /timed out/)
+      t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+    })
+    // Last: the 429 opens this provider's breaker for the Retry-After it named.
+    t.test("an upstream 429 is 502 with the provider's Retry-After, free; the provider is left alone until then", async (t) => {
+      const c = await app.customer(10)
+      replies = [{ $status: 429, $headers: { 'retry-after': '7' } }]
+      const res = await call(c.key)
+      t.equal(res.status, 502)
+      t.equal(res.headers.get('retry-after'), '7')
+      t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
+      const before = fake.requests.length
+      const again = await call(c.key)
+      t.equal(again.status, 502)
+      t.match(again.headers.get('retry-after'), /^[1-7]$/, "the time left of the provider's Retry-After")
+      t.equal(fake.requests.length, before, 'the provider is not asked again before its Retry-After')
       t.same(await app.ledger(c.accountId), { balance: 10, reserved: 0, ledgerSum: 10 })
     })
   })

@@ -5,6 +5,7 @@ import { Migration0004WebhookSigning } from './0004-webhook-signing.ts'
 import { Migration0005Billing } from './0005-billing.ts'
 import { Migration0006OneSpendRule } from './0006-one-spend-rule.ts'
 import { Migration0008EndJobs } from './0008-end-jobs.ts'
+import { Migration0009ModelRequests } from './0009-model-requests.ts'
 import { Migration0010TestModeAndRequestLog } from './0010-test-mode-and-request-log.ts'
 
 export const migrations = [
@@ -13,5 +14,6 @@ export const migrations = [
   { name: '0005-billing', class: Migration0005Billing },
   { name: '0006-one-spend-rule', class: Migration0006OneSpendRule },
   { name: '0008-end-jobs', class: Migration0008EndJobs },
+  { name: '0009-model-requests', class: Migration0009ModelRequests },
   { name: '0010-test-mode-and-request-log', class: Migration0010TestModeAndRequestLog },
 ]
