@@ -110,7 +110,11 @@ export function dashboardRouter(services: Services): Router {
     }
     // A browser names the page a form was sent from; it must be one of ours, origin compared exactly.
     const from = ctx.get('Origin')
-    if (from && from !== origin()) throw new ApiError('invalid_request', 'This form was not sent from this dashboard.')
+    if (from && from !== origin())
+      throw new ApiError(
+        'invalid_request',
+        `This form was sent from ${from.slice(0, 100)}; this dashboard is ${origin()} (DASHBOARD_URL). Open it there.`,
+      )
     await parseForm(ctx, async () => {})
     const session = await loadSession(services, ctx.cookies.get(SESSION_COOKIE))
     const preSession = ctx.path === '/dashboard/login' || ctx.path === '/dashboard/login/verify'
