@@ -5,7 +5,6 @@ import Koa from 'koa'
 import type { Config } from './config.ts'
 import { accountSummary } from './accounts/accounts.ts'
 import { adminRouter } from './admin/routes.ts'
-import { ApiError } from './errors.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
@@ -22,7 +21,7 @@ import { authenticate } from './pipeline/auth.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
-import { operatorGate, strictRouter } from './pipeline/routing.ts'
+import { METHOD_REFUSALS, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
 
 export function buildApp(services: Services): Koa {
@@ -87,21 +86,10 @@ export function buildApp(services: Services): Koa {
   app.use(operatorGate(services.config))
   app.use(router.routes())
   app.use(docsRouter().routes())
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.'),
-      notImplemented: () => new ApiError('method_not_allowed', 'This method is not supported.'),
-    }),
-  )
+  app.use(router.allowedMethods(METHOD_REFUSALS))
   for (const r of [usageRouter(services), requestsRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
   app.use(admin.routes())
-  app.use(
-    admin.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.'),
-    }),
-  )
+  app.use(admin.allowedMethods(METHOD_REFUSALS))
   return app
 }
 

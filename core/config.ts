@@ -79,6 +79,9 @@ export interface Config {
   billing: BillingConfig
   /** SMTP_URL for sign-in links and account emails; unset: they are printed in the log (development). */
   smtpUrl?: string
+  /** MAIL_TO_LOG: `true` allows printing emails (live sign-in links) in the log without SMTP_URL; unset: only
+   * with the embedded database (development); the API refuses to start otherwise (core/mail.ts). */
+  mailToLog?: boolean
   mailFrom: string
   /** DASHBOARD_URL: the public origin of links in emails and Stripe redirects; unset: the request's own. */
   dashboardUrl?: string
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       api: stripeApi(env.STRIPE_API_URL),
     },
     smtpUrl: env.SMTP_URL || undefined,
+    mailToLog: env.MAIL_TO_LOG ? env.MAIL_TO_LOG === 'true' : undefined,
     mailFrom: env.MAIL_FROM || defaults.mailFrom,
     dashboardUrl: env.DASHBOARD_URL ? new URL(env.DASHBOARD_URL).origin : undefined,
     // PAUSED_ENDPOINTS replaces the whole list (C10): '{}' lifts the pauses of this file, but an endpoint whose

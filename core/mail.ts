@@ -1,7 +1,9 @@
 // Account emails (sign-in links, failed auto-recharge) through SMTP_URL with nodemailer. Without SMTP
-// (development) the message is printed plainly on stderr, where the sign-in link can be clicked, and the log
-// says so: the JSON log never carries a one-time link.
+// (development) the message is printed plainly on stderr, where the sign-in link can be clicked, and the JSON log
+// only says so; a live sign-in link in a server's output is a key to the account, so an API process only starts
+// that way when development says so (mailToLogWarning).
 import nodemailer from 'nodemailer'
+import { BootRefusal, type Config } from './config.ts'
 
 export interface Mailer {
   send(to: string, subject: string, text: string): Promise<void>
@@ -27,4 +29,19 @@ export function createMailer(
       await transport.sendMail({ from, to, subject, text })
     },
   }
+}
+
+/**
+ * Whether an API process may start with `config`'s mail setting: with SMTP_URL always; without it only when
+ * MAIL_TO_LOG=true, or MAIL_TO_LOG is unset and the database is the embedded one (a development machine).
+ * Returns the warning to log, or throws the refusal.
+ */
+export function mailToLogWarning(config: Pick<Config, 'smtpUrl' | 'mailToLog' | 'databaseUrl'>): string | null {
+  if (config.smtpUrl) return null
+  if (!(config.mailToLog ?? !config.databaseUrl))
+    throw new BootRefusal(
+      'SMTP_URL is not set, so sign-in links would be printed in the log, where whoever reads it could use them. ' +
+        'Set SMTP_URL, or MAIL_TO_LOG=true on a development machine.',
+    )
+  return 'WARNING: no SMTP_URL: emails, live sign-in links included, are printed in this log (MAIL_TO_LOG). Development only.'
 }

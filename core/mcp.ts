@@ -13,7 +13,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Capability } from './registry.ts'
 import type { Config } from './config.ts'
-import { ApiError } from './errors.ts'
+import { ApiError, errorBody } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { pausedReason } from './pipeline/paused.ts'
 import { makeBodyReader } from './pipeline/request.ts'
@@ -34,6 +34,12 @@ const CALL_OPTIONS = {
     description: 'A retry with the same key replays, never charges twice.',
   },
 } as const
+
+/** Messages in one JSON-RPC batch: each tool call is an internal request, so a batch must not fan out unbounded. */
+export const MCP_MAX_BATCH = 20
+/** Tool calls per key and minute (`RATE_LIMITS` key `mcp`), free tools included; paid ones also count against
+ * their endpoint's own limit, as over HTTP. */
+export const MCP_CALLS_PER_MINUTE = 600
 
 /** What the tools read of an operation of the published document. */
 interface Operation {
@@ -151,7 +157,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
   const challenge = `Bearer resource_metadata="${publicOrigin(services.config)}${RESOURCE_METADATA_PATHS[0]}"`
   return async (ctx: Context) => {
     // The same bearer key as HTTP (tool calls forward it); a 401 tells MCP hosts where the key comes from (RFC 6750, 9728).
-    await authenticate(ctx, services.keys).catch((e: unknown) => {
+    const caller = await authenticate(ctx, services.keys).catch((e: unknown) => {
       if (!(e instanceof ApiError) || e.status !== 401) throw e
       const invalid = ctx.get('Authorization') ? ', error="invalid_token"' : ''
       throw new ApiError(e.code, e.message, e.details, { ...e.headers, 'WWW-Authenticate': `${challenge}${invalid}` })
@@ -159,10 +165,22 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
     if (!ctx.is('application/json'))
       throw new ApiError('unsupported_media_type', 'Send JSON-RPC messages as JSON with "Content-Type: application/json".')
     await readBody(ctx) // the body limit and JSON syntax of every other route
+    const messages: unknown = ctx.request.body
+    if (Array.isArray(messages) && messages.length > MCP_MAX_BATCH)
+      throw new ApiError('invalid_request', `A JSON-RPC batch holds at most ${MCP_MAX_BATCH} messages; send the rest in another request.`, [
+        { path: '/', message: `${messages.length} messages` },
+      ])
+    const perMinute = services.config.rateLimits.mcp ?? MCP_CALLS_PER_MINUTE
     const authorization = ctx.get('Authorization')
     const server = new Server({ name: 'metered-capability-api', version: '1.0.0' }, { capabilities: { tools: {} } })
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }))
     server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+      const limit = await services.limiter.consume('mcp', caller.keyId, perMinute)
+      if (!limit.allowed) {
+        const message = `Rate limit of ${limit.limit} MCP tool calls per minute reached for this key; retry in ${limit.resetSeconds} s.`
+        const text = JSON.stringify(errorBody('rate_limited', message, ctx.state.requestId as string))
+        return { isError: true, content: [{ type: 'text', text }] }
+      }
       const route = tools.get(req.params.name)
       if (!route) return { isError: true, content: [{ type: 'text', text: `Unknown tool "${req.params.name}".` }] }
       const call = route.request(req.params.arguments ?? {})

@@ -6,6 +6,7 @@ import { boot } from './boot.ts'
 import { buildApp, httpServer } from './app.ts'
 import { BootRefusal, loadConfig } from './config.ts'
 import { startWorker } from './jobs/worker.ts'
+import { mailToLogWarning } from './mail.ts'
 import { ManifestError } from './registry.ts'
 
 const args = new Set(process.argv.slice(2))
@@ -16,8 +17,10 @@ const LISTEN_BACKLOG = 4096
 
 async function main() {
   const config = loadConfig()
+  const mailWarning = runApi ? mailToLogWarning(config) : null // before anything starts: a refusal is one line
   const booted = await boot(config)
   const { services } = booted
+  if (mailWarning) services.log(mailWarning)
   const server = runApi ? httpServer(buildApp(services), config) : null
   if (server) {
     await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 // Payments through Stripe (spec 8.3): Checkout Sessions for packs and plans, the signed webhook that grants
 // credits once per event, plan renewals on invoice.paid, and auto-recharge off-session. Credits move only
 // through the kernel's own rules (grantPack, applyPlan, credit); this module decides when, never how much.
+import { Type, type Static } from '@sinclair/typebox'
 import Stripe from 'stripe'
 import type { Context } from 'koa'
 import { applyPlan, getAccount, grantPack, PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
@@ -8,6 +9,7 @@ import type { Config } from '../config.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
+import { ajv, formatErrors, UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
 
 /** USD cents per pack and per plan month (1 credit = 0.01 USD; larger packs carry a bonus). */
@@ -116,88 +118,181 @@ export async function setAutoRecharge(
   ])
 }
 
-/** Records the grant's reference; false when it was recorded before (the event is a redelivery). */
-async function claimGrant(q: Query, reference: string, accountId: string, kind: string): Promise<boolean> {
+/**
+ * Records the grant's reference (a Checkout Session, invoice or PaymentIntent id: what was paid, not the event
+ * that reported it, since Stripe may report one payment under several event ids); false when it was recorded
+ * before. `legacy` is a reference recorded by earlier versions for the same grant (the event id).
+ */
+async function claimGrant(q: Query, reference: string, accountId: string, kind: string, legacy?: string): Promise<boolean> {
   const rows = await q.sql(
-    `insert into payment_grants (reference, account_id, kind) values (?, ?, ?) on conflict do nothing returning reference`,
-    [reference, accountId, kind],
+    `insert into payment_grants (reference, account_id, kind)
+       select ?, ?, ? where not exists (select 1 from payment_grants where reference = ?)
+     on conflict do nothing returning reference`,
+    [reference, accountId, kind, legacy ?? reference],
   )
   return rows.length === 1
 }
+
+/** A signature timestamp further in the future than this is refused (clocks differ by seconds, not minutes). */
+export const STRIPE_FUTURE_TOLERANCE_SECONDS = 60
 
 /** POST /stripe/webhook: verifies the signature over the raw body, then applies the event once. */
 export async function stripeWebhook(services: Services, ctx: Context, raw: Buffer): Promise<void> {
   const stripe = stripeOf(services)
   const secret = services.config.billing.webhookSecret
   if (!secret) throw new ApiError('not_found', 'Stripe webhooks are not configured.')
+  const header = ctx.get('Stripe-Signature')
+  const now = services.now().getTime()
   let event: Stripe.Event
   try {
-    event = stripe.webhooks.constructEvent(raw, ctx.get('Stripe-Signature'), secret)
+    // Stripe's check refuses a timestamp older than 5 minutes, measured on the kernel's clock.
+    event = stripe.webhooks.constructEvent(raw, header, secret, undefined, undefined, now)
   } catch {
     throw new ApiError('invalid_request', 'The Stripe signature is not valid.')
   }
-  await applyEvent(services, event)
+  // ...and this one a timestamp from the future, which the age check alone would accept for any length of time.
+  const stamps = [...header.matchAll(/(?:^|,)\s*t=(\d+)/g)].map((m) => Number(m[1]))
+  if (stamps.some((t) => t * 1000 > now + STRIPE_FUTURE_TOLERANCE_SECONDS * 1000))
+    throw new ApiError('invalid_request', 'The Stripe signature is timestamped in the future.')
+  const outcome = await applyEvent(services, event)
+  // A signed event that grants nothing is still acknowledged (200): Stripe would otherwise retry it for days.
+  if (outcome.ignored)
+    services.logger[outcome.alarm ? 'error' : 'info'](
+      { stripeEvent: event.id, type: event.type, reason: outcome.ignored },
+      outcome.alarm ? 'stripe event refused' : 'stripe event ignored',
+    )
   ctx.body = { received: true }
 }
 
-async function applyEvent(services: Services, event: Stripe.Event): Promise<void> {
-  const { db } = services
+/** What an event did: nothing to do, or granted nothing for a reason (`alarm`: the payment does not add up). */
+type Outcome = { ignored?: undefined } | { ignored: string; alarm?: boolean }
+
+const StripeId = (prefix: string) => Type.String({ pattern: `^${prefix}_[A-Za-z0-9_]{1,250}$` })
+const Reference = Type.Union([Type.String({ maxLength: 255 }), Type.Object({ id: Type.String({ maxLength: 255 }) }), Type.Null()])
+const Metadata = Type.Union([Type.Record(Type.String(), Type.String({ maxLength: 500 })), Type.Null()])
+/** The fields of the objects this module reads, as Stripe sends them; anything else in an event is not ours to check. */
+const CheckoutSession = Type.Object({
+  id: StripeId('cs'),
+  mode: Type.Union([Type.Literal('payment'), Type.Literal('subscription'), Type.Literal('setup')]),
+  payment_status: Type.String(),
+  amount_total: Type.Union([Type.Integer(), Type.Null()]),
+  currency: Type.Union([Type.String(), Type.Null()]),
+  client_reference_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  metadata: Type.Optional(Metadata),
+  customer: Type.Optional(Reference),
+  payment_intent: Type.Optional(Reference),
+  subscription: Type.Optional(Reference),
+})
+const Invoice = Type.Object({
+  id: StripeId('in'),
+  billing_reason: Type.Union([Type.String(), Type.Null()]),
+  amount_paid: Type.Integer(),
+  currency: Type.String(),
+})
+const Subscription = Type.Object({ id: StripeId('sub') })
+const checks = {
+  session: ajv.compile<Static<typeof CheckoutSession>>(CheckoutSession),
+  invoice: ajv.compile<Static<typeof Invoice>>(Invoice),
+  subscription: ajv.compile<Static<typeof Subscription>>(Subscription),
+}
+const idOf = (ref: Static<typeof Reference> | undefined) => (typeof ref === 'string' ? ref : (ref?.id ?? null))
+const priceMatches = (paid: { amount: number | null; currency: string | null }, cents: number) =>
+  paid.amount === cents && paid.currency === 'usd'
+
+async function applyEvent(services: Services, event: Stripe.Event): Promise<Outcome> {
+  const object: unknown = (event as { data?: { object?: unknown } }).data?.object
   if (event.type === 'checkout.session.completed') {
-    const session = event.data.object
-    const accountId = session.metadata?.accountId ?? session.client_reference_id
-    if (!accountId || session.payment_status === 'unpaid') return
-    const customerId = typeof session.customer === 'string' ? session.customer : (session.customer?.id ?? null)
-    let paymentMethod: string | null = null
-    if (session.mode === 'payment' && session.payment_intent) {
-      const pi =
-        typeof session.payment_intent === 'string'
-          ? await services.stripe!.paymentIntents.retrieve(session.payment_intent)
-          : session.payment_intent
-      paymentMethod = typeof pi.payment_method === 'string' ? pi.payment_method : (pi.payment_method?.id ?? null)
-    }
-    await db.tx(async (q) => {
-      if (!(await claimGrant(q, event.id, accountId, event.type))) return
-      await q.sql(
-        `update accounts set stripe_customer_id = coalesce(?, stripe_customer_id), stripe_payment_method = coalesce(?, stripe_payment_method) where id = ?`,
-        [customerId, paymentMethod, accountId],
-      )
-      if (session.mode === 'payment') {
-        const pack = session.metadata?.pack as Pack
-        if (!(pack in PACKS)) throw new Error(`checkout session ${session.id} names no pack`)
-        // The first pack was checked when checkout started; a second one paid meanwhile still gets its credits.
-        const [first] = pack === 'first' ? await q.sql(`select first_pack_used from accounts where id = ?`, [accountId]) : [null]
-        if (first?.first_pack_used) await credit(q, accountId, 'purchase', PACKS.first, `pack first (repeat) ${session.id}`, services.now())
-        else await grantPack(q, accountId, pack, `pack ${pack} ${session.id}`, services.now())
-      } else if (session.mode === 'subscription') {
-        const plan = session.metadata?.plan as Plan
-        if (!(plan in PLANS) || plan === 'none') throw new Error(`checkout session ${session.id} names no plan`)
-        const subscription = typeof session.subscription === 'string' ? session.subscription : (session.subscription?.id ?? null)
-        await applyPlan(q, accountId, plan, services.now())
-        // Stripe's invoices drive renewals of this plan, not the maintenance pass.
-        await q.sql(`update accounts set stripe_subscription_id = ?, plan_renews_at = null where id = ?`, [subscription, accountId])
-      }
-    })
-  } else if (event.type === 'invoice.paid') {
-    const invoice = event.data.object
-    // The first invoice is paid with the checkout; its bundle was granted by checkout.session.completed.
-    if (invoice.billing_reason !== 'subscription_cycle') return
-    const subscription = subscriptionOf(invoice)
-    if (!subscription) return
-    await db.tx(async (q) => {
-      const [account] = await q.sql<{ id: string; plan: Plan | 'none' }>(`select id, plan from accounts where stripe_subscription_id = ?`, [
-        subscription,
-      ])
-      if (!account || account.plan === 'none') return
-      if (!(await claimGrant(q, event.id, account.id, event.type))) return
-      await credit(q, account.id, 'plan_grant', PLANS[account.plan], `plan ${account.plan} renewal ${invoice.id}`, services.now())
-    })
-  } else if (event.type === 'customer.subscription.deleted') {
-    const subscription = event.data.object
-    await db.sql(
-      `update accounts set plan = 'none', plan_renews_at = null, stripe_subscription_id = null where stripe_subscription_id = ?`,
-      [subscription.id],
-    )
+    if (!checks.session(object)) return { ignored: `not a checkout session: ${JSON.stringify(formatErrors(checks.session.errors))}` }
+    return checkoutCompleted(services, event.id, object)
   }
+  if (event.type === 'invoice.paid') {
+    if (!checks.invoice(object)) return { ignored: `not an invoice: ${JSON.stringify(formatErrors(checks.invoice.errors))}` }
+    return invoicePaid(services, event.id, object as Static<typeof Invoice> & Stripe.Invoice)
+  }
+  if (event.type === 'customer.subscription.deleted') {
+    if (!checks.subscription(object)) return { ignored: 'not a subscription' }
+    await services.db.sql(
+      `update accounts set plan = 'none', plan_renews_at = null, stripe_subscription_id = null where stripe_subscription_id = ?`,
+      [object.id],
+    )
+    return {}
+  }
+  return { ignored: 'an event type this service does not use' }
+}
+
+async function checkoutCompleted(services: Services, eventId: string, session: Static<typeof CheckoutSession>): Promise<Outcome> {
+  const { db } = services
+  const accountId = session.metadata?.accountId ?? session.client_reference_id
+  if (!accountId || !UUID.test(accountId)) return { ignored: `checkout session ${session.id} names no account` }
+  if (session.payment_status !== 'paid') return { ignored: `checkout session ${session.id} is ${session.payment_status}` }
+  // What was bought, and whether what was paid is its price: credits only for what was verifiably paid.
+  const paid = { amount: session.amount_total, currency: session.currency }
+  const pack = session.mode === 'payment' ? (session.metadata?.pack ?? '') : null
+  const plan = session.mode === 'subscription' ? (session.metadata?.plan ?? '') : null
+  if (pack !== null) {
+    if (!Object.hasOwn(PACK_PRICE_CENTS, pack)) return { ignored: `checkout session ${session.id} names no pack` }
+    if (!priceMatches(paid, PACK_PRICE_CENTS[pack as Pack]))
+      return { ignored: `checkout session ${session.id} paid ${paid.amount} ${paid.currency} for pack ${pack}`, alarm: true }
+  } else if (plan !== null) {
+    if (!Object.hasOwn(PLAN_PRICE_CENTS, plan)) return { ignored: `checkout session ${session.id} names no plan` }
+    if (!priceMatches(paid, PLAN_PRICE_CENTS[plan as Exclude<Plan, 'none'>]))
+      return { ignored: `checkout session ${session.id} paid ${paid.amount} ${paid.currency} for plan ${plan}`, alarm: true }
+  } else return { ignored: `checkout session ${session.id} is a ${session.mode} session` }
+  if (!(await db.sql(`select 1 from accounts where id = ?`, [accountId])).length)
+    return { ignored: `checkout session ${session.id} names an unknown account` }
+
+  let paymentMethod: string | null = null
+  const intent = session.payment_intent ?? null
+  if (pack !== null && intent) {
+    const pi = typeof intent === 'string' ? await services.stripe!.paymentIntents.retrieve(intent) : (intent as Stripe.PaymentIntent)
+    paymentMethod = typeof pi.payment_method === 'string' ? pi.payment_method : (pi.payment_method?.id ?? null)
+  }
+  let granted = false
+  await db.tx(async (q) => {
+    if (!(await claimGrant(q, session.id, accountId, 'checkout.session.completed', eventId))) return
+    granted = true
+    await q.sql(
+      `update accounts set stripe_customer_id = coalesce(?, stripe_customer_id), stripe_payment_method = coalesce(?, stripe_payment_method) where id = ?`,
+      [idOf(session.customer), paymentMethod, accountId],
+    )
+    if (pack !== null) {
+      // The first pack was checked when checkout started; a second one paid meanwhile still gets its credits.
+      const [first] = pack === 'first' ? await q.sql(`select first_pack_used from accounts where id = ?`, [accountId]) : [null]
+      if (first?.first_pack_used) await credit(q, accountId, 'purchase', PACKS.first, `pack first (repeat) ${session.id}`, services.now())
+      else await grantPack(q, accountId, pack as Pack, `pack ${pack} ${session.id}`, services.now())
+    } else {
+      await applyPlan(q, accountId, plan as Plan, services.now())
+      // Stripe's invoices drive renewals of this plan, not the maintenance pass.
+      await q.sql(`update accounts set stripe_subscription_id = ?, plan_renews_at = null where id = ?`, [
+        idOf(session.subscription),
+        accountId,
+      ])
+    }
+  })
+  return granted ? {} : { ignored: `checkout session ${session.id} was granted before` }
+}
+
+async function invoicePaid(services: Services, eventId: string, invoice: Static<typeof Invoice> & Stripe.Invoice): Promise<Outcome> {
+  // The first invoice is paid with the checkout; its bundle was granted by checkout.session.completed.
+  if (invoice.billing_reason !== 'subscription_cycle') return {}
+  const subscription = subscriptionOf(invoice)
+  if (!subscription) return { ignored: `invoice ${invoice.id} names no subscription` }
+  let outcome: Outcome = {}
+  await services.db.tx(async (q) => {
+    const [account] = await q.sql<{ id: string; plan: Plan }>(`select id, plan from accounts where stripe_subscription_id = ?`, [
+      subscription,
+    ])
+    if (!account || account.plan === 'none') return void (outcome = { ignored: `invoice ${invoice.id}: no account on that subscription` })
+    if (!priceMatches({ amount: invoice.amount_paid, currency: invoice.currency }, PLAN_PRICE_CENTS[account.plan]))
+      return void (outcome = {
+        ignored: `invoice ${invoice.id} paid ${invoice.amount_paid} ${invoice.currency} for plan ${account.plan}`,
+        alarm: true,
+      })
+    if (!(await claimGrant(q, invoice.id, account.id, 'invoice.paid', eventId)))
+      return void (outcome = { ignored: `invoice ${invoice.id} was granted before` })
+    await credit(q, account.id, 'plan_grant', PLANS[account.plan], `plan ${account.plan} renewal ${invoice.id}`, services.now())
+  })
+  return outcome
 }
 
 function subscriptionOf(invoice: Stripe.Invoice): string | null {

@@ -11,12 +11,12 @@ export function tokensMatch(sent: unknown, expected: string | undefined): boolea
   return secretsEqual(sent, expected)
 }
 
-/** The pre-session token: the cookie's value, set now if absent. */
-export function preSessionToken(ctx: Context): string {
+/** The pre-session token: the cookie's value, set now if absent (`secure`: the dashboard's cookie rule). */
+export function preSessionToken(ctx: Context, secure: boolean): string {
   let value = ctx.cookies.get(PRE_SESSION_COOKIE)
   if (!value || !/^[A-Za-z0-9_-]{43}$/.test(value)) {
     value = randomBytes(32).toString('base64url')
-    ctx.cookies.set(PRE_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/dashboard', overwrite: true })
+    ctx.cookies.set(PRE_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, path: '/dashboard', overwrite: true })
   }
   return value
 }

@@ -5,39 +5,38 @@ import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 import bodyParser from 'koa-bodyparser'
 import type { Context, Next } from 'koa'
-import {
-  createKey,
-  getAccount,
-  openTestKey,
-  revokeKey,
-  rotateWebhookSecret,
-  updateKey,
-  PACKS,
-  PLANS,
-  type Pack,
-  type Plan,
-} from '../accounts/accounts.ts'
-import { cancelPlan, RECHARGE_PACKS, setAutoRecharge, startCheckout, type RechargePack } from '../billing/billing.ts'
+import { createKey, getAccount, openTestKey, revokeKey, rotateWebhookSecret, updateKey } from '../accounts/accounts.ts'
+import { cancelPlan, setAutoRecharge, startCheckout, type RechargePack } from '../billing/billing.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
 import { dailyTotals, ledgerCsv, listLedger, type UsageFilter } from '../usage/usage.ts'
+import { inputReader } from '../validation.ts'
 import { preSessionToken, PRE_SESSION_COOKIE, tokensMatch } from './csrf.ts'
-import { endSession, loadSession, redeemSignInLink, sendSignInLink, SESSION_TTL_MS, type Session } from './session.ts'
+import { FORMS, QUERIES } from './inputs.ts'
 import { requestsPage, requestsPageData } from './requests-page.ts'
+import { endSession, loadSession, redeemSignInLink, sendSignInLink, signInLinkEmail, SESSION_TTL_MS, type Session } from './session.ts'
 import * as views from './views.ts'
 
 const SESSION_COOKIE = 'dash_session'
 const CSS = readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8')
 const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>"]{1,60}$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const DAY = /^\d{4}-\d{2}-\d{2}$/
-const NOTICES: Record<string, string> = {
-  revoked: 'The key is revoked. Calls with it are refused from now on.',
-  cap: 'The monthly spend cap is saved.',
-  'checkout-done': 'Payment received. Credits appear as soon as Stripe confirms it, usually within seconds.',
-  'checkout-cancelled': 'Checkout cancelled; nothing was charged.',
-  cancelled: 'Your plan is cancelled. Credits already granted stay on your balance.',
-  recharge: 'Auto-recharge settings saved.',
+// A Map: a notice name comes from the query string, and a plain object would answer `constructor` too.
+const NOTICES = new Map<string, string>([
+  ['revoked', 'The key is revoked. Calls with it are refused from now on.'],
+  ['cap', 'The monthly spend cap is saved.'],
+  ['checkout-done', 'Payment received. Credits appear as soon as Stripe confirms it, usually within seconds.'],
+  ['checkout-cancelled', 'Checkout cancelled; nothing was charged.'],
+  ['cancelled', 'Your plan is cancelled. Credits already granted stay on your balance.'],
+  ['recharge', 'Auto-recharge settings saved.'],
+])
+const read = {
+  form: Object.fromEntries(Object.entries(FORMS).map(([k, schema]) => [k, inputReader(schema, 'form')])) as {
+    [K in keyof typeof FORMS]: ReturnType<typeof inputReader<(typeof FORMS)[K]>>
+  },
+  query: Object.fromEntries(Object.entries(QUERIES).map(([k, schema]) => [k, inputReader(schema, 'query')])) as {
+    [K in keyof typeof QUERIES]: ReturnType<typeof inputReader<(typeof QUERIES)[K]>>
+  },
 }
 
 interface DashState {
@@ -57,14 +56,31 @@ export function dashboardRouter(services: Services): Router {
   })
   // Links in emails and Stripe redirects never take their host from the request (Host header poisoning).
   const origin = () => services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
+  // Secure whenever the public URL is https (a TLS-terminating proxy may speak plain http to us), or the
+  // connection itself is (TRUST_PROXY and X-Forwarded-Proto).
+  const secureCookies = (ctx: Context) => {
+    const secure = ctx.secure || origin().startsWith('https:')
+    if (secure) ctx.cookies.secure = true // the cookies module refuses a Secure cookie on a connection it thinks is plain
+    return secure
+  }
   const cookieOptions = (ctx: Context) => ({
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: ctx.secure,
+    secure: secureCookies(ctx),
     path: '/dashboard',
     overwrite: true,
   })
-  const form = (ctx: Context) => (ctx.request.body ?? {}) as Record<string, string | undefined>
+  const csrfToken = (ctx: Context) => preSessionToken(ctx, secureCookies(ctx))
+  /** A same-origin path from a URL the client sent (Referer), or null: origins are compared exactly. */
+  const sameOriginPath = (raw: string): string | null => {
+    try {
+      const url = new URL(raw)
+      return url.origin === origin() ? `${url.pathname}${url.search}` : null
+    } catch {
+      return null
+    }
+  }
+  const body = (ctx: Context): unknown => ctx.request.body ?? {}
 
   // Errors become pages, not JSON; the page never shows internals.
   router.use(async (ctx, next) => {
@@ -82,7 +98,7 @@ export function dashboardRouter(services: Services): Router {
       if (!err) services.log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? String(e)}`)
       ctx.status = err?.status ?? 500
       ctx.type = 'html'
-      const back = ctx.method === 'POST' ? (ctx.get('Referer').startsWith(origin()) ? ctx.get('Referer') : '/dashboard') : '/dashboard'
+      const back = (ctx.method === 'POST' && sameOriginPath(ctx.get('Referer'))) || '/dashboard'
       ctx.body = views.messagePage(ctx.status, err?.message ?? 'Something went wrong on our side. It has been logged.', back)
     }
   })
@@ -93,11 +109,18 @@ export function dashboardRouter(services: Services): Router {
       await next()
       return
     }
+    // A browser names the page a form was sent from; it must be one of ours, origin compared exactly.
+    const from = ctx.get('Origin')
+    if (from && from !== origin())
+      throw new ApiError(
+        'invalid_request',
+        `This form was sent from ${from.slice(0, 100)}; this dashboard is ${origin()} (DASHBOARD_URL). Open it there.`,
+      )
     await parseForm(ctx, async () => {})
     const session = await loadSession(services, ctx.cookies.get(SESSION_COOKIE))
     const preSession = ctx.path === '/dashboard/login' || ctx.path === '/dashboard/login/verify'
     const expected = preSession ? ctx.cookies.get(PRE_SESSION_COOKIE) : session?.csrfToken
-    if (!tokensMatch(form(ctx)._csrf, expected))
+    if (!tokensMatch((body(ctx) as { _csrf?: unknown })._csrf, expected))
       throw new ApiError('invalid_request', 'This form has expired. Go back, reload the page and try again.')
     await next()
   })
@@ -116,8 +139,12 @@ export function dashboardRouter(services: Services): Router {
   const frame = async (ctx: Context, active: views.Page, extra: { notice?: string; error?: string } = {}): Promise<views.Frame> => {
     const { session } = state(ctx)
     const account = await getAccount(db, session.accountId)
-    const done = typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined
-    return { email: account.email, csrf: session.csrfToken, active, ...(done ? { notice: done } : {}), ...extra }
+    return { email: account.email, csrf: session.csrfToken, active, ...extra }
+  }
+  /** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */
+  const notice = (done: string | undefined) => {
+    const text = done ? NOTICES.get(done) : undefined
+    return text ? { notice: text } : {}
   }
   const page = (ctx: Context, body: string) => {
     ctx.type = 'html'
@@ -131,12 +158,15 @@ export function dashboardRouter(services: Services): Router {
   })
 
   // Sign-in.
-  router.get('/dashboard/login', (ctx) => page(ctx, views.signInPage(preSessionToken(ctx))))
+  router.get('/dashboard/login', (ctx) => {
+    read.query.none(ctx.query)
+    page(ctx, views.signInPage(csrfToken(ctx)))
+  })
   router.post('/dashboard/login', async (ctx) => {
-    const email = (form(ctx).email ?? '').trim().toLowerCase()
+    const email = read.form.login(body(ctx)).email.trim().toLowerCase()
     if (!EMAIL.test(email) || email.length > 254) {
       ctx.status = 400
-      return page(ctx, views.signInPage(preSessionToken(ctx), { error: 'Enter a valid email address.' }))
+      return page(ctx, views.signInPage(csrfToken(ctx), { error: 'Enter a valid email address.' }))
     }
     // Per minute; RATE_LIMITS can override both like any endpoint's limit.
     const limits = services.config.rateLimits
@@ -147,40 +177,44 @@ export function dashboardRouter(services: Services): Router {
       throw new ApiError('rate_limited', 'Too many sign-in links were requested. Wait a minute, then try again.')
     }
     await sendSignInLink(services, email, origin())
-    page(ctx, views.signInPage(preSessionToken(ctx), { sent: true }))
+    page(ctx, views.signInPage(csrfToken(ctx), { sent: true }))
   })
-  // The link opens a confirmation form: mail scanners that fetch links must not use up the one-time token.
-  router.get('/dashboard/login/verify', (ctx) => {
-    const token = typeof ctx.query.token === 'string' ? ctx.query.token : ''
-    page(ctx, views.verifyPage(preSessionToken(ctx), token))
+  // The link opens a confirmation form naming the account it signs in to (a link someone else sent you would
+  // sign you in to their account: login CSRF); only its POST signs in, so mail scanners cannot use it up.
+  const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/
+  const expiredLink = (ctx: Context) => {
+    ctx.status = 400
+    page(ctx, views.signInPage(csrfToken(ctx), { error: 'This sign-in link has expired or was already used. Ask for a new one.' }))
+  }
+  router.get('/dashboard/login/verify', async (ctx) => {
+    const token = read.query.verify(ctx.query).token ?? ''
+    const email = LINK_TOKEN.test(token) ? await signInLinkEmail(services, token) : null
+    if (!email) return expiredLink(ctx)
+    page(ctx, views.verifyPage(csrfToken(ctx), token, email))
   })
   router.post('/dashboard/login/verify', async (ctx) => {
-    const token = form(ctx).token ?? ''
-    const redeemed = /^[A-Za-z0-9_-]{43}$/.test(token) ? await redeemSignInLink(services, token) : null
-    if (!redeemed) {
-      ctx.status = 400
-      return page(
-        ctx,
-        views.signInPage(preSessionToken(ctx), { error: 'This sign-in link has expired or was already used. Ask for a new one.' }),
-      )
-    }
+    const { token } = read.form.verify(body(ctx))
+    const redeemed = LINK_TOKEN.test(token) ? await redeemSignInLink(services, token) : null
+    if (!redeemed) return expiredLink(ctx)
     ctx.cookies.set(SESSION_COOKIE, redeemed.sessionId, { ...cookieOptions(ctx), maxAge: SESSION_TTL_MS })
     ctx.redirect('/dashboard')
   })
   router.post('/dashboard/logout', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
     await endSession(services, state(ctx).sessionId)
     ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 })
     ctx.redirect('/dashboard/login')
   })
 
   router.get('/dashboard', signedIn, async (ctx) => {
+    const { done } = read.query.page(ctx.query)
     const { accountId } = state(ctx).session
     const account = await getAccount(db, accountId)
     const today = services.now()
     const daily = await dailyTotals(db, accountId, {
       from: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29)),
     })
-    page(ctx, views.overviewPage(await frame(ctx, 'overview'), { ...account, daily, today }))
+    page(ctx, views.overviewPage(await frame(ctx, 'overview', notice(done)), { ...account, daily, today }))
   })
 
   // Keys.
@@ -226,18 +260,19 @@ export function dashboardRouter(services: Services): Router {
     return Number(raw.trim())
   }
   router.get('/dashboard/keys', signedIn, async (ctx) => {
+    const { done } = read.query.page(ctx.query)
     const { accountId } = state(ctx).session
-    page(ctx, views.keysPage(await frame(ctx, 'keys'), await keyRows(accountId), (await getAccount(db, accountId)).plan))
+    page(ctx, views.keysPage(await frame(ctx, 'keys', notice(done)), await keyRows(accountId), (await getAccount(db, accountId)).plan))
   })
   router.post('/dashboard/keys', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
-    const name = (form(ctx).name ?? '').trim().slice(0, 200) || undefined
-    const mode = form(ctx).mode ?? 'live'
-    if (mode !== 'live' && mode !== 'test') throw new ApiError('invalid_request', 'A key is live or test.')
+    const f = read.form.createKey(body(ctx))
+    const name = (f.name ?? '').trim() || undefined
+    const mode = f.mode ?? 'live'
     const created = await createKey(
       db,
       accountId,
-      { ...(name ? { name } : {}), mode, monthlySpendCap: capOf(form(ctx).monthlySpendCap) },
+      { ...(name ? { name } : {}), mode, monthlySpendCap: capOf(f.monthlySpendCap) },
       services.secrets,
     )
     // Rendered in this response, never redirected: a live key's secret is shown once (a test key's can be shown again).
@@ -284,16 +319,18 @@ export function dashboardRouter(services: Services): Router {
     page(ctx, requestsPage(await frame(ctx, 'requests'), { ...data, keys, endpoints }))
   })
   router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
     await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys, services.now())
     ctx.redirect('/dashboard/keys?done=revoked')
   })
   router.post('/dashboard/keys/:id/cap', signedIn, async (ctx) => {
-    await updateKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), { monthlySpendCap: capOf(form(ctx).monthlySpendCap) })
+    const { monthlySpendCap } = read.form.keyCap(body(ctx))
+    await updateKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), { monthlySpendCap: capOf(monthlySpendCap) })
     ctx.redirect('/dashboard/keys?done=cap')
   })
 
   // Webhooks.
-  const webhooks = async (ctx: Context, shown?: { secret: string; rotated?: boolean }) => {
+  const webhooks = async (ctx: Context, shown?: { secret: string; rotated?: boolean }, done?: string) => {
     const { accountId } = state(ctx).session
     const [account] = await db.sql<{ has_secret: boolean }>(`select webhook_secret is not null as has_secret from accounts where id = ?`, [
       accountId,
@@ -328,10 +365,16 @@ export function dashboardRouter(services: Services): Router {
       lastStatusCode: r.last_code == null ? null : Number(r.last_code),
       updatedAt: new Date(r.updated_at).toISOString(),
     }))
-    page(ctx, views.webhooksPage(await frame(ctx, 'webhooks'), { hasSecret: account!.has_secret, deliveries, ...(shown ?? {}) }))
+    page(
+      ctx,
+      views.webhooksPage(await frame(ctx, 'webhooks', notice(done)), { hasSecret: account!.has_secret, deliveries, ...(shown ?? {}) }),
+    )
   }
-  router.get('/dashboard/webhooks', signedIn, (ctx) => webhooks(ctx))
+  router.get('/dashboard/webhooks', signedIn, (ctx) => {
+    return webhooks(ctx, undefined, read.query.page(ctx.query).done)
+  })
   router.post('/dashboard/webhooks/reveal', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
     const [row] = await db.sql<{ webhook_secret: string | null }>(`select webhook_secret from accounts where id = ?`, [
       state(ctx).session.accountId,
     ])
@@ -339,30 +382,32 @@ export function dashboardRouter(services: Services): Router {
     await webhooks(ctx, { secret: services.secrets.open(row.webhook_secret) })
   })
   router.post('/dashboard/webhooks/rotate', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
     const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets, services.now())
     await webhooks(ctx, { secret, rotated: true })
   })
 
   // Usage.
-  const usageFilter = (ctx: Context): UsageFilter & { fromText?: string; toText?: string } => {
-    const q = ctx.query as Record<string, string | undefined>
-    const f: UsageFilter & { fromText?: string; toText?: string } = {}
-    if (q.endpoint && /^[a-z0-9-]{1,64}$/.test(q.endpoint)) f.endpoint = q.endpoint
-    if (q.keyId && UUID.test(q.keyId)) f.keyId = q.keyId
-    if (q.from && DAY.test(q.from) && !isNaN(Date.parse(q.from))) {
+  // The filter form sends every field, empty when unused; the schema admits only real days and ids.
+  const usageFilter = (ctx: Context): UsageFilter & { fromText?: string; toText?: string; cursor?: string } => {
+    const q = read.query.usage(ctx.query)
+    const f: UsageFilter & { fromText?: string; toText?: string; cursor?: string } = {}
+    if (q.endpoint) f.endpoint = q.endpoint
+    if (q.keyId) f.keyId = q.keyId
+    if (q.from) {
       f.from = new Date(q.from + 'T00:00:00Z')
       f.fromText = q.from
     }
-    if (q.to && DAY.test(q.to) && !isNaN(Date.parse(q.to))) {
+    if (q.to) {
       f.to = new Date(Date.parse(q.to + 'T00:00:00Z') + 86400_000)
       f.toText = q.to
     }
+    if (q.cursor) f.cursor = q.cursor
     return f
   }
   router.get('/dashboard/usage', signedIn, async (ctx) => {
     const { accountId } = state(ctx).session
-    const filter = usageFilter(ctx)
-    const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor.length <= 64 ? ctx.query.cursor : undefined
+    const { cursor, ...filter } = usageFilter(ctx)
     const ledgerPage = await listLedger(db, accountId, filter, { limit: 50, ...(cursor ? { cursor } : {}) })
     const keys = (await keyRows(accountId)).map((k) => ({
       id: k.id,
@@ -377,11 +422,13 @@ export function dashboardRouter(services: Services): Router {
   router.get('/dashboard/usage.csv', signedIn, async (ctx) => {
     ctx.type = 'text/csv; charset=utf-8'
     ctx.attachment(`usage-${services.now().toISOString().slice(0, 10)}.csv`)
-    ctx.body = await ledgerCsv(db, state(ctx).session.accountId, usageFilter(ctx))
+    const { cursor: _cursor, ...filter } = usageFilter(ctx)
+    ctx.body = await ledgerCsv(db, state(ctx).session.accountId, filter)
   })
 
   // Billing.
   router.get('/dashboard/billing', signedIn, async (ctx) => {
+    const { checkout, done } = read.query.billing(ctx.query)
     const { accountId } = state(ctx).session
     const account = await getAccount(db, accountId)
     const [row] = await db.sql<{
@@ -394,10 +441,9 @@ export function dashboardRouter(services: Services): Router {
       `select first_pack_used, stripe_subscription_id, stripe_payment_method, auto_recharge_threshold, auto_recharge_pack from accounts where id = ?`,
       [accountId],
     )
-    const done = ctx.query.checkout === 'done' ? 'checkout-done' : ctx.query.checkout === 'cancelled' ? 'checkout-cancelled' : undefined
     page(
       ctx,
-      views.billingPage(await frame(ctx, 'billing', done ? { notice: NOTICES[done]! } : {}), {
+      views.billingPage(await frame(ctx, 'billing', notice(checkout ? `checkout-${checkout}` : done)), {
         stripe: services.stripe !== null,
         plan: account.plan,
         balance: account.balance,
@@ -412,30 +458,27 @@ export function dashboardRouter(services: Services): Router {
     )
   })
   router.post('/dashboard/billing/checkout', signedIn, async (ctx) => {
-    const { pack, plan } = form(ctx)
-    const item =
-      pack && pack in PACKS
-        ? { pack: pack as Pack }
-        : plan && plan in PLANS && plan !== 'none'
-          ? { plan: plan as Exclude<Plan, 'none'> }
-          : null
+    // The schema's enums are the packs and plans: `toString` or `constructor` is no pack.
+    const { pack, plan } = read.form.checkout(body(ctx))
+    const item = pack ? { pack } : plan ? { plan } : null
     if (!item) throw new ApiError('invalid_request', 'Choose a pack or a plan.')
     ctx.status = 303
     ctx.redirect(await startCheckout(services, state(ctx).session.accountId, item, origin()))
   })
   router.post('/dashboard/billing/cancel', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
     await cancelPlan(services, state(ctx).session.accountId)
     ctx.redirect('/dashboard/billing?done=cancelled')
   })
   router.post('/dashboard/billing/auto-recharge', signedIn, async (ctx) => {
-    const f = form(ctx)
+    const f = read.form.autoRecharge(body(ctx))
     if (f.off) await setAutoRecharge(services, state(ctx).session.accountId, null)
     else {
       const threshold = (f.threshold ?? '').trim()
       if (!/^\d{1,9}$/.test(threshold) || Number(threshold) < 1)
         throw new ApiError('invalid_request', 'The threshold is a whole number of credits, at least 1.')
-      if (!RECHARGE_PACKS.includes(f.pack as RechargePack)) throw new ApiError('invalid_request', 'Choose the pack to buy.')
-      await setAutoRecharge(services, state(ctx).session.accountId, { threshold: Number(threshold), pack: f.pack as RechargePack })
+      if (!f.pack) throw new ApiError('invalid_request', 'Choose the pack to buy.')
+      await setAutoRecharge(services, state(ctx).session.accountId, { threshold: Number(threshold), pack: f.pack satisfies RechargePack })
     }
     ctx.redirect('/dashboard/billing?done=recharge')
   })

@@ -28,6 +28,15 @@ export async function sendSignInLink(services: Services, email: string, origin: 
   )
 }
 
+/** The email a live link signs in to, without using it up (the confirmation page names it); null when none. */
+export async function signInLinkEmail(services: Services, secret: string): Promise<string | null> {
+  const [link] = await services.db.sql<{ email: string }>(
+    `select email from login_links where token_hash = ? and used_at is null and expires_at > ?`,
+    [sha256(secret), services.now()],
+  )
+  return link?.email ?? null
+}
+
 /** Uses the link once; returns the new session's cookie value and CSRF token, or null. */
 export async function redeemSignInLink(services: Services, secret: string): Promise<{ sessionId: string; accountId: string } | null> {
   const { db } = services

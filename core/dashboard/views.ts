@@ -95,16 +95,18 @@ export function signInPage(csrf: string, state: { sent?: boolean; error?: string
   )
 }
 
-export function verifyPage(csrf: string, token: string): string {
+/** The confirmation a sign-in link opens: it names the account, so nobody is signed in to someone else's unawares. */
+export function verifyPage(csrf: string, token: string, email: string): string {
   return document(
     'Sign in',
     html`<div class="auth">
       <div class="card auth-card">
         <div class="brand big"><span class="logo">◆</span> Service</div>
-        <h1>Continue to your dashboard</h1>
+        <h1>Sign in as <span data-testid="sign-in-email">${email}</span>?</h1>
+        <p class="muted">This link signs you in to the account of ${email}. If that is not your address, close this page.</p>
         <form method="post" action="/dashboard/login/verify" class="stack">
           ${csrfField(csrf)}<input type="hidden" name="token" value="${token}" />
-          <button class="primary">Sign in</button>
+          <button class="primary">Sign in as ${email}</button>
         </form>
       </div>
     </div>`,

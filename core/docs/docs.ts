@@ -11,10 +11,11 @@ import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 
 const dist = (createRequire(import.meta.url)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath()
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=utf-8' },
-}
+// A Map: the name comes from the URL, and a plain object would also answer `constructor` or `__proto__`.
+const ASSETS = new Map<string, { file: string; type: string }>([
+  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' }],
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=utf-8' }],
+])
 
 const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs')
 const MARKDOWN = new Set(['api.md', 'examples.md'])
@@ -84,7 +85,7 @@ export function docsRouter(): Router {
       ctx.body = markdown
       return
     }
-    const asset = ASSETS[ctx.params.asset!]
+    const asset = ASSETS.get(ctx.params.asset!)
     if (!asset) {
       await next()
       return

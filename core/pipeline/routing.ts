@@ -8,6 +8,17 @@ import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { bearerMatches } from './auth.ts'
 
+/**
+ * allowedMethods() options for every router: a known method a route lacks, and a method no router implements
+ * (TRACE, PROPFIND, MKCOL …, which Node parses), are both 405 method_not_allowed with the C2 body. Without
+ * `notImplemented` the router throws its own HttpError, which the error handler can only call a bug (500).
+ */
+export const METHOD_REFUSALS = {
+  throw: true,
+  methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.'),
+  notImplemented: () => new ApiError('method_not_allowed', 'This method is not supported.'),
+}
+
 export function strictRouter(prefix?: string): Router {
   return new Router({ sensitive: true, strict: true, ...(prefix ? { prefix } : {}) })
 }

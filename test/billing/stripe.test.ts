@@ -1,16 +1,20 @@
 // Payments through the official stripe client against a fake Stripe on loopback: checkout → webhook →
 // credits, once per event; bad signatures refused; plan renewals; auto-recharge once per crossing.
 import t from 'tap'
+import Stripe from 'stripe'
 import { createAccount } from '../../core/accounts/accounts.ts'
-import { setAutoRecharge, startCheckout } from '../../core/billing/billing.ts'
+import { setAutoRecharge, startCheckout, STRIPE_FUTURE_TOLERANCE_SECONDS } from '../../core/billing/billing.ts'
+import { createLogger } from '../../core/observability/log.ts'
 import { renewPlans } from '../../core/accounts/accounts.ts'
 import { startFakeStripe } from '../helpers/fake-stripe.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
 
 const stripe = await startFakeStripe(t)
+const logged: Array<{ level: number; msg: string; reason?: string; stripeEvent?: string }> = []
 const app = await startTestApp(t, {
   capabilities: [testCapability({ name: 'echo-test', price: 5 })],
   worker: true,
+  logger: createLogger({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
   env: { STRIPE_SECRET_KEY: 'sk_test_fake', STRIPE_WEBHOOK_SECRET: stripe.webhookSecret, STRIPE_API_URL: stripe.url },
 })
 stripe.webhookUrl = `${app.url}/stripe/webhook`
@@ -204,4 +208,114 @@ t.test('a declined recharge turns auto-recharge off and emails the account', asy
   await app.call('/v1/echo-test', { key: c.key, body: { text: 'again' } })
   await new Promise((r) => setTimeout(r, 1500))
   t.equal(mails.length, 1, 'off means no further attempts')
+})
+
+/** A paid Checkout Session as Stripe reports it, for events built by hand. */
+async function paidSession(item: { pack: 'starter' | 'scale' | 'first' } | { plan: 'developer' }) {
+  const id = await account()
+  const session = stripe.sessions.get(sessionId(await startCheckout(app.services, id, item, app.url)))
+  Object.assign(session, { status: 'complete', payment_status: 'paid', customer: 'cus_hand', payment_intent: null })
+  const { line_items: _l, payment_intent_data: _p, subscription_data: _s, ...object } = session
+  return { id, object }
+}
+
+t.test('finding 6: one Checkout Session under two event ids (also at once) grants once', async (t) => {
+  const { id, object } = await paidSession({ pack: 'starter' })
+  const events = Array.from({ length: 4 }, () => stripe.event('checkout.session.completed', object))
+  const answers = await Promise.all(events.map((e) => stripe.deliver(e)))
+  t.same(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200],
+    'every delivery is acknowledged',
+  )
+  t.equal((await stripe.deliver(stripe.event('checkout.session.completed', object))).status, 200, 'and a later one')
+  t.equal((await app.ledger(id)).balance, 2000, 'the pack once')
+  t.equal(await grants(id), 1)
+})
+
+t.test('finding 6: one invoice under two event ids renews once', async (t) => {
+  const { id, object } = await paidSession({ plan: 'developer' })
+  await stripe.deliver(stripe.event('checkout.session.completed', { ...object, subscription: 'sub_hand1' }))
+  t.equal((await app.ledger(id)).balance, 1900)
+  const invoice = {
+    id: 'in_hand1',
+    object: 'invoice',
+    billing_reason: 'subscription_cycle',
+    amount_paid: 1900,
+    currency: 'usd',
+    parent: { subscription_details: { subscription: 'sub_hand1' } },
+  }
+  for (let i = 0; i < 3; i++) t.equal((await stripe.deliver(stripe.event('invoice.paid', invoice))).status, 200)
+  t.equal((await app.ledger(id)).balance, 3800, 'one renewal')
+})
+
+t.test('finding 6: an amount or currency that is not the price grants nothing, is logged, and is acknowledged', async (t) => {
+  for (const [item, wrong] of [
+    [{ pack: 'scale' }, { amount_total: 1 }],
+    [{ pack: 'starter' }, { currency: 'eur' }],
+    [{ pack: 'first' }, { amount_total: 50000 }],
+    [{ plan: 'developer' }, { amount_total: 100 }],
+  ] as const) {
+    const { id, object } = await paidSession(item)
+    const event = stripe.event('checkout.session.completed', { ...object, ...wrong, subscription: 'sub_x' })
+    const res = await stripe.deliver(event)
+    t.equal(res.status, 200, `${JSON.stringify(item)} ${JSON.stringify(wrong)}: 200, so Stripe does not retry`)
+    t.equal((await app.ledger(id)).balance, 0, 'nothing granted')
+    t.equal(await grants(id), 0)
+    const line = logged.find((l) => l.stripeEvent === event.id)
+    t.match(line, { level: 50, msg: 'stripe event refused', reason: /paid/ }, 'logged as an error for the operator')
+  }
+  const plan = await paidSession({ plan: 'developer' })
+  await stripe.deliver(stripe.event('checkout.session.completed', { ...plan.object, subscription: 'sub_hand2' }))
+  t.equal((await app.ledger(plan.id)).balance, 1900, 'the plan started at its price')
+  const cheap = { id: 'in_cheap', billing_reason: 'subscription_cycle', amount_paid: 1, currency: 'usd', subscription: 'sub_hand2' }
+  t.equal((await stripe.deliver(stripe.event('invoice.paid', cheap))).status, 200)
+  t.equal((await app.ledger(plan.id)).balance, 1900, 'an underpaid renewal grants nothing')
+})
+
+t.test('finding 6: signed but unexpected events are acknowledged (200) and logged, never a 500', async (t) => {
+  const { id, object } = await paidSession({ pack: 'starter' })
+  const unknownAccount = '00000000-0000-4000-8000-000000000000'
+  const cases: Array<[string, unknown]> = [
+    ['unknown account', { ...object, metadata: { accountId: unknownAccount, pack: 'starter' }, client_reference_id: unknownAccount }],
+    ['non-uuid account', { ...object, metadata: { accountId: 'acct-1', pack: 'starter' }, client_reference_id: 'acct-1' }],
+    ['unknown pack', { ...object, metadata: { accountId: id, pack: 'toString' } }],
+    ['prototype pack', { ...object, metadata: { accountId: id, pack: '__proto__' } }],
+    ['metadata of the wrong type', { ...object, metadata: ['x'] }],
+    ['no object', undefined],
+    ['null object', null],
+    ['a string', 'cs_x'],
+    ['unpaid', { ...object, payment_status: 'unpaid' }],
+  ]
+  for (const [what, o] of cases) {
+    const event = stripe.event('checkout.session.completed', o)
+    if (o === undefined) delete event.data
+    const res = await stripe.deliver(event)
+    t.equal(res.status, 200, what)
+    t.ok(
+      logged.some((l) => l.stripeEvent === event.id && l.reason),
+      `${what}: logged with the reason`,
+    )
+  }
+  for (const type of ['invoice.paid', 'customer.subscription.deleted', 'charge.refunded', 'x.y'])
+    t.equal((await stripe.deliver(stripe.event(type, { id: 42 }))).status, 200, type)
+  t.equal((await app.ledger(id)).balance, 0, 'nothing granted')
+  t.equal(await grants(id), 0)
+})
+
+t.test('finding 6: a signature timestamped in the future beyond the tolerance is refused', async (t) => {
+  const { id, object } = await paidSession({ pack: 'starter' })
+  const signer = new Stripe('sk_test_fake')
+  const deliverAt = (seconds: number) => {
+    const event = stripe.event('checkout.session.completed', object)
+    const payload = JSON.stringify(event)
+    const timestamp = Math.floor(Date.now() / 1000) + seconds
+    return stripe.deliver(event, signer.webhooks.generateTestHeaderString({ payload, secret: stripe.webhookSecret, timestamp }))
+  }
+  t.equal((await deliverAt(3600)).status, 400, 'an hour ahead')
+  t.equal((await deliverAt(STRIPE_FUTURE_TOLERANCE_SECONDS + 30)).status, 400, 'just past the tolerance')
+  t.equal((await deliverAt(-400)).status, 400, 'older than Stripe’s 5 minutes')
+  t.equal((await app.ledger(id)).balance, 0)
+  t.equal((await deliverAt(10)).status, 200, 'a few seconds of clock skew is fine')
+  t.equal((await app.ledger(id)).balance, 2000)
 })

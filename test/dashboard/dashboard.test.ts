@@ -330,3 +330,130 @@ t.test('sign-up reaches a first call: SIGNUP_CREDITS and a test key; the Request
   t.notOk(testLog.text.includes(paid.headers.get('x-request-id')!))
   t.equal((await c.post('/dashboard/keys', { mode: 'sandbox' })).status, 400)
 })
+
+t.test('finding 3: arrays, nested objects and NUL in a form are 400 pages; nothing is stored, nothing sent', async (t) => {
+  const c = await signIn('frank@example.test')
+  /** A form body written by hand: URLSearchParams cannot say `name[a][b]` the way qs reads it. */
+  const raw = (path: string, body: string) =>
+    fetch(app.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      body,
+    })
+  const keysBefore = Number((await app.services.db.sql(`select count(*) as n from api_keys`))[0]!.n)
+  const mailsBefore = smtp.mails.length
+  const csrf = encodeURIComponent(c.csrf)
+  for (const body of [`_csrf=${csrf}&name[a][b]=1`, `_csrf=${csrf}&name[]=x`, `_csrf=${csrf}&name=a%00b`, `_csrf=${csrf}&name=x&name=y`]) {
+    const res = await raw('/dashboard/keys', body)
+    t.equal(res.status, 400, body)
+    t.match(await res.text(), /does not match its schema/)
+  }
+  t.equal(Number((await app.services.db.sql(`select count(*) as n from api_keys`))[0]!.n), keysBefore, 'no key made')
+  const anon = new Client(app)
+  await anon.get('/dashboard/login')
+  for (const [field, value] of [
+    ['email[]', 'a@example.test'],
+    ['email[a][b]', '1'],
+    ['email', 'a\u0000b@example.test'],
+    ['email', 'x'.repeat(400)],
+  ] as const) {
+    const res = await anon.request('/dashboard/login', { form: { _csrf: anon.csrf, [field]: value } })
+    t.equal(res.status, 400, field)
+  }
+  t.equal(smtp.mails.length, mailsBefore, 'no mail sent')
+  t.equal(Number((await app.services.db.sql(`select count(*) as n from login_links where email = 'a@example.test'`))[0]!.n), 0)
+})
+
+t.test('finding 7: the confirmation page names the email; only a POST from this dashboard signs in', async (t) => {
+  const attacker = new Client(app)
+  await attacker.get('/dashboard/login')
+  const before = smtp.mails.length
+  await attacker.post('/dashboard/login', { email: 'mallory@example.test' })
+  const link = new URL(linkIn(smtp.mails[before]!.raw))
+  const victim = new Client(app)
+  const confirm = await victim.get(link.pathname + link.search)
+  t.equal(confirm.status, 200)
+  t.match(confirm.text, /Sign in as <span data-testid="sign-in-email">mallory@example\.test<\/span>/, 'the page says whose account')
+  t.notOk(victim.cookies.has('dash_session'), 'opening the link signs nobody in')
+  const forged = await victim.request('/dashboard/login/verify', {
+    form: { _csrf: victim.csrf, token: link.searchParams.get('token')! },
+    headers: { origin: 'http://evil.example' },
+  })
+  t.equal(forged.status, 400, 'a form posted from another origin is refused')
+  t.notOk(victim.cookies.has('dash_session'))
+  const lookalike = await victim.request('/dashboard/login/verify', {
+    form: { _csrf: victim.csrf, token: link.searchParams.get('token')! },
+    headers: { origin: `${app.url}.evil.example` },
+  })
+  t.equal(lookalike.status, 400, 'origins are compared exactly, not by prefix')
+  const ok = await victim.post('/dashboard/login/verify', { token: link.searchParams.get('token')! })
+  t.equal(ok.status, 302, 'the link is still good for the POST from its own page')
+
+  const unknown = await new Client(app).get(`/dashboard/login/verify?token=${'A'.repeat(43)}`)
+  t.equal(unknown.status, 400, 'an unknown or used link shows no confirmation form')
+  t.match(unknown.text, /expired or was already used/)
+})
+
+t.test('finding 7: "Go back" only follows a Referer of exactly this origin', async (t) => {
+  const c = await signIn('grace@example.test')
+  const back = async (referer: string) => {
+    const res = await c.request('/dashboard/keys', { form: { _csrf: 'wrong' }, headers: { referer } })
+    t.equal(res.status, 400)
+    return /href="([^"]*)">Go back/.exec(res.text)![1]
+  }
+  t.equal(await back(`${app.url}/dashboard/keys?x=1`), '/dashboard/keys?x=1', 'a page of this dashboard')
+  t.equal(await back(`${app.url}.evil.example/phish`), '/dashboard', 'a host that merely starts with the origin')
+  t.equal(await back(`${app.url}@evil.example/`), '/dashboard', 'credentials trick')
+  t.equal(await back('not a url'), '/dashboard')
+})
+
+t.test('finding 7: cookies are Secure whenever DASHBOARD_URL is https, even over plain http from a proxy', async (t) => {
+  const dashboardUrl = app.services.config.dashboardUrl
+  app.services.config.dashboardUrl = 'https://dash.example.test'
+  t.teardown(() => void (app.services.config.dashboardUrl = dashboardUrl))
+  const c = new Client(app)
+  const login = await c.get('/dashboard/login')
+  t.match(
+    login.headers.getSetCookie().find((s) => s.startsWith('dash_csrf='))!,
+    /;\s*secure/i,
+    'the pre-session cookie',
+  )
+  const before = smtp.mails.length
+  await c.post('/dashboard/login', { email: 'heidi@example.test' })
+  const link = new URL(linkIn(smtp.mails[before]!.raw))
+  t.equal(link.origin, 'https://dash.example.test', 'the link names the public origin')
+  const signed = await c.post('/dashboard/login/verify', { token: link.searchParams.get('token')! })
+  t.equal(signed.status, 302)
+  t.match(
+    signed.headers.getSetCookie().find((s) => s.startsWith('dash_session='))!,
+    /;\s*secure/i,
+    'the session cookie',
+  )
+})
+
+t.test('finding 7: an API without SMTP_URL refuses to start unless MAIL_TO_LOG=true or the database is embedded', async (t) => {
+  const { mailToLogWarning } = await import('../../core/mail.ts')
+  const db = 'postgres://db.example.test/prod'
+  const refusal = (config: Parameters<typeof mailToLogWarning>[0]) => {
+    try {
+      mailToLogWarning(config)
+    } catch (e) {
+      return e
+    }
+  }
+  const { BootRefusal } = await import('../../core/config.ts')
+  t.ok(refusal({ databaseUrl: db }) instanceof BootRefusal, 'a boot refusal (one line)')
+  t.match(refusal({ databaseUrl: db }), { message: /^SMTP_URL is not set/ })
+  t.match(refusal({ mailToLog: false }), { message: /^SMTP_URL is not set/ }, 'MAIL_TO_LOG=false refuses even on the embedded database')
+  t.match(mailToLogWarning({ databaseUrl: db, mailToLog: true }), /^WARNING: no SMTP_URL/)
+  t.match(mailToLogWarning({}), /^WARNING/, 'npm start on the embedded database (development) still starts, and says so')
+  t.equal(mailToLogWarning({ databaseUrl: db, smtpUrl: 'smtp://mail' }), null)
+
+  // The real entry point: one line, exit 1, before it touches the database.
+  const { spawnSync } = await import('node:child_process')
+  const env = { ...process.env, DATABASE_URL: 'postgres://127.0.0.1:1/none', SMTP_URL: '', MAIL_TO_LOG: '', PORT: '0' }
+  const run = spawnSync(process.execPath, ['core/server.ts', '--api'], { env, encoding: 'utf8', timeout: 60_000 })
+  t.equal(run.status, 1)
+  t.match(run.stderr, /^Refusing to boot: SMTP_URL is not set, so sign-in links would be printed in the log/)
+})

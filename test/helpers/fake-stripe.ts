@@ -103,11 +103,14 @@ export async function startFakeStripe(t: { teardown(fn: () => unknown): void }):
       return { status, event }
     },
     async renew(subscriptionId) {
+      const session = [...fake.sessions.values()].find((s) => s.subscription === subscriptionId)
       const invoice = {
         id: id('in'),
         object: 'invoice',
         billing_reason: 'subscription_cycle',
         status: 'paid',
+        amount_paid: session?.amount_total ?? 0,
+        currency: 'usd',
         parent: { type: 'subscription_details', subscription_details: { subscription: subscriptionId } },
       }
       const event = fake.event('invoice.paid', invoice)

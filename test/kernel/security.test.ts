@@ -3,7 +3,6 @@
 // the routers the app mounts, so routes added later are covered without editing this file.
 import { request } from 'node:http'
 import net from 'node:net'
-import type Router from '@koa/router'
 import t from 'tap'
 import { buildApp, httpServer } from '../../core/app.ts'
 import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
@@ -16,6 +15,7 @@ import { canonicalPath } from '../../core/pipeline/routing.ts'
 import { loadSecretKeys, secretBox, SecretUnreadable } from '../../core/secrets.ts'
 import type { Services } from '../../core/services.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { mountedRouters, mountedRoutes, type Route } from '../helpers/routes.ts'
 
 const ADMIN = 'admin-token-for-tests'
 const MAINTENANCE = 'maintenance-secret-for-tests'
@@ -46,31 +46,6 @@ function raw(baseUrl: string, method: string, path: string, headers: Record<stri
     req.on('error', reject)
     req.end(body)
   })
-}
-
-interface Route {
-  method: string
-  path: string
-}
-
-/** Every route of every router the app mounts (a router's routes() middleware carries the router). */
-function mountedRouters(services: Services): Router[] {
-  return (buildApp(services).middleware as Array<{ router?: Router }>).flatMap((m) => (m.router ? [m.router] : []))
-}
-
-function mountedRoutes(services: Services): Route[] {
-  const seen = new Set<string>()
-  const routes: Route[] = []
-  for (const router of mountedRouters(services)) {
-    for (const layer of router.stack) {
-      for (const method of layer.methods) {
-        if (method === 'HEAD' || seen.has(`${method} ${layer.path}`)) continue
-        seen.add(`${method} ${layer.path}`)
-        routes.push({ method, path: String(layer.path) })
-      }
-    }
-  }
-  return routes
 }
 
 /** Other spellings of a path: each must never reach a handler without the right credentials. */

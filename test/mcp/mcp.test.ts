@@ -238,3 +238,47 @@ t.test('the MCP endpoint refuses what every route refuses: no JSON, bad JSON, GE
   const get = await app.call('/mcp', { key: c.key })
   t.same([get.status, get.body.error.code], [405, 'method_not_allowed'])
 })
+
+t.test('finding 8: a JSON-RPC batch over 20 messages is refused before any tool runs', async (t) => {
+  const c = await app.customer(1000)
+  const call = (i: number) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'classify', arguments: classify } })
+  const headers = { accept: 'application/json, text/event-stream' }
+  const big = await app.call('/mcp', { body: Array.from({ length: 100 }, (_, i) => call(i)), key: c.key, headers })
+  t.equal(big.status, 400)
+  t.equal(big.body.error.code, 'invalid_request')
+  t.match(big.body.error.message, /at most 20 messages/)
+  t.equal((await app.ledger(c.accountId)).balance, 1000, 'not one of the 100 calls ran')
+  const fits = await app.call('/mcp', { body: Array.from({ length: 20 }, (_, i) => call(i)), key: c.key, headers })
+  t.equal(fits.status, 200, '20 are fine')
+  t.equal(fits.body.length, 20)
+})
+
+t.test('finding 8: every tool, free ones too, is rate limited per key', async (t) => {
+  const limited = await startTestApp(t, { provider: mockProvider(() => classifyAnswer), config: { rateLimits: { mcp: 3 } } })
+  const c = await limited.customer(100)
+  const other = await limited.customer(100)
+  const client = await connect(limited, c.key)
+  const results = []
+  for (const [name, args] of [
+    ['account', {}],
+    ['get_job', { jobId: '00000000-0000-4000-8000-000000000000' }],
+    ['account', {}],
+    ['account', {}],
+    ['get_job', { jobId: '00000000-0000-4000-8000-000000000000' }],
+    ['classify', classify],
+  ] as const)
+    results.push(await client.callTool({ name, arguments: args }))
+  t.same(
+    results.map((r) => r.isError === true),
+    [false, true, false, true, true, true],
+    'three calls (get_job of an unknown job is a refusal of its own), then refused',
+  )
+  for (const refused of results.slice(3)) {
+    const body = JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)
+    t.equal(body.error.code, 'rate_limited')
+    t.ok(body.error.requestId)
+  }
+  t.equal((await limited.ledger(c.accountId)).balance, 100, 'the refused paid call charged nothing')
+  const otherClient = await connect(limited, other.key)
+  t.notOk((await otherClient.callTool({ name: 'account', arguments: {} })).isError, 'another key has its own budget')
+})

@@ -1,0 +1,55 @@
+// The dashboard's input boundary: every form body and query string a route reads, as a TypeBox schema that
+// the route checks before it looks at a value (strings only, bounded, no control characters, closed
+// choices as enums, real calendar dates). A value of the wrong shape is 400 invalid_request, never a 500.
+import { Type, type TLiteral } from '@sinclair/typebox'
+import { PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
+import { RECHARGE_PACKS } from '../billing/billing.ts'
+import { FormText } from '../validation.ts'
+
+const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v): TLiteral<T> => Type.Literal(v)))
+const Csrf = FormText(64)
+/** An optional form/query value where the empty string (an untouched field) means "not given". */
+const blankOr = (schema: ReturnType<typeof FormText>) => Type.Optional(Type.Union([Type.Literal(''), schema]))
+const closed = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object(properties, { additionalProperties: false })
+
+export const NOTICE_NAMES = ['revoked', 'cap', 'cancelled', 'recharge'] as const
+
+/** Form bodies, by what they do. */
+export const FORMS = {
+  csrfOnly: closed({ _csrf: Csrf }),
+  login: closed({ _csrf: Csrf, email: FormText(320) }),
+  verify: closed({ _csrf: Csrf, token: FormText(64) }),
+  createKey: closed({
+    _csrf: Csrf,
+    name: Type.Optional(FormText(200)),
+    mode: Type.Optional(oneOf(['live', 'test'] as const)),
+    monthlySpendCap: Type.Optional(FormText(20)),
+  }),
+  keyCap: closed({ _csrf: Csrf, monthlySpendCap: Type.Optional(FormText(20)) }),
+  checkout: closed({
+    _csrf: Csrf,
+    pack: Type.Optional(oneOf(Object.keys(PACKS) as Pack[])),
+    plan: Type.Optional(oneOf(Object.keys(PLANS).filter((p) => p !== 'none') as Exclude<Plan, 'none'>[])),
+  }),
+  autoRecharge: closed({
+    _csrf: Csrf,
+    off: Type.Optional(Type.Literal('1')),
+    threshold: Type.Optional(FormText(12)),
+    pack: Type.Optional(oneOf(RECHARGE_PACKS)),
+  }),
+}
+
+/** Query strings, by page. */
+export const QUERIES = {
+  none: closed({}),
+  page: closed({ done: Type.Optional(oneOf(NOTICE_NAMES)) }),
+  verify: closed({ token: Type.Optional(FormText(64)) }),
+  usage: closed({
+    endpoint: blankOr(FormText(64, { pattern: '^[a-z0-9-]{1,64}$' })),
+    keyId: blankOr(FormText(36, { format: 'uuid' })),
+    from: blankOr(FormText(10, { format: 'date' })),
+    to: blankOr(FormText(10, { format: 'date' })),
+    cursor: Type.Optional(FormText(64)),
+  }),
+  billing: closed({ done: Type.Optional(oneOf(NOTICE_NAMES)), checkout: Type.Optional(oneOf(['done', 'cancelled'] as const)) }),
+}
