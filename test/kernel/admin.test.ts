@@ -1,9 +1,9 @@
 // C13: the operator API under /admin and the same operations from `npm run admin`; C9 plans and packs.
 import t from 'tap'
 import { runAdmin } from '../../scripts/admin.ts'
-import { startTestApp } from '../helpers/app.ts'
+import { startTestApp, testCapability } from '../helpers/app.ts'
 
-const app = await startTestApp(t, { capabilities: [], config: { adminToken: 'admin-secret' } })
+const app = await startTestApp(t, { capabilities: [testCapability({ name: 'echo' })], config: { adminToken: 'admin-secret' } })
 const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
   app.call(path, { ...init, headers: { authorization: 'Bearer admin-secret' } })
 
@@ -122,10 +122,7 @@ t.test('the CLI runs the same operations and prints one JSON object each', async
   const quick = await app.call('/v1/account', { key: exports.KEY })
   t.match(quick.body, { id: exports.ACCOUNT_ID, balance: 500 }, 'the exported key works and the account has its trial credits')
   t.match(exports.TEST_KEY, /^ksk_test_/)
-  const trial = await app.call('/v1/classify', {
-    key: exports.TEST_KEY,
-    body: { text: 'I was charged twice', labels: ['billing', 'technical'] },
-  })
+  const trial = await app.call('/v1/echo', { key: exports.TEST_KEY, body: { text: 'first call' } })
   t.equal(trial.status, 200, 'the exported test key answers a first call')
   t.equal(trial.body.usage.credits, 0, 'free')
   t.equal(await runAdmin(['quickstart', '--credits', '20'], print), 0, 'the email is optional')

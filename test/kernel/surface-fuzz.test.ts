@@ -39,7 +39,12 @@ const customer = await app.customer(1_000_000)
 
 // A dashboard session of the customer's account, through the real sign-in link.
 let link = ''
-app.services.mailer = createMailer(undefined, 'x@localhost', (m) => (link = /token=([\w-]{43})/.exec(m)![1]!))
+app.services.mailer = createMailer(
+  undefined,
+  'x@localhost',
+  () => {},
+  (text) => (link = /token=([\w-]{43})/.exec(text)![1]!),
+)
 const [{ email }] = (await app.services.db.sql(`select email from accounts where id = ?`, [customer.accountId])) as [{ email: string }]
 await sendSignInLink(app.services, email, app.url)
 const { sessionId } = (await redeemSignInLink(app.services, link))!
