@@ -1,6 +1,7 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
 import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
+import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
@@ -52,12 +53,14 @@ export async function boot(
     stripe: overrides.stripe !== undefined ? overrides.stripe : createStripe(config.billing),
     logger,
     metrics: overrides.metrics ?? createMetrics(),
+    sandbox: overrides.sandbox ?? new DocumentSandbox(config.documents, log),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
   return {
     services,
     async close() {
+      if (!overrides.sandbox) await services.sandbox.close()
       await limiter.close()
       if (!overrides.db) await db.close()
       await database?.stop()

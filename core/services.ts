@@ -11,6 +11,7 @@ import type { Mailer } from './mail.ts'
 import type Stripe from 'stripe'
 import type { Logger } from './observability/log.ts'
 import type { Metrics } from './observability/metrics.ts'
+import type { DocumentSandbox } from './documents/sandbox.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -38,4 +39,6 @@ export interface Services {
   stripe: Stripe | null
   logger: Logger
   metrics: Metrics
+  /** The decoder processes every untrusted document goes through (core/documents/sandbox.ts). */
+  sandbox: DocumentSandbox
 }

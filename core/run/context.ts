@@ -8,7 +8,7 @@ import type { Services } from '../services.ts'
 export function capabilityContext(
   services: Services,
   capability: Capability,
-  call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number },
+  call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number; waitForDecoder?: boolean },
 ): CapabilityContext {
   const { config, provider, resolver } = services
   const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
@@ -31,7 +31,13 @@ export function capabilityContext(
       run: (what, fn) => services.metrics.modelCall(capability.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
-      resolve: (input) => resolveDocument(input, { fetch: fetchGuarded, signal: call.signal }),
+      resolve: (input) =>
+        resolveDocument(input, {
+          fetch: fetchGuarded,
+          sandbox: services.sandbox,
+          waitForDecoder: call.waitForDecoder ?? false,
+          signal: call.signal,
+        }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
     },
     fetchPublic: (url, opts) => fetchGuarded(url, call.signal, opts),
