@@ -25,6 +25,8 @@ interface Pending {
 interface Decoder {
   process: ChildProcess
   ready: boolean
+  /** Killed on purpose between documents (it grew): its exit is expected. */
+  retired?: boolean
   task: (Pending & { id: number; killedFor?: DocumentRefusal; timer: NodeJS.Timeout; watch: NodeJS.Timeout }) | null
 }
 
@@ -160,13 +162,17 @@ export class DocumentSandbox {
     if ('pages' in answer) task.resolve(answer.pages)
     else task.reject(new DocumentRefusal(answer.refusal.code, answer.refusal.message))
     // A decoder that grew on a large document starts afresh rather than holding that memory while idle.
-    if (residentMiB(decoder.process.pid!) > this.limits.memoryMiB / 2) decoder.process.kill('SIGKILL')
+    if (residentMiB(decoder.process.pid!) > this.limits.memoryMiB / 2) {
+      decoder.ready = false // no new document for it while it exits
+      decoder.retired = true
+      decoder.process.kill('SIGKILL')
+    }
     this.pump()
   }
 
   private exited(decoder: Decoder, code: number | null, signal: NodeJS.Signals | null): void {
     this.decoders.splice(this.decoders.indexOf(decoder), 1)
-    if (!decoder.ready && !this.closed) {
+    if (!decoder.ready && !decoder.retired && !this.closed) {
       // It never started (a broken install or flags): respawning would loop; the waiting calls fail as ours (500).
       this.log(`[documents] a decoder process could not start (${signal ?? `exit ${code}`})`)
       for (const p of this.queue.splice(0)) p.reject(new Error('the document decoder process could not start'))
