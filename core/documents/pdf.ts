@@ -24,6 +24,18 @@ const UNLIMITED: DocumentBudgets = {
   maxImagePixels: Number.MAX_SAFE_INTEGER,
 }
 
+const PAGES_AT_ONCE = 16
+
+async function pageText(pdf: PdfDocument, n: number): Promise<string> {
+  const page = await pdf.getPage(n)
+  const { items } = await page.getTextContent()
+  page.cleanup()
+  return items
+    .filter((item) => item.str != null)
+    .map((item) => item.str! + (item.hasEOL ? '\n' : ''))
+    .join('')
+}
+
 /** Text of each page, in order (one entry per page; '' for a page without a text layer). */
 export async function extractPdfText(bytes: Uint8Array, budgets: DocumentBudgets = UNLIMITED): Promise<{ pages: string[] }> {
   await scanPdf(bytes, budgets)
@@ -56,21 +68,18 @@ export async function extractPdfText(bytes: Uint8Array, budgets: DocumentBudgets
     if (pdf.numPages > budgets.maxPages) {
       throw new DocumentRefusal('document_too_complex', `the PDF has ${pdf.numPages} pages; the limit is ${budgets.maxPages}`)
     }
+    // Pages in groups: pdf.js answers each through its own message queue, so asking for several at once
+    // costs a fraction of asking one by one; the character budget is checked after each group.
     const pages: string[] = []
     let characters = 0
-    for (let n = 1; n <= pdf.numPages; n++) {
-      const page = await pdf.getPage(n)
-      const { items } = await page.getTextContent()
-      const text = items
-        .filter((item) => item.str != null)
-        .map((item) => item.str! + (item.hasEOL ? '\n' : ''))
-        .join('')
-      page.cleanup()
-      characters += text.length
+    for (let first = 1; first <= pdf.numPages; first += PAGES_AT_ONCE) {
+      const numbers = Array.from({ length: Math.min(PAGES_AT_ONCE, pdf.numPages - first + 1) }, (_, i) => first + i)
+      const texts = await Promise.all(numbers.map((n) => pageText(pdf, n)))
+      for (const text of texts) characters += text.length
       if (characters > budgets.maxCharacters) {
         throw new DocumentRefusal('document_too_complex', `the PDF has more than ${budgets.maxCharacters} characters of text (the limit)`)
       }
-      pages.push(text)
+      pages.push(...texts)
     }
     return { pages }
   } catch (err) {

@@ -3,7 +3,7 @@
 // anything could stop it; here every compressed stream is inflated with zlib's streaming API, its output counted
 // and dropped, and the scan stops at the first byte over the budget. Objects and nesting depth are counted the
 // same way. Encrypted streams cannot be inflated without the key: the decoder's memory limit bounds those.
-import { createInflate } from 'node:zlib'
+import { createInflate, inflateSync } from 'node:zlib'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
 
 const MiB = 1024 * 1024
@@ -57,7 +57,17 @@ async function expandedSize(data: Buffer, dict: string, cap: number): Promise<nu
 // What pdf.js's FlateStream accepts: a zlib header (deflate, header checksum).
 const isZlib = (b: Buffer) => b.length >= 2 && (b[0]! & 0x0f) === 8 && ((b[0]! << 8) | b[1]!) % 31 === 0
 
-function inflatedSize(input: Buffer, cap: number): Promise<number> {
+/** Most streams inflate to little: those in one synchronous call; a larger or damaged one through the stream. */
+const SMALL = 1024 * 1024
+async function inflatedSize(input: Buffer, cap: number): Promise<number> {
+  try {
+    return inflateSync(input, { maxOutputLength: Math.min(SMALL, cap + 1) }).length
+  } catch {
+    return inflatedSizeStreaming(input, cap) // over SMALL (ERR_BUFFER_TOO_LARGE), or damaged: count what inflates
+  }
+}
+
+function inflatedSizeStreaming(input: Buffer, cap: number): Promise<number> {
   return new Promise((resolve) => {
     const inflate = createInflate({ chunkSize: 256 * 1024 })
     let size = 0
