@@ -179,7 +179,7 @@ const apiBaseMiB = kib(apiPid, 'VmRSS') / 1024
 
 // ---------- 1. one bomb ----------
 let t = performance.now()
-const bombPdf = await hostile.flateBomb(BOMB_MIB * MiB)
+const bombPdf = hostile.flateBomb(BOMB_MIB * MiB)
 const buildMs = performance.now() - t
 const bomb = body(bombPdf)
 let before = await balance()

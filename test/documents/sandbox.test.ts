@@ -16,21 +16,23 @@ function sandbox(limits: Partial<DocumentLimits>): DocumentSandbox {
 const pdf = 'application/pdf'
 
 t.test('past the memory limit the decoder is killed, the document refused, and the next one decoded', async (t) => {
-  const s = sandbox({ workers: 1, memoryMiB: 128, maxDecompressedBytes: Number.MAX_SAFE_INTEGER })
-  const err = await s.decode(pdf, await hostile.flateBomb(256 * MiB)).catch((e: unknown) => e)
+  // A decoder starts at 60-150 MiB (more under the coverage run's instrumentation); pdf.js inflates 384 MiB whole.
+  const s = sandbox({ workers: 1, memoryMiB: 224, maxDecompressedBytes: Number.MAX_SAFE_INTEGER })
+  const err = await s.decode(pdf, hostile.flateBomb(384 * MiB)).catch((e: unknown) => e)
   t.ok(err instanceof DocumentRefusal)
   t.equal((err as DocumentRefusal).code, 'document_too_complex')
-  t.match((err as DocumentRefusal).message, 'needed more than 128 MiB of memory (the limit)')
+  t.match((err as DocumentRefusal).message, 'needed more than 224 MiB of memory (the limit)')
   t.same(await s.decode(pdf, hostile.plainPdf('after the kill')), ['after the kill'], 'a fresh decoder takes the next document')
 })
 
 t.test('a document that keeps the decoder busy past the wall clock is stopped', async (t) => {
-  const s = sandbox({ workers: 1, timeoutMs: 300, maxPages: 1_000_000 })
+  const s = sandbox({ workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
+  t.same(await s.decode(pdf, hostile.plainPdf('warm')), ['warm'], 'a decoder is up (its start is not part of the clock)')
   const started = performance.now()
-  const err = await s.decode(pdf, hostile.manyPages(20_000)).catch((e: unknown) => e)
+  const err = await s.decode(pdf, hostile.manyPages(50_000)).catch((e: unknown) => e) // tens of seconds of pdf.js
   t.equal((err as DocumentRefusal).code, 'document_too_complex')
-  t.match((err as DocumentRefusal).message, 'took longer than 0.3 s (the limit)')
-  t.ok(performance.now() - started < 5000, 'stopped at the limit, not when the document was done')
+  t.match((err as DocumentRefusal).message, 'took longer than 1.5 s (the limit)')
+  t.ok(performance.now() - started < 6500, 'stopped at the limit, not when the document was done')
 })
 
 t.test('a full queue is 503 with Retry-After; the documents already taken are decoded', async (t) => {
