@@ -108,16 +108,10 @@ async function fromBytes(
   const sniffed = sniffMediaType(bytes)
   if (sniffed === 'application/pdf' || (sniffed && IMAGE_TYPES.has(sniffed))) {
     deps.signal?.throwIfAborted()
-    let pages: string[]
-    try {
-      pages = await deps.sandbox.decode(sniffed, bytes, {
-        wait: deps.waitForDecoder ?? false,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-      })
-    } catch (err) {
-      if (err instanceof DocumentRefusal) throw fail(err.code, `${source}: ${err.message}; nothing was charged`)
-      throw err
-    }
+    const pages = await decodeOrRefuse(deps.sandbox, sniffed, bytes, `${at}/${source}`, {
+      wait: deps.waitForDecoder ?? false,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    })
     if (sniffed !== 'application/pdf') return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
     const hasTextLayer = pages.some((p) => p.trim() !== '')
     return { kind: 'pdf', mediaType: sniffed, text: hasTextLayer ? pages.join(PAGE_SEPARATOR) : '', pages, bytes, hasTextLayer }
@@ -133,6 +127,23 @@ async function fromBytes(
     'unprocessable',
     `unsupported document type${sniffed ? ` ${sniffed}` : ''}: ${source} must be a PDF or an image (PNG, JPEG, GIF or WebP)`,
   )
+}
+
+/** The pages of a PDF ([] for an image) from the decoder pool; a refusal becomes its 422 at `path` (free). */
+export async function decodeOrRefuse(
+  sandbox: Pick<DocumentSandbox, 'decode'>,
+  mediaType: string,
+  bytes: Uint8Array,
+  path: string,
+  opts: { wait: boolean; signal?: AbortSignal },
+): Promise<string[]> {
+  try {
+    return await sandbox.decode(mediaType, bytes, opts)
+  } catch (err) {
+    if (!(err instanceof DocumentRefusal)) throw err
+    const message = `${path.split('/').filter(Boolean).join('.')}: ${err.message}; nothing was charged`
+    throw new ApiError(err.code, message, [{ path, message }])
+  }
 }
 
 const baseType = (t: string | null) => (t ?? '').split(';')[0]!.trim().toLowerCase()

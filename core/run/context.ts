@@ -1,6 +1,6 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
 import type { CapabilityContext } from '../capability.ts'
-import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import { decodeOrRefuse, documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
@@ -39,6 +39,10 @@ export function capabilityContext(
           signal: call.signal,
         }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
+      inspectImage: (bytes, mediaType, path) =>
+        decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait: call.waitForDecoder ?? false, signal: call.signal }).then(
+          () => {},
+        ),
     },
     fetchPublic: (url, opts) => fetchGuarded(url, call.signal, opts),
     db: services.db,

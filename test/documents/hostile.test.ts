@@ -3,6 +3,7 @@
 // /healthz polled during the call never waits long. The byte budget is small here so that the bombs take the
 // same path as a 2 GiB one in a fraction of the time (the 2 GiB figures are in BENCHMARKS.md).
 import t, { type Test } from 'tap'
+import describeManifest from '../../capabilities/describe/manifest.ts'
 import manifest from '../../capabilities/parse/manifest.ts'
 import { capabilityHarness, type Call } from '../helpers/capability.ts'
 import * as hostile from '../fixtures/hostile.ts'
@@ -141,4 +142,18 @@ t.test('the server keeps serving a normal document after all of the above', asyn
   const call = await cap.call(file(hostile.plainPdf('Invoice 77', 'Total 12.00')))
   cap.expectCharged(t, call)
   t.match(cap.prompts.at(-1), /Invoice 77[\s\S]*Total 12.00/)
+})
+
+t.test('an image endpoint (/v1/describe) reads the same header in the pool and refuses the same PNG', async (t) => {
+  const describe = await capabilityHarness(t, describeManifest, { funds: 100 })
+  describe.forbidModel(t)
+  await describe.expectRefused(
+    t,
+    { image: { data: hostile.pngDeclaring(100_000, 100_000).toString('base64'), mimeType: 'image/png' } },
+    {
+      status: 422,
+      code: 'document_too_complex',
+      message: /^image: the image declares 100000 × 100000 pixels; the limit is 100000000 pixels/,
+    },
+  )
 })
