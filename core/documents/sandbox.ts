@@ -14,6 +14,8 @@ import type { DecodeAnswer, DecodeTask } from './sandbox-child.ts'
 const CHILD = new URL('./sandbox-child.ts', import.meta.url)
 const WATCH_MS = 25
 export const BUSY_RETRY_AFTER_SECONDS = 2
+const retryAfter = { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) }
+const shuttingDown = () => new ApiError('service_unavailable', 'The server is shutting down; retry shortly.', undefined, retryAfter)
 
 interface Pending {
   mediaType: string
@@ -52,7 +54,7 @@ export class DocumentSandbox {
    * (unless `wait`).
    */
   decode(mediaType: string, bytes: Uint8Array, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<string[]> {
-    if (this.closed) return Promise.reject(new ApiError('service_unavailable', 'The server is shutting down; retry shortly.'))
+    if (this.closed) return Promise.reject(shuttingDown())
     const free = this.limits.workers - this.decoders.filter((d) => d.task).length
     if (!opts.wait && this.queue.length >= this.limits.queue + free) {
       return Promise.reject(
@@ -60,7 +62,7 @@ export class DocumentSandbox {
           'service_unavailable',
           `Every document decoder is busy (${this.limits.workers} decoding, ${this.limits.queue} waiting); retry shortly. Nothing was charged.`,
           undefined,
-          { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+          retryAfter,
         ),
       )
     }
@@ -83,7 +85,7 @@ export class DocumentSandbox {
 
   async close(): Promise<void> {
     this.closed = true
-    for (const p of this.queue.splice(0)) p.reject(new ApiError('service_unavailable', 'The server is shutting down; retry shortly.'))
+    for (const p of this.queue.splice(0)) p.reject(shuttingDown())
     await Promise.all(
       this.decoders.map(async (d) => {
         if (d.process.exitCode !== null || d.process.signalCode !== null) return
