@@ -273,17 +273,22 @@ console.log(
 console.log(
   `   API + decoders peak RSS ${r(mix.peakMiB)} MiB; longest /healthz wait ${r(mix.healthzMs)} ms; charged ${mix.charged} credits (${mix.charged / 10} parses at 10); API process never restarted: ${mix.apiAlive}`,
 )
-console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), medians of 40 alternating runs:`)
-const base = median(times['pdf.js in the server process (before)']!)
+console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), 40 alternating runs each, median and fastest:`)
+// On a shared machine the spread of one decode is wider than the pool's cost; the fastest run is each path's
+// cost without interference, the median what a call meets.
+const base = {
+  median: median(times['pdf.js in the server process (before)']!),
+  min: Math.min(...times['pdf.js in the server process (before)']!),
+}
+const vs = (m: number, b: number) => (m === b ? 'baseline' : `${m >= b ? '+' : ''}${(((m - b) / b) * 100).toFixed(1)} %`)
 for (const [name, xs] of Object.entries(times)) {
   const m = median(xs)
+  const min = Math.min(...xs)
   if (name.includes('alone')) {
-    console.log(`   ${name}: ${m.toFixed(1)} ms`)
+    console.log(`   ${name}: median ${m.toFixed(1)} ms, fastest ${min.toFixed(1)} ms`)
     continue
   }
-  console.log(
-    `   ${name}: ${m.toFixed(1)} ms (${m === base ? 'baseline' : `${m >= base ? '+' : ''}${(((m - base) / base) * 100).toFixed(1)} %`})`,
-  )
+  console.log(`   ${name}: median ${m.toFixed(1)} ms (${vs(m, base.median)}), fastest ${min.toFixed(1)} ms (${vs(min, base.min)})`)
 }
 console.log(`   end to end, sync /v1/parse through the API (fake model): p50 ${median(e2e).toFixed(1)} ms`)
 
