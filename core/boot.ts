@@ -1,6 +1,7 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
 import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
+import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
 import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
@@ -56,6 +57,7 @@ export async function boot(
     metrics: overrides.metrics ?? createMetrics(),
     requestLog: overrides.requestLog ?? new RequestLog(db.asyncCommit, log),
     modelRequests: modelRequestLog(db.asyncCommit, logger),
+    sandbox: overrides.sandbox ?? new DocumentSandbox(config.documents, log),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
@@ -66,6 +68,7 @@ export async function boot(
     async close() {
       await services.requestLog.flush()
       await services.modelRequests.close()
+      if (!overrides.sandbox) await services.sandbox.close()
       await limiter.close()
       if (!overrides.db) await db.close()
       await database?.stop()

@@ -72,6 +72,8 @@ export interface CapabilityContext {
     resolve(input: DocumentInput): Promise<ResolvedDocument>
     /** User-message parts for a model: text with page markers, plus the file or image when useful. */
     parts(doc: ResolvedDocument): UserContent
+    /** An image's header checked in the decoder pool (readable, within the pixel limit); throws the 422 to send. */
+    inspectImage(bytes: Uint8Array, mediaType: string, path: string): Promise<void>
   }
   /** Fetches a caller-supplied URL under the C12 guard (public addresses; default 20 MiB and 20 s). */
   fetchPublic(

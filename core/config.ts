@@ -95,6 +95,28 @@ export interface Config {
   signupCredits: number
   /** REQUEST_LOG_RETENTION_DAYS: how long GET /v1/requests keeps a call; maintenance prunes older rows. */
   requestLogRetentionDays: number
+  documents: DocumentLimits
+}
+
+/** Bounds on decoding one untrusted document (core/documents/sandbox.ts); README "Configuration" lists them. */
+export interface DocumentLimits {
+  /** Decoder processes per server process (DOCUMENT_WORKERS). */
+  workers: number
+  /** Documents waiting for a decoder before a sync call gets 503 (DOCUMENT_QUEUE); jobs wait. */
+  queue: number
+  /** Resident memory of one decoder process, MiB (DOCUMENT_MEMORY_MIB). */
+  memoryMiB: number
+  /** Wall-clock time of one document in a decoder, ms (DOCUMENT_TIMEOUT_MS). */
+  timeoutMs: number
+  /** Bytes all of a document's compressed streams may inflate to (DOCUMENT_MAX_DECOMPRESSED_BYTES). */
+  maxDecompressedBytes: number
+  maxPages: number
+  /** Indirect objects, counting those packed in object streams. */
+  maxObjects: number
+  maxCharacters: number
+  /** Arrays and dictionaries inside one another. */
+  maxNesting: number
+  maxImagePixels: number
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
@@ -235,5 +257,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     signupCredits: int('SIGNUP_CREDITS', env.SIGNUP_CREDITS) ?? defaults.signupCredits,
     requestLogRetentionDays: int('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS) ?? defaults.requestLogRetentionDays,
+    documents: documentLimits(env),
   }
+}
+
+function documentLimits(env: NodeJS.ProcessEnv): DocumentLimits {
+  const d = defaults.documents
+  const read = (name: string, fallback: number) => int(name, env[name]) ?? fallback
+  const limits: DocumentLimits = {
+    workers: read('DOCUMENT_WORKERS', d.workers),
+    queue: read('DOCUMENT_QUEUE', d.queue),
+    memoryMiB: read('DOCUMENT_MEMORY_MIB', d.memoryMiB),
+    timeoutMs: read('DOCUMENT_TIMEOUT_MS', d.timeoutMs),
+    maxDecompressedBytes: read('DOCUMENT_MAX_DECOMPRESSED_BYTES', d.maxDecompressedBytes),
+    maxPages: read('DOCUMENT_MAX_PAGES', d.maxPages),
+    maxObjects: read('DOCUMENT_MAX_OBJECTS', d.maxObjects),
+    maxCharacters: read('DOCUMENT_MAX_CHARACTERS', d.maxCharacters),
+    maxNesting: read('DOCUMENT_MAX_NESTING', d.maxNesting),
+    maxImagePixels: read('DOCUMENT_MAX_IMAGE_PIXELS', d.maxImagePixels),
+  }
+  if (limits.workers < 1) throw new BootRefusal('DOCUMENT_WORKERS must be at least 1')
+  if (limits.memoryMiB < 128)
+    throw new BootRefusal('DOCUMENT_MEMORY_MIB must be at least 128 (a decoder with pdf.js loaded needs about 100 MiB)')
+  return limits
 }

@@ -18,10 +18,14 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
+  document_too_complex: 422,
+  document_unreadable: 422,
+  document_encrypted: 422,
   rate_limited: 429,
   internal_error: 500,
   inference_failed: 502,
   inference_unavailable: 503,
+  service_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -181,7 +181,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
     json(ref('Error'), `${codesFor(status).join(', ')}`, {
       ...REQUEST_ID,
       ...(rateLimited && status !== 401 ? RATE_LIMIT : {}),
-      ...(status === 429 || status === 409 ? { 'Retry-After': header('Retry-After') } : {}),
+      ...(status === 429 || status === 409 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
     })
   const allStatuses = [...new Set(Object.values(ERROR_STATUS))]
   const paths: Record<string, Record<string, unknown>> = {}

@@ -11,6 +11,7 @@ import type { Mailer } from './mail.ts'
 import type Stripe from 'stripe'
 import type { Logger } from './observability/log.ts'
 import type { Metrics } from './observability/metrics.ts'
+import type { DocumentSandbox } from './documents/sandbox.ts'
 import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
 
@@ -44,4 +45,6 @@ export interface Services {
   requestLog: RequestLog
   /** Every provider request of this process, written to model_requests in batches (issue 28). */
   modelRequests: ModelRequestLog
+  /** The decoder processes every untrusted document goes through (core/documents/sandbox.ts). */
+  sandbox: DocumentSandbox
 }

@@ -6,7 +6,11 @@ import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
 import manifest from './manifest.ts'
 
 const png = { data: TINY_PNG.toString('base64'), mimeType: 'image/png' }
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9])
+// SOI, JFIF APP0, a 1×1 frame header (SOF0: the server reads the size from it), EOI.
+const JPEG = Buffer.from([
+  0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xc0, 0, 11, 8, 0, 1, 0, 1, 1, 1, 0x11, 0,
+  0xff, 0xd9,
+])
 
 const files = createServer((req, res) => {
   // Content-Type lies on purpose: the bytes decide.

@@ -1,6 +1,7 @@
 // Media a caller sends (an image, a recording): inline base64 or a public URL. The bytes decide what it is
 // (sniffMediaType); the declared mimeType and the server's Content-Type are only hints and never trusted.
-// Refusals follow contract C2: malformed input is 400 invalid_request, valid input we cannot use is 422.
+// Refusals follow contract C2: malformed input is 400 invalid_request, valid input we cannot use is 422. An
+// image's header is read in the decoder pool (too many pixels: document_too_complex).
 import type { CapabilityContext } from '../capability.ts'
 import { ApiError } from '../errors.ts'
 import { FetchError } from '../net/safe-fetch.ts'
@@ -81,7 +82,7 @@ export interface MediaOptions {
 export async function loadMedia(
   source: MediaSource,
   opts: MediaOptions,
-  ctx: Pick<CapabilityContext, 'fetchPublic'>,
+  ctx: Pick<CapabilityContext, 'fetchPublic' | 'documents'>,
 ): Promise<{ bytes: Buffer; mediaType: string }> {
   const maxBytes = opts.maxBytes ?? MAX_MEDIA_BYTES
   const unprocessable = (path: string, message: string) => new ApiError('unprocessable', message, [{ path, message }])
@@ -112,5 +113,6 @@ export async function loadMedia(
   if (!sniffed || !opts.accept.has(sniffed)) {
     throw unprocessable(path, `unsupported ${opts.what} type${sniffed ? ` ${sniffed}` : ''}: ${opts.expected}`)
   }
+  if (IMAGE_TYPES.has(sniffed)) await ctx.documents.inspectImage(bytes, sniffed, path)
   return { bytes, mediaType: sniffed }
 }

@@ -1,12 +1,13 @@
 // Turns a `Doc` (capabilities.md: exactly one of file, fileUrl, text) into bytes + text a capability can use.
 // Refusals follow contract C2: malformed input is 400 invalid_request, valid input we cannot use is 422.
 import type { FilePart, ImagePart, TextPart } from 'ai'
-import { ApiError } from '../errors.ts'
+import { ApiError, type ErrorCode } from '../errors.ts'
 import type { Resolver } from '../net/address-guard.ts'
 import { FetchError, fetchPublic } from '../net/safe-fetch.ts'
 import { decodeBase64, fetchFailureMessage, IMAGE_TYPES, MAX_MEDIA_BYTES, urlProblem } from './media.ts'
 import { markPages } from './pages.ts'
-import { extractPdfText } from './pdf.ts'
+import { DocumentRefusal } from './refusal.ts'
+import type { DocumentSandbox } from './sandbox.ts'
 import { sniffMediaType } from './sniff.ts'
 
 export interface ResolvedDocument {
@@ -32,6 +33,10 @@ export type DocumentFetcher = (url: string, signal?: AbortSignal) => Promise<{ b
 
 export interface ResolveDeps {
   fetch: DocumentFetcher
+  /** Where PDFs and images are decoded (never on this event loop). */
+  sandbox: Pick<DocumentSandbox, 'decode'>
+  /** Wait for a free decoder instead of 503 when the pool's queue is full (jobs). */
+  waitForDecoder?: boolean
   signal?: AbortSignal
   /** JSON pointer of the Doc object in the request body, for error paths (e.g. '/a' in compare); default '' */
   at?: string
@@ -74,7 +79,7 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
       throw new ApiError('invalid_request', message, [{ path: `${at}/file/data`, message }])
     }
     if (bytes.length === 0) throw unprocessable('/file/data', 'the file is empty')
-    return fromBytes(bytes, input.file.mimeType, 'file', (m) => unprocessable('/file', m), deps.signal)
+    return fromBytes(bytes, input.file.mimeType, 'file', at, deps)
   }
 
   const url = input.fileUrl!
@@ -89,37 +94,56 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
     throw err // cancellation or a bug: not the caller's input
   }
   if (fetched.bytes.length === 0) throw unprocessable('/fileUrl', 'the file at fileUrl is empty')
-  return fromBytes(fetched.bytes, fetched.contentType, 'fileUrl', (m) => unprocessable('/fileUrl', m), deps.signal)
+  return fromBytes(fetched.bytes, fetched.contentType, 'fileUrl', at, deps)
 }
 
 async function fromBytes(
   bytes: Uint8Array,
   declared: string | null,
   source: 'file' | 'fileUrl',
-  fail: (message: string) => ApiError,
-  signal?: AbortSignal,
+  at: string,
+  deps: ResolveDeps,
 ): Promise<ResolvedDocument> {
+  const fail = (code: ErrorCode, message: string) => new ApiError(code, message, [{ path: `${at}/${source}`, message }])
   const sniffed = sniffMediaType(bytes)
-  if (sniffed === 'application/pdf') {
-    signal?.throwIfAborted()
-    let pages: string[]
-    try {
-      ;({ pages } = await extractPdfText(bytes))
-    } catch (err) {
-      throw fail(`${source}: ${(err as Error).message}`)
-    }
+  if (sniffed === 'application/pdf' || (sniffed && IMAGE_TYPES.has(sniffed))) {
+    deps.signal?.throwIfAborted()
+    const pages = await decodeOrRefuse(deps.sandbox, sniffed, bytes, `${at}/${source}`, {
+      wait: deps.waitForDecoder ?? false,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    })
+    if (sniffed !== 'application/pdf') return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
     const hasTextLayer = pages.some((p) => p.trim() !== '')
     return { kind: 'pdf', mediaType: sniffed, text: hasTextLayer ? pages.join(PAGE_SEPARATOR) : '', pages, bytes, hasTextLayer }
   }
-  if (sniffed && IMAGE_TYPES.has(sniffed)) return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
   if (sniffed === null && TEXT_TYPES.has(baseType(declared))) {
     const text = decodeUtf8(bytes)
     if (text !== null) {
-      if (text.trim() === '') throw fail(`the ${source === 'file' ? 'file' : 'file at fileUrl'} is empty`)
+      if (text.trim() === '') throw fail('unprocessable', `the ${source === 'file' ? 'file' : 'file at fileUrl'} is empty`)
       return { kind: 'text', mediaType: baseType(declared), text, pages: [text], hasTextLayer: true }
     }
   }
-  throw fail(`unsupported document type${sniffed ? ` ${sniffed}` : ''}: ${source} must be a PDF or an image (PNG, JPEG, GIF or WebP)`)
+  throw fail(
+    'unprocessable',
+    `unsupported document type${sniffed ? ` ${sniffed}` : ''}: ${source} must be a PDF or an image (PNG, JPEG, GIF or WebP)`,
+  )
+}
+
+/** The pages of a PDF ([] for an image) from the decoder pool; a refusal becomes its 422 at `path` (free). */
+export async function decodeOrRefuse(
+  sandbox: Pick<DocumentSandbox, 'decode'>,
+  mediaType: string,
+  bytes: Uint8Array,
+  path: string,
+  opts: { wait: boolean; signal?: AbortSignal },
+): Promise<string[]> {
+  try {
+    return await sandbox.decode(mediaType, bytes, opts)
+  } catch (err) {
+    if (!(err instanceof DocumentRefusal)) throw err
+    const message = `${path.split('/').filter(Boolean).join('.')}: ${err.message}; nothing was charged`
+    throw new ApiError(err.code, message, [{ path, message }])
+  }
 }
 
 const baseType = (t: string | null) => (t ?? '').split(';')[0]!.trim().toLowerCase()

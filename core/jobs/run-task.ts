@@ -58,6 +58,7 @@ export function runCapabilityTask(services: Services) {
         accountId: job.account_id,
         signal: helpers.abortSignal ?? new AbortController().signal,
         timeoutMs: config.asyncModelTimeoutMs,
+        waitForDecoder: true, // the runner's concurrency bounds the jobs in flight: a job waits for a decoder, never 503
       })
       const result = await cap.handler(job.input, context)
       await completeJob(services, jobId, checkResult(cap, result, services.log))

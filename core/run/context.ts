@@ -1,6 +1,6 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
 import type { CapabilityContext } from '../capability.ts'
-import { documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import { decodeOrRefuse, documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
 import { callMeter } from '../models/usage.ts'
@@ -10,7 +10,7 @@ import type { Services } from '../services.ts'
 export function capabilityContext(
   services: Services,
   capability: Capability,
-  call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number },
+  call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number; waitForDecoder?: boolean },
 ): CapabilityContext {
   const { config, resolver } = services
   // Every role's model as this capability's route says (AI_ROUTES).
@@ -44,8 +44,18 @@ export function capabilityContext(
       run: (what, fn) => services.metrics.modelCall(capability.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
-      resolve: (input) => resolveDocument(input, { fetch: fetchGuarded, signal: call.signal }),
+      resolve: (input) =>
+        resolveDocument(input, {
+          fetch: fetchGuarded,
+          sandbox: services.sandbox,
+          waitForDecoder: call.waitForDecoder ?? false,
+          signal: call.signal,
+        }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
+      inspectImage: (bytes, mediaType, path) =>
+        decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait: call.waitForDecoder ?? false, signal: call.signal }).then(
+          () => {},
+        ),
     },
     fetchPublic: (url, opts) => fetchGuarded(url, call.signal, opts),
     db: services.db,

@@ -60,10 +60,11 @@ t.test('leaves the caller bytes intact (pdf.js detaches the buffer it is given)'
   t.equal(Buffer.from(bytes.subarray(0, 5)).toString(), '%PDF-')
 })
 
-t.test('unreadable PDFs throw a plain Error', async (t) => {
-  await t.rejects(extractPdfText(new TextEncoder().encode('%PDF-1.7\nthis is not a pdf')), { message: 'the PDF could not be read' })
-  await t.rejects(extractPdfText(pdf('invoice-1').subarray(0, 300)), Error)
-  await t.rejects(extractPdfText(new Uint8Array(0)), Error)
+t.test('unreadable PDFs are refused as document_unreadable', async (t) => {
+  const unreadable = { code: 'document_unreadable', message: /could not be read/ }
+  await t.rejects(extractPdfText(new TextEncoder().encode('%PDF-1.7\nthis is not a pdf')), unreadable)
+  await t.rejects(extractPdfText(pdf('invoice-1').subarray(0, 300)), unreadable)
+  await t.rejects(extractPdfText(new Uint8Array(0)), unreadable)
 })
 
 t.test('fixtures add up (line items, taxes, balances)', async (t) => {

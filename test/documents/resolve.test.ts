@@ -6,6 +6,8 @@ import { FetchError } from '../../core/net/safe-fetch.ts'
 import { ajv, formatErrors } from '../../core/validation.ts'
 import { DocObject } from '../../core/documents/schema.ts'
 import { documentParts, publicDocumentFetcher, resolveDocument, type DocumentFetcher } from '../../core/documents/resolve.ts'
+import { DocumentSandbox } from '../../core/documents/sandbox.ts'
+import { loadConfig } from '../../core/config.ts'
 import * as fx from '../fixtures/documents.ts'
 
 const pdfBytes = (name: string) => readFileSync(new URL(`../fixtures/pdf/${name}.pdf`, import.meta.url))
@@ -14,7 +16,10 @@ const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAA
 const noFetch: DocumentFetcher = async () => {
   throw new Error('fetch must not be called')
 }
-const deps = { fetch: noFetch }
+// The real decoder pool: PDFs and images are decoded in its processes, as in the server.
+const sandbox = new DocumentSandbox(loadConfig({}).documents)
+t.teardown(() => sandbox.close())
+const deps = { fetch: noFetch, sandbox }
 
 async function refusal(t: Test, p: Promise<unknown>, code: string, path?: string): Promise<ApiError> {
   const err = await p.then(
@@ -167,7 +172,8 @@ t.test('file: not a PDF or image → 422', async (t) => {
   const broken = await refusal(
     t,
     resolveDocument({ file: { data: b64(Buffer.from('%PDF-1.7\ntruncated')), mimeType: 'application/pdf' } }, deps),
-    'unprocessable',
+    'document_unreadable',
+    '/file',
   )
   t.match(broken.message, 'could not be read')
 })
@@ -190,15 +196,15 @@ t.test('fileUrl via an injected fetcher', async (t) => {
     calls.push([url, s])
     return { bytes: pdfBytes('statement'), contentType: 'application/octet-stream' }
   }
-  const doc = await resolveDocument({ fileUrl: 'https://files.example.com/statement.pdf' }, { fetch, signal })
+  const doc = await resolveDocument({ fileUrl: 'https://files.example.com/statement.pdf' }, { fetch, sandbox, signal })
   t.same(calls, [['https://files.example.com/statement.pdf', signal]])
   t.equal(doc.kind, 'pdf')
   t.match(doc.text, fx.statement.accountNumberMasked)
 
   const html: DocumentFetcher = async () => ({ bytes: Buffer.from('<!doctype html><p>hi'), contentType: 'text/html' })
-  await refusal(t, resolveDocument({ fileUrl: 'https://example.com/' }, { fetch: html }), 'unprocessable', '/fileUrl')
+  await refusal(t, resolveDocument({ fileUrl: 'https://example.com/' }, { fetch: html, sandbox }), 'unprocessable', '/fileUrl')
   const empty: DocumentFetcher = async () => ({ bytes: Buffer.alloc(0), contentType: 'application/pdf' })
-  await refusal(t, resolveDocument({ fileUrl: 'https://example.com/a.pdf' }, { fetch: empty }), 'unprocessable', '/fileUrl')
+  await refusal(t, resolveDocument({ fileUrl: 'https://example.com/a.pdf' }, { fetch: empty, sandbox }), 'unprocessable', '/fileUrl')
   for (const url of ['ftp://example.com/a.pdf', 'https://user:pw@example.com/a.pdf', 'nonsense']) {
     await refusal(t, resolveDocument({ fileUrl: url }, deps), 'invalid_request', '/fileUrl')
   }
@@ -220,7 +226,7 @@ t.test('fileUrl fetch failures → 422 with the cause, never an internal address
     }
     const err = await refusal(
       t,
-      resolveDocument({ fileUrl: 'https://internal.corp/a.pdf' }, { fetch, at: '/a' }),
+      resolveDocument({ fileUrl: 'https://internal.corp/a.pdf' }, { fetch, sandbox, at: '/a' }),
       'unprocessable',
       '/a/fileUrl',
     )
@@ -231,13 +237,17 @@ t.test('fileUrl fetch failures → 422 with the cause, never an internal address
   const aborting: DocumentFetcher = async () => {
     throw abort
   }
-  await t.rejects(resolveDocument({ fileUrl: 'https://example.com/a.pdf' }, { fetch: aborting }), abort, 'cancellation passes through')
+  await t.rejects(
+    resolveDocument({ fileUrl: 'https://example.com/a.pdf' }, { fetch: aborting, sandbox }),
+    abort,
+    'cancellation passes through',
+  )
 })
 
 t.test('fileUrl with the real guarded fetcher refuses private targets (no network needed)', async (t) => {
   const fetch = publicDocumentFetcher({ allowPrivate: false, resolver: async () => [{ address: '10.0.0.5', family: 4 }] })
   for (const url of ['http://127.0.0.1:9/a.pdf', 'https://files.internal.example/a.pdf', 'http://[::1]/a.pdf']) {
-    const err = await refusal(t, resolveDocument({ fileUrl: url }, { fetch }), 'unprocessable', '/fileUrl')
+    const err = await refusal(t, resolveDocument({ fileUrl: url }, { fetch, sandbox }), 'unprocessable', '/fileUrl')
     t.equal(err.message, 'fileUrl points to a non-public address (or its host cannot be resolved)')
     t.notMatch(err.message, /127\.0\.0\.1|10\.0\.0\.5|internal|::1/)
   }

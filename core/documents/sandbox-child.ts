@@ -1,0 +1,36 @@
+// One decoder process of the pool (sandbox.ts): decodes one document at a time and answers over IPC. It holds
+// nothing but the document, so the pool may kill it at any moment (memory, time) without losing anything.
+import { getResolvedPDFJS } from 'unpdf'
+import { checkImage } from './image.ts'
+import { extractPdfText } from './pdf.ts'
+import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
+
+export interface DecodeTask {
+  id: number
+  mediaType: string
+  bytes: Uint8Array
+  budgets: DocumentBudgets
+}
+
+export type DecodeAnswer =
+  { id: number; pages: string[] } | { id: number; refusal: { code: DocumentRefusal['code']; message: string } } | { ready: true }
+
+const send = (answer: DecodeAnswer) => process.send!(answer)
+
+async function decode(task: DecodeTask): Promise<DecodeAnswer> {
+  try {
+    if (task.mediaType === 'application/pdf') return { id: task.id, pages: (await extractPdfText(task.bytes, task.budgets)).pages }
+    checkImage(task.bytes, task.mediaType, task.budgets)
+    return { id: task.id, pages: [] }
+  } catch (err) {
+    if (err instanceof DocumentRefusal) return { id: task.id, refusal: { code: err.code, message: err.message } }
+    return { id: task.id, refusal: { code: 'document_unreadable', message: 'the document could not be read' } }
+  }
+}
+
+process.on('message', (task: DecodeTask) => {
+  void decode(task).then(send)
+})
+process.on('disconnect', () => process.exit(0)) // the server is gone: nobody to answer
+await getResolvedPDFJS() // loaded before the first document, so no document pays for it
+send({ ready: true })

@@ -1,0 +1,226 @@
+// The kernel's pool of decoder processes: every untrusted document (PDF, image) is decoded in one of them, never
+// on the server's event loop. Processes rather than worker threads: a decoder's resident memory is its own to
+// measure and a SIGKILL ends a CPU-bound loop, a runaway native allocation or a crash without touching the
+// server. Per document: the budgets the decoder checks while it decodes (sandbox-child.ts), a V8 heap cap and an
+// RSS watchdog, a wall-clock limit. Per server process: `workers` decoders and `queue` waiting documents; past
+// that a sync call gets 503 with Retry-After (jobs wait: the job runner bounds how many are in flight).
+import { fork, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import type { DocumentLimits } from '../config.ts'
+import { ApiError } from '../errors.ts'
+import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
+import type { DecodeAnswer, DecodeTask } from './sandbox-child.ts'
+
+const CHILD = new URL('./sandbox-child.ts', import.meta.url)
+const WATCH_MS = 25
+export const BUSY_RETRY_AFTER_SECONDS = 2
+const retryAfter = { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) }
+const shuttingDown = () => new ApiError('service_unavailable', 'The server is shutting down; retry shortly.', undefined, retryAfter)
+
+interface Pending {
+  mediaType: string
+  bytes: Uint8Array
+  resolve(pages: string[]): void
+  reject(err: unknown): void
+}
+
+interface Decoder {
+  process: ChildProcess
+  ready: boolean
+  /** Killed on purpose between documents (it grew): its exit is expected. */
+  retired?: boolean
+  task: (Pending & { id: number; killedFor?: DocumentRefusal; timer: NodeJS.Timeout; watch: NodeJS.Timeout }) | null
+}
+
+export class DocumentSandbox {
+  private readonly decoders: Decoder[] = []
+  private readonly queue: Pending[] = []
+  private readonly budgets: DocumentBudgets
+  private nextId = 0
+  private closed = false
+  private readonly limits: DocumentLimits
+  private readonly log: (message: string) => void
+
+  constructor(limits: DocumentLimits, log: (message: string) => void = () => {}) {
+    this.limits = limits
+    this.log = log
+    const { maxDecompressedBytes, maxPages, maxObjects, maxCharacters, maxNesting, maxImagePixels } = limits
+    this.budgets = { maxDecompressedBytes, maxPages, maxObjects, maxCharacters, maxNesting, maxImagePixels }
+  }
+
+  /**
+   * The pages of a PDF ([] for an image, whose header is checked). Rejects with a DocumentRefusal for a document
+   * over a limit or unreadable, and with 503 service_unavailable when every decoder is busy and the queue is full
+   * (unless `wait`).
+   */
+  decode(mediaType: string, bytes: Uint8Array, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<string[]> {
+    if (this.closed) return Promise.reject(shuttingDown())
+    const free = this.limits.workers - this.decoders.filter((d) => d.task).length
+    if (!opts.wait && this.queue.length >= this.limits.queue + free) {
+      return Promise.reject(
+        new ApiError(
+          'service_unavailable',
+          `Every document decoder is busy (${this.limits.workers} decoding, ${this.limits.queue} waiting); retry shortly. Nothing was charged.`,
+          undefined,
+          retryAfter,
+        ),
+      )
+    }
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { mediaType, bytes, resolve, reject }
+      this.queue.push(pending)
+      opts.signal?.addEventListener(
+        'abort',
+        () => {
+          const at = this.queue.indexOf(pending)
+          if (at < 0) return // already decoding: it ends within the time limit anyway
+          this.queue.splice(at, 1)
+          reject(opts.signal!.reason as Error) // the caller's own reason, passed through as fetch does
+        },
+        { once: true },
+      )
+      this.pump()
+    })
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    for (const p of this.queue.splice(0)) p.reject(shuttingDown())
+    await Promise.all(
+      this.decoders.map(async (d) => {
+        if (d.process.exitCode !== null || d.process.signalCode !== null) return
+        const exited = new Promise((r) => d.process.once('exit', r))
+        d.process.kill('SIGKILL')
+        await exited
+      }),
+    )
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const decoder = this.decoders.find((d) => d.ready && !d.task)
+      if (decoder) this.run(decoder, this.queue.shift()!)
+      else if (this.decoders.length < this.limits.workers) this.spawn()
+      else return
+    }
+  }
+
+  private spawn(): void {
+    const child = fork(CHILD, [], {
+      execArgv: [
+        ...loaderFlags(process.execArgv),
+        `--max-old-space-size=${this.limits.memoryMiB}`,
+        '--disallow-code-generation-from-strings', // with isEvalSupported: false, pdf.js cannot compile fonts to code
+      ],
+      serialization: 'advanced', // the document's bytes as a typed array, not JSON
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    })
+    const decoder: Decoder = { process: child, ready: false, task: null }
+    this.decoders.push(decoder)
+    child.on('message', (answer: DecodeAnswer) => this.answered(decoder, answer))
+    child.on('error', (err) => this.log(`[documents] decoder ${child.pid}: ${err.message}`))
+    child.once('exit', (code, signal) => this.exited(decoder, code, signal))
+  }
+
+  private run(decoder: Decoder, pending: Pending): void {
+    const id = ++this.nextId
+    const pid = decoder.process.pid!
+    const kill = (reason: DocumentRefusal) => {
+      if (!decoder.task || decoder.task.killedFor) return
+      decoder.task.killedFor = reason
+      decoder.process.kill('SIGKILL')
+    }
+    const seconds = this.limits.timeoutMs / 1000
+    decoder.task = {
+      ...pending,
+      id,
+      timer: setTimeout(
+        () => kill(new DocumentRefusal('document_too_complex', `decoding the document took longer than ${seconds} s (the limit)`)),
+        this.limits.timeoutMs,
+      ),
+      watch: setInterval(() => {
+        if (residentMiB(pid) > this.limits.memoryMiB) {
+          kill(
+            new DocumentRefusal(
+              'document_too_complex',
+              `decoding the document needed more than ${this.limits.memoryMiB} MiB of memory (the limit)`,
+            ),
+          )
+        }
+      }, WATCH_MS),
+    }
+    const task: DecodeTask = { id, mediaType: pending.mediaType, bytes: pending.bytes, budgets: this.budgets }
+    decoder.process.send(task)
+  }
+
+  private answered(decoder: Decoder, answer: DecodeAnswer): void {
+    if ('ready' in answer) {
+      decoder.ready = true
+      return this.pump()
+    }
+    const task = decoder.task
+    if (!task || task.id !== answer.id || task.killedFor) return
+    this.finish(decoder)
+    if ('pages' in answer) task.resolve(answer.pages)
+    else task.reject(new DocumentRefusal(answer.refusal.code, answer.refusal.message))
+    // A decoder that grew on a large document starts afresh rather than holding that memory while idle.
+    if (residentMiB(decoder.process.pid!) > this.limits.memoryMiB / 2) {
+      decoder.ready = false // no new document for it while it exits
+      decoder.retired = true
+      decoder.process.kill('SIGKILL')
+    }
+    this.pump()
+  }
+
+  private exited(decoder: Decoder, code: number | null, signal: NodeJS.Signals | null): void {
+    this.decoders.splice(this.decoders.indexOf(decoder), 1)
+    if (!decoder.ready && !decoder.retired && !this.closed) {
+      // It never started (a broken install or flags): respawning would loop; the waiting calls fail as ours (500).
+      this.log(`[documents] a decoder process could not start (${signal ?? `exit ${code}`})`)
+      for (const p of this.queue.splice(0)) p.reject(new Error('the document decoder process could not start'))
+      return
+    }
+    const task = decoder.task
+    if (task) {
+      this.finish(decoder)
+      // Killed by the watchdog or the clock, or ended by V8's heap cap (abort): the document's doing either way.
+      const reason =
+        task.killedFor ??
+        new DocumentRefusal(
+          'document_too_complex',
+          `decoding the document needed more than ${this.limits.memoryMiB} MiB of memory (the limit)`,
+        )
+      if (!task.killedFor) this.log(`[documents] decoder ${decoder.process.pid} stopped on a document (${signal ?? `exit ${code}`})`)
+      task.reject(reason)
+    }
+    if (!this.closed) this.pump()
+  }
+
+  private finish(decoder: Decoder): void {
+    clearTimeout(decoder.task!.timer)
+    clearInterval(decoder.task!.watch)
+    decoder.task = null
+  }
+}
+
+/** The parent's module loaders (tsx under tests), without its memory, profiling or inspector flags. */
+function loaderFlags(execArgv: string[]): string[] {
+  const kept: string[] = []
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!
+    if (!/^--(import|require|loader|experimental-loader|conditions)\b/.test(arg) && arg !== '-r') continue
+    kept.push(arg)
+    if (!arg.includes('=') && execArgv[i + 1] !== undefined) kept.push(execArgv[++i]!)
+  }
+  return kept
+}
+
+/** Resident set size of a process in MiB (Linux /proc; 0 where there is none, leaving the heap cap alone). */
+function residentMiB(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return kb ? Number(kb) / 1024 : 0
+  } catch {
+    return 0
+  }
+}

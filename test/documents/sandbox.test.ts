@@ -1,0 +1,61 @@
+// The decoder pool's own limits, each with a document that needs it: the hard memory limit (the byte budget
+// set out of the way), the wall clock on a CPU-bound document, the bounded queue, and a caller that gives up.
+import t from 'tap'
+import { loadConfig, type DocumentLimits } from '../../core/config.ts'
+import { ApiError } from '../../core/errors.ts'
+import { DocumentRefusal } from '../../core/documents/refusal.ts'
+import { DocumentSandbox } from '../../core/documents/sandbox.ts'
+import * as hostile from '../fixtures/hostile.ts'
+
+const MiB = 1024 * 1024
+function sandbox(limits: Partial<DocumentLimits>): DocumentSandbox {
+  const s = new DocumentSandbox({ ...loadConfig({}).documents, ...limits })
+  t.teardown(() => s.close())
+  return s
+}
+const pdf = 'application/pdf'
+
+t.test('past the memory limit the decoder is killed, the document refused, and the next one decoded', async (t) => {
+  // A decoder starts at 60-150 MiB (more under the coverage run's instrumentation); pdf.js inflates 384 MiB whole.
+  const s = sandbox({ workers: 1, memoryMiB: 224, maxDecompressedBytes: Number.MAX_SAFE_INTEGER })
+  const err = await s.decode(pdf, hostile.flateBomb(384 * MiB)).catch((e: unknown) => e)
+  t.ok(err instanceof DocumentRefusal)
+  t.equal((err as DocumentRefusal).code, 'document_too_complex')
+  t.match((err as DocumentRefusal).message, 'needed more than 224 MiB of memory (the limit)')
+  t.same(await s.decode(pdf, hostile.plainPdf('after the kill')), ['after the kill'], 'a fresh decoder takes the next document')
+})
+
+t.test('a document that keeps the decoder busy past the wall clock is stopped', async (t) => {
+  const s = sandbox({ workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
+  t.same(await s.decode(pdf, hostile.plainPdf('warm')), ['warm'], 'a decoder is up (its start is not part of the clock)')
+  const started = performance.now()
+  const err = await s.decode(pdf, hostile.manyPages(50_000)).catch((e: unknown) => e) // tens of seconds of pdf.js
+  t.equal((err as DocumentRefusal).code, 'document_too_complex')
+  t.match((err as DocumentRefusal).message, 'took longer than 1.5 s (the limit)')
+  t.ok(performance.now() - started < 6500, 'stopped at the limit, not when the document was done')
+})
+
+t.test('a full queue is 503 with Retry-After; the documents already taken are decoded', async (t) => {
+  const s = sandbox({ workers: 1, queue: 1 })
+  const first = s.decode(pdf, hostile.plainPdf('first'))
+  const second = s.decode(pdf, hostile.plainPdf('second'))
+  const third = await s.decode(pdf, hostile.plainPdf('third')).catch((e: unknown) => e)
+  t.ok(third instanceof ApiError)
+  t.equal((third as ApiError).code, 'service_unavailable')
+  t.equal((third as ApiError).status, 503)
+  t.same((third as ApiError).headers, { 'Retry-After': '2' })
+  t.same(await first, ['first'])
+  t.same(await second, ['second'])
+  const waited = await Promise.all([s.decode(pdf, hostile.plainPdf('a')), s.decode(pdf, hostile.plainPdf('b'), { wait: true })])
+  t.same(waited, [['a'], ['b']], 'a job waits for a decoder instead')
+})
+
+t.test('a caller that gives up leaves the queue', async (t) => {
+  const s = sandbox({ workers: 1, queue: 4 })
+  const first = s.decode(pdf, hostile.plainPdf('first'))
+  const gone = new AbortController()
+  const second = s.decode(pdf, hostile.plainPdf('second'), { signal: gone.signal })
+  gone.abort(new Error('client went away'))
+  await t.rejects(second, { message: 'client went away' })
+  t.same(await first, ['first'])
+})
