@@ -8,6 +8,7 @@ import { adminRouter } from './admin/routes.ts'
 import { ApiError } from './errors.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
+import { requestSpans } from './observability/tracing.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
 import { mcpEndpoint, mcpTools } from './mcp.ts'
@@ -73,6 +74,7 @@ export function buildApp(services: Services): Koa {
 
   const admin = adminRouter(services)
   app.use(requestId)
+  app.use(requestSpans)
   app.use(accessLog(services.logger, services.metrics))
   app.use(errorHandler(services.logger))
   app.use(operatorGate(services.config))

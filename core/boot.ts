@@ -3,7 +3,7 @@ import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
 import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
-import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
+import { awaitMigrations, migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { createLogger } from './observability/log.ts'
@@ -30,7 +30,7 @@ export async function boot(
   const secrets =
     overrides.secrets ??
     secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true }))
-  if (database) await migrate(database.url)
+  if (database) await (config.migrateOnBoot || database.embedded ? migrate(database.url) : awaitMigrations(database.url))
   const db = overrides.db ?? (await openDatabase(database!.url))
   const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
   const now = overrides.now ?? (() => new Date())

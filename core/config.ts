@@ -61,6 +61,10 @@ export interface Config {
   logLevel: string
   logPretty: boolean
   metricsToken?: string
+  /** MIGRATE_ON_BOOT=false: the process waits for migrations applied by `--migrate` instead of applying them. */
+  migrateOnBoot: boolean
+  /** MAINTENANCE_SCHEDULE: the workers' cron for the maintenance pass; null (`off`) when something else runs it. */
+  maintenanceSchedule: string | null
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
@@ -140,5 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || defaults.logLevel,
     logPretty: env.LOG_PRETTY === 'true',
     metricsToken: env.METRICS_TOKEN || undefined,
+    migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
+    maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
   }
 }

@@ -8,6 +8,7 @@ import type { ModelMessage, Tool, UserContent } from 'ai'
 import { convertToLanguageModelPrompt, resolveLanguageModel } from 'ai/internal'
 import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
+import { tracedModel } from '../observability/tracing.ts'
 import { ajv, formatErrors } from '../validation.ts'
 import type { ModelProvider } from './provider.ts'
 import { nullsToAbsent, strictSchema } from './strict.ts'
@@ -121,7 +122,7 @@ export async function generateObject<T>(
     throw new ApiError('inference_unavailable', 'This needs a provider with web search (AI_WIRE_API=responses).')
   const { validate, strict } = compileAnswerSchema(request.schema)
   const sendStrict = strict !== null && provider.strictSchemas !== false
-  const model = resolveLanguageModel(provider.language())
+  const model = tracedModel(resolveLanguageModel(provider.language()))
   // The language model's own call, as generateText makes it for one step with structured output and no client
   // tools (BENCHMARKS.md has what the layers around it cost). Strict: the provider constrains decoding to the
   // strict form; Ajv still checks the full schema.
