@@ -79,11 +79,12 @@ async function main() {
 
   // --- the image: non-root, no secret, nothing of the build context that should not be there ---
   const [inspect] = JSON.parse(await sh('podman', ['image', 'inspect', 'localhost/capapi:latest'])) as Array<{
-    Config: { User?: string; Env?: string[]; Healthcheck?: { Test?: string[] } }
+    Config: { User?: string; Env?: string[] }
+    Healthcheck?: { Test?: string[] }
   }>
   if (!inspect) throw new Error('podman image inspect returned nothing')
   check(inspect.Config.User === '10001', `image runs as a non-root user (User=${inspect.Config.User})`)
-  check(Boolean(inspect.Config.Healthcheck?.Test?.length), 'image has a HEALTHCHECK')
+  check(Boolean(inspect.Healthcheck?.Test?.length), 'image has a HEALTHCHECK')
   const history = await sh('podman', ['history', '--no-trunc', '--format', '{{.CreatedBy}}', 'localhost/capapi:latest'])
   const baked = /(SECRET|PASSWORD|TOKEN|API_KEY)[A-Z_]*=/i
   const envLines = inspect.Config.Env ?? []
