@@ -67,9 +67,9 @@ function typeErrors(list: Obj[]): string[] {
     .join('')
   const file = path.join(root, 'test/deploy/.manifests.check.ts')
   const host = ts.createCompilerHost({ strict: true, noEmit: true, skipLibCheck: true })
-  const read = host.readFile
+  const read = host.readFile.bind(host)
   host.readFile = (f) => (path.resolve(f) === file ? source : read(f))
-  const exists = host.fileExists
+  const exists = host.fileExists.bind(host)
   host.fileExists = (f) => path.resolve(f) === file || exists(f)
   const options = {
     strict: true,
