@@ -29,8 +29,8 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** Starts the SDK when configured; returns the function that flushes and stops it, or null when tracing is off. */
-export async function startTracing(role: string, env: NodeJS.ProcessEnv = process.env): Promise<(() => Promise<void>) | null> {
-  if (!tracingConfigured(env)) return null
+export async function startTracing(role: string): Promise<(() => Promise<void>) | null> {
+  if (!tracingConfigured(process.env)) return null
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
@@ -120,7 +120,7 @@ export function money(q: Query): Query {
   if (!tracer) return q
   return {
     sql: (text, params) => {
-      const operation = /\b(reserve_call|capture_hold|release_hold|credit_account)\(/.exec(text)?.[1] ?? 'statement'
+      const operation = /\b(reserve_call|capture_hold|release_hold|credit_account|end_jobs)\(/.exec(text)?.[1] ?? 'statement'
       return inSpan(`money ${operation}`, { 'db.system.name': 'postgresql', 'db.operation.name': operation }, () => q.sql(text, params))
     },
   }
