@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
+import { Webhook } from 'standardwebhooks'
 
 const root = path.resolve(import.meta.dirname, '..')
 const project = 'capapi-deploytest'
@@ -155,6 +156,7 @@ async function main() {
     const accountId = account.body.id as string
     await admin(`/admin/accounts/${accountId}/credits`, { credits: 10_000_000, reason: 'deployment test' })
     const key = (await admin(`/admin/accounts/${accountId}/keys`, { name: 'deploy-test' })).body.key as string
+    const webhookSecret = (await admin(`/admin/accounts/${accountId}/webhook-secret`, {})).body.secret as string
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
     const classify = JSON.stringify({ text: 'My card was charged twice.', labels: ['billing', 'technical'] })
     const balance = async () =>
@@ -195,19 +197,15 @@ async function main() {
       }
     }
     const jobs: Array<{ status: number; jobId?: string }> = []
+    const contract = JSON.stringify({
+      text: 'Services agreement between Acme Corp (provider) and Beta LLC (client), effective 2024-01-01.',
+      async: true,
+      callbackUrl: 'http://fake-model:4000/hooks',
+    })
     const submitJobs = async () => {
       for (let i = 0; i < 8; i++) {
-        const r = await fetch(`${base}/v1/contract`, {
-          method: 'POST',
-          headers: { ...auth, 'idempotency-key': randomUUID() },
-          body: JSON.stringify({
-            text: 'Services agreement between Acme Corp (provider) and Beta LLC (client), effective 2024-01-01.',
-            async: true,
-            callbackUrl: 'http://fake-model:4000/hooks',
-          }),
-        })
-        const body = (await r.json()) as { jobId?: string }
-        jobs.push({ status: r.status, jobId: body.jobId })
+        const r = await paidCall(`${base}/v1/contract`, auth, contract)
+        jobs.push({ status: r.status, jobId: r.jobId })
         await sleep(150)
       }
     }
@@ -242,16 +240,26 @@ async function main() {
       `every job ended (${summarise(ended.map((j) => j.status))})`,
     )
     const hooksDeadline = Date.now() + 60_000
+    const verifier = new Webhook(webhookSecret)
     let delivered = new Set<string>()
+    let badSignatures = 0
     while (Date.now() < hooksDeadline) {
-      const { hooks } = (await (await fetch(`${fake}/hooks`)).json()) as { hooks: Array<{ body: { job?: { jobId?: string } } }> }
-      delivered = new Set(hooks.map((h) => h.body.job?.jobId ?? ''))
+      const { hooks } = (await (await fetch(`${fake}/hooks`)).json()) as { hooks: Array<{ headers: Record<string, string>; raw: string }> }
+      delivered = new Set()
+      badSignatures = 0
+      for (const h of hooks) {
+        try {
+          delivered.add((verifier.verify(h.raw, h.headers) as { job: { jobId: string } }).job.jobId)
+        } catch {
+          badSignatures++
+        }
+      }
       if (accepted.every((j) => delivered.has(j.jobId!))) break
       await sleep(1000)
     }
     check(
-      accepted.every((j) => delivered.has(j.jobId!)),
-      `a signed webhook delivered for each job (${delivered.size}/${accepted.length})`,
+      accepted.every((j) => delivered.has(j.jobId!)) && badSignatures === 0,
+      `a webhook with a valid Standard Webhooks signature delivered for each job (${delivered.size}/${accepted.length}, ${badSignatures} bad)`,
     )
 
     // --- money: the balance moved by exactly what the served calls and the succeeded jobs reported ---
@@ -277,6 +285,14 @@ async function main() {
     })
   } finally {
     if (failures.length) await sh('podman', ['ps', '-a', '--filter', `name=${project}`]).then(console.log, () => {})
+    // The processes' logs stay for a look after the stack is gone; their error lines are printed.
+    for (const service of ['api-1', 'api-2', 'worker-1', 'worker-2', 'migrate', 'lb']) {
+      const out = await run('podman', ['logs', container(service)], { maxBuffer: 64 << 20 }).catch(() => ({ stdout: '', stderr: '' }))
+      writeFileSync(path.join(work, `${service}.log`), out.stdout + out.stderr)
+      const errors = (out.stdout + out.stderr).split('\n').filter((l) => /"level":(50|60)|unexpected error/.test(l))
+      if (errors.length) console.log(`# ${service}: ${errors.length} error lines, e.g. ${errors[0]!.slice(0, 600)}`)
+    }
+    console.log(`# logs in ${work}`)
     await compose('down', '-v').catch((e: Error) => console.log(`teardown: ${e.message}`))
     await sh('podman', ['network', 'rm', '-f', `${project}_default`]).catch(() => {})
     for (const f of readdirSync(path.join(root, 'deploy/extra-ca')).filter((f) => f.endsWith('.crt')))
@@ -312,13 +328,13 @@ async function paidCall(url: string, headers: Record<string, string>, body: stri
       await sleep(250 * tries)
       continue
     }
-    let parsed: { usage?: { credits?: number }; error?: { code?: string } } = {}
+    let parsed: { usage?: { credits?: number }; error?: { code?: string }; jobId?: string } = {}
     try {
       parsed = JSON.parse(text) as typeof parsed
     } catch {
       // not JSON: reported as unclean
     }
-    return { status, code: parsed.error?.code, credits: parsed.usage?.credits, servedBy, tries }
+    return { status, code: parsed.error?.code, credits: parsed.usage?.credits, jobId: parsed.jobId, servedBy, tries }
   }
 }
 

@@ -16,7 +16,7 @@ type Schema = {
 }
 
 let delayMs = Number(process.env.DELAY_MS ?? 200)
-const hooks: Array<{ headers: Record<string, unknown>; body: unknown }> = []
+const hooks: Array<{ headers: Record<string, unknown>; raw: string }> = []
 let completions = 0
 
 function instance(s: Schema): unknown {
@@ -44,7 +44,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.end(JSON.stringify(value))
   }
   if (req.url === '/hooks' && req.method === 'POST') {
-    hooks.push({ headers: req.headers, body: JSON.parse(text) })
+    hooks.push({ headers: req.headers, raw: text })
     return json(200, { ok: true })
   }
   if (req.url === '/hooks') return json(200, { hooks, completions })
