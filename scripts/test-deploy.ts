@@ -162,18 +162,35 @@ async function main() {
     const balance = async () =>
       (await (await fetch(`${base}/v1/account`, { headers: auth })).json()) as { balance: number; reserved: number }
 
-    // --- throughput: the fake model answers at once, so the API and the database are what is measured ---
+    // --- throughput: the fake model answers at once, so the API and the database are what is measured. Four
+    // accounts, so that one account's row lock (its money statements queue on it) is not what is measured. ---
     await fetch(`${fake}/delay`, { method: 'POST', body: '0' })
+    const loadKeys = await Promise.all(
+      [1, 2, 3, 4].map(async (n) => {
+        const a = await admin('/admin/accounts', { email: `deploy-load-${n}@example.test` })
+        await admin(`/admin/accounts/${a.body.id as string}/credits`, { credits: 10_000_000, reason: 'deployment test' })
+        return (await admin(`/admin/accounts/${a.body.id as string}/keys`, { name: 'load' })).body.key as string
+      }),
+    )
     const measure = async () => {
-      const r = await autocannon({
-        url: `${base}/v1/classify`,
-        method: 'POST',
-        headers: auth,
-        body: classify,
-        connections: 32,
-        duration: 15,
-      })
-      return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors }
+      const runs = await Promise.all(
+        loadKeys.map((k) =>
+          autocannon({
+            url: `${base}/v1/classify`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+            body: classify,
+            connections: 8,
+            duration: 15,
+          }),
+        ),
+      )
+      return {
+        rps: runs.reduce((s, r) => s + r.requests.average, 0),
+        p99: Math.max(...runs.map((r) => r.latency.p99)),
+        non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+        errors: runs.reduce((s, r) => s + r.errors, 0),
+      }
     }
     await measure() // warm-up: connections, prepared statements, JIT
     const two = await measure()
@@ -218,11 +235,12 @@ async function main() {
 
     const served = outcomes.filter((o) => o.status === 200)
     const inUse = outcomes.filter((o) => o.status === 409 && o.code === 'idempotency_key_in_use')
-    const unclean = outcomes.filter((o) => o.status !== 200 && !(o.status >= 400 && o.status < 600 && o.code))
+    // Clean: served, or refused with a stable code as a 4xx or a 503 (a dependency out, retry later). A 500 is a bug.
+    const unclean = outcomes.filter((o) => o.status !== 200 && !(((o.status >= 400 && o.status < 500) || o.status === 503) && o.code))
     const byReplica = countBy(served.map((o) => o.servedBy ?? '?'))
     check(
       outcomes.length === calls && unclean.length === 0,
-      `every one of ${calls} calls served or refused with a code (${unclean.length} not)`,
+      `every one of ${calls} calls served or refused cleanly (${unclean.length} not: ${summarise(unclean.map((o) => `${o.status} ${o.code}`))})`,
     )
     check((byReplica['api-1'] ?? 0) > 0 && (byReplica['api-2'] ?? 0) > 0, 'calls were served by both replicas')
 
