@@ -111,7 +111,7 @@ export function tracedModel(model: LanguageModelV4): LanguageModelV4 {
       },
     )
   return new Proxy(model, {
-    get: (target, prop, receiver) => (prop === 'doGenerate' ? doGenerate : (Reflect.get(target, prop, receiver) as unknown)),
+    get: (target, prop) => (prop === 'doGenerate' ? doGenerate : (Reflect.get(target, prop) as unknown)),
   })
 }
 
