@@ -7,6 +7,7 @@ import { accountSummary } from './accounts/accounts.ts'
 import { adminRouter } from './admin/routes.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
+import { requestSpans } from './observability/tracing.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
 import { mcpEndpoint, mcpTools, RESOURCE_METADATA_PATHS, resourceMetadata } from './mcp.ts'
@@ -80,6 +81,7 @@ export function buildApp(services: Services): Koa {
 
   const admin = adminRouter(services)
   app.use(requestId)
+  app.use(requestSpans)
   app.use(accessLog(services.logger, services.metrics))
   app.use(requestRecorder(services.requestLog, services.now))
   app.use(errorHandler(services.logger))

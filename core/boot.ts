@@ -4,7 +4,7 @@ import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
-import { migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
+import { awaitMigrations, migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { openAIProvider } from './models/provider.ts'
 import { modelRequestLog } from './models/usage.ts'
 import { createRateLimiter } from './ratelimit.ts'
@@ -33,7 +33,7 @@ export async function boot(
   const secrets =
     overrides.secrets ??
     secretBox(loadSecretKeys({ current: config.secretKey, previous: config.previousSecretKey, embedded: database?.embedded ?? true }))
-  if (database) await migrate(database.url)
+  if (database) await (config.migrateOnBoot || database.embedded ? migrate(database.url) : awaitMigrations(database.url))
   const db = overrides.db ?? (await openDatabase(database!.url))
   const limiter = overrides.limiter ?? createRateLimiter(config.redisUrl, log)
   const now = overrides.now ?? (() => new Date())

@@ -96,6 +96,10 @@ export interface Config {
   /** REQUEST_LOG_RETENTION_DAYS: how long GET /v1/requests keeps a call; maintenance prunes older rows. */
   requestLogRetentionDays: number
   documents: DocumentLimits
+  /** MIGRATE_ON_BOOT=false: the process waits for migrations applied by `--migrate` instead of applying them. */
+  migrateOnBoot: boolean
+  /** MAINTENANCE_SCHEDULE: the workers' cron for the maintenance pass; null (`off`) when something else runs it. */
+  maintenanceSchedule: string | null
 }
 
 /** Bounds on decoding one untrusted document (core/documents/sandbox.ts); README "Configuration" lists them. */
@@ -258,6 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupCredits: int('SIGNUP_CREDITS', env.SIGNUP_CREDITS) ?? defaults.signupCredits,
     requestLogRetentionDays: int('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS) ?? defaults.requestLogRetentionDays,
     documents: documentLimits(env),
+    migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
+    maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
   }
 }
 

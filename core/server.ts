@@ -1,13 +1,18 @@
 // Process entry. `npm start` runs the API and the worker together; --api or --worker runs one (C15).
+// One-shot modes for deployments (docs/deploy.md): --migrate applies the migrations and exits; --maintenance
+// runs one maintenance pass (a scheduler's job, e.g. a Kubernetes CronJob) and exits.
 // SIGTERM: stop accepting, let running jobs finish within the grace period, then exit.
 // The start scripts pass --max-old-space-size=1024: V8 otherwise sizes the heap from the machine (4 GiB on 24 GB)
 // and left the garbage of 10,000 long calls uncollected past 1 GiB, 80 MiB of it live (BENCHMARKS.md).
 import { boot } from './boot.ts'
 import { buildApp, httpServer } from './app.ts'
 import { BootRefusal, loadConfig } from './config.ts'
+import { migrate, resolveDatabaseUrl } from './db/database.ts'
+import { runMaintenance } from './jobs/maintenance.ts'
 import { startWorker } from './jobs/worker.ts'
 import { mailToLogWarning } from './mail.ts'
 import { ManifestError } from './registry.ts'
+import { startTracing } from './observability/tracing.ts'
 
 const args = new Set(process.argv.slice(2))
 const runApi = !args.has('--worker')
@@ -17,8 +22,23 @@ const LISTEN_BACKLOG = 4096
 
 async function main() {
   const config = loadConfig()
-  const mailWarning = runApi ? mailToLogWarning(config) : null // before anything starts: a refusal is one line
+  const stopTracing = await startTracing(args.has('--worker') ? 'worker' : args.has('--api') ? 'api' : 'all')
+  if (args.has('--migrate')) {
+    const database = await resolveDatabaseUrl(config.databaseUrl)
+    await migrate(database.url)
+    await database.stop()
+    console.log('Migrations applied')
+    return
+  }
+  // Before anything starts, so a refusal is one line; a maintenance pass sends no sign-in link.
+  const mailWarning = runApi && !args.has('--maintenance') ? mailToLogWarning(config) : null
   const booted = await boot(config)
+  if (args.has('--maintenance')) {
+    booted.services.log(`[maintenance] ${JSON.stringify(await runMaintenance(booted.services))}`)
+    await booted.close()
+    await stopTracing?.()
+    return
+  }
   const { services } = booted
   if (mailWarning) services.log(mailWarning)
   const server = runApi ? httpServer(buildApp(services), config) : null
@@ -46,6 +66,7 @@ async function main() {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     await worker?.stop()
     await booted.close()
+    await stopTracing?.()
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))

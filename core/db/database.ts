@@ -7,6 +7,7 @@ import pg from 'pg'
 import { entities } from './entities.ts'
 import { allMigrations, type NamedMigration } from './capability-migrations.ts'
 import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
+import { BootRefusal } from '../config.ts'
 
 /** A result row as pg returns it (its columns typed by the caller where it matters). */
 export type Row = pg.QueryResultRow
@@ -71,6 +72,32 @@ export async function migrate(url: string): Promise<void> {
   } finally {
     await lock.query('select pg_advisory_unlock(7201)').catch(() => {})
     await lock.end()
+  }
+}
+
+/**
+ * For processes started with MIGRATE_ON_BOOT=false (deployments with a separate `--migrate` step): waits until
+ * every migration of this build is applied, so replicas never apply or race them; refuses after timeoutMs.
+ */
+export async function awaitMigrations(url: string, timeoutMs = 120_000): Promise<void> {
+  const migrations = await allMigrations()
+  const deadline = Date.now() + timeoutMs
+  let pending = migrations.length
+  for (;;) {
+    const orm = await MikroORM.init(ormOptions(url, 1, migrations)).catch(() => null) // server not up yet
+    try {
+      pending = orm ? (await orm.migrator.getPending()).length : pending
+      if (orm && pending === 0) return
+    } catch {
+      // the migrating process holds the table; ask again
+    } finally {
+      await orm?.close()
+    }
+    if (Date.now() > deadline)
+      throw new BootRefusal(
+        `${pending} database migrations are not applied: run the image with --migrate (MIGRATE_ON_BOOT=false waits for it)`,
+      )
+    await new Promise((r) => setTimeout(r, 1000))
   }
 }
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import { recordAccepted } from '../idempotency/idempotency.ts'
+import { traceparent } from '../observability/tracing.ts'
 import type { Services } from '../services.ts'
 import { reserve, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
 import { RUN_TASK } from './run-task.ts'
@@ -27,7 +28,7 @@ export async function acceptJob(
          insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
          values (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) returning id
        ), input as (insert into job_inputs (job_id, input) select id, ?::jsonb from job)
-       select graphile_worker.add_job(?, json_build_object('jobId', id::text), max_attempts => 1) from job`,
+       select graphile_worker.add_job(?, json_strip_nulls(json_build_object('jobId', id::text, 'traceparent', ?::text)), max_attempts => 1) from job`,
       [
         jobId,
         a.accountId,
@@ -41,6 +42,7 @@ export async function acceptJob(
         a.now,
         JSON.stringify(a.input),
         RUN_TASK,
+        traceparent(), // the job's span links to this request (core/observability/tracing.ts)
       ],
     )
     if (a.idempotency) await recordAccepted(q, a.accountId, a.idempotency.key, body)

@@ -5,6 +5,7 @@
 import type { Services } from '../services.ts'
 import { batched } from './batch.ts'
 import type { JobError } from './view.ts'
+import { money } from '../observability/tracing.ts'
 
 /** Which jobs a failure may end: by status, and for a lost worker only once its lease has run out. */
 export interface FailGuard {
@@ -34,7 +35,7 @@ function ender(services: Services) {
 async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]> {
   return services.db.tx(async (q) => {
     // The checks, the money and the rows in one statement (end_jobs, migration 0008).
-    const ended = await q.sql<{ ord: number; job_id: string; status: string }>(
+    const ended = await money(q).sql<{ ord: number; job_id: string; status: string }>(
       `select ord, job_id, status from end_jobs(?::uuid[], ?::text[], ?::jsonb[], ?::text[], ?::timestamptz[], ?)`,
       [
         endings.map((e) => e.jobId),

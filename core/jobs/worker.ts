@@ -1,8 +1,10 @@
-// The graphile-worker runner: capability jobs, webhook deliveries, auto-recharge, and maintenance every 5 minutes.
+// The graphile-worker runner: capability jobs, webhook deliveries, auto-recharge, and maintenance on MAINTENANCE_SCHEDULE
+// (every 5 minutes unless set; graphile-worker's cron runs each tick once whatever the number of workers).
 import { parseCronItems, run, type Runner } from 'graphile-worker'
 import pg from 'pg'
 import { AUTO_RECHARGE_TASK, autoRechargeTask } from '../billing/billing.ts'
 import { quietLogger } from '../db/database.ts'
+import { jobSpans } from '../observability/tracing.ts'
 import type { Services } from '../services.ts'
 import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
 import { RUN_TASK, runCapabilityTask } from './run-task.ts'
@@ -36,7 +38,7 @@ export async function startWorker(services: Services, opts: { concurrency?: numb
     },
     logger: quietLogger,
     gracefulShutdownAbortTimeout: opts.gracefulShutdownMs ?? 30_000,
-    taskList: {
+    taskList: jobSpans({
       [RUN_TASK]: runCapabilityTask(services),
       [DELIVER_TASK]: deliverTask(services),
       [AUTO_RECHARGE_TASK]: autoRechargeTask(services),
@@ -44,8 +46,12 @@ export async function startWorker(services: Services, opts: { concurrency?: numb
         const report = await runMaintenance(services)
         services.log(`[maintenance] ${JSON.stringify(report)}`)
       },
-    },
-    parsedCronItems: parseCronItems([{ task: MAINTENANCE_TASK, match: '*/5 * * * *', options: { backfillPeriod: 0, maxAttempts: 1 } }]),
+    }),
+    parsedCronItems: parseCronItems(
+      services.config.maintenanceSchedule
+        ? [{ task: MAINTENANCE_TASK, match: services.config.maintenanceSchedule, options: { backfillPeriod: 0, maxAttempts: 1 } }]
+        : [],
+    ),
   })
   runner.promise.finally(() => pgPool.end()).catch(() => {})
   return runner

@@ -8,6 +8,7 @@ import type { ModelMessage, Tool, UserContent } from 'ai'
 import { convertToLanguageModelPrompt, resolveLanguageModel } from 'ai/internal'
 import type { ValidateFunction } from 'ajv'
 import { ApiError } from '../errors.ts'
+import { tracedModel } from '../observability/tracing.ts'
 import { ajv, formatErrors } from '../validation.ts'
 import { ProvidersBusy, tryLinks, type ModelMeter } from './fallback.ts'
 import type { ModelProvider } from './provider.ts'
@@ -148,7 +149,7 @@ export async function generateObject<T>(
   for (let attempt = 0; attempt < 2; attempt++) {
     const result = await runModel('model', opts, (callSignal) =>
       tryLinks(links, provider.attemptTimeoutMs, callSignal, opts.meter, async (link, abortSignal) => {
-        const model = resolveLanguageModel(link.language)
+        const model = tracedModel(resolveLanguageModel(link.language))
         return model.doGenerate({
           ...call,
           prompt: await convertToLanguageModelPrompt({

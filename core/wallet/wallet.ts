@@ -2,6 +2,7 @@
 // 0006 hold, capture and release atomically, so concurrent calls can never overdraw.
 import { Type } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
+import { money } from '../observability/tracing.ts'
 import { IDEMPOTENCY_WINDOW_HOURS, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/idempotency.ts'
 
 /** Why a hold cannot be placed (C4, C9); spend_refusal() in SQL is the one definition of the rule. */
@@ -29,7 +30,7 @@ type ReserveRow = {
 }
 
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
-  const [row] = await q.sql<ReserveRow>(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?)`, [
+  const [row] = await money(q).sql<ReserveRow>(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?)`, [
     a.accountId,
     a.keyId,
     a.price,
@@ -87,7 +88,7 @@ export async function capture(
   idempotencyKey: string | null,
   now: Date,
 ): Promise<{ body: string; available: number }> {
-  const [row] = await q.sql<{ body: string; available: string }>(`select * from capture_hold(?, ?, ?, ?)`, [
+  const [row] = await money(q).sql<{ body: string; available: string }>(`select * from capture_hold(?, ?, ?, ?)`, [
     holdId,
     JSON.stringify(result),
     idempotencyKey,
@@ -98,7 +99,7 @@ export async function capture(
 }
 
 export async function release(q: Query, holdId: string, idempotencyKey: string | null): Promise<boolean> {
-  const [row] = await q.sql(`select release_hold(?, ?) as released`, [holdId, idempotencyKey])
+  const [row] = await money(q).sql(`select release_hold(?, ?) as released`, [holdId, idempotencyKey])
   return row?.released === true
 }
 
@@ -110,7 +111,7 @@ export async function credit(
   reference: string,
   now: Date,
 ): Promise<number> {
-  const [row] = await q.sql<{ balance: string }>(`select credit_account(?, ?, ?, ?, ?) as balance`, [
+  const [row] = await money(q).sql<{ balance: string }>(`select credit_account(?, ?, ?, ?, ?) as balance`, [
     accountId,
     kind,
     amount,
