@@ -40,9 +40,13 @@ create table api_keys (
   held bigint not null default 0,
   created_at timestamp with time zone not null default now(),
   revoked_at timestamp with time zone,
+  mode text not null default 'live'::text,
+  sealed_key text,
   constraint api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint api_keys_check CHECK (((sealed_key IS NULL) OR (mode = 'test'::text))),
   constraint api_keys_held_check CHECK ((held >= 0)),
   constraint api_keys_key_hash_key UNIQUE (key_hash),
+  constraint api_keys_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint api_keys_monthly_spend_cap_check CHECK ((monthly_spend_cap >= 0)),
   constraint api_keys_pkey PRIMARY KEY (id)
 );
@@ -102,7 +106,7 @@ create table jobs (
   endpoint text not null,
   status text not null,
   request_id text not null,
-  hold_id uuid not null,
+  hold_id uuid,
   idempotency_key text,
   callback_url text,
   result text,
@@ -112,9 +116,12 @@ create table jobs (
   updated_at timestamp with time zone not null,
   started_at timestamp with time zone,
   finished_at timestamp with time zone,
+  mode text not null default 'live'::text,
   constraint jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES holds(id),
   constraint jobs_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
+  constraint jobs_live_hold CHECK (((mode = 'test'::text) OR (hold_id IS NOT NULL))),
+  constraint jobs_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint jobs_pkey PRIMARY KEY (id),
   constraint jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text])))
 );
@@ -155,6 +162,25 @@ create table memories (
   constraint memories_pkey PRIMARY KEY (id)
 );
 
+create table model_requests (
+  id bigint not null default nextval('model_requests_id_seq'::regclass),
+  request_id text not null,
+  account_id uuid not null,
+  endpoint text not null,
+  provider text not null,
+  model text not null,
+  outcome text not null,
+  ms integer not null,
+  input_tokens integer,
+  cached_input_tokens integer,
+  output_tokens integer,
+  reasoning_tokens integer,
+  cost_usd numeric(20,12),
+  created_at timestamp with time zone not null,
+  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'refused'::text]))),
+  constraint model_requests_pkey PRIMARY KEY (id)
+);
+
 create table payment_grants (
   reference text not null,
   account_id uuid not null,
@@ -162,6 +188,25 @@ create table payment_grants (
   created_at timestamp with time zone not null default now(),
   constraint payment_grants_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint payment_grants_pkey PRIMARY KEY (reference)
+);
+
+create table request_log (
+  id bigint not null default nextval('request_log_id_seq'::regclass),
+  account_id uuid not null,
+  key_id uuid not null,
+  key_prefix text not null,
+  mode text not null,
+  request_id text not null,
+  method text not null,
+  endpoint text not null,
+  status integer not null,
+  error_code text,
+  credits bigint not null default 0,
+  latency_ms real not null,
+  idempotency_key text,
+  created_at timestamp with time zone not null,
+  constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
+  constraint request_log_pkey PRIMARY KEY (id)
 );
 
 create table usage_events (
@@ -210,10 +255,15 @@ CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree
 CREATE INDEX holds_open ON public.holds USING btree (expires_at) WHERE (state = 'open'::text);
 CREATE INDEX idempotency_records_created ON public.idempotency_records USING btree (created_at);
 CREATE INDEX jobs_account ON public.jobs USING btree (account_id);
+CREATE INDEX jobs_account_list ON public.jobs USING btree (account_id, mode, created_at DESC, id DESC);
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
 CREATE INDEX memories_account_namespace ON public.memories USING btree (account_id, namespace, created_at);
 CREATE INDEX memories_tsv ON public.memories USING gin (tsv);
+CREATE INDEX model_requests_created ON public.model_requests USING btree (created_at);
+CREATE INDEX model_requests_request ON public.model_requests USING btree (request_id);
+CREATE INDEX request_log_account ON public.request_log USING btree (account_id, mode, id DESC);
+CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
@@ -412,4 +462,41 @@ AS $function$
     when k.monthly_spend_cap is not null and key_month_spend(k, p_now) + k.held + p_price > k.monthly_spend_cap then 'spend_cap'
   end
 $function$;
+
+CREATE OR REPLACE FUNCTION public.test_answer(p_account uuid, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_status integer, p_result text, p_now timestamp with time zone)
+ RETURNS TABLE(outcome text, status integer, body text)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_rec idempotency_records%rowtype;
+  v_body text := p_result;
+  v_available bigint;
+begin
+  if p_status = 200 then
+    select a.balance - a.reserved into v_available from accounts a where a.id = p_account;
+    v_body := case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
+      || '"usage":{"credits":0,"balanceRemaining":' || v_available || '}}';
+  end if;
+  if p_idem_key is not null then
+    insert into idempotency_records as r (account_id, key, fingerprint, state, locked_until, created_at, status, body)
+    values (p_account, p_idem_key, p_fingerprint, 'done', p_now, p_now, p_status, v_body)
+    on conflict (account_id, key) do update
+      set fingerprint = excluded.fingerprint, state = 'done', locked_until = excluded.locked_until,
+          created_at = excluded.created_at, status = excluded.status, body = excluded.body
+      where r.created_at <= p_now - p_idem_window or (r.state = 'running' and r.locked_until < p_now)
+    returning r.* into v_rec;
+    if not found then
+      select * into v_rec from idempotency_records r where r.account_id = p_account and r.key = p_idem_key;
+      if v_rec.fingerprint <> p_fingerprint then
+        return query select 'reused'::text, null::int, null::text;
+      elsif v_rec.state = 'done' then
+        return query select 'replay'::text, v_rec.status, v_rec.body;
+      else
+        return query select 'in_use'::text, null::int, null::text;
+      end if;
+      return;
+    end if;
+  end if;
+  return query select 'ok'::text, p_status, v_body;
+end $function$;
 CREATE TRIGGER accounts_auto_recharge BEFORE UPDATE OF balance ON public.accounts FOR EACH ROW WHEN (((new.balance < old.balance) AND (new.auto_recharge_threshold IS NOT NULL) AND (NOT new.recharge_pending) AND (new.stripe_payment_method IS NOT NULL) AND ((new.balance - new.reserved) < new.auto_recharge_threshold))) EXECUTE FUNCTION queue_auto_recharge();
