@@ -26,12 +26,12 @@ type Schema = Record<string, unknown>
 const CALL_OPTIONS = {
   dryRun: {
     type: 'boolean',
-    description: 'Quote only: checks the call, charges nothing.',
+    description: 'Quote only: free.',
   },
   idempotencyKey: {
     type: 'string',
     pattern: '^[!-~]{1,128}$',
-    description: 'A retry with the same key replays, never charges twice.',
+    description: 'A retry with it is never charged twice.',
   },
 } as const
 
@@ -67,7 +67,7 @@ export function mcpTools(
         throw new Error(`${cap.path}: request field "${option}" collides with the MCP call option of that name.`)
     }
     const reason = pausedReason(config, cap)
-    const price = `${cap.price} credit${cap.price === 1 ? '' : 's'}, charged on success only.`
+    const price = `${cap.price} credit${cap.price === 1 ? '' : 's'} on success.`
     // `async` and `callbackUrl` are kernel fields of every request; only an async capability's tool offers them.
     const { description: rule, ...input } = agentSchema(request)
     const { async: _async, callbackUrl: _callbackUrl, ...fields } = input.properties as Schema
@@ -81,7 +81,7 @@ export function mcpTools(
           `${cap.summary}.`,
           ...(rule ? [(rule as string).replace(/([^.])$/, '$1.')] : []),
           price,
-          ...(cap.async ? ['async: true runs it as a job (read it with get_job); callbackUrl gets its webhook.'] : []),
+          ...(cap.async ? ['async: true runs a job (get_job reads it; callbackUrl gets a webhook).'] : []),
         ].join(' '),
         inputSchema: { ...input, type: 'object', properties: { ...(cap.async ? (input.properties as Schema) : fields), ...CALL_OPTIONS } },
         annotations: { destructiveHint: false },
