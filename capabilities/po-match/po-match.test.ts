@@ -349,7 +349,7 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
   })
   cap.expectCharged(t, call)
   t.same(call.res.body, {
-    ...(cap.app.services.capabilities.get(cap.name)!.example!.response as object),
+    ...(cap.app.services.capabilities.get(cap.name)!.example.response as object),
     recommendation: 'Hold: ask for a credit note for 2 widgets.',
     usage: { credits: 10, balanceRemaining: 10 },
   })

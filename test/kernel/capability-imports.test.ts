@@ -1,5 +1,5 @@
 // Issue 13: core/capability.ts is the one door from a capability folder into the kernel. A folder that reaches
-// into core/pipeline, core/wallet … would tie the kernel's insides to 39 folders; this test names the file and
+// into core/pipeline, core/wallet … would tie the kernel's insides to every capability folder; this test names the file and
 // the import so the fix is obvious. Inside a folder, imports go one way (schema ← handler ← manifest, see
 // capabilities/README.md) and the handler's input type is the request schema's.
 import { existsSync } from 'node:fs'
