@@ -11,7 +11,7 @@ export const MSupport = {
   quote: Type.Union([Type.String(), Type.Null()], {
     description: 'the shortest passage of the document that states this value, copied character for character; null if none',
   }),
-  page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the page of the quote (its "--- page N ---" marker)' }),
+  page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the number of the page the quote is on' }),
   confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how sure you are that the value is right, 0..1' }),
 }
 
@@ -24,7 +24,7 @@ export const MSupports = (fields: readonly string[]) =>
 /** The instruction that goes with MSupport / MSupports in a system prompt. */
 export const SUPPORT_RULES = [
   'Evidence: for every value, "quote" is the shortest passage of the document that states it, copied exactly as printed',
-  '(same words, digits and punctuation; not reformatted), "page" the number of the "--- page N ---" marker it is under',
+  '(same words, digits and punctuation; not reformatted), "page" the number N of the page marker it is under',
   '(1 for a document without markers), and "confidence" how sure you are the value is right, from 0 to 1.',
   'Code looks every quote up in the document: a value whose quote is not there counts as unsupported.',
 ].join('\n')
