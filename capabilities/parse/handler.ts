@@ -19,13 +19,10 @@ import {
   toAmount,
   type CapabilityContext,
 } from '../../core/capability.ts'
-import type { Input, Output } from './schema.ts'
+import { GROUNDED, type Input, type Output } from './schema.ts'
 
 type Parsed = Output
 type Field = Parsed['fields'][number]
-
-/** The document fields that carry evidence (issue 29); currency is a code read from a symbol, not printed as such. */
-const GROUNDED = ['party', 'documentNumber', 'date', 'totalAmount'] as const
 
 /** What the model is asked for: the response fields as printed; code normalises them. */
 const ParseAnswer = Type.Object(

@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DocObject, EXPLICIT_NULL, Grounded, Groundings } from '../../core/capability.ts'
 
+/** The document fields that carry evidence (issue 29); currency is a code read from a symbol, not printed as such. */
+export const GROUNDED = ['party', 'documentNumber', 'date', 'totalAmount'] as const
+
 /** Spec 2.6, plus the optional `currency` and `warnings` (see README.md). Fields not in the document are omitted. */
 export const Result = Type.Object(
   {
@@ -32,7 +35,7 @@ export const Result = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    grounding: Groundings(['party', 'documentNumber', 'date', 'totalAmount']),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Type.String(), { description: 'Values present in the answer that could not be read; never silently dropped' }),
     ),

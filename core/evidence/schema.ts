@@ -6,20 +6,27 @@ import { EXPLICIT_NULL } from '../run/result.ts'
 
 // ---- asked of the model (strict structured-output friendly: every key required, null for none) ----------
 
-/** Properties to add to an item the model answers: the support of that item's values. */
+/**
+ * Properties to add to an item the model answers: the support of that item's values. Optional: a model that
+ * gives none is not refused, its values are unsupported (strict mode sends them required and nullable).
+ */
 export const MSupport = {
-  quote: Type.Union([Type.String(), Type.Null()], {
-    description: 'the shortest passage of the document that states this value, copied character for character; null if none',
-  }),
-  page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the number of the page the quote is on' }),
-  confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how sure you are that the value is right, 0..1' }),
+  quote: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'the shortest passage of the document that states this value, copied character for character; null if none',
+    }),
+  ),
+  page: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the number of the page the quote is on' })),
+  confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'how sure you are that the value is right, 0..1' })),
 }
 
 /** The model's supports of a result's single-valued fields, one entry per field it gives a value for. */
 export const MSupports = (fields: readonly string[]) =>
-  Type.Array(Type.Object({ field: StringEnum(fields), ...MSupport }, { additionalProperties: false }), {
-    description: 'one entry per field above that has a value: {field, quote, page, confidence}',
-  })
+  Type.Optional(
+    Type.Array(Type.Object({ field: StringEnum(fields), ...MSupport }, { additionalProperties: false }), {
+      description: 'one entry per field above that has a value: {field, quote, page, confidence}',
+    }),
+  )
 
 /** The instruction that goes with MSupport / MSupports in a system prompt. */
 export const SUPPORT_RULES = [

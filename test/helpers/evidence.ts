@@ -45,3 +45,39 @@ export function groundedOn(pages: readonly string[], values: readonly unknown[],
 
 /** What the API publishes for a value without evidence: the model's figure capped at 0.5. */
 export const ungrounded = (confidence: number) => ({ evidence: null, grounded: false, confidence: Math.min(confidence, 0.5) })
+
+/**
+ * A model answer with the support a well-behaved model gives: `items` names each array of the answer and the
+ * keys of an item that its quote must state, `fields` the single-valued fields ("vendor.name") of `support`.
+ */
+export function supported(
+  answer: Record<string, any>,
+  pages: readonly string[],
+  items: Record<string, readonly string[]>,
+  fields: readonly string[] = [],
+): Record<string, any> {
+  const out: Record<string, any> = { ...answer }
+  for (const [key, keys] of Object.entries(items)) if (Array.isArray(out[key])) out[key] = quoted(pages, out[key], keys)
+  const at = (path: string) => path.split('.').reduce<any>((o, k) => (o && typeof o === 'object' ? o[k] : undefined), answer)
+  if (fields.length && !('support' in answer)) out.support = supports(pages, Object.fromEntries(fields.map((f) => [f, at(f)])))
+  return out
+}
+
+const EVIDENCE_KEYS = new Set(['evidence', 'grounded', 'confidence', 'grounding'])
+
+/** A result without what evidence adds (for comparing the values alone). */
+export function withoutEvidence(body: unknown): any {
+  if (Array.isArray(body)) return body.map(withoutEvidence)
+  if (!body || typeof body !== 'object') return body
+  return Object.fromEntries(Object.entries(body).flatMap(([k, v]) => (EVIDENCE_KEYS.has(k) ? [] : [[k, withoutEvidence(v)]])))
+}
+
+/** Every grounded value of a result, by path: `grounded`, the evidence's page and the confidence. */
+export function groundings(body: unknown, path = ''): Array<{ path: string; grounded: boolean; page: number | null; confidence: number }> {
+  if (Array.isArray(body)) return body.flatMap((v, i) => groundings(v, `${path}[${i}]`))
+  if (!body || typeof body !== 'object') return []
+  const o = body as Record<string, any>
+  const own =
+    typeof o.grounded === 'boolean' ? [{ path, grounded: o.grounded, page: o.evidence?.page ?? null, confidence: o.confidence }] : []
+  return [...own, ...Object.entries(o).flatMap(([k, v]) => (k === 'evidence' ? [] : groundings(v, path ? `${path}.${k}` : k)))]
+}
