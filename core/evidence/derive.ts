@@ -3,6 +3,7 @@
 // "(45.00)") supports the number it reads as; a date printed in any form supports the day it names (a slashed
 // date supports both its readings); text supports a value that it contains, letters and digits compared.
 import { normalizeDate, toAmount } from '../documents/checks.ts'
+import { timeOf } from '../documents/values.ts'
 import { folded, lettersAndDigits } from './normalize.ts'
 
 /** Runs of digits with the separators numbers are printed with. */
@@ -49,12 +50,19 @@ export function datesIn(quote: string): string[] {
   return [...out]
 }
 
+const TIME = /\d{1,2}\s*[:.h]\s*\d{2}(?::\d{2})?(?:\s*[ap]\.?\s*m\.?)?/gi
+
+/** Every time of day (HH:MM) `quote` shows: "1:05 PM" and "13:05" name the same. */
+export function timesIn(quote: string): string[] {
+  return [...quote.matchAll(TIME)].flatMap((m) => timeOf(m[0]) ?? [])
+}
+
 const sameNumber = (a: number, b: number) => Math.abs(a - b) < 0.005
 
 /**
  * Whether `quote` states `value`: a number (or a string that reads as one amount) among the numbers it shows,
- * sign aside (a statement prints debits unsigned, a credit note in brackets); a string that reads as a date among
- * its dates; any other string contained in it, letters and digits compared.
+ * sign aside (a statement prints debits unsigned, a credit note in brackets); a string contained in it (letters
+ * and digits compared), or that reads as a time, a date or an amount among the ones it shows.
  */
 export function derivable(value: unknown, quote: string): boolean {
   if (typeof value === 'number') return Number.isFinite(value) && numbersIn(quote).some((n) => sameNumber(n, Math.abs(value)))
@@ -65,6 +73,8 @@ export function derivable(value: unknown, quote: string): boolean {
   const text = lettersAndDigits(s)
   if (text !== '' && lettersAndDigits(quote).includes(text)) return true
   if (text === '' && folded(quote).includes(folded(s))) return true
+  const time = timeOf(s) // "12.50" may be a time or an amount: either reading may support it
+  if (time && timesIn(quote).includes(time)) return true
   const day = /\d/.test(s) ? normalizeDate(s) : null
   if (day) return datesIn(quote).includes(day)
   const amount = toAmount(s)
