@@ -93,12 +93,13 @@ export class DocumentText {
 
   /**
    * The grounding of one value: evidence when the quote is in the document and every one of `values` (the
-   * model's values for the item, as it gave them; null and undefined skipped) is derivable from it.
+   * model's values for the item, as it gave them; null and undefined skipped) is derivable from it. No values at
+   * all: a judgement about a passage (a contract's risk flag), grounded when the passage is in the document.
    */
   ground(values: readonly unknown[], support: Support | undefined, opts: { contradicted?: boolean } = {}): Grounding {
     const quote = typeof support?.quote === 'string' ? support.quote : ''
     const stated = values.filter((v) => v !== null && v !== undefined)
-    const found = quote.trim() === '' || stated.length === 0 ? null : this.find(quote, support?.page)
+    const found = quote.trim() === '' || (values.length > 0 && stated.length === 0) ? null : this.find(quote, support?.page)
     const evidence = found && stated.every((v) => derivable(v, found.quote)) ? found : null
     return { evidence, grounded: evidence !== null, confidence: confidenceOf(support?.confidence, evidence !== null, opts.contradicted) }
   }
