@@ -74,12 +74,12 @@ function rekey(fields: string[], answers: Answered[], text: DocumentText): Item[
     if (!best) return { field, value: null, evidence: null, grounded: false, confidence: 0 }
     const value = typeof best.value === 'string' && best.value.trim() !== '' ? best.value.trim() : null
     // A null value claims the text has none: nothing to quote, so it is never grounded.
-    return { field, value, ...text.ground([value], { ...best, confidence: clamp01(best.confidence) }) }
+    return { field, value, ...text.ground([value], { ...best, confidence: clamp01(best.confidence ?? 0) }) }
   })
 }
 
 /** Several answers for one field: a value beats null, then the higher confidence wins. */
 function pick(items: Answered[]): Answered | undefined {
   const found = (i: Answered) => (typeof i.value === 'string' && i.value.trim() !== '' ? 1 : 0)
-  return [...items].sort((x, y) => found(y) - found(x) || y.confidence - x.confidence)[0]
+  return [...items].sort((x, y) => found(y) - found(x) || (y.confidence ?? 0) - (x.confidence ?? 0))[0]
 }

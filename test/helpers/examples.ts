@@ -26,6 +26,8 @@ export interface Outcome {
   status: number
   code?: string
   message: string
+  /** the result of a served call (a job's result, with usage) */
+  body?: any
 }
 
 /** One call to its end: a 202's job polled until it ends, reported as the status its synchronous call would have. */
@@ -36,11 +38,12 @@ export async function callToEnd(app: TestApp, name: string, key: string, body: u
       await new Promise((r) => setTimeout(r, 25))
       res = await app.call(`/v1/jobs/${res.body.jobId}`, { key })
     }
-    if (res.body.status === 'succeeded') return { status: 200, message: '' }
+    if (res.body.status === 'succeeded') return { status: 200, message: '', body: res.body.result }
     // A failed job carries the code its synchronous call would have answered with (issue 14: errorCode).
     const code = res.body.errorCode
     return { status: code === 'unprocessable' ? 422 : 502, code, message: String(res.body.error) }
   }
+  if (res.status === 200) return { status: 200, message: '', body: res.body }
   return { status: res.status, code: res.body?.error?.code, message: String(res.body?.error?.message ?? '') }
 }
 
