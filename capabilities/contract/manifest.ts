@@ -4,7 +4,8 @@ import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'contract',
-  summary: 'Parties, effective date, term, renewal, governing law, obligations, risk clauses',
+  summary:
+    'Parties, effective date, term, renewal, governing law, obligations, risk clauses; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 12,
   async: true,
   ratePerMinute: 60,

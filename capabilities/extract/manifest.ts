@@ -4,7 +4,8 @@ import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'extract',
-  summary: 'Extract a caller-defined field set from text, with typed values and confidence',
+  summary:
+    'Extract a caller-defined field set from text, with typed values and confidence; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 4,
   async: false,
   ratePerMinute: 60,

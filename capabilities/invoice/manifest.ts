@@ -4,7 +4,8 @@ import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'invoice',
-  summary: 'Invoice extraction: vendor, dates, PO refs, tax, totals, line items',
+  summary:
+    'Invoice extraction: vendor, dates, PO refs, tax, totals, line items; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 8,
   async: true,
   ratePerMinute: 60,

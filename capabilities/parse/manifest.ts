@@ -4,7 +4,8 @@ import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'parse',
-  summary: 'Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON',
+  summary:
+    'Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 10,
   async: true,
   ratePerMinute: 60,

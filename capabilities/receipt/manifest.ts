@@ -4,7 +4,8 @@ import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'receipt',
-  summary: 'Receipt extraction: merchant, items, totals, payment method, expense category',
+  summary:
+    'Receipt extraction: merchant, items, totals, payment method, expense category; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 6,
   async: true,
   ratePerMinute: 60,

@@ -4,7 +4,7 @@ import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'resume',
-  summary: 'Resume into a candidate profile',
+  summary: 'Resume into a candidate profile; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 8,
   async: true,
   ratePerMinute: 60,

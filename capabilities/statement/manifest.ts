@@ -4,7 +4,8 @@ import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'statement',
-  summary: 'Bank or card statement: account, period, balances, normalized transactions',
+  summary:
+    'Bank or card statement: account, period, balances, normalized transactions; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 12,
   async: true,
   ratePerMinute: 60,

@@ -73,5 +73,6 @@ export const Grounded = {
 export const Groundings = (fields: readonly string[]): TObject =>
   Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Optional(Type.Object(Grounded, { additionalProperties: false }))])), {
     additionalProperties: false,
-    description: 'evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence")',
+    description:
+      'evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence")',
   })
