@@ -18,6 +18,8 @@ export interface Folded {
 
 /** One code point as compared. */
 function foldChar(ch: string): string {
+  const code = ch.charCodeAt(0)
+  if (code < 0x80) return code <= 0x20 || code === 0x7f ? '' : code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : ch // ASCII: most text
   if (/\s/.test(ch) || INVISIBLE.test(ch)) return ''
   return ch.normalize('NFKC').toLowerCase().replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"').replace(DASHES, '-').replace(/\s+/g, '')
 }
