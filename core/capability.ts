@@ -47,6 +47,9 @@ export { AUDIO_TYPES, IMAGE_TYPES, loadMedia, urlProblem } from './documents/med
 export { pagedContent, pageTexts } from './documents/pages.ts'
 export { sniffMediaType } from './documents/sniff.ts'
 export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Nullable, Reader, textOf, times } from './documents/values.ts'
+/** Evidence (issue 29): quotes looked up in the document, values derived from them, the confidence rule. */
+export { confidenceOf, contradicted, DocumentText, type Grounding, type Support } from './evidence/ground.ts'
+export { Grounded, Groundings, MSupport, MSupports, SUPPORT_RULES } from './evidence/schema.ts'
 export type { Resolver } from './net/address-guard.ts'
 /** A capability's own tables: capabilities/<name>/migrations/NNNN-words.ts (core/db/capability-migrations.ts). */
 export { Migration } from '@mikro-orm/migrations'

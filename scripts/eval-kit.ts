@@ -135,3 +135,14 @@ function crc32(buf: Buffer): number {
   }
   return ~c >>> 0
 }
+
+/**
+ * Issue 29: a known document and a right model answer for it, every value quoted from the line that states it.
+ * test/evidence-eval.test.ts runs it through the capability as given, with invented values and quotes, and with
+ * every page claim wrong, and reports how often `grounded` is right (precision and recall).
+ */
+export interface GroundingCase {
+  request: Record<string, unknown>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  answer: Record<string, any>
+}

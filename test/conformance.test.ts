@@ -5,12 +5,12 @@
 // serve at least 95 % of them with exactly its price charged; every other call must be a free 502 refused by a
 // rule JSON Schema cannot state (the answer check, after the corrective retry), named in the capability's README.
 // CONFORMANCE_TABLE=path writes the table (kept in BENCHMARKS.md).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import t from 'tap'
-import type { CapabilityManifest } from '../core/capability.ts'
 import type { ModelProvider } from '../core/models/provider.ts'
 import { fakeServerProvider, startTestApp } from './helpers/app.ts'
-import { makeWav, startFakeOpenAI, TINY_PNG } from './helpers/fake-openai.ts'
+import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from './helpers/examples.ts'
+import { startFakeOpenAI } from './helpers/fake-openai.ts'
 import { randomInstance, seededRng, type Rng } from './helpers/schema-instance.ts'
 
 const CALLS = 30
@@ -19,22 +19,8 @@ const CALLS = 30
 // last test fails when a listed capability reaches the bar in every mode, so the list cannot go stale.
 const NOT_YET: Record<string, string> = {}
 const PARALLEL = 10
-const folders = readdirSync(new URL('../capabilities', import.meta.url), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
-  .sort()
-const manifests: CapabilityManifest[] = await Promise.all(
-  folders.map(async (f) => (await import(`../capabilities/${f}/manifest.ts`)).default),
-)
-
-/** The manifest's example, with inline media where the example names a URL nobody can fetch in a test. */
-function requestOf(m: CapabilityManifest): Record<string, unknown> {
-  const body: Record<string, any> = structuredClone(m.example!.request)
-  if (m.name === 'describe') return { ...body, imageUrl: undefined, image: { data: TINY_PNG.toString('base64'), mimeType: 'image/png' } }
-  if (m.name === 'transcribe')
-    return { ...body, audioUrl: undefined, audio: { data: makeWav(1).toString('base64'), mimeType: 'audio/wav' } }
-  return body
-}
+const folders = capabilityFolders
+const manifests = await loadManifests()
 
 const fake = await startFakeOpenAI({
   webSearch: [
@@ -66,20 +52,6 @@ const app = await startTestApp(t, {
 })
 const services = app.services as { provider: ModelProvider }
 
-async function pool<T>(n: number, limit: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = []
-  let next = 0
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < n) {
-        const i = next++
-        out[i] = await fn(i)
-      }
-    }),
-  )
-  return out
-}
-
 interface Row {
   mode: string
   name: string
@@ -106,20 +78,7 @@ for (const { mode, provider } of modes) {
       const rules = existsSync(readme) ? readFileSync(readme, 'utf8') : ''
       const customer = await app.customer(m.price * CALLS)
       retries = 0
-      const outcomes = await pool(CALLS, PARALLEL, async () => {
-        let res = await app.call(`/v1/${m.name}`, { key: customer.key, body: requestOf(m) })
-        if (res.status === 202) {
-          for (let i = 0; i < 2400 && !['succeeded', 'failed'].includes(res.body?.status); i++) {
-            await new Promise((r) => setTimeout(r, 25))
-            res = await app.call(`/v1/jobs/${res.body.jobId}`, { key: customer.key })
-          }
-          if (res.body.status === 'succeeded') return { status: 200, message: '' }
-          // A failed job carries the code its synchronous call would have answered with (issue 14: errorCode).
-          const code = res.body.errorCode
-          return { status: code === 'unprocessable' ? 422 : 502, code, message: String(res.body.error) }
-        }
-        return { status: res.status, code: res.body?.error?.code, message: String(res.body?.error?.message ?? '') }
-      })
+      const outcomes = await pool(CALLS, PARALLEL, () => callToEnd(app, m.name, customer.key, requestOf(m)))
       const served = outcomes.filter((o) => o.status === 200).length
       const unavailable = outcomes.filter((o) => o.status === 503).length
       const failures = outcomes.filter((o) => o.status !== 200 && o.status !== 503)

@@ -1,13 +1,16 @@
 import t from 'tap'
 import { contractA } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
 import manifest from './manifest.ts'
+import { GROUNDED } from './schema.ts'
 
-const good = () => ({
+const good = () => supported(answer(), contractA.toPages(), { parties: ['name'], riskFlags: ['clause'] }, GROUNDED)
+const answer = () => ({
   contractType: 'Services Agreement',
   parties: contractA.parties.map((p) => ({ name: p.name, role: p.role })),
   effectiveDate: 'January 1, 2024',
-  term: '24 months from 2024-01-01',
+  term: '24 months', // as stated: a term rewritten ("24 months from 2024-01-01") would have no evidence
   renewal: null,
   governingLaw: contractA.governingLaw,
   obligations: [
@@ -25,7 +28,12 @@ t.test('a PDF contract: parties, effective date as YYYY-MM-DD, no renewal clause
   cap.expectCharged(t, call)
   const b = call.res.body
   t.equal(b.contractType, contractA.contractType)
-  t.same(b.parties, contractA.parties)
+  t.same(withoutEvidence(b.parties), contractA.parties)
+  t.same(
+    groundings(b).filter((g) => !g.grounded),
+    [],
+    'issue 29: every value carries evidence code found',
+  )
   t.equal(b.effectiveDate, contractA.effectiveDate)
   t.notOk('renewal' in b, 'unknown values are left out')
   t.equal(b.governingLaw, 'New York')
@@ -48,10 +56,11 @@ t.test('answers that break the promises: repeated or unknown parties, a non-date
   const { res } = await cap.call({ text: contractA.toText() })
   t.equal(res.status, 200, res.text)
   const b = res.body
-  t.same(b.parties, [
+  t.same(withoutEvidence(b.parties), [
     { name: 'Orbit Software Ltd.', role: 'provider' },
     { name: 'Globex Corp', role: 'guarantor' },
   ])
+  t.same([b.parties[1].evidence, b.parties[1].grounded], [null, false], 'a party not in the contract has no evidence')
   t.notOk('effectiveDate' in b)
   t.same(b.renewal, { autoRenews: true })
   t.same(b.obligations, ['Pay on time.'])
@@ -96,7 +105,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   t.equal(res.status, 202, res.text)
   const job = await cap.job(customer, res.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
-  t.same(job.result.parties, contractA.parties)
+  t.same(withoutEvidence(job.result.parties), contractA.parties)
   t.equal(job.result.effectiveDate, '2024-01-01')
   t.same(job.result.usage, { credits: 12, balanceRemaining: 18 })
 })

@@ -1,6 +1,9 @@
 // Eval fixtures for /v1/contract (scripts/eval.ts): known terms of the contract in test/fixtures/documents.ts.
 import { readFileSync } from 'node:fs'
 import { contractA, contractB } from '../../test/fixtures/documents.ts'
+import { GROUNDED } from './schema.ts'
+import { supported } from '../../test/helpers/evidence.ts'
+import type { GroundingCase } from '../../scripts/eval-kit.ts'
 
 const file = (name: string) => ({
   file: {
@@ -24,3 +27,23 @@ export const evalCases = [
   { name: 'contract-v1-text', request: { text: contractA.toText() }, expected: expected(contractA) },
 ]
 export const align = { parties: 'set' }
+
+/** Issue 29: contract-v1 as text, answered right with every value quoted (test/evidence-eval.test.ts). */
+export const groundingCase: GroundingCase = {
+  request: { text: contractA.toText() },
+  answer: supported(
+    {
+      contractType: 'services agreement',
+      parties: contractA.parties,
+      effectiveDate: contractA.effectiveDate,
+      term: '24 months',
+      renewal: null,
+      governingLaw: contractA.governingLaw,
+      obligations: ['Client pays the monthly fee.'],
+      riskFlags: [{ clause: '5. Termination', severity: 'medium', reason: 'Either party may leave with 30 days notice.' }],
+    },
+    contractA.toPages(),
+    { parties: ['name'], riskFlags: ['clause'] },
+    GROUNDED,
+  ),
+}

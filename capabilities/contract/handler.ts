@@ -1,6 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, MText, Nullable, StringEnum, comparableText, normalizeDate, type CapabilityContext } from '../../core/capability.ts'
-import type { Input, Output } from './schema.ts'
+import {
+  ApiError,
+  DocumentText,
+  MSupport,
+  MSupports,
+  MText,
+  Nullable,
+  StringEnum,
+  SUPPORT_RULES,
+  comparableText,
+  normalizeDate,
+  pagedContent,
+  pageTexts,
+  type CapabilityContext,
+} from '../../core/capability.ts'
+import { GROUNDED, type Input, type Output } from './schema.ts'
 
 // Asked of the model: exactly the response fields, every key present (null when absent), no length bounds
 // (strict structured output). Enums, booleans and "at least one party" are checked here (Ajv, one retry).
@@ -10,13 +24,16 @@ const Severity = StringEnum(['low', 'medium', 'high'] as const)
 const ModelContract = Type.Object(
   {
     contractType: Text,
-    parties: Type.Array(Type.Object({ name: Text, role: Text }, { additionalProperties: false }), { minItems: 1 }),
+    parties: Type.Array(Type.Object({ name: Text, role: Text, ...MSupport }, { additionalProperties: false }), { minItems: 1 }),
     effectiveDate: MText,
     term: MText,
     renewal: Nullable(Type.Object({ autoRenews: Type.Boolean(), noticePeriod: MText }, { additionalProperties: false })),
     governingLaw: MText,
     obligations: Type.Array(Type.String()),
-    riskFlags: Type.Array(Type.Object({ clause: Text, severity: Severity, reason: Type.String() }, { additionalProperties: false })),
+    riskFlags: Type.Array(
+      Type.Object({ clause: Text, severity: Severity, reason: Type.String(), ...MSupport }, { additionalProperties: false }),
+    ),
+    support: MSupports(GROUNDED),
   },
   { additionalProperties: false },
 )
@@ -34,6 +51,8 @@ const SYSTEM = [
   '- obligations: the main obligations, one short sentence each, naming the party that owes it;',
   '- riskFlags: clauses that carry risk for a party, [{clause (heading or number), severity "low"|"medium"|"high", reason (one sentence)}];',
   '  high: uncapped or one-sided liability, unilateral termination or price change, automatic renewal with long notice, broad indemnities.',
+  `- support: one entry for each of ${GROUNDED.join(', ')} that has a value; each party carries its own quote (where it is named), each risk flag the quote of the clause it is about, with page and confidence.`,
+  SUPPORT_RULES,
 ].join('\n')
 
 const norm = comparableText
@@ -41,14 +60,16 @@ const clean = (s: string | null) => s?.trim() || null
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const doc = await ctx.documents.resolve(input)
-  const answer = await ctx.ai.object<ModelContract>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ModelContract })
+  const pages = pageTexts(doc)
+  const evidence = new DocumentText(pages)
+  const answer = await ctx.ai.object<ModelContract>({ system: SYSTEM, content: pagedContent(doc, pages, ctx), schema: ModelContract })
   const warnings: string[] = []
   const text = doc.hasTextLayer ? norm(doc.text) : null
 
   // Parties: each once (by name), and named in the contract where code can read it.
   const seen = new Set<string>()
   const parties = answer.parties
-    .map((p) => ({ name: p.name.trim(), role: p.role.trim().toLowerCase() }))
+    .map((p) => ({ name: p.name.trim(), role: p.role.trim().toLowerCase(), ...evidence.ground([p.name], p) }))
     .filter((p) => !seen.has(norm(p.name)) && seen.add(norm(p.name)))
   if (parties.length === 0) throw new ApiError('inference_failed', 'The model named no party of the contract. Nothing was charged.')
   if (text !== null) {
@@ -67,7 +88,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     .map((o) => o.trim())
     .filter((o) => o !== '' && !obligationsSeen.has(norm(o)) && obligationsSeen.add(norm(o)))
 
-  return {
+  const result = {
     contractType: answer.contractType.trim().toLowerCase(),
     parties,
     effectiveDate,
@@ -75,7 +96,19 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     renewal: answer.renewal ? { autoRenews: answer.renewal.autoRenews, noticePeriod: clean(answer.renewal.noticePeriod) } : null,
     governingLaw: clean(answer.governingLaw),
     obligations,
-    riskFlags: answer.riskFlags.map((r) => ({ clause: r.clause.trim(), severity: r.severity, reason: r.reason.trim() })),
-    warnings,
+    // A risk flag is a judgement about a clause: grounded when the clause it quotes is in the contract.
+    riskFlags: answer.riskFlags.map((r) => ({
+      clause: r.clause.trim(),
+      severity: r.severity,
+      reason: r.reason.trim(),
+      ...evidence.ground([], r),
+    })),
   }
+  const values = { ...answer, 'renewal.noticePeriod': answer.renewal?.noticePeriod }
+  const grounding = evidence.fields(
+    Object.fromEntries(GROUNDED.map((f) => [f, values[f]])) as Record<(typeof GROUNDED)[number], unknown>,
+    answer.support,
+    result,
+  )
+  return { ...result, grounding, warnings }
 }

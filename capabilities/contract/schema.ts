@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, Nullable } from '../../core/capability.ts'
+import { DocObject, Grounded, Groundings, Nullable } from '../../core/capability.ts'
+
+/** The single-valued fields that carry evidence (issue 29); the type is a classification, obligations are summaries. */
+export const GROUNDED = ['effectiveDate', 'term', 'governingLaw', 'renewal.noticePeriod'] as const
 
 const NStr = (maxLength: number) => Nullable(Type.String({ maxLength }))
 
@@ -8,7 +11,7 @@ export const Result = Type.Object(
     contractType: Type.String({ minLength: 1, maxLength: 200, description: 'lower case, e.g. "services agreement", "nda", "lease"' }),
     parties: Type.Array(
       Type.Object(
-        { name: Type.String({ minLength: 1, maxLength: 500 }), role: Type.String({ minLength: 1, maxLength: 200 }) },
+        { name: Type.String({ minLength: 1, maxLength: 500 }), role: Type.String({ minLength: 1, maxLength: 200 }), ...Grounded },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: 200 },
@@ -27,11 +30,13 @@ export const Result = Type.Object(
           clause: Type.String({ minLength: 1, maxLength: 1000 }),
           severity: Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')]),
           reason: Type.String({ maxLength: 5000 }),
+          ...Grounded,
         },
         { additionalProperties: false },
       ),
       { maxItems: 1000 },
     ),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 1000, description: "what code found wrong with the model's answer" }),
     ),

@@ -7,23 +7,41 @@ const cap = await capabilityHarness(t, manifest, { funds: 10 })
 
 const text = 'Invoice INV-2041 from Acme GmbH. Total due: 1,250.00 EUR by 2026-03-31.'
 
+/** A model's result, quoting `quote` (by default the value itself) from the text. */
+const said = (field: string, value: string | null, confidence: number, quote: string | null = value) => ({
+  field,
+  value,
+  quote,
+  page: null,
+  confidence,
+})
+/** What the API publishes for a value quoted as printed: grounded on the text, which has no pages. */
+const found = (field: string, value: string, confidence: number, quote = value) => ({
+  field,
+  value,
+  evidence: { page: null, quote },
+  grounded: true,
+  confidence,
+})
+const none = (field: string, confidence = 0) => ({ field, value: null, evidence: null, grounded: false, confidence })
+
 t.test('one result per requested field, in order, keyed by the requested name', async (t) => {
   cap.reply({
     results: [
-      { field: 'total', value: '1250.00', confidence: 0.9 }, // out of order
-      { field: 'Invoice Number', value: 'INV-2041', confidence: 0.97 }, // loose spelling of invoiceNumber
-      { field: 'iban', value: 'DE00 0000', confidence: 0.8 }, // never asked for
-      { field: 'total', value: null, confidence: 0.99 }, // duplicate: the value wins over null
-      { field: 'vendor', value: '   ', confidence: 0.7 }, // blank is no value
+      said('total', '1250.00', 0.9, 'Total due: 1,250.00 EUR'), // out of order
+      said('Invoice Number', 'INV-2041', 0.97), // loose spelling of invoiceNumber
+      said('iban', 'DE00 0000', 0.8), // never asked for
+      said('total', null, 0.99), // duplicate: the value wins over null
+      said('vendor', '   ', 0.7), // blank is no value
     ],
   })
   const call = await cap.call({ text, fields: ['invoiceNumber', 'vendor', 'total', 'dueDate'] })
   cap.expectCharged(t, call)
   t.same(call.res.body.results, [
-    { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.97 },
-    { field: 'vendor', value: null, confidence: 0.7 },
-    { field: 'total', value: '1250.00', confidence: 0.9 },
-    { field: 'dueDate', value: null, confidence: 0 }, // the model left it out
+    found('invoiceNumber', 'INV-2041', 0.97),
+    none('vendor', 0.5), // no value: never grounded, the model's 0.7 capped
+    found('total', '1250.00', 0.9, 'Total due: 1,250.00 EUR'),
+    none('dueDate'), // the model left it out
   ])
 })
 
@@ -31,14 +49,11 @@ t.test('a model that answers nothing still yields every field', async (t) => {
   cap.reply({ results: [] })
   const { res } = await cap.call({ text, fields: ['a', 'b'] })
   t.equal(res.status, 200, res.text)
-  t.same(res.body.results, [
-    { field: 'a', value: null, confidence: 0 },
-    { field: 'b', value: null, confidence: 0 },
-  ])
+  t.same(res.body.results, [none('a'), none('b')])
 })
 
 t.test('a loose spelling shared by two requested fields is not guessed', async (t) => {
-  cap.reply({ results: [{ field: 'due date', value: '2026-03-31', confidence: 0.9 }] })
+  cap.reply({ results: [said('due date', '2026-03-31', 0.9)] })
   const { res } = await cap.call({ text, fields: ['dueDate', 'due_date'] })
   t.equal(res.status, 200, res.text)
   t.same(
@@ -48,7 +63,7 @@ t.test('a loose spelling shared by two requested fields is not guessed', async (
 })
 
 t.test('a confidence outside 0..1 twice is a free 502', async (t) => {
-  cap.reply({ results: [{ field: 'a', value: 'x', confidence: 7 }] })
+  cap.reply({ results: [said('a', 'x', 7)] })
   await cap.expectRefused(t, { text, fields: ['a'] }, { status: 502, code: 'inference_failed', why: 'confidence 7' })
 })
 
@@ -77,10 +92,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     text: (req) => {
       if (!req.prompt.includes('INV-2041')) return undefined
       return {
-        results: [
-          { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.96 },
-          { field: 'vendor', value: 'Acme GmbH', confidence: 0.9 },
-        ],
+        results: [said('invoiceNumber', 'INV-2041', 0.96, 'Invoice INV-2041'), said('vendor', 'Acme GmbH', 0.9, 'from ACME GmbH.')],
       }
     },
   })
@@ -88,11 +100,30 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   cap.expectCharged(t, call)
   t.same(call.res.body, {
     results: [
-      { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.96 },
-      { field: 'vendor', value: 'Acme GmbH', confidence: 0.9 },
-      { field: 'dueDate', value: null, confidence: 0 },
+      found('invoiceNumber', 'INV-2041', 0.96, 'Invoice INV-2041'),
+      found('vendor', 'Acme GmbH', 0.9, 'from Acme GmbH.'),
+      none('dueDate'),
     ],
     usage: { credits: 4, balanceRemaining: 6 },
   })
   t.equal(fake.requests.length, 1)
+})
+
+t.test('issue 29: a value the text does not state, or a quote it does not contain, has no evidence', async (t) => {
+  cap.reply({
+    results: [
+      said('invoiceNumber', 'INV-9999', 0.99, 'Invoice INV-9999'), // invented, quote too
+      said('vendor', 'Globex Ltd', 0.98, 'from Acme GmbH'), // a real quote that does not state the value
+      said('total', '1250.00', 0.97, 'Total: 1250.00'), // the value is there, the quote is not
+      said('dueDate', '2026-03-31', 0.95, 'BY 2026-03-31'), // case and spacing do not matter
+    ],
+  })
+  const call = await cap.call({ text, fields: ['invoiceNumber', 'vendor', 'total', 'dueDate'] })
+  cap.expectCharged(t, call)
+  t.same(call.res.body.results, [
+    { field: 'invoiceNumber', value: 'INV-9999', evidence: null, grounded: false, confidence: 0.5 },
+    { field: 'vendor', value: 'Globex Ltd', evidence: null, grounded: false, confidence: 0.5 },
+    { field: 'total', value: '1250.00', evidence: null, grounded: false, confidence: 0.5 },
+    found('dueDate', '2026-03-31', 0.95, 'by 2026-03-31'),
+  ])
 })

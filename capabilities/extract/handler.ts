@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MText, type CapabilityContext } from '../../core/capability.ts'
+import { DocumentText, MSupport, MText, SUPPORT_RULES, type CapabilityContext } from '../../core/capability.ts'
 import { type Input, type Output } from './schema.ts'
 
 type Item = Output['results'][number]
+type Answered = Static<typeof ModelAnswer>['results'][number]
 
 /** What the model is asked for: every property required and closed, so it also works with strict structured outputs. */
 const ModelAnswer = Type.Object(
@@ -12,7 +13,7 @@ const ModelAnswer = Type.Object(
         {
           field: Type.String(),
           value: MText,
-          confidence: Type.Number({ minimum: 0, maximum: 1 }),
+          ...MSupport,
         },
         { additionalProperties: false },
       ),
@@ -37,7 +38,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
       `Fields, in order: ${JSON.stringify(input.fields)}.`,
       'Answer {"results": [...]} with exactly one entry per field, in that order, "field" spelled exactly as given.',
       '"value" is the field\'s value as found in the text (a string; dates as YYYY-MM-DD, amounts as plain numbers), or null when the text does not contain it. Never invent a value.',
-      '"confidence" is 0..1: how sure you are the value is right.',
+      SUPPORT_RULES,
       input.instructions ? `Caller instructions: ${input.instructions}` : '',
     ]
       .filter(Boolean)
@@ -45,11 +46,11 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     content: input.text,
     schema: ModelAnswer,
   })
-  return { results: rekey(input.fields, answer.results) }
+  return { results: rekey(input.fields, answer.results, DocumentText.ofText(input.text)) }
 }
 
-function rekey(fields: string[], answers: Item[]): Item[] {
-  const exact = new Map<string, Item[]>()
+function rekey(fields: string[], answers: Answered[], text: DocumentText): Item[] {
+  const exact = new Map<string, Answered[]>()
   for (const a of answers) {
     const list = exact.get(a.field) ?? []
     list.push(a)
@@ -59,7 +60,7 @@ function rekey(fields: string[], answers: Item[]): Item[] {
   const looseOwners = new Map<string, number>()
   for (const f of fields) looseOwners.set(loose(f), (looseOwners.get(loose(f)) ?? 0) + 1)
   const requested = new Set(fields)
-  const byLoose = new Map<string, Item[]>()
+  const byLoose = new Map<string, Answered[]>()
   for (const a of answers) {
     if (requested.has(a.field)) continue
     const k = loose(a.field)
@@ -70,14 +71,15 @@ function rekey(fields: string[], answers: Item[]): Item[] {
   }
   return fields.map((field) => {
     const best = pick(exact.get(field) ?? byLoose.get(loose(field)) ?? [])
-    if (!best) return { field, value: null, confidence: 0 }
+    if (!best) return { field, value: null, evidence: null, grounded: false, confidence: 0 }
     const value = typeof best.value === 'string' && best.value.trim() !== '' ? best.value.trim() : null
-    return { field, value, confidence: clamp01(best.confidence) }
+    // A null value claims the text has none: nothing to quote, so it is never grounded.
+    return { field, value, ...text.ground([value], { ...best, confidence: clamp01(best.confidence ?? 0) }) }
   })
 }
 
 /** Several answers for one field: a value beats null, then the higher confidence wins. */
-function pick(items: Item[]): Item | undefined {
-  const found = (i: Item) => (typeof i.value === 'string' && i.value.trim() !== '' ? 1 : 0)
-  return [...items].sort((x, y) => found(y) - found(x) || y.confidence - x.confidence)[0]
+function pick(items: Answered[]): Answered | undefined {
+  const found = (i: Answered) => (typeof i.value === 'string' && i.value.trim() !== '' ? 1 : 0)
+  return [...items].sort((x, y) => found(y) - found(x) || (y.confidence ?? 0) - (x.confidence ?? 0))[0]
 }

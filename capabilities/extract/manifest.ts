@@ -4,7 +4,8 @@ import { Result, Request } from './schema.ts'
 
 export default defineCapability({
   name: 'extract',
-  summary: 'Extract a caller-defined field set from text, with typed values and confidence',
+  summary:
+    'Extract a caller-defined field set from text, with typed values and confidence; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 4,
   async: false,
   ratePerMinute: 60,
@@ -15,10 +16,16 @@ export default defineCapability({
     request: { text: 'Invoice INV-2041 from Acme GmbH, due 2026-03-31.', fields: ['invoiceNumber', 'vendor', 'dueDate', 'poNumber'] },
     response: {
       results: [
-        { field: 'invoiceNumber', value: 'INV-2041', confidence: 0.98 },
-        { field: 'vendor', value: 'Acme GmbH', confidence: 0.95 },
-        { field: 'dueDate', value: '2026-03-31', confidence: 0.93 },
-        { field: 'poNumber', value: null, confidence: 0 },
+        {
+          field: 'invoiceNumber',
+          value: 'INV-2041',
+          evidence: { page: null, quote: 'Invoice INV-2041' },
+          grounded: true,
+          confidence: 0.98,
+        },
+        { field: 'vendor', value: 'Acme GmbH', evidence: { page: null, quote: 'from Acme GmbH' }, grounded: true, confidence: 0.95 },
+        { field: 'dueDate', value: '2026-03-31', evidence: { page: null, quote: 'due 2026-03-31' }, grounded: true, confidence: 0.93 },
+        { field: 'poNumber', value: null, evidence: null, grounded: false, confidence: 0 },
       ],
     },
   },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { EXPLICIT_NULL, Nullable } from '../../core/capability.ts'
+import { EXPLICIT_NULL, Grounded, Nullable } from '../../core/capability.ts'
 
 const FieldName = Type.String({ minLength: 1, maxLength: 200 })
 
@@ -13,7 +13,7 @@ export const Result = Type.Object(
             [EXPLICIT_NULL]: true,
             description: 'null: the text does not state this field',
           }),
-          confidence: Type.Number({ minimum: 0, maximum: 1 }),
+          ...Grounded,
         },
         { additionalProperties: false },
       ),

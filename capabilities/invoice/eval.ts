@@ -1,6 +1,8 @@
 // Eval cases for /v1/invoice (scripts/eval.ts, scripts/eval-kit.ts).
 import { invoice1, invoice2, invoiceFields } from '../../test/fixtures/documents.ts'
-import { contains, count, inBothForms, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, count, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { GROUNDED } from './schema.ts'
+import { supported } from '../../test/helpers/evidence.ts'
 
 // A German layout: day-first dates, decimal commas, EUR, and items that do not add up to the printed total.
 const germanInvoice = [
@@ -54,3 +56,9 @@ export const evalCases: EvalCase[] = [
     },
   },
 ]
+
+/** Issue 29: invoice-2 as its PDF, answered right with every value quoted (test/evidence-eval.test.ts). */
+export const groundingCase: GroundingCase = {
+  request: { file: pdf('invoice-2') },
+  answer: supported(invoiceFields(invoice2), invoice2.toPages(), { lineItems: ['description', 'amount'] }, GROUNDED),
+}

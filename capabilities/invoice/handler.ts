@@ -1,19 +1,26 @@
 import {
   ApiError,
+  contradicted,
+  DocumentText,
   MAmount,
+  MSupport,
+  MSupports,
   MText,
   NonBlank,
   Reader,
   compact,
   money,
+  pagedContent,
+  pageTexts,
   sumWarning,
+  SUPPORT_RULES,
   textOf,
   times,
   toAmount,
   type CapabilityContext,
 } from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
-import type { Input, Output } from './schema.ts'
+import { GROUNDED, type Input, type Output } from './schema.ts'
 
 type Invoice = Output
 type Line = Invoice['lineItems'][number]
@@ -33,8 +40,12 @@ const InvoiceAnswer = Type.Object(
     total: MAmount,
     paymentTerms: MText,
     lineItems: Type.Array(
-      Type.Object({ description: MText, quantity: MAmount, unitPrice: MAmount, amount: MAmount }, { additionalProperties: false }),
+      Type.Object(
+        { description: MText, quantity: MAmount, unitPrice: MAmount, amount: MAmount, ...MSupport },
+        { additionalProperties: false },
+      ),
     ),
+    support: MSupports(GROUNDED),
   },
   { additionalProperties: false },
 )
@@ -51,22 +62,26 @@ const SYSTEM = [
   'Use null for anything the document does not state. Dates as YYYY-MM-DD. Amounts as plain numbers',
   '(no currency symbol, no thousands separators; negative for credits and discounts). tax is the tax amount, not the rate.',
   'currency is the ISO 4217 code (USD, EUR, GBP, ...).',
+  'support: one entry for each field above that has a value (vendor.name, vendor.address, vendor.taxId, customer, invoiceNumber,',
+  'poNumber, issueDate, dueDate, subtotal, tax, total, paymentTerms). Each line item carries its own quote, page and confidence.',
+  SUPPORT_RULES,
 ].join('\n')
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Invoice> {
   const doc = await ctx.documents.resolve(input)
+  const pages = pageTexts(doc)
   const answer = await ctx.ai.object<Answer>({
     system: SYSTEM,
-    content: ctx.documents.parts(doc),
+    content: pagedContent(doc, pages, ctx),
     schema: InvoiceAnswer,
     // A placeholder ("n/a", "unknown") is no vendor; the schema cannot say so, so it goes back in the corrective retry.
     check: (a: Answer) => (textOf(a.vendor?.name) ? [] : ["/vendor/name: the seller's name as printed, not a placeholder"]),
   })
-  return buildInvoice(answer)
+  return buildInvoice(answer, new DocumentText(pages))
 }
 
 /** The code-side guarantees: normalised values, line arithmetic and totals checked and reported. */
-function buildInvoice(a: Answer): Invoice {
+function buildInvoice(a: Answer, text: DocumentText): Invoice {
   const r = new Reader()
   const name = r.text(a.vendor?.name, 500)
   // The vendor is the one required fact of an invoice; without it the answer is no extraction at all.
@@ -90,13 +105,15 @@ function buildInvoice(a: Answer): Invoice {
     const quantity = r.amount(l.quantity, `${at}.quantity`)
     const unitPrice = r.amount(l.unitPrice, `${at}.unitPrice`)
     let amount = r.amount(l.amount, `${at}.amount`)
+    let grounding = text.ground([l.description, amount === undefined ? null : l.amount], l)
     if (amount === undefined) {
       amount = times(q!, u!)
       r.warn(`${at}: no amount stated; computed as quantity × unitPrice = ${money(amount)}.`)
     } else if (quantity !== undefined && unitPrice !== undefined && Math.abs(times(quantity, unitPrice) - amount) > 0.01) {
       r.warn(`${at}: quantity × unitPrice is ${money(times(quantity, unitPrice))}, the amount stated is ${money(amount)}.`)
+      grounding = contradicted(grounding)
     }
-    lineItems.push(compact({ description, quantity, unitPrice, amount }))
+    lineItems.push({ ...compact({ description, quantity, unitPrice, amount }), ...grounding })
   }
 
   const subtotal = r.amount(a.subtotal, 'subtotal')
@@ -105,22 +122,31 @@ function buildInvoice(a: Answer): Invoice {
   // A tax the document states but code cannot read makes every sum through it uncheckable: skip those.
   const taxKnown = tax !== undefined || textOf(a.tax) === null
   const amounts = lineItems.map((l) => l.amount)
+  // A sum that does not add up contradicts the stated figure it is checked against.
+  const wrong = new Set<'subtotal' | 'total'>()
+  const check = (what: 'subtotal' | 'total', warning: string | null) => {
+    if (warning) wrong.add(what)
+    r.warn(warning)
+  }
   if (lineItems.length > 0) {
-    if (subtotal !== undefined) r.warn(sumWarning('lineItems vs subtotal', amounts, subtotal))
+    if (subtotal !== undefined) check('subtotal', sumWarning('lineItems vs subtotal', amounts, subtotal))
     else if (total !== undefined && taxKnown) {
-      r.warn(sumWarning(tax !== undefined ? 'lineItems + tax vs total' : 'lineItems vs total', [...amounts, tax ?? 0], total))
+      check('total', sumWarning(tax !== undefined ? 'lineItems + tax vs total' : 'lineItems vs total', [...amounts, tax ?? 0], total))
     }
   }
   if (subtotal !== undefined && total !== undefined && taxKnown) {
-    r.warn(sumWarning(tax !== undefined ? 'subtotal + tax vs total' : 'subtotal vs total (no tax stated)', [subtotal, tax ?? 0], total))
+    check(
+      'total',
+      sumWarning(tax !== undefined ? 'subtotal + tax vs total' : 'subtotal vs total (no tax stated)', [subtotal, tax ?? 0], total),
+    )
   }
 
   const issueDate = r.date(a.issueDate, 'issueDate')
   const dueDate = r.date(a.dueDate, 'dueDate')
   if (issueDate && dueDate && dueDate < issueDate) r.warn(`dueDate ${dueDate} is before issueDate ${issueDate}.`)
 
-  const result: Invoice = compact({
-    vendor: compact({ name, address: r.text(a.vendor?.address), taxId: r.text(a.vendor?.taxId, 100) }),
+  const vendor = compact({ name, address: r.text(a.vendor?.address), taxId: r.text(a.vendor?.taxId, 100) })
+  const fields = {
     customer: r.text(a.customer),
     invoiceNumber: r.text(a.invoiceNumber, 200),
     poNumber: r.text(a.poNumber, 200),
@@ -131,8 +157,25 @@ function buildInvoice(a: Answer): Invoice {
     tax,
     total,
     paymentTerms: r.text(a.paymentTerms, 500),
-    lineItems,
-    warnings: r.warnings,
-  })
-  return result
+  }
+  const grounding = text.fields(
+    {
+      'vendor.name': a.vendor?.name,
+      'vendor.address': a.vendor?.address,
+      'vendor.taxId': a.vendor?.taxId,
+      customer: a.customer,
+      invoiceNumber: a.invoiceNumber,
+      poNumber: a.poNumber,
+      issueDate: a.issueDate,
+      dueDate: a.dueDate,
+      subtotal: a.subtotal,
+      tax: a.tax,
+      total: a.total,
+      paymentTerms: a.paymentTerms,
+    },
+    a.support,
+    { vendor, ...fields },
+  )
+  for (const what of wrong) if (grounding[what]) grounding[what] = contradicted(grounding[what])
+  return compact({ vendor, ...fields, lineItems, grounding, warnings: r.warnings })
 }

@@ -1,12 +1,27 @@
-import t from 'tap'
+import t, { type Test as Tap } from 'tap'
 import { invoice1, invoice2, invoiceFields, type InvoiceData } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
+import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
 import manifest from './manifest.ts'
+import { GROUNDED } from './schema.ts'
 
 const PRICE = 8
 
-/** A well-behaved model answer for a known invoice (every field, null where absent). */
-const answerFor = invoiceFields
+/** A well-behaved model answer for a known invoice (every field, null where absent, each quoted from its line). */
+const sup = (a: Record<string, unknown>, i: { toPages(): string[] } = invoice1) =>
+  supported(a, i.toPages(), { lineItems: ['description', 'amount'] }, GROUNDED)
+const answerFor = (i: InvoiceData & { toPages(): string[] }) => sup(invoiceFields(i), i)
+
+/** Every value carries evidence code found. */
+function allGrounded(t: Tap, body: unknown) {
+  const all = groundings(body)
+  t.ok(all.length > 0, 'values with evidence')
+  t.same(
+    all.filter((g) => !g.grounded),
+    [],
+    'every value grounded',
+  )
+}
 
 /** What the API returns for a known invoice. */
 function expected(i: InvoiceData) {
@@ -32,29 +47,32 @@ function expected(i: InvoiceData) {
 const cap = await capabilityHarness(t, manifest, { worker: true, funds: 100 })
 
 t.test('a sloppy but correct answer comes back normalised, charged once', async (t) => {
-  cap.reply({
-    ...answerFor(invoice1),
-    vendor: { name: '  Northwind Office Supply LLC ', address: '410 Harbor Street\nPortland, OR 97204', taxId: '93-4417820' },
-    issueDate: 'March 4, 2024',
-    dueDate: '04/03/2024', // US order
-    currency: 'usd',
-    subtotal: '2,347.44',
-    tax: '$187.80',
-    total: 'USD 2,535.24',
-    lineItems: invoice1.lineItems.map((l) => ({
-      description: l.description,
-      quantity: String(l.quantity),
-      unitPrice: `$${l.unitPrice}`,
-      amount: l.amount.toFixed(2),
-    })),
-  })
+  cap.reply(
+    sup({
+      ...answerFor(invoice1),
+      vendor: { name: '  Northwind Office Supply LLC ', address: '410 Harbor Street\nPortland, OR 97204', taxId: '93-4417820' },
+      issueDate: 'March 4, 2024',
+      dueDate: '04/03/2024', // US order
+      currency: 'usd',
+      subtotal: '2,347.44',
+      tax: '$187.80',
+      total: 'USD 2,535.24',
+      lineItems: invoice1.lineItems.map((l) => ({
+        description: l.description,
+        quantity: String(l.quantity),
+        unitPrice: `$${l.unitPrice}`,
+        amount: l.amount.toFixed(2),
+      })),
+    }),
+  )
   const call = await cap.call({ text: invoice1.toText() })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(withoutUsage(res.body), {
+  t.same(withoutEvidence(withoutUsage(res.body)), {
     ...expected(invoice1),
     vendor: { ...invoice1.vendor, address: '410 Harbor Street, Portland, OR 97204' },
   })
+  allGrounded(t, res.body)
   t.equal(typeof res.body.total, 'number')
 })
 
@@ -62,7 +80,8 @@ t.test('a PDF given inline: text extracted locally and the file sent along', asy
   cap.reply(answerFor(invoice1))
   const { res } = await cap.call({ file: pdf('invoice-1') })
   t.equal(res.status, 200, res.text)
-  t.same(withoutUsage(res.body), expected(invoice1))
+  t.same(withoutEvidence(withoutUsage(res.body)), expected(invoice1))
+  allGrounded(t, res.body)
   const prompt = cap.prompts.at(-1)
   t.match(prompt, /--- page 1 ---/, 'page markers from local extraction')
   t.match(prompt, /NW-2024-0117/, 'the extracted text reaches the model')
@@ -73,7 +92,7 @@ t.test('a PDF given inline: text extracted locally and the file sent along', asy
 t.test('sums that do not add up are reported, never fixed', async (t) => {
   const lines = invoice1.lineItems.map((l) => ({ ...l }))
   lines[0]!.amount = 999 // 4 × 249.50 is 998
-  cap.reply({ ...answerFor(invoice1), lineItems: lines, total: 2600 })
+  cap.reply(sup({ ...answerFor(invoice1), lineItems: lines, total: 2600 }))
   const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.lineItems[0].amount, 999, 'the stated line amount is kept')
@@ -89,6 +108,11 @@ t.test('sums that do not add up are reported, never fixed', async (t) => {
     { credits: PRICE, balanceRemaining: 100 - PRICE },
     'a document that does not add up is still a successful extraction',
   )
+  // Issue 29: a figure code found wrong is capped at 0.2; a total the document does not state has no evidence.
+  t.same(res.body.grounding.subtotal, { ...res.body.grounding.subtotal, confidence: 0.2 }, 'the subtotal the lines contradict')
+  t.same(res.body.grounding.total, { evidence: null, grounded: false, confidence: 0.2 }, 'the total: not in the document, and wrong')
+  t.equal(res.body.lineItems[0].confidence, 0.2, 'the line whose quantity × unit price contradicts its amount')
+  t.equal(res.body.lineItems[1].confidence, 0.9, 'the other lines keep their figure')
 })
 
 t.test('without a subtotal the lines are checked against the total', async (t) => {
@@ -138,7 +162,7 @@ t.test('line items without an amount: computed from quantity × unitPrice, or le
   cap.reply({ ...answerFor(invoice1), lineItems: lines })
   const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
-  t.same(res.body.lineItems, invoice1.lineItems)
+  t.same(withoutEvidence(res.body.lineItems), invoice1.lineItems)
   t.same(res.body.warnings, [
     'lineItems[1]: no amount stated; computed as quantity × unitPrice = 824.50.',
     'A line item ("Delivery note: leave at reception") without an amount was left out.',
@@ -187,7 +211,8 @@ t.test('through the fake OpenAI-compatible server: sync, then async with the sam
   const call = await cap.call({ file: pdf('invoice-2') })
   cap.expectCharged(t, call)
   const { res: sync, customer: c } = call
-  t.same(withoutUsage(sync.body), expected(invoice2))
+  t.same(withoutEvidence(withoutUsage(sync.body)), expected(invoice2))
+  allGrounded(t, sync.body)
   const sent = fake.requests.find((r) => r.path === '/v1/responses')?.body
   t.ok(sent, 'the Responses API was called')
   t.match(JSON.stringify(sent.input), /KCC-7731/, 'extracted text sent')

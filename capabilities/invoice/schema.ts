@@ -1,5 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Grounded, Groundings } from '../../core/capability.ts'
+
+/** The single-valued fields that carry evidence (issue 29); currency is a code read from a symbol, not printed as such. */
+export const GROUNDED = [
+  'vendor.name',
+  'vendor.address',
+  'vendor.taxId',
+  'customer',
+  'invoiceNumber',
+  'poNumber',
+  'issueDate',
+  'dueDate',
+  'subtotal',
+  'tax',
+  'total',
+  'paymentTerms',
+] as const
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' })
@@ -10,6 +26,7 @@ const InvoiceLine = Type.Object(
     quantity: Type.Optional(Type.Number()),
     unitPrice: Type.Optional(Type.Number()),
     amount: Type.Number(),
+    ...Grounded,
   },
   { additionalProperties: false },
 )
@@ -32,6 +49,7 @@ export const Result = Type.Object(
     total: Type.Optional(Type.Number()),
     paymentTerms: Type.Optional(Type.String()),
     lineItems: Type.Array(InvoiceLine),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Type.String(), { description: 'What does not add up or could not be read; checked by code, never silently fixed' }),
     ),

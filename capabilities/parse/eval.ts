@@ -1,6 +1,8 @@
 // Eval cases for /v1/parse (scripts/eval.ts, scripts/eval-kit.ts). No docType hint: classifying is measured.
 import { invoice1, invoice2, receipt1, receipt2, statement } from '../../test/fixtures/documents.ts'
-import { contains, inBothForms, pdf, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { GROUNDED } from './schema.ts'
+import { supported } from '../../test/helpers/evidence.ts'
 
 export const evalCases: EvalCase[] = [
   ...[invoice1, invoice2].flatMap((i) =>
@@ -41,3 +43,26 @@ export const evalCases: EvalCase[] = [
     expected: { docType: 'invoice', documentNumber: 'F-2024-0312', date: '2024-03-05', totalAmount: 372.42 },
   },
 ]
+
+/** Issue 29: invoice-1 as text, answered right with every value quoted (test/evidence-eval.test.ts). */
+export const groundingCase: GroundingCase = {
+  request: { text: invoice1.toText() },
+  answer: supported(
+    {
+      docType: 'invoice',
+      party: invoice1.vendor.name,
+      documentNumber: invoice1.invoiceNumber,
+      date: invoice1.issueDate,
+      totalAmount: invoice1.total,
+      currency: invoice1.currency,
+      lineItems: invoice1.lineItems.map((l) => ({ description: l.description, amount: l.amount })),
+      fields: [
+        { label: 'PO number', value: invoice1.poNumber, confidence: 0.95 },
+        { label: 'Tax', value: invoice1.tax, confidence: 0.9 },
+      ],
+    },
+    invoice1.toPages(),
+    { lineItems: ['description', 'amount'], fields: ['value'] },
+    GROUNDED,
+  ),
+}

@@ -1,18 +1,25 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
   ApiError,
+  contradicted,
+  DocumentText,
   MAmount,
+  MSupport,
+  MSupports,
   MText,
   Reader,
   compact,
   money,
   normalizeDate,
+  pagedContent,
+  pageTexts,
   sumWarning,
+  SUPPORT_RULES,
   textOf,
   toAmount,
   type CapabilityContext,
 } from '../../core/capability.ts'
-import type { Input, Output } from './schema.ts'
+import { GROUNDED, type Input, type Output } from './schema.ts'
 
 type Parsed = Output
 type Field = Parsed['fields'][number]
@@ -26,12 +33,14 @@ const ParseAnswer = Type.Object(
     date: MText,
     totalAmount: MAmount,
     currency: MText,
-    lineItems: Type.Array(Type.Object({ description: MText, amount: MAmount }, { additionalProperties: false })),
+    support: MSupports(GROUNDED),
+    lineItems: Type.Array(Type.Object({ description: MText, amount: MAmount, ...MSupport }, { additionalProperties: false })),
     fields: Type.Array(
       Type.Object(
         {
           label: MText,
           value: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+          ...MSupport,
           confidence: Type.Union([
             Type.Number({ minimum: 0, maximum: 100 }),
             Type.String({ pattern: '^\\s*(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)\\s*%?\\s*$' }),
@@ -61,6 +70,8 @@ function system(hint: string | null): string {
     'terms), each {label as printed, value, confidence from 0 to 1 that the value is read correctly}.',
     'Rules: copy values as the document states them; never compute or guess. Use null for anything not stated.',
     'Dates as YYYY-MM-DD. Amounts as plain numbers (no currency symbol, no thousands separators).',
+    'support: one entry for each of party, documentNumber, date and totalAmount that has a value. Line items and fields carry their own quote, page and confidence.',
+    SUPPORT_RULES,
   ]
     .filter(Boolean)
     .join('\n')
@@ -69,8 +80,9 @@ function system(hint: string | null): string {
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Parsed> {
   const doc = await ctx.documents.resolve(input)
   const hint = textOf(input.docType, 64)
-  const answer = await ctx.ai.object<Answer>({ system: system(hint), content: ctx.documents.parts(doc), schema: ParseAnswer })
-  return buildParse(answer, hint)
+  const pages = pageTexts(doc)
+  const answer = await ctx.ai.object<Answer>({ system: system(hint), content: pagedContent(doc, pages, ctx), schema: ParseAnswer })
+  return buildParse(answer, hint, new DocumentText(pages))
 }
 
 const ALIASES: Record<string, string> = {
@@ -133,22 +145,32 @@ const SUBTOTAL = /\bsub[\s_-]?total\b/i
 const ADDED = /\b(tax|vat|gst|hst|pst|sales tax|shipping|delivery|freight|handling|tip|gratuity|service charge|surcharge)\b/i
 const TAKEN_OFF = /\b(discount|rebate|coupon|promo\w*)\b/i
 
-function sumCheck(docType: string, lineItems: Array<{ amount: number }>, fields: Field[], total: number | undefined): string | null {
+/** The warning, and the field the sum contradicts (the stated subtotal, else null: the total). */
+function sumCheck(
+  docType: string,
+  lineItems: Array<{ amount: number }>,
+  fields: Field[],
+  total: number | undefined,
+): { warning: string; subtotal: Field | null } | null {
   if (NOT_SUMMED.has(docType) || lineItems.length === 0) return null
   const amounts = lineItems.map((l) => l.amount)
   const numeric = fields.filter((f): f is Field & { value: number } => typeof f.value === 'number')
   const subtotal = numeric.find((f) => SUBTOTAL.test(f.label))
-  if (subtotal) return sumWarning('lineItems vs subtotal', amounts, subtotal.value)
+  if (subtotal) {
+    const warning = sumWarning('lineItems vs subtotal', amounts, subtotal.value)
+    return warning ? { warning, subtotal } : null
+  }
   const extras = numeric.flatMap((f) => (ADDED.test(f.label) ? [f.value] : TAKEN_OFF.test(f.label) ? [-Math.abs(f.value)] : []))
-  return sumWarning(
+  const warning = sumWarning(
     extras.length ? 'lineItems with the stated tax, charges and discounts vs totalAmount' : 'lineItems vs totalAmount',
     [...amounts, ...extras],
     total,
   )
+  return warning ? { warning, subtotal: null } : null
 }
 
-/** The code-side guarantees: a docType, normalised dates and amounts, confidences in 0..1, sums checked. */
-function buildParse(a: Answer, hint: string | null): Parsed {
+/** The code-side guarantees: a docType, normalised dates and amounts, evidence and confidences, sums checked. */
+function buildParse(a: Answer, hint: string | null, text: DocumentText): Parsed {
   const r = new Reader()
   const docType = docTypeOf(a.docType) ?? docTypeOf(hint)
   if (!docType) throw new ApiError('inference_failed', 'The model did not classify the document.')
@@ -166,7 +188,7 @@ function buildParse(a: Answer, hint: string | null): Parsed {
       )
       continue
     }
-    lineItems.push({ description, amount })
+    lineItems.push({ description, amount, ...text.ground([l.description, l.amount], l) })
   }
 
   const fields: Field[] = []
@@ -181,7 +203,9 @@ function buildParse(a: Answer, hint: string | null): Parsed {
     if (confidence === null)
       throw new ApiError('inference_failed', `The model gave field "${label}" a confidence that is not between 0 and 1.`)
     const value = fieldValue(label, f.value)
-    if (!fields.some((x) => x.label === label && x.value === value)) fields.push({ label, value, confidence })
+    // A null value states that the document has none: nothing to quote, the model's figure capped as unsupported.
+    if (!fields.some((x) => x.label === label && x.value === value))
+      fields.push({ label, value, ...text.ground([f.value], { ...f, confidence }) })
   }
 
   const party = r.text(a.party, 500)
@@ -189,7 +213,12 @@ function buildParse(a: Answer, hint: string | null): Parsed {
   const date = r.date(a.date, 'date')
   const totalAmount = r.amount(a.totalAmount, 'totalAmount')
   // A line left out (already reported) would make every sum wrong: no second warning for it.
-  if (lineItems.length === (a.lineItems ?? []).length) r.warn(sumCheck(docType, lineItems, fields, totalAmount))
+  const sums = lineItems.length === (a.lineItems ?? []).length ? sumCheck(docType, lineItems, fields, totalAmount) : null
+  r.warn(sums?.warning)
+  const values = { party: a.party, documentNumber: a.documentNumber, date: a.date, totalAmount: a.totalAmount }
+  const grounding = text.fields(values, a.support, { party, documentNumber, date, totalAmount })
+  if (sums?.subtotal) Object.assign(sums.subtotal, contradicted(sums.subtotal))
+  else if (sums && grounding.totalAmount) grounding.totalAmount = contradicted(grounding.totalAmount)
   return compact({
     docType,
     party,
@@ -199,6 +228,7 @@ function buildParse(a: Answer, hint: string | null): Parsed {
     currency: r.currency(a.currency),
     lineItems,
     fields,
+    grounding,
     warnings: r.warnings,
   })
 }

@@ -1,14 +1,17 @@
 import t from 'tap'
 import { invoice1, receipt1 } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
+import { groundedOn, quoted, supports } from '../../test/helpers/evidence.ts'
 import { TINY_PNG } from '../../test/helpers/fake-openai.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 10
 
-/** A well-behaved model answer for invoice-1. */
+const pages = invoice1.toPages()
+
+/** A well-behaved model answer for invoice-1, every value quoted from the line that states it. */
 function answer(over: Record<string, unknown> = {}) {
-  return {
+  const a: Record<string, any> = {
     docType: 'invoice',
     party: invoice1.vendor.name,
     documentNumber: invoice1.invoiceNumber,
@@ -24,6 +27,13 @@ function answer(over: Record<string, unknown> = {}) {
     ],
     ...over,
   }
+  const values = { party: a.party, documentNumber: a.documentNumber, date: a.date, totalAmount: a.totalAmount }
+  return {
+    ...a,
+    support: a.support ?? supports(pages, values),
+    lineItems: quoted(pages, a.lineItems, ['description', 'amount']),
+    fields: quoted(pages, a.fields, ['value']),
+  }
 }
 
 const expected = {
@@ -33,13 +43,23 @@ const expected = {
   date: invoice1.issueDate,
   totalAmount: invoice1.total,
   currency: 'USD',
-  lineItems: invoice1.lineItems.map((l) => ({ description: l.description, amount: l.amount })),
+  lineItems: invoice1.lineItems.map((l) => ({
+    description: l.description,
+    amount: l.amount,
+    ...groundedOn(pages, [l.description, l.amount]),
+  })),
   fields: [
-    { label: 'PO number', value: 'PO-55810', confidence: 0.97 },
-    { label: 'Due date', value: '2024-04-03', confidence: 0.95 },
-    { label: 'Tax', value: 187.8, confidence: 0.9 },
-    { label: 'Payment terms', value: 'Net 30', confidence: 0.92 },
+    { label: 'PO number', value: 'PO-55810', ...groundedOn(pages, ['PO-55810'], 0.97) },
+    { label: 'Due date', value: '2024-04-03', ...groundedOn(pages, ['2024-04-03'], 0.95) },
+    { label: 'Tax', value: 187.8, ...groundedOn(pages, [187.8], 0.9) },
+    { label: 'Payment terms', value: 'Net 30', ...groundedOn(pages, ['Net 30'], 0.92) },
   ],
+  grounding: {
+    party: groundedOn(pages, [invoice1.vendor.name]),
+    documentNumber: groundedOn(pages, [invoice1.invoiceNumber]),
+    date: groundedOn(pages, [invoice1.issueDate]),
+    totalAmount: groundedOn(pages, [invoice1.total]),
+  },
   warnings: [],
 }
 
@@ -111,16 +131,17 @@ t.test('confidence: always 0..1; percentages read as such; out of range is a fai
   cap.reply(
     answer({
       fields: [
-        { label: 'A', value: 'x', confidence: 1 },
-        { label: 'B', value: 'y', confidence: 0 },
-        { label: 'C', value: 'z', confidence: '87%' },
+        { label: 'A', value: 'Zebra one', confidence: 1 },
+        { label: 'B', value: 'Zebra two', confidence: 0 },
+        { label: 'C', value: 'Zebra three', confidence: '87%' },
       ],
     }),
   )
   const res = await cap.post(c, { text: invoice1.toText() })
   t.same(
     res.body.fields.map((f: any) => f.confidence),
-    [1, 0, 0.87],
+    [0.5, 0, 0.5],
+    "values the document does not state: the model's figure capped at 0.5 (issue 29)",
   )
 
   for (const bad of [250, -0.2, 'high', null]) {
@@ -159,7 +180,10 @@ t.test('values: dates and amounts by label, other strings kept; unreadable value
   const { res } = await cap.call({ text: invoice1.toText() })
   t.equal(res.status, 200, res.text)
   for (const k of ['date', 'totalAmount', 'currency']) t.notOk(k in res.body, `${k} omitted`)
-  t.same(res.body.lineItems, [{ description: 'Chair', amount: 998 }])
+  t.same(
+    res.body.lineItems.map((l: any) => [l.description, l.amount]),
+    [['Chair', 998]],
+  )
   t.same(
     res.body.fields.map((f: any) => [f.label, f.value]),
     [

@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, EXPLICIT_NULL } from '../../core/capability.ts'
+import { DocObject, EXPLICIT_NULL, Grounded, Groundings } from '../../core/capability.ts'
+
+/** The document fields that carry evidence (issue 29); currency is a code read from a symbol, not printed as such. */
+export const GROUNDED = ['party', 'documentNumber', 'date', 'totalAmount'] as const
 
 /** Spec 2.6, plus the optional `currency` and `warnings` (see README.md). Fields not in the document are omitted. */
 export const Result = Type.Object(
@@ -15,7 +18,9 @@ export const Result = Type.Object(
     totalAmount: Type.Optional(Type.Number()),
     currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code of totalAmount' })),
     lineItems: Type.Optional(
-      Type.Array(Type.Object({ description: Type.String({ minLength: 1 }), amount: Type.Number() }, { additionalProperties: false })),
+      Type.Array(
+        Type.Object({ description: Type.String({ minLength: 1 }), amount: Type.Number(), ...Grounded }, { additionalProperties: false }),
+      ),
     ),
     fields: Type.Array(
       Type.Object(
@@ -25,11 +30,12 @@ export const Result = Type.Object(
             [EXPLICIT_NULL]: true,
             description: 'dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out',
           }),
-          confidence: Type.Number({ minimum: 0, maximum: 1 }),
+          ...Grounded,
         },
         { additionalProperties: false },
       ),
     ),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Type.String(), { description: 'Values present in the answer that could not be read; never silently dropped' }),
     ),

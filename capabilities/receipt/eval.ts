@@ -1,6 +1,8 @@
 // Eval cases for /v1/receipt (scripts/eval.ts, scripts/eval-kit.ts).
 import { receipt1, receipt2, receiptFields } from '../../test/fixtures/documents.ts'
-import { count, inBothForms, type EvalCase } from '../../scripts/eval-kit.ts'
+import { count, inBothForms, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { GROUNDED } from './schema.ts'
+import { supported } from '../../test/helpers/evidence.ts'
 
 // A UK till receipt: day-first date, pounds, VAT included in the prices.
 const ukReceipt = [
@@ -23,3 +25,9 @@ export const evalCases: EvalCase[] = [
     checks: { 'two items': count('items[]', 2) },
   },
 ]
+
+/** Issue 29: receipt-1 as text, answered right with every value quoted (test/evidence-eval.test.ts). */
+export const groundingCase: GroundingCase = {
+  request: { text: receipt1.toText() },
+  answer: supported(receiptFields(receipt1), receipt1.toPages(), { items: ['description', 'amount'] }, GROUNDED),
+}

@@ -1,20 +1,27 @@
 import {
   ApiError,
+  contradicted,
+  DocumentText,
   MAmount,
+  MSupport,
+  MSupports,
   MText,
   NonBlank,
   Reader,
   compact,
   maskCardNumbers,
   money,
+  pagedContent,
+  pageTexts,
   sumWarning,
+  SUPPORT_RULES,
   textOf,
   toAmount,
   type CapabilityContext,
 } from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import { CATEGORIES } from './categories.ts'
-import type { Input, Output } from './schema.ts'
+import { GROUNDED, type Input, type Output } from './schema.ts'
 
 type Receipt = Output
 type Category = (typeof CATEGORIES)[number]
@@ -33,7 +40,10 @@ const ReceiptAnswer = Type.Object(
     total: MAmount,
     paymentMethod: MText,
     category: MText,
-    items: Type.Array(Type.Object({ description: MText, quantity: MAmount, amount: MAmount }, { additionalProperties: false })),
+    items: Type.Array(
+      Type.Object({ description: MText, quantity: MAmount, amount: MAmount, ...MSupport }, { additionalProperties: false }),
+    ),
+    support: MSupports(GROUNDED),
   },
   { additionalProperties: false },
 )
@@ -49,18 +59,21 @@ const SYSTEM = [
   'Rules: copy values as the receipt states them; never compute, correct or guess a value. Use null for anything the',
   'receipt does not state. Dates as YYYY-MM-DD, time as HH:MM (24-hour). Amounts as plain numbers (no currency symbol,',
   'no thousands separators; negative for discounts). currency is the ISO 4217 code (USD, EUR, GBP, ...).',
+  `support: one entry for each of ${GROUNDED.join(', ')} that has a value. Each item carries its own quote, page and confidence.`,
+  SUPPORT_RULES,
 ].join('\n')
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Receipt> {
   const doc = await ctx.documents.resolve(input)
+  const pages = pageTexts(doc)
   const answer = await ctx.ai.object<Answer>({
     system: SYSTEM,
-    content: ctx.documents.parts(doc),
+    content: pagedContent(doc, pages, ctx),
     schema: ReceiptAnswer,
     // A placeholder ("n/a", "unknown") is no merchant; the schema cannot say so, so it goes back in the corrective retry.
     check: (a: Answer) => (textOf(a.merchant) ? [] : ['/merchant: the business name as printed, not a placeholder']),
   })
-  return buildReceipt(answer)
+  return buildReceipt(answer, new DocumentText(pages))
 }
 
 // Words a model commonly answers instead of a category of the list; anything else becomes "other".
@@ -121,7 +134,7 @@ function categoryOf(value: unknown): Category | null {
 }
 
 /** The code-side guarantees: normalised values, a category of the list, sums checked and reported. */
-function buildReceipt(a: Answer): Receipt {
+function buildReceipt(a: Answer, text: DocumentText): Receipt {
   const r = new Reader()
   const merchant = r.text(a.merchant, 500)
   if (!merchant) throw new ApiError('inference_failed', 'The model did not identify the merchant of the receipt.')
@@ -147,7 +160,10 @@ function buildReceipt(a: Answer): Receipt {
       continue
     }
     const at = `items[${items.length}]`
-    items.push(compact({ description, quantity: r.amount(l.quantity, `${at}.quantity`), amount: stated }))
+    items.push({
+      ...compact({ description, quantity: r.amount(l.quantity, `${at}.quantity`), amount: stated }),
+      ...text.ground([l.description, l.amount], l),
+    })
   }
 
   const subtotal = r.amount(a.subtotal, 'subtotal')
@@ -160,15 +176,21 @@ function buildReceipt(a: Answer): Receipt {
   const extras = [tax ?? 0, tip ?? 0]
   const amounts = items.map((l) => l.amount)
   const named = (base: string) => [base, tax !== undefined ? 'tax' : '', tip !== undefined ? 'tip' : ''].filter(Boolean).join(' + ')
+  // A sum that does not add up contradicts the stated figure it is checked against.
+  const wrong = new Set<'subtotal' | 'total'>()
+  const check = (what: 'subtotal' | 'total', warning: string | null) => {
+    if (warning) wrong.add(what)
+    r.warn(warning)
+  }
   if (items.length > 0) {
-    if (subtotal !== undefined) r.warn(sumWarning('items vs subtotal', amounts, subtotal))
-    else if (total !== undefined && extrasKnown) r.warn(sumWarning(`${named('items')} vs total`, [...amounts, ...extras], total))
+    if (subtotal !== undefined) check('subtotal', sumWarning('items vs subtotal', amounts, subtotal))
+    else if (total !== undefined && extrasKnown) check('total', sumWarning(`${named('items')} vs total`, [...amounts, ...extras], total))
   }
   if (subtotal !== undefined && total !== undefined && extrasKnown)
-    r.warn(sumWarning(`${named('subtotal')} vs total`, [subtotal, ...extras], total))
+    check('total', sumWarning(`${named('subtotal')} vs total`, [subtotal, ...extras], total))
 
   const paymentMethod = r.text(a.paymentMethod, 200)
-  return compact({
+  const fields = {
     merchant,
     location: r.text(a.location),
     date: r.date(a.date, 'date'),
@@ -179,8 +201,12 @@ function buildReceipt(a: Answer): Receipt {
     tip,
     total,
     paymentMethod: paymentMethod && maskCardNumbers(paymentMethod),
-    category,
-    items,
-    warnings: r.warnings,
-  })
+  }
+  const grounding = text.fields(
+    Object.fromEntries(GROUNDED.map((f) => [f, a[f]])) as Record<(typeof GROUNDED)[number], unknown>,
+    a.support,
+    fields,
+  )
+  for (const what of wrong) if (grounding[what]) grounding[what] = contradicted(grounding[what])
+  return compact({ ...fields, category, items, grounding, warnings: r.warnings })
 }

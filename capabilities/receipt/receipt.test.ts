@@ -1,12 +1,25 @@
-import t from 'tap'
+import t, { type Test as Tap } from 'tap'
 import { receipt1, receipt2, receiptFields, type ReceiptData } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
+import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
 import manifest from './manifest.ts'
+import { GROUNDED } from './schema.ts'
 
 const PRICE = 6
 
 /** A well-behaved model answer for a known receipt. */
-const answerFor = receiptFields
+const sup = (a: Record<string, unknown>, r: { toPages(): string[] } = receipt1) =>
+  supported(a, r.toPages(), { items: ['description', 'amount'] }, GROUNDED)
+const answerFor = (r: ReceiptData & { toPages(): string[] }) => sup(receiptFields(r), r)
+
+/** Every value carries evidence code found. */
+function allGrounded(t: Tap, body: unknown) {
+  t.same(
+    groundings(body).filter((g) => !g.grounded),
+    [],
+    'every value grounded',
+  )
+}
 
 /** What the API returns for a known receipt. */
 function expected(r: ReceiptData) {
@@ -32,28 +45,32 @@ function expected(r: ReceiptData) {
 const cap = await capabilityHarness(t, manifest, { worker: true, funds: 100 })
 
 t.test('a sloppy but correct answer comes back normalised, charged once', async (t) => {
-  cap.reply({
-    ...answerFor(receipt1),
-    date: 'June 11, 2024',
-    time: '12:47 PM',
-    currency: 'usd',
-    category: 'Meals',
-    subtotal: '$47.90',
-    tax: '4.07',
-    tip: '8',
-    total: 'USD 59.97',
-    items: receipt1.items.map((i) => ({ description: i.description, quantity: `${i.quantity}`, amount: `$${i.amount.toFixed(2)}` })),
-  })
+  cap.reply(
+    sup({
+      ...answerFor(receipt1),
+      date: 'June 11, 2024',
+      time: '12:47 PM',
+      currency: 'usd',
+      category: 'Meals',
+      subtotal: '$47.90',
+      tax: '4.07',
+      tip: '8',
+      total: 'USD 59.97',
+      items: receipt1.items.map((i) => ({ description: i.description, quantity: `${i.quantity}`, amount: `$${i.amount.toFixed(2)}` })),
+    }),
+  )
   const call = await cap.call({ text: receipt1.toText() })
   cap.expectCharged(t, call)
-  t.same(withoutUsage(call.res.body), expected(receipt1))
+  t.same(withoutEvidence(withoutUsage(call.res.body)), expected(receipt1))
+  allGrounded(t, call.res.body)
 })
 
 t.test('a PDF given inline: text extracted locally and the file sent along', async (t) => {
   cap.reply(answerFor(receipt2))
   const { res } = await cap.call({ file: pdf('receipt-2') })
   t.equal(res.status, 200, res.text)
-  t.same(withoutUsage(res.body), expected(receipt2))
+  t.same(withoutEvidence(withoutUsage(res.body)), expected(receipt2))
+  allGrounded(t, res.body)
   const prompt = cap.prompts.at(-1)
   t.match(prompt, /Metro Taxi Co\./, 'the extracted text reaches the model')
   t.match(prompt, /application\/pdf/, 'the PDF itself is sent')
@@ -64,7 +81,7 @@ t.test('sums including the tip are checked and reported, never fixed', async (t)
   const c = await cap.customer()
   const items = receipt1.items.map((i) => ({ ...i }))
   items[2]!.amount = 11.5
-  cap.reply({ ...answerFor(receipt1), items, total: 59 })
+  cap.reply(sup({ ...answerFor(receipt1), items, total: 59 }))
   let res = await cap.post(c, { text: receipt1.toText() })
   t.equal(res.status, 200, res.text)
   t.equal(res.body.total, 59, 'the stated total is kept')
@@ -73,6 +90,9 @@ t.test('sums including the tip are checked and reported, never fixed', async (t)
     'items vs subtotal: the parts add up to 48.9, the document states 47.9.',
     'subtotal + tax + tip vs total: the parts add up to 59.97, the document states 59.',
   ])
+  t.equal(res.body.grounding.subtotal.confidence, 0.2, 'issue 29: the subtotal the items contradict is capped at 0.2')
+  t.same(res.body.grounding.total, { evidence: null, grounded: false, confidence: 0.2 }, 'the total: not in the receipt, and wrong')
+  t.same(res.body.items[2], { ...res.body.items[2], evidence: null, grounded: false, confidence: 0.5 }, 'an amount not printed')
 
   // A tip the model missed shows up as a gap between subtotal + tax and total.
   cap.reply({ ...answerFor(receipt1), tip: null })
@@ -150,7 +170,7 @@ t.test('items without an amount or description are left out and said so', async 
     ],
   })
   const { res } = await cap.call({ text: receipt2.toText() })
-  t.same(res.body.items, receipt2.items)
+  t.same(withoutEvidence(res.body.items), receipt2.items)
   t.same(res.body.warnings, [
     'An item ("Receipt no. 5512") without an amount was left out.',
     'An item without a description (amount 1.00) was left out.',
@@ -180,7 +200,8 @@ t.test('through the fake OpenAI-compatible server: sync, then async with the sam
   const call = await cap.call({ file: pdf('receipt-1') })
   cap.expectCharged(t, call)
   const { res: sync, customer: c } = call
-  t.same(withoutUsage(sync.body), expected(receipt1))
+  t.same(withoutEvidence(withoutUsage(sync.body)), expected(receipt1))
+  allGrounded(t, sync.body)
   const sent = fake.requests.find((r) => r.path === '/v1/responses')?.body
   t.match(JSON.stringify(sent?.input), /Cafe Lumen/, 'extracted text sent')
   t.ok(sent?.text?.format?.schema?.properties?.category, 'structured output requested')

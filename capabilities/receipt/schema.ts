@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Grounded, Groundings } from '../../core/capability.ts'
 import { CATEGORIES } from './categories.ts'
+
+/** The single-valued fields that carry evidence (issue 29); currency and category are read or classified, not printed as such. */
+export const GROUNDED = ['merchant', 'location', 'date', 'time', 'subtotal', 'tax', 'tip', 'total', 'paymentMethod'] as const
 
 /** capabilities.md `receipt`, plus `warnings` (see README.md). Fields the receipt does not state are omitted. */
 export const Result = Type.Object(
@@ -18,10 +21,11 @@ export const Result = Type.Object(
     category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
     items: Type.Array(
       Type.Object(
-        { description: Type.String({ minLength: 1 }), quantity: Type.Optional(Type.Number()), amount: Type.Number() },
+        { description: Type.String({ minLength: 1 }), quantity: Type.Optional(Type.Number()), amount: Type.Number(), ...Grounded },
         { additionalProperties: false },
       ),
     ),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Type.String(), { description: 'What does not add up or could not be read; checked by code, never silently fixed' }),
     ),

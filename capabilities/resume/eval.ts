@@ -1,6 +1,9 @@
 // Eval fixtures for /v1/resume (scripts/eval.ts): known data from test/fixtures/documents.ts, in the response shape.
 import { readFileSync } from 'node:fs'
 import { resume } from '../../test/fixtures/documents.ts'
+import { GROUNDED } from './schema.ts'
+import { supported } from '../../test/helpers/evidence.ts'
+import type { GroundingCase } from '../../scripts/eval-kit.ts'
 
 const file = (name: string) => ({
   file: {
@@ -51,3 +54,26 @@ export const evalCases = [
   },
 ]
 export const align = { experience: 'company' }
+
+/** Issue 29: the resume as text, answered right with every value quoted (test/evidence-eval.test.ts). */
+export const groundingCase: GroundingCase = {
+  request: { text: resume.toText() },
+  answer: supported(
+    {
+      name: resume.name,
+      email: resume.email,
+      phone: resume.phone,
+      location: resume.location,
+      headline: resume.headline,
+      summary: resume.summary,
+      yearsExperience: resume.yearsExperience,
+      skills: resume.skills,
+      experience: resume.experience.map((e) => ({ ...e, current: false })),
+      education: resume.education,
+      links: resume.links,
+    },
+    resume.toPages(),
+    { experience: ['title', 'company'], education: ['school'] },
+    GROUNDED,
+  ),
+}

@@ -1,6 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MText, Nullable, normalizeDate, oneLine, type CapabilityContext } from '../../core/capability.ts'
-import { Precision, type Input, type Output } from './schema.ts'
+import {
+  contradicted,
+  DocumentText,
+  MSupport,
+  MSupports,
+  MText,
+  Nullable,
+  normalizeDate,
+  oneLine,
+  pagedContent,
+  pageTexts,
+  SUPPORT_RULES,
+  type CapabilityContext,
+} from '../../core/capability.ts'
+import { GROUNDED, Precision, type Input, type Output } from './schema.ts'
 
 // What the model is asked for: exactly the response fields, every key present (null when absent), no length
 // bounds (strict structured-output friendly). Code turns it into the published shape.
@@ -23,14 +36,16 @@ const ModelResume = Type.Object(
           endDate: MText,
           current: Type.Boolean(),
           highlights: Type.Array(Type.String()),
+          ...MSupport,
         },
         { additionalProperties: false },
       ),
     ),
     education: Type.Array(
-      Type.Object({ degree: MText, school: Type.String(), year: Nullable(Type.Integer()) }, { additionalProperties: false }),
+      Type.Object({ degree: MText, school: Type.String(), year: Nullable(Type.Integer()), ...MSupport }, { additionalProperties: false }),
     ),
     links: Type.Object({ linkedin: MText, github: MText, website: MText }, { additionalProperties: false }),
+    support: MSupports(GROUNDED),
   },
   { additionalProperties: false },
 )
@@ -47,6 +62,8 @@ const SYSTEM = [
   '  write dates with exactly the precision the resume gives: YYYY-MM-DD, YYYY-MM or YYYY;',
   '- education: degree, school, year (graduation year as a number);',
   '- links: linkedin, github, website (personal site or portfolio) as written.',
+  `- support: one entry for each of ${GROUNDED.join(', ')} that has a value; each experience and education entry carries its own quote (the line naming the title and company, or the school), page and confidence.`,
+  SUPPORT_RULES,
 ].join('\n')
 
 type Precision = 'day' | 'month' | 'year'
@@ -94,7 +111,9 @@ const EMAIL = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]{2,}$/
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
   const doc = await ctx.documents.resolve(input)
-  const answer = await ctx.ai.object<ModelResume>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: ModelResume })
+  const pages = pageTexts(doc)
+  const text = new DocumentText(pages)
+  const answer = await ctx.ai.object<ModelResume>({ system: SYSTEM, content: pagedContent(doc, pages, ctx), schema: ModelResume })
   const warnings: string[] = []
 
   let email = clean(answer.email)?.replace(/^mailto:/i, '') ?? null
@@ -127,11 +146,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     const current = e.current || end.ongoing
     if (current && end.date) warnings.push(`experience[${i}]: marked current but has an end date ${end.date}.`)
     // Compare at the coarser of the two precisions: "2020" to "2020-06" is fine.
+    let grounding = text.ground([e.title, e.company], e)
     if (start.date && end.date) {
       const len =
         start.precision === 'year' || end.precision === 'year' ? 4 : start.precision === 'month' || end.precision === 'month' ? 7 : 10
-      if (start.date.slice(0, len) > end.date.slice(0, len))
+      if (start.date.slice(0, len) > end.date.slice(0, len)) {
         warnings.push(`experience[${i}]: startDate ${start.date} is after endDate ${end.date}.`)
+        grounding = contradicted(grounding)
+      }
     }
     return {
       title: e.title.trim(),
@@ -142,6 +164,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
       endDatePrecision: end.precision,
       current,
       highlights: e.highlights.map((h) => h.trim().replace(/^[-•*]\s*/, '')).filter((h) => h !== ''),
+      ...grounding,
     }
   })
 
@@ -151,7 +174,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
       warnings.push(`education[${i}].year: ${year} is not a plausible year; returned null.`)
       year = null
     }
-    return { degree: clean(e.degree), school: e.school.trim(), year }
+    return { degree: clean(e.degree), school: e.school.trim(), year, ...text.ground([e.school], e) }
   })
 
   const link = (key: 'linkedin' | 'github' | 'website', host?: RegExp) => {
@@ -163,7 +186,7 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     return v
   }
 
-  return {
+  const result = {
     name: answer.name.trim(),
     email,
     phone,
@@ -175,6 +198,17 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     experience,
     education,
     links: { linkedin: link('linkedin', /linkedin\./i), github: link('github', /github\./i), website: link('website') },
-    warnings,
   }
+  const values = {
+    ...answer,
+    'links.linkedin': answer.links.linkedin,
+    'links.github': answer.links.github,
+    'links.website': answer.links.website,
+  }
+  const grounding = text.fields(
+    Object.fromEntries(GROUNDED.map((f) => [f, values[f]])) as Record<(typeof GROUNDED)[number], unknown>,
+    answer.support,
+    result,
+  )
+  return { ...result, grounding, warnings }
 }

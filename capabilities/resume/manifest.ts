@@ -4,7 +4,7 @@ import { Request, Result } from './schema.ts'
 
 export default defineCapability({
   name: 'resume',
-  summary: 'Resume into a candidate profile',
+  summary: 'Resume into a candidate profile; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 8,
   async: true,
   ratePerMinute: 60,
@@ -34,10 +34,18 @@ export default defineCapability({
           endDatePrecision: null,
           current: true,
           highlights: ['Built the billing system'],
+          evidence: { page: 1, quote: 'Software Engineer, Acme (Mar 2019 - present)' },
+          grounded: true,
+          confidence: 0.95,
         },
       ],
       education: [],
       links: { linkedin: null, github: null, website: null },
+      grounding: {
+        name: { evidence: { page: 1, quote: 'Jane Doe' }, grounded: true, confidence: 0.98 },
+        email: { evidence: { page: 1, quote: 'jane@example.com' }, grounded: true, confidence: 0.98 },
+        headline: { evidence: { page: 1, quote: 'Software Engineer' }, grounded: true, confidence: 0.8 },
+      },
       warnings: [],
     },
   },

@@ -1,12 +1,15 @@
 import t from 'tap'
 import { resume } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
 import manifest from './manifest.ts'
+import { GROUNDED } from './schema.ts'
 
 const CANDIDATE = resume.name
 
 /** What a well-behaved model answers for test/fixtures resume (dates at the precision the resume gives). */
-const good = () => ({
+const good = () => supported(answer(), resume.toPages(), { experience: ['title', 'company'], education: ['school'] }, GROUNDED)
+const answer = () => ({
   name: CANDIDATE,
   email: resume.email,
   phone: resume.phone,
@@ -42,7 +45,12 @@ t.test('a PDF resume: dates as YYYY-MM-DD with their precision, "present" as cur
     endDatePrecision: 'month',
     current: false,
   })
-  t.same(b.education, [{ degree: 'B.S. Computer Science', school: 'University of Michigan', year: 2015 }])
+  t.same(withoutEvidence(b.education), [{ degree: 'B.S. Computer Science', school: 'University of Michigan', year: 2015 }])
+  t.same(
+    groundings(b).filter((g) => !g.grounded),
+    [],
+    'issue 29: every value carries evidence code found',
+  )
   t.same(b.links, { linkedin: 'linkedin.com/in/danielokafor', github: 'github.com/dokafor' })
   t.same(b.warnings, [])
 })
@@ -74,7 +82,7 @@ t.test('answers that break the promises: reported in warnings, never passed thro
   })
   t.notOk('startDate' in b.experience[1] || 'endDate' in b.experience[1], 'unreadable and impossible dates are left out')
   t.match(b.experience[2], { startDate: '2018-06-01', endDate: '2019-07-15', current: true })
-  t.same(b.education, [{ school: 'MIT' }])
+  t.same(withoutEvidence(b.education), [{ school: 'MIT' }])
   t.same(b.links, { github: 'github.com/dokafor' })
   const w = b.warnings.join('\n')
   for (const s of [

@@ -1,5 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject, Nullable } from '../../core/capability.ts'
+import { DocObject, Grounded, Groundings, Nullable } from '../../core/capability.ts'
+
+/** The single-valued fields that carry evidence (issue 29); the summary may be condensed, the skills are a list. */
+export const GROUNDED = [
+  'name',
+  'email',
+  'phone',
+  'location',
+  'headline',
+  'yearsExperience',
+  'links.linkedin',
+  'links.github',
+  'links.website',
+] as const
 
 const Str = (maxLength: number) => Type.String({ maxLength })
 const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'YYYY-MM-DD' })
@@ -18,6 +31,7 @@ export const Experience = Type.Object(
     endDatePrecision: Type.Optional(Precision),
     current: Type.Optional(Type.Boolean({ description: 'the resume says the role is ongoing ("present")' })),
     highlights: Type.Array(Str(2000), { maxItems: 200 }),
+    ...Grounded,
   },
   { additionalProperties: false },
 )
@@ -35,7 +49,12 @@ export const Result = Type.Object(
     experience: Type.Array(Experience, { maxItems: 200 }),
     education: Type.Array(
       Type.Object(
-        { degree: Nullable(Str(300)), school: Str(300), year: Nullable(Type.Integer({ minimum: 1900, maximum: 2100 })) },
+        {
+          degree: Nullable(Str(300)),
+          school: Str(300),
+          year: Nullable(Type.Integer({ minimum: 1900, maximum: 2100 })),
+          ...Grounded,
+        },
         { additionalProperties: false },
       ),
       { maxItems: 100 },
@@ -44,6 +63,7 @@ export const Result = Type.Object(
       { linkedin: Nullable(Str(2048)), github: Nullable(Str(2048)), website: Nullable(Str(2048)) },
       { additionalProperties: false },
     ),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Str(1000), { maxItems: 500, description: 'what code found wrong with the answer and did not silently fix' }),
     ),

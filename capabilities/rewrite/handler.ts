@@ -3,8 +3,9 @@ import { literalPattern, oneLine, type CapabilityContext } from '../../core/capa
 import { MAX_TEXT, type Length, type Input, type Output } from './schema.ts'
 
 // What the model is asked for, per call: the rewrite's length bounds (in characters) and every phrase to
-// preserve (a pattern, in any order for up to three phrases, else in the order of the text) are in the schema;
-// what it cannot state (length as a reader counts it, whitespace runs once) is the answer check, with the retry.
+// preserve (a pattern, in any order for up to three phrases, else in the order of the text) are in the schema,
+// the bounds only without phrases (see below); what it cannot state (length as a reader counts it, whitespace
+// runs once) is the answer check, with the retry.
 function answerSchema(input: Input, keep: string[]) {
   const before = measure(input.text)
   const slack = Math.max(SAME_TOLERANCE * before, SAME_MIN_CHARS)
@@ -19,9 +20,12 @@ function answerSchema(input: Input, keep: string[]) {
   const any = '[\\s\\S]*'
   const orders = keep.length <= 3 ? permutations(keep) : [[...keep].sort((x, y) => input.text.indexOf(x) - input.text.indexOf(y))]
   const pattern = keep.length ? `^${any}(?:${orders.map((o) => o.map(literalPattern).join(any)).join('|')})${any}$` : '\\S'
+  // Strict mode has no length keyword: the kernel folds bounds into the non-blank pattern, but no pattern can say
+  // "these phrases, and this long" without lookahead. With phrases the length is the answer check's alone, so a
+  // schema-obedient answer is never refused for a bound the schema sent could not carry (issue 29).
   return Type.Object(
     {
-      rewritten: Type.String({ pattern, ...bounds }),
+      rewritten: Type.String({ pattern, ...(keep.length ? {} : bounds) }),
       changes: Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }),
     },
     { additionalProperties: false },

@@ -1,6 +1,8 @@
 // Eval cases for /v1/statement (scripts/eval.ts, scripts/eval-kit.ts).
 import { statement, statementFields } from '../../test/fixtures/documents.ts'
-import { contains, count, inBothForms, within, type EvalCase } from '../../scripts/eval-kit.ts'
+import { contains, count, inBothForms, pdf, within, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { GROUNDED } from './schema.ts'
+import { supported } from '../../test/helpers/evidence.ts'
 
 // A Dutch-style statement: day-first dates, decimal commas, EUR, signed amounts without a direction column.
 const euStatement = [
@@ -41,3 +43,14 @@ export const evalCases: EvalCase[] = [
     checks: { 'the misprinted balance is reported': contains('warnings', 'transactions[3]') },
   },
 ]
+
+/** Issue 29: the statement as its PDF, answered right with every value quoted (test/evidence-eval.test.ts). */
+export const groundingCase: GroundingCase = {
+  request: { file: pdf('statement') },
+  answer: supported(
+    { ...statementFields(), transactionCount: undefined, transactions: statement.transactions.map((x) => ({ ...x, category: null })) },
+    statement.toPages(),
+    { transactions: ['description', 'amount'] },
+    GROUNDED,
+  ),
+}

@@ -1,6 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MAmount, MText, Reader, compact, maskDigits, money, sum, textOf, toAmount, type CapabilityContext } from '../../core/capability.ts'
-import type { Input, Output } from './schema.ts'
+import {
+  contradicted,
+  DocumentText,
+  MAmount,
+  MSupport,
+  MSupports,
+  MText,
+  Reader,
+  compact,
+  maskDigits,
+  money,
+  pagedContent,
+  pageTexts,
+  sum,
+  SUPPORT_RULES,
+  textOf,
+  toAmount,
+  type CapabilityContext,
+} from '../../core/capability.ts'
+import { GROUNDED, type Input, type Output } from './schema.ts'
 
 type Statement = Output
 type Tx = Statement['transactions'][number]
@@ -16,9 +34,10 @@ const StatementAnswer = Type.Object(
     currency: MText,
     openingBalance: MAmount,
     closingBalance: MAmount,
+    support: MSupports(GROUNDED),
     transactions: Type.Array(
       Type.Object(
-        { date: MText, description: MText, amount: MAmount, direction: MText, category: MText, balance: MAmount },
+        { date: MText, description: MText, amount: MAmount, direction: MText, category: MText, balance: MAmount, ...MSupport },
         { additionalProperties: false },
       ),
     ),
@@ -39,12 +58,15 @@ const SYSTEM = [
   '(opening, closing, carried forward) as transactions. Use null for anything the statement does not state.',
   'Dates as YYYY-MM-DD. Amounts as plain numbers (no currency symbol, no thousands separators).',
   'currency is the ISO 4217 code (USD, EUR, GBP, ...).',
+  `support: one entry for each of ${GROUNDED.join(', ')} that has a value. Each transaction carries its own quote (its line), page and confidence.`,
+  SUPPORT_RULES,
 ].join('\n')
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Statement> {
   const doc = await ctx.documents.resolve(input)
-  const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: ctx.documents.parts(doc), schema: StatementAnswer })
-  return buildStatement(answer)
+  const pages = pageTexts(doc)
+  const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: pagedContent(doc, pages, ctx), schema: StatementAnswer })
+  return buildStatement(answer, new DocumentText(pages))
 }
 
 const DEBIT = /^(debit|dr|db|withdrawal|withdraw|purchase|charge|fee|out|outgoing|money out|debited)$/
@@ -105,7 +127,7 @@ function reconcile(txs: Tx[], opening: number | undefined, closing: number | und
 }
 
 /** The code-side guarantees: amounts ≥ 0 with a direction, count from the array, balances reconciled and reported. */
-function buildStatement(a: Answer): Statement {
+function buildStatement(a: Answer, text: DocumentText): Statement {
   const r = new Reader()
   const transactions: Tx[] = []
   let previousBalance: number | undefined
@@ -141,8 +163,8 @@ function buildStatement(a: Answer): Statement {
       r.warn(`A transaction ("${description}") whose direction (${given}) is neither debit nor credit was left out.`)
       continue
     }
-    transactions.push(
-      compact({
+    transactions.push({
+      ...compact({
         date: r.date(raw.date, `${at}.date`),
         description,
         amount: Math.abs(signed),
@@ -150,12 +172,19 @@ function buildStatement(a: Answer): Statement {
         category: r.text(raw.category, 100),
         balance: r.amount(raw.balance, `${at}.balance`),
       }),
-    )
+      ...text.ground([raw.description, raw.amount], raw),
+    })
   }
 
   const openingBalance = r.amount(a.openingBalance, 'openingBalance')
   const closingBalance = r.amount(a.closingBalance, 'closingBalance')
-  for (const w of reconcile(transactions, openingBalance, closingBalance)) r.warn(w)
+  // A balance that does not reconcile contradicts the figure it is checked against: the closing balance, or the line.
+  const problems = reconcile(transactions, openingBalance, closingBalance)
+  for (const w of problems) r.warn(w)
+  for (const w of problems) {
+    const line = /^transactions\[(\d+)\]/.exec(w)
+    if (line) Object.assign(transactions[Number(line[1])]!, contradicted(transactions[Number(line[1])]!))
+  }
 
   const periodStart = r.date(a.periodStart, 'periodStart')
   const periodEnd = r.date(a.periodEnd, 'periodEnd')
@@ -170,7 +199,7 @@ function buildStatement(a: Answer): Statement {
   }
 
   const account = r.text(a.accountNumberMasked, 100)
-  return compact({
+  const fields = {
     institution: r.text(a.institution, 500),
     accountHolder: r.text(a.accountHolder, 500),
     // Never more than the last 4 digits, whatever the model copied.
@@ -180,8 +209,13 @@ function buildStatement(a: Answer): Statement {
     currency: r.currency(a.currency),
     openingBalance,
     closingBalance,
-    transactions,
-    transactionCount: transactions.length,
-    warnings: r.warnings,
-  })
+  }
+  const grounding = text.fields(
+    Object.fromEntries(GROUNDED.map((f) => [f, a[f]])) as Record<(typeof GROUNDED)[number], unknown>,
+    a.support,
+    fields,
+  )
+  if (grounding.closingBalance && problems.some((w) => w.startsWith('balances:')))
+    grounding.closingBalance = contradicted(grounding.closingBalance)
+  return compact({ ...fields, transactions, transactionCount: transactions.length, grounding, warnings: r.warnings })
 }

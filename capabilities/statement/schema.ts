@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { DocObject } from '../../core/capability.ts'
+import { DocObject, Grounded, Groundings } from '../../core/capability.ts'
+
+/** The single-valued fields that carry evidence (issue 29); the masked account number and the currency are not printed as such. */
+export const GROUNDED = ['institution', 'accountHolder', 'periodStart', 'periodEnd', 'openingBalance', 'closingBalance'] as const
 
 const Day = Type.String({ format: 'date', description: 'YYYY-MM-DD' })
 
@@ -13,6 +16,7 @@ const Transaction = Type.Object(
     }),
     category: Type.Optional(Type.String()),
     balance: Type.Optional(Type.Number({ description: 'the running balance the statement prints after this transaction' })),
+    ...Grounded,
   },
   { additionalProperties: false },
 )
@@ -30,6 +34,7 @@ export const Result = Type.Object(
     closingBalance: Type.Optional(Type.Number()),
     transactions: Type.Array(Transaction),
     transactionCount: Type.Integer({ minimum: 0, description: 'computed from `transactions`' }),
+    grounding: Groundings(GROUNDED),
     warnings: Type.Optional(
       Type.Array(Type.String(), {
         description: 'Balances that do not reconcile, values that could not be read; checked by code, never silently fixed',

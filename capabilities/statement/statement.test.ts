@@ -1,7 +1,9 @@
-import t from 'tap'
+import t, { type Test as Tap } from 'tap'
 import { statement, statementFields } from '../../test/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
+import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
 import manifest from './manifest.ts'
+import { GROUNDED } from './schema.ts'
 
 const PRICE = 12
 
@@ -10,7 +12,17 @@ type RawTx = { date: unknown; description: unknown; amount: unknown; direction: 
 /** A well-behaved model answer for the known statement (the count is code's, never the model's). */
 function answer(over: Record<string, unknown> = {}, txs?: RawTx[]) {
   const { transactionCount: _count, ...fields } = statementFields()
-  return { ...fields, transactions: txs ?? statement.transactions.map((x) => ({ ...x, category: null as unknown })), ...over }
+  const a = { ...fields, transactions: txs ?? statement.transactions.map((x) => ({ ...x, category: null as unknown })), ...over }
+  return supported(a, statement.toPages(), { transactions: ['description', 'amount'] }, GROUNDED)
+}
+
+/** Every value carries evidence code found. */
+function allGrounded(t: Tap, body: unknown) {
+  t.same(
+    groundings(body).filter((g) => !g.grounded),
+    [],
+    'every value grounded',
+  )
 }
 
 /** What the API returns for the known statement. */
@@ -36,7 +48,8 @@ t.test('signed amounts, DR/CR, strings and odd dates come back normalised, charg
   const call = await cap.call({ text: statement.toText() })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(withoutUsage(res.body), expected)
+  t.same(withoutEvidence(withoutUsage(res.body)), expected)
+  allGrounded(t, res.body)
   t.ok(
     res.body.transactions.every((x: any) => x.amount >= 0),
     'amounts ≥ 0',
@@ -47,7 +60,8 @@ t.test('a PDF given inline: text extracted locally and the file sent along', asy
   cap.reply(answer())
   const { res } = await cap.call({ file: pdf('statement') })
   t.equal(res.status, 200, res.text)
-  t.same(withoutUsage(res.body), expected)
+  t.same(withoutEvidence(withoutUsage(res.body)), expected)
+  allGrounded(t, res.body)
   const prompt = cap.prompts.at(-1)
   t.match(prompt, /Payroll deposit - Acme Corp/, 'the extracted text reaches the model')
   t.match(prompt, /application\/pdf/, 'the PDF itself is sent')
@@ -61,6 +75,8 @@ t.test('balances that do not reconcile are reported, never fixed', async (t) => 
   t.equal(res.status, 200, res.text)
   t.equal(res.body.closingBalance, 4400, 'the stated closing balance is kept')
   t.equal(res.body.transactions[3].balance, 4230.23, 'the stated running balance is kept')
+  t.equal(res.body.transactions[3].confidence, 0.2, 'issue 29: the line the running balance contradicts is capped at 0.2')
+  t.equal(res.body.grounding.closingBalance.confidence, 0.2, 'so is a closing balance that does not reconcile')
   t.same(
     res.body.warnings,
     [
@@ -206,7 +222,8 @@ t.test('through the fake OpenAI-compatible server: sync, then async with the sam
   const call = await cap.call({ file: pdf('statement') })
   cap.expectCharged(t, call)
   const { res: sync, customer: c } = call
-  t.same(withoutUsage(sync.body), expected)
+  t.same(withoutEvidence(withoutUsage(sync.body)), expected)
+  allGrounded(t, sync.body)
   const schema = fake.requests.find((r) => r.path === '/v1/responses')?.body?.text?.format?.schema
   t.ok(schema?.properties?.transactions, 'structured output requested')
   t.notOk('transactionCount' in (schema?.properties ?? {}), 'the model is never asked for the count')

@@ -33,6 +33,15 @@ const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'host
 const ANNOTATIONS = new Set(['x-example', 'examples', 'default', '$id', '$schema', '$comment', 'readOnly', 'writeOnly'])
 
 type Schema = Record<string, unknown>
+
+/** NonBlank's pattern (core/models/answers.ts). */
+const NON_BLANK = '\\S'
+
+/** A pattern for `min..max` characters; `nonBlank`: the first one not whitespace (narrower, never wider). */
+function lengthPattern(min: number, max: number | null, nonBlank: boolean): string {
+  if (!nonBlank) return `^[\\s\\S]{${min},${max ?? ''}}$`
+  return `^\\S[\\s\\S]{${Math.max(0, min - 1)},${max === null ? '' : Math.max(0, max - 1)}}$`
+}
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v)
 const schemas = (v: unknown): Schema[] => (Array.isArray(v) ? v.filter(isObj) : [])
 
@@ -55,12 +64,19 @@ class NoStrictForm extends Error {}
 function convert(schema: Schema): Schema {
   const out: Schema = {}
   const moved: string[] = []
-  // A string's length bounds have no strict keyword, but a pattern says the same and the decoder obeys it.
-  const lengths = schema.pattern === undefined && (schema.minLength !== undefined || schema.maxLength !== undefined)
+  // A string's length bounds have no strict keyword, but a pattern says the same and the decoder obeys it. With
+  // the non-blank pattern they fold into one (issue 29: a bound left in the description lets the decoder write an
+  // answer Ajv then refuses); any other pattern keeps the bounds in the description.
+  const bounded = schema.minLength !== undefined || schema.maxLength !== undefined
+  const lengths = bounded && (schema.pattern === undefined || schema.pattern === NON_BLANK)
   if (lengths)
-    out.pattern = `^[\\s\\S]{${Number(schema.minLength ?? 0)},${schema.maxLength === undefined ? '' : Number(schema.maxLength)}}$`
+    out.pattern = lengthPattern(
+      Number(schema.minLength ?? 0),
+      schema.maxLength === undefined ? null : Number(schema.maxLength),
+      schema.pattern === NON_BLANK,
+    )
   for (const [k, v] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(k) || (lengths && (k === 'minLength' || k === 'maxLength'))) continue
+    if (ANNOTATIONS.has(k) || (lengths && (k === 'minLength' || k === 'maxLength' || k === 'pattern'))) continue
     if (k === 'oneOf' || k === 'anyOf') out.anyOf = schemas(v).map(convert)
     else if (k === 'format' && !FORMATS.has(String(v))) moved.push(`format ${String(v)}`)
     else if (!KEPT.has(k)) moved.push(`${k} ${JSON.stringify(v)}`)

@@ -325,6 +325,17 @@ export type ContractResponse = {
   parties: Array<{
     name: string
     role: string
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
   effectiveDate?: string
   term?: string
@@ -339,7 +350,73 @@ export type ContractResponse = {
     clause: string
     severity: "low" | "medium" | "high"
     reason: string
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
+  /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
+  grounding: {
+    effectiveDate?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    term?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    governingLaw?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    "renewal.noticePeriod"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+  }
   /** what code found wrong with the model's answer */
   warnings?: Array<string>
   usage: Usage
@@ -473,6 +550,16 @@ export type ExtractResponse = {
     field: string
     /** null: the text does not state this field */
     value: string | null
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
   }>
   usage: Usage
@@ -579,7 +666,177 @@ export type InvoiceResponse = {
     quantity?: number
     unitPrice?: number
     amount: number
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
+  /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
+  grounding: {
+    "vendor.name"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    "vendor.address"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    "vendor.taxId"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    customer?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    invoiceNumber?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    poNumber?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    issueDate?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    dueDate?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    subtotal?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    tax?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    total?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    paymentTerms?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+  }
   /** What does not add up or could not be read; checked by code, never silently fixed */
   warnings?: Array<string>
   usage: Usage
@@ -845,13 +1102,89 @@ export type ParseResponse = {
   lineItems?: Array<{
     description: string
     amount: number
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
   fields: Array<{
     label: string
     /** dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out */
     value: string | number | null
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
   }>
+  /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
+  grounding: {
+    party?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    documentNumber?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    date?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    totalAmount?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+  }
   /** Values present in the answer that could not be read; never silently dropped */
   warnings?: Array<string>
   usage: Usage
@@ -1000,7 +1333,138 @@ export type ReceiptResponse = {
     description: string
     quantity?: number
     amount: number
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
+  /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
+  grounding: {
+    merchant?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    location?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    date?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    time?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    subtotal?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    tax?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    tip?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    total?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    paymentMethod?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+  }
   /** What does not add up or could not be read; checked by code, never silently fixed */
   warnings?: Array<string>
   usage: Usage
@@ -1122,16 +1586,158 @@ export type ResumeResponse = {
     /** the resume says the role is ongoing ("present") */
     current?: boolean
     highlights: Array<string>
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
   education: Array<{
     degree?: string
     school: string
     year?: number
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
   links: {
     linkedin?: string
     github?: string
     website?: string
+  }
+  /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
+  grounding: {
+    name?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    email?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    phone?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    location?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    headline?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    yearsExperience?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    "links.linkedin"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    "links.github"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    "links.website"?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
   }
   /** what code found wrong with the answer and did not silently fix */
   warnings?: Array<string>
@@ -1368,9 +1974,101 @@ export type StatementResponse = {
     category?: string
     /** the running balance the statement prints after this transaction */
     balance?: number
+    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    evidence: {
+      /** the page where code found the quote (never the model's claim); null for input without pages */
+      page: number | null
+      /** the document's own text of the passage */
+      quote: string
+    } | null
+    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    grounded: boolean
+    /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+    confidence: number
   }>
   /** computed from `transactions` */
   transactionCount: number
+  /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
+  grounding: {
+    institution?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    accountHolder?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    periodStart?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    periodEnd?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    openingBalance?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+    closingBalance?: {
+      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      evidence: {
+        /** the page where code found the quote (never the model's claim); null for input without pages */
+        page: number | null
+        /** the document's own text of the passage */
+        quote: string
+      } | null
+      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      grounded: boolean
+      /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
+      confidence: number
+    }
+  }
   /** Balances that do not reconcile, values that could not be read; checked by code, never silently fixed */
   warnings?: Array<string>
   usage: Usage
@@ -1556,7 +2254,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/compare', input, options)
   }
 
-  /** Parties, effective date, term, renewal, governing law, obligations, risk clauses. 12 credits; async: true returns a job. */
+  /** Parties, effective date, term, renewal, governing law, obligations, risk clauses; each value with the evidence code found in the document (evidence, grounded, confidence). 12 credits; async: true returns a job. */
   contract(input: ContractRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   contract(input: ContractRequest & { async: true }, options?: CallOptions): Promise<JobAccepted>
   contract(input: ContractRequest & { async?: false }, options?: CallOptions): Promise<ContractResponse>
@@ -1586,7 +2284,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/enrich', input, options)
   }
 
-  /** Extract a caller-defined field set from text, with typed values and confidence. 4 credits. */
+  /** Extract a caller-defined field set from text, with typed values and confidence; each value with the evidence code found in the document (evidence, grounded, confidence). 4 credits. */
   extract(input: ExtractRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   extract(input: ExtractRequest, options?: CallOptions): Promise<ExtractResponse>
   extract(input: ExtractRequest, options?: CallOptions): Promise<unknown> {
@@ -1607,7 +2305,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/image', input, options)
   }
 
-  /** Invoice extraction: vendor, dates, PO refs, tax, totals, line items. 8 credits; async: true returns a job. */
+  /** Invoice extraction: vendor, dates, PO refs, tax, totals, line items; each value with the evidence code found in the document (evidence, grounded, confidence). 8 credits; async: true returns a job. */
   invoice(input: InvoiceRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   invoice(input: InvoiceRequest & { async: true }, options?: CallOptions): Promise<JobAccepted>
   invoice(input: InvoiceRequest & { async?: false }, options?: CallOptions): Promise<InvoiceResponse>
@@ -1658,7 +2356,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/outreach', input, options)
   }
 
-  /** Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON. 10 credits; async: true returns a job. */
+  /** Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON; each value with the evidence code found in the document (evidence, grounded, confidence). 10 credits; async: true returns a job. */
   parse(input: ParseRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   parse(input: ParseRequest & { async: true }, options?: CallOptions): Promise<JobAccepted>
   parse(input: ParseRequest & { async?: false }, options?: CallOptions): Promise<ParseResponse>
@@ -1688,7 +2386,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/quote', input, options)
   }
 
-  /** Receipt extraction: merchant, items, totals, payment method, expense category. 6 credits; async: true returns a job. */
+  /** Receipt extraction: merchant, items, totals, payment method, expense category; each value with the evidence code found in the document (evidence, grounded, confidence). 6 credits; async: true returns a job. */
   receipt(input: ReceiptRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   receipt(input: ReceiptRequest & { async: true }, options?: CallOptions): Promise<JobAccepted>
   receipt(input: ReceiptRequest & { async?: false }, options?: CallOptions): Promise<ReceiptResponse>
@@ -1718,7 +2416,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/research', input, options)
   }
 
-  /** Resume into a candidate profile. 8 credits; async: true returns a job. */
+  /** Resume into a candidate profile; each value with the evidence code found in the document (evidence, grounded, confidence). 8 credits; async: true returns a job. */
   resume(input: ResumeRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   resume(input: ResumeRequest & { async: true }, options?: CallOptions): Promise<JobAccepted>
   resume(input: ResumeRequest & { async?: false }, options?: CallOptions): Promise<ResumeResponse>
@@ -1771,7 +2469,7 @@ export class Client extends BaseClient {
     return this.request('POST', '/v1/split', input, options)
   }
 
-  /** Bank or card statement: account, period, balances, normalized transactions. 12 credits; async: true returns a job. */
+  /** Bank or card statement: account, period, balances, normalized transactions; each value with the evidence code found in the document (evidence, grounded, confidence). 12 credits; async: true returns a job. */
   statement(input: StatementRequest, options: CallOptions & { dryRun: true }): Promise<DryRun>
   statement(input: StatementRequest & { async: true }, options?: CallOptions): Promise<JobAccepted>
   statement(input: StatementRequest & { async?: false }, options?: CallOptions): Promise<StatementResponse>

@@ -65,7 +65,8 @@ function formatted(rng: Rng, format: string): string | undefined {
 
 function randomString(schema: Record<string, any>, rng: Rng): string {
   const min = schema.minLength ?? 0
-  const max = schema.maxLength ?? Math.max(min, 80)
+  // A pattern bounds the length itself (strict mode writes length bounds as one): no default cap then.
+  const max = schema.maxLength ?? (typeof schema.pattern === 'string' ? Infinity : Math.max(min, 80))
   for (let tries = 0; tries < 20; tries++) {
     let s = (schema.format && formatted(rng, schema.format)) ?? undefined
     if (s === undefined && typeof schema.pattern === 'string') {
