@@ -4,7 +4,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { UserContent } from 'ai'
 import type { Query } from './db/database.ts'
-import type { DocumentInput, ResolvedDocument } from './documents/resolve.ts'
+import type { DocumentInput, ResolvedDocument } from './documents/schema.ts'
 import type { ObjectRequest, ObjectResult } from './models/generate.ts'
 import type { ModelProvider, ModelRole } from './models/provider.ts'
 

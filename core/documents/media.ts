@@ -2,7 +2,6 @@
 // (sniffMediaType); the declared mimeType and the server's Content-Type are only hints and never trusted.
 // Refusals follow contract C2: malformed input is 400 invalid_request, valid input we cannot use is 422. An
 // image's header is read in the decoder pool (too many pixels: document_too_complex).
-import type { CapabilityContext } from '../capability.ts'
 import { ApiError } from '../errors.ts'
 import { FetchError } from '../net/safe-fetch.ts'
 import { sniffMediaType } from './sniff.ts'
@@ -82,7 +81,10 @@ export interface MediaOptions {
 export async function loadMedia(
   source: MediaSource,
   opts: MediaOptions,
-  ctx: Pick<CapabilityContext, 'fetchPublic' | 'documents'>,
+  ctx: {
+    fetchPublic(url: string, opts: { maxBytes: number }): Promise<{ bytes: Buffer }>
+    documents: { inspectImage(bytes: Uint8Array, mediaType: string, path: string): Promise<void> }
+  },
 ): Promise<{ bytes: Buffer; mediaType: string }> {
   const maxBytes = opts.maxBytes ?? MAX_MEDIA_BYTES
   const unprocessable = (path: string, message: string) => new ApiError('unprocessable', message, [{ path, message }])

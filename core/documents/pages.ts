@@ -1,7 +1,6 @@
 // A resolved document by page, for the capabilities that count and cite pages (tables, split).
 import type { UserContent } from 'ai'
-import type { CapabilityContext } from '../capability.ts'
-import type { ResolvedDocument } from './resolve.ts'
+import type { ResolvedDocument } from './schema.ts'
 
 /** Page texts as one text, each page after the marker models cite it by ("--- page N ---"). */
 export function markPages(pages: readonly string[]): string {
@@ -18,7 +17,11 @@ export function pageTexts(doc: ResolvedDocument): string[] {
 }
 
 /** Model content with page markers, also for text that has form feeds (ctx.documents.parts sends text as is). */
-export function pagedContent(doc: ResolvedDocument, pages: readonly string[], ctx: Pick<CapabilityContext, 'documents'>): UserContent {
+export function pagedContent(
+  doc: ResolvedDocument,
+  pages: readonly string[],
+  ctx: { documents: { parts(doc: ResolvedDocument): UserContent } },
+): UserContent {
   if (doc.kind === 'text' && pages.length > 1) return [{ type: 'text', text: markPages(pages) }]
   return ctx.documents.parts(doc)
 }

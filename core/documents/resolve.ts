@@ -8,26 +8,8 @@ import { decodeBase64, fetchFailureMessage, IMAGE_TYPES, MAX_MEDIA_BYTES, urlPro
 import { markPages } from './pages.ts'
 import { DocumentRefusal } from './refusal.ts'
 import type { DocumentSandbox } from './sandbox.ts'
+import type { DocumentInput, ResolvedDocument } from './schema.ts'
 import { sniffMediaType } from './sniff.ts'
-
-export interface ResolvedDocument {
-  kind: 'text' | 'pdf' | 'image'
-  mediaType: string
-  /** all text; PDF pages joined with form feeds */
-  text: string
-  /** text per page: 1 entry for text, [] for images */
-  pages: string[]
-  /** the original bytes for pdf and image */
-  bytes?: Uint8Array
-  /** false for images and for PDFs without extractable text (send those to a vision model as files) */
-  hasTextLayer: boolean
-}
-
-export interface DocumentInput {
-  file?: { data: string; mimeType: string }
-  fileUrl?: string
-  text?: string
-}
 
 export type DocumentFetcher = (url: string, signal?: AbortSignal) => Promise<{ bytes: Buffer; contentType: string | null }>
 

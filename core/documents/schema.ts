@@ -43,3 +43,23 @@ export const Profile = Type.Union([
     },
   ),
 ])
+
+/** A caller's document as the request carries it (exactly one of the three; the schema above says so). */
+export interface ResolvedDocument {
+  kind: 'text' | 'pdf' | 'image'
+  mediaType: string
+  /** all text; PDF pages joined with form feeds */
+  text: string
+  /** text per page: 1 entry for text, [] for images */
+  pages: string[]
+  /** the original bytes for pdf and image */
+  bytes?: Uint8Array
+  /** false for images and for PDFs without extractable text (send those to a vision model as files) */
+  hasTextLayer: boolean
+}
+
+export interface DocumentInput {
+  file?: { data: string; mimeType: string }
+  fileUrl?: string
+  text?: string
+}

@@ -2,7 +2,7 @@
 // up in the document's own text, page by page, and checks the value is derivable from it. The page published is
 // the one where code found the quote, never the model's claim; a quote code cannot find is no evidence.
 import { pageTexts } from '../documents/pages.ts'
-import type { ResolvedDocument } from '../documents/resolve.ts'
+import type { ResolvedDocument } from '../documents/schema.ts'
 import { oneLine } from '../models/answers.ts'
 import { derivable } from './derive.ts'
 import { fold, folded, type Folded } from './normalize.ts'

@@ -4,7 +4,7 @@
 // FLUSH_MS or FLUSH_ROWS for all the calls of the process, not a round trip per call (BENCHMARKS.md).
 import type { Query } from '../db/database.ts'
 import type { Logger } from '../observability/log.ts'
-import type { Services } from '../services.ts'
+import type { Metrics } from '../observability/metrics.ts'
 import type { AttemptRecord, ModelMeter } from './fallback.ts'
 
 const FLUSH_MS = 250
@@ -75,7 +75,10 @@ export interface CallMeter {
   record(): void
 }
 
-export function callMeter(services: Services, call: { requestId: string; accountId: string; endpoint: string }): CallMeter {
+export function callMeter(
+  services: { metrics: Metrics; logger: Logger; now(): Date; modelRequests: ModelRequestLog },
+  call: { requestId: string; accountId: string; endpoint: string },
+): CallMeter {
   const { metrics, logger } = services
   let heard: AttemptRecord[] = []
   return {
