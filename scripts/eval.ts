@@ -1,6 +1,6 @@
 // `npm run eval`: field-level accuracy of every capability, through the real app (HTTP, auth, holds, the
 // capability, the configured model provider). Each capabilities/<name>/eval.ts holds that folder's cases (at
-// least 3; see scripts/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
+// least 3; see test/helpers/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
 // test/fixtures/pdf/ as an inline file: `inBothForms`), scored by code: `expected` field by field, and
 // `checks` (no PII left, labels in the taxonomy, citations resolve, values in range). A new capability adds its
 // own eval.ts; nothing here changes.
@@ -38,7 +38,7 @@ import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
-import { type EvalCase } from './eval-kit.ts'
+import { type EvalCase } from '../test/helpers/eval-kit.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { EVALS, formOf, scoreCase } from '../scripts/eval.ts'
-import { inBothForms, lacks, pdf, resolves, within } from '../scripts/eval-kit.ts'
+import { inBothForms, lacks, pdf, resolves, within } from './helpers/eval-kit.ts'
 import { statement } from './fixtures/documents.ts'
 import { CAPABILITY_FOLDERS } from './helpers/capability-folders.ts'
 

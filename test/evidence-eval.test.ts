@@ -7,7 +7,7 @@
 import t from 'tap'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import type { CapabilityManifest } from '../core/capability.ts'
-import type { GroundingCase } from '../scripts/eval-kit.ts'
+import type { GroundingCase } from './helpers/eval-kit.ts'
 import { fakeServerProvider, startTestApp } from './helpers/app.ts'
 import { groundings } from './helpers/evidence.ts'
 import { callToEnd } from './helpers/examples.ts'

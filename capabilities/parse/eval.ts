@@ -1,6 +1,6 @@
-// Eval cases for /v1/parse (scripts/eval.ts, scripts/eval-kit.ts). No docType hint: classifying is measured.
+// Eval cases for /v1/parse (scripts/eval.ts, test/helpers/eval-kit.ts). No docType hint: classifying is measured.
 import { invoice1, invoice2, receipt1, receipt2, statement } from '../../test/fixtures/documents.ts'
-import { contains, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { contains, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
 import { supported } from '../../test/helpers/evidence.ts'
 

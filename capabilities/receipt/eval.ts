@@ -1,6 +1,6 @@
-// Eval cases for /v1/receipt (scripts/eval.ts, scripts/eval-kit.ts).
+// Eval cases for /v1/receipt (scripts/eval.ts, test/helpers/eval-kit.ts).
 import { receipt1, receipt2, receiptFields } from '../../test/fixtures/documents.ts'
-import { count, inBothForms, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { count, inBothForms, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
 import { supported } from '../../test/helpers/evidence.ts'
 

@@ -1,16 +1,10 @@
 // Eval fixtures for /v1/resume (scripts/eval.ts): known data from test/fixtures/documents.ts, in the response shape.
-import { readFileSync } from 'node:fs'
+import { pdf, type GroundingCase } from '../../test/helpers/eval-kit.ts'
 import { resume } from '../../test/fixtures/documents.ts'
 import { GROUNDED } from './schema.ts'
 import { supported } from '../../test/helpers/evidence.ts'
-import type { GroundingCase } from '../../scripts/eval-kit.ts'
 
-const file = (name: string) => ({
-  file: {
-    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-    mimeType: 'application/pdf',
-  },
-})
+const file = (name: string) => ({ file: pdf(name) })
 
 const expected = {
   name: resume.name,

@@ -1,5 +1,5 @@
-// Eval cases for /v1/speak (scripts/eval.ts, scripts/eval-kit.ts): the duration is measured from the audio.
-import { between, type EvalCase } from '../../scripts/eval-kit.ts'
+// Eval cases for /v1/speak (scripts/eval.ts, test/helpers/eval-kit.ts): the duration is measured from the audio.
+import { between, type EvalCase } from '../../test/helpers/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

@@ -1,13 +1,8 @@
 // Eval fixtures for /v1/split (scripts/eval.ts): the 3-page bundle of test/fixtures/documents.ts with its known split.
-import { readFileSync } from 'node:fs'
+import { pdf } from '../../test/helpers/eval-kit.ts'
 import { bundle, invoice1, receipt1 } from '../../test/fixtures/documents.ts'
 
-const file = (name: string) => ({
-  file: {
-    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-    mimeType: 'application/pdf',
-  },
-})
+const file = (name: string) => ({ file: pdf(name) })
 
 // `summary` is free text: not part of the expectation.
 const expected = { documentCount: bundle.documents.length, pageCount: bundle.pageCount, unassignedPages: [], documents: bundle.documents }

@@ -1,6 +1,6 @@
-// Eval cases for /v1/statement (scripts/eval.ts, scripts/eval-kit.ts).
+// Eval cases for /v1/statement (scripts/eval.ts, test/helpers/eval-kit.ts).
 import { statement, statementFields } from '../../test/fixtures/documents.ts'
-import { contains, count, inBothForms, pdf, within, type EvalCase, type GroundingCase } from '../../scripts/eval-kit.ts'
+import { contains, count, inBothForms, pdf, within, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
 import { supported } from '../../test/helpers/evidence.ts'
 

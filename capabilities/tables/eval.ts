@@ -1,13 +1,8 @@
 // Eval fixtures for /v1/tables (scripts/eval.ts): known tables from test/fixtures/documents.ts.
-import { readFileSync } from 'node:fs'
+import { pdf } from '../../test/helpers/eval-kit.ts'
 import { invoice1, statement } from '../../test/fixtures/documents.ts'
 
-const file = (name: string) => ({
-  file: {
-    data: readFileSync(new URL(`../../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-    mimeType: 'application/pdf',
-  },
-})
+const file = (name: string) => ({ file: pdf(name) })
 const money = (n: number) => n.toFixed(2)
 
 const statementTable = {

@@ -9,7 +9,6 @@
 //   await cap.expectRefused(t, { text: '' }, { why: 'empty text' })
 //   const fake = await cap.useFake({ text: () => answer })
 //   cap.expectCharged(t, await cap.call(body))
-import { readFileSync } from 'node:fs'
 import type { Test } from 'tap'
 import type { CapabilityManifest } from '../../core/capability.ts'
 import type { ModelProvider } from '../../core/models/provider.ts'
@@ -236,10 +235,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
   return cap
 }
 
-/** test/fixtures/pdf/<name>.pdf as an inline `file` input. */
-export function pdfFile(name: string): { data: string; mimeType: string } {
-  return { data: readFileSync(new URL(`../fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' }
-}
+export { pdfFile } from './fixture-files.ts'
 
 /** A response body without its `usage`, to compare results of calls charged differently. */
 export function withoutUsage(body: any): any {

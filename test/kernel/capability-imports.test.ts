@@ -25,10 +25,9 @@ export function importProblem(file: string, specifier: string): string | null {
   if (target === FACADE) return null
   if (target.startsWith(path.join(root, 'core') + path.sep)) return `imports ${specifier}: import it from core/capability.ts`
   if (target.startsWith(capabilitiesDir + path.sep)) return `imports ${specifier}: another capability's folder`
-  // Tests and eval cases (never loaded by the running service) may use the test harness, fixtures and eval kit.
+  // Tests and eval cases (never loaded by the running service) may use test/: the harness, fixtures and eval kit.
   const testOrEval = base === 'eval.ts' || base.endsWith('.test.ts')
   if (testOrEval && target.startsWith(path.join(root, 'test') + path.sep)) return null
-  if (testOrEval && target === path.join(root, 'scripts', 'eval-kit.ts')) return null
   return `imports ${specifier}: outside what a capability may use`
 }
 
@@ -43,8 +42,9 @@ t.test('the checker itself refuses what it should', async (t) => {
   t.match(importProblem(handler, '../other/handler.ts'), /another capability/)
   t.match(importProblem(handler, '../../test/helpers/app.ts'), /outside/)
   t.equal(importProblem(test, '../../test/helpers/app.ts'), null)
-  t.equal(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../scripts/eval-kit.ts'), null)
-  t.match(importProblem(handler, '../../scripts/eval-kit.ts'), /outside/)
+  t.equal(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../test/helpers/eval-kit.ts'), null)
+  t.match(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../scripts/eval.ts'), /outside/)
+  t.match(importProblem(handler, '../../test/helpers/eval-kit.ts'), /outside/)
   t.match(importProblem(test, '../../core/db/database.ts'), /core\/capability\.ts/)
   t.same(specifiers(`import x from './a.ts'\nimport type { Y } from "../../core/errors.ts"\nawait import('./b.ts')\nimport './c.ts'`), [
     './a.ts',

@@ -1,4 +1,5 @@
 // What a capability folder's eval.ts builds its cases with (scripts/eval.ts loads every capabilities/<name>/eval.ts).
+// Evals and tests share this with the fixture files (fixture-files.ts): a capability folder reaches test/ only.
 //
 //   export const evalCases: EvalCase[] = [{ name, request, expected?, checks? }, …]   (at least 3)
 //   a known document of test/fixtures/documents.ts, sent as text and as its PDF: ...inBothForms(doc, { expected })
@@ -8,12 +9,12 @@
 // `expected` is scored field by field (exact, or normalised: case/punctuation, numbers from strings, dates in
 // any form); `checks` are rules code can decide (no PII left, labels in the taxonomy, citations resolve, a value
 // in a range), each scored as one field named by its key.
-import { readFileSync } from 'node:fs'
-import { deflateSync } from 'node:zlib'
-import type { KnownDocument } from '../test/fixtures/documents.ts'
+import type { KnownDocument } from '../fixtures/documents.ts'
+import { pdfFile } from './fixture-files.ts'
+
+export { pdfFile as pdf, solidPng } from './fixture-files.ts'
 
 // A check reads a response as the published document shapes it (every response is validated against it).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Check = (result: any, request: any) => boolean
 
 export interface EvalCase {
@@ -28,14 +29,6 @@ export interface EvalCase {
   expected?: Record<string, unknown>
   /** rules scored by code, each one field in the report */
   checks?: Record<string, Check>
-}
-
-/** test/fixtures/pdf/<name>.pdf as an inline `file`. */
-export function pdf(name: string) {
-  return {
-    data: readFileSync(new URL(`../test/fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'),
-    mimeType: 'application/pdf',
-  }
 }
 
 /** Every value at a path like "changes[].before" (arrays flattened). */
@@ -58,7 +51,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? ''
 export function inBothForms(document: KnownDocument, scoring: Pick<EvalCase, 'expected' | 'checks'>): EvalCase[] {
   return [
     { name: document.file, request: { text: document.toText() }, ...scoring },
-    { name: document.file, request: { file: pdf(document.file) }, ...scoring },
+    { name: document.file, request: { file: pdfFile(document.file) }, ...scoring },
   ]
 }
 
@@ -103,39 +96,6 @@ export const resolves =
     return at(r, indexPath).every((i) => Number.isInteger(i) && (i as number) >= 0 && (i as number) < size)
   }
 
-/** A PNG of one solid colour (for the image capabilities: "a red square" is a fact code can score). */
-export function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): string {
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [r, g, b]).flat())])
-  const raw = Buffer.concat(Array.from({ length: height }, () => row))
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const len = Buffer.alloc(4)
-    len.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([len, body, crc])
-  }
-  const ihdr = Buffer.alloc(13)
-  ihdr.writeUInt32BE(width, 0)
-  ihdr.writeUInt32BE(height, 4)
-  ihdr.set([8, 2, 0, 0, 0], 8) // 8-bit RGB
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]).toString('base64')
-}
-
-function crc32(buf: Buffer): number {
-  let c = ~0
-  for (const byte of buf) {
-    c ^= byte
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1))
-  }
-  return ~c >>> 0
-}
-
 /**
  * Issue 29: a known document and a right model answer for it, every value quoted from the line that states it.
  * test/evidence-eval.test.ts runs it through the capability as given, with invented values and quotes, and with
@@ -143,6 +103,5 @@ function crc32(buf: Buffer): number {
  */
 export interface GroundingCase {
   request: Record<string, unknown>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   answer: Record<string, any>
 }
