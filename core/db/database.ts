@@ -28,6 +28,8 @@ export interface Database extends Query {
   /** Runs fn in one transaction; every sql() of the handle it gets joins that transaction. */
   tx<T>(fn: (q: Query) => Promise<T>): Promise<T>
   roundTrips(): number
+  /** Deadlocks and serialization failures the server reported (40P01, 40001), retried or not. */
+  contention(): number
   close(): Promise<void>
 }
 
@@ -84,10 +86,16 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
   const asyncPool = new pg.Pool({ connectionString: url, max: poolSize, types: rawTimestamps, options: '-c synchronous_commit=off' })
   for (const p of [pool, asyncPool]) p.on('error', () => {}) // an idle client lost (server restart); the next checkout reconnects
   let trips = 0
+  let contended = 0
   const run = async <T extends Row>(client: pg.Pool | pg.PoolClient, text: string, params: unknown[]): Promise<T[]> => {
     trips++
-    const res = await client.query<T>(prepared(text, params))
-    return res.rows
+    try {
+      const res = await client.query<T>(prepared(text, params))
+      return res.rows
+    } catch (e) {
+      if (isContention(e)) contended++
+      throw e
+    }
   }
   return {
     url,
@@ -114,6 +122,7 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
       }
     },
     roundTrips: () => trips,
+    contention: () => contended,
     close: async () => {
       await Promise.all([pool.end(), asyncPool.end()])
       await orm.close()
@@ -161,3 +170,5 @@ function ormOptions(url: string, poolSize: number, migrationsList: NamedMigratio
 export const quietLogger = new (await import('graphile-worker')).Logger(() => (level: string, message: string) => {
   if (level === 'error') console.error(`[worker] ${message}`)
 })
+
+const isContention = (e: unknown) => ['40001', '40P01'].includes((e as { code?: string } | null)?.code ?? '')

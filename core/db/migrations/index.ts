@@ -5,6 +5,7 @@ import { Migration0004WebhookSigning } from './0004-webhook-signing.ts'
 import { Migration0005Billing } from './0005-billing.ts'
 import { Migration0006OneSpendRule } from './0006-one-spend-rule.ts'
 import { Migration0008EndJobs } from './0008-end-jobs.ts'
+import { Migration0011LockOrder } from './0011-lock-order.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -12,4 +13,5 @@ export const migrations = [
   { name: '0005-billing', class: Migration0005Billing },
   { name: '0006-one-spend-rule', class: Migration0006OneSpendRule },
   { name: '0008-end-jobs', class: Migration0008EndJobs },
+  { name: '0011-lock-order', class: Migration0011LockOrder },
 ]
