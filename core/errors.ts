@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   inference_failed: 502,
   inference_unavailable: 503,
+  service_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -128,7 +128,10 @@ t.test('acceptance with keys mixed with sync calls, replays, failing and running
   const replayed = byKind('replay')
   const inUse = (r: { status: number; body: any }) => r.status === 409 && r.body.error.code === 'idempotency_key_in_use'
   t.ok(
-    sync.every((r, i) => (r.status === 200 || inUse(r)) && (replayed[i]!.status === 200 || inUse(replayed[i]!)) && !(inUse(r) && inUse(replayed[i]!))),
+    sync.every(
+      (r, i) =>
+        (r.status === 200 || inUse(r)) && (replayed[i]!.status === 200 || inUse(replayed[i]!)) && !(inUse(r) && inUse(replayed[i]!)),
+    ),
     'each sync call ran once: 200, and its replay 200 or 409 in_use',
   )
   t.equal(await waitEnded(app, c.accountId), 0, 'every job ended')
