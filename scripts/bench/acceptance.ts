@@ -20,11 +20,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 async function start(args: string[], env: Record<string, string>, ready: (line: string) => boolean): Promise<string> {
   const c = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(c)
-  const lines = createInterface({ input: c.stdout! })
+  const lines = createInterface({ input: c.stdout })
   for await (const line of lines) {
     if (!ready(line)) continue
     lines.close()
-    c.stdout!.resume()
+    c.stdout.resume()
     return line
   }
   throw new Error(`${args.join(' ')} exited before it was ready`)
