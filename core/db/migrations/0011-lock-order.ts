@@ -79,6 +79,33 @@ begin
   return query select 'ok'::text, v_hold, null::int, null::text;
 end $$;
 
+-- Acceptance of an async call (C7) in one statement: the hold (reserve_call), the job row, its input, its
+-- graphile-worker job and the key's 202 commit together, and the account's lock is held for this statement
+-- and its commit only (it was held across four round trips of a transaction). max_attempts 1: a model call is
+-- never blindly repeated.
+create function accept_job(
+  p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text,
+  p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamptz,
+  p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text
+) returns table (outcome text, status int, body text)
+language plpgsql as $$
+declare
+  v record;
+begin
+  select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now) r;
+  if v.outcome = 'ok' then
+    insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
+    values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_id, p_idem_key, p_callback_url, p_now, p_now);
+    insert into job_inputs (job_id, input) values (p_job, p_input);
+    perform graphile_worker.add_job(p_task, json_build_object('jobId', p_job::text), max_attempts => 1);
+    if p_idem_key is not null then
+      update idempotency_records r set state = 'done', status = 202, body = p_accepted
+       where r.account_id = p_account and r.key = p_idem_key;
+    end if;
+  end if;
+  return query select v.outcome, v.status, v.body;
+end $$;
+
 -- As in 0006: the hold is read unlocked for its account and key, the order taken, then the hold checked.
 create or replace function capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamptz)
 returns table (body text, available bigint)
