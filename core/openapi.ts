@@ -32,7 +32,7 @@ export interface KernelRoute {
   authenticated: boolean
   parameters?: object[]
   response: { name: string; schema: TSchema | object; description: string; example?: unknown }
-  /** Error statuses besides 401 and 429 (every authenticated route has them: a bad key, and a client throttled after failed keys). */
+  /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */
   errors?: number[]
 }
 
@@ -228,7 +228,10 @@ export function buildOpenApi(capabilities: Capability[], config: Config) {
   const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
   for (const route of KERNEL_ROUTES) {
     schemas[route.response.name] = route.response.schema
-    const errors = [...(route.authenticated ? [401, 429] : []), ...(route.errors ?? [])]
+    // An authenticated route reads the database: 503 service_unavailable while it cannot be reached.
+    const errors = [
+      ...new Set([...(route.authenticated ? [401, 429] : []), ...(route.errors ?? []), ...(route.authenticated ? [503] : [])]),
+    ]
     paths[route.path] = {
       ...paths[route.path],
       [route.method]: {

@@ -7,6 +7,7 @@ import bodyParser from 'koa-bodyparser'
 import type { Context, Next } from 'koa'
 import { createKey, getAccount, openTestKey, revokeKey, rotateWebhookSecret, updateKey } from '../accounts/accounts.ts'
 import { cancelPlan, setAutoRecharge, startCheckout, type RechargePack } from '../billing/billing.ts'
+import { serviceUnavailable } from '../db/faults.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
 import { dailyTotals, ledgerCsv, listLedger, type UsageFilter } from '../usage/usage.ts'
@@ -94,8 +95,9 @@ export function dashboardRouter(services: Services): Router {
     try {
       await next()
     } catch (e) {
-      const err = e instanceof ApiError ? e : null
+      const err = e instanceof ApiError ? e : serviceUnavailable(e) // a database outage is a 503 page, not a bug
       if (!err) services.log(`[error] ${ctx.state.requestId} ${ctx.method} ${ctx.path}: ${(e as Error).stack ?? String(e)}`)
+      for (const [k, v] of Object.entries(err?.headers ?? {})) ctx.set(k, v)
       ctx.status = err?.status ?? 500
       ctx.type = 'html'
       const back = (ctx.method === 'POST' && sameOriginPath(ctx.get('Referer'))) || '/dashboard'

@@ -8,6 +8,7 @@ import { entities } from './entities.ts'
 import { allMigrations, type NamedMigration } from './capability-migrations.ts'
 import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 import { BootRefusal } from '../config.ts'
+import { isContention, serviceUnavailable } from './faults.ts'
 
 /** A result row as pg returns it (its columns typed by the caller where it matters). */
 export type Row = pg.QueryResultRow
@@ -26,9 +27,14 @@ export interface Database extends Query {
    * and the durable capture that follows flushes it anyway). Never for a statement that moves money.
    */
   readonly asyncCommit: Query
-  /** Runs fn in one transaction; every sql() of the handle it gets joins that transaction. */
+  /**
+   * Runs fn in one transaction; every sql() of the handle it gets joins that transaction. After a deadlock or
+   * serialization failure fn runs again (a few times, with jitter), so it must do database work only.
+   */
   tx<T>(fn: (q: Query) => Promise<T>): Promise<T>
   roundTrips(): number
+  /** Deadlocks and serialization failures the server reported (40P01, 40001), retried or not. */
+  contention(): number
   close(): Promise<void>
 }
 
@@ -106,41 +112,51 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
   // sql() and tx() go straight to a pg Pool with named prepared statements: the wallet's statements are
   // parsed once per connection and sent as bind/execute only. MikroORM's execute() inlines every value
   // into the text client-side and goes through knex, which cost more CPU than the statement itself.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: rawTimestamps })
+  // A connection that cannot be had within the timeout is an outage (503), not a request left hanging.
+  const common = { connectionString: url, max: poolSize, types: rawTimestamps, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
+  const pool = new pg.Pool(common)
   // Its own pool, so the session setting can never reach a statement that must be durable.
-  const asyncPool = new pg.Pool({ connectionString: url, max: poolSize, types: rawTimestamps, options: '-c synchronous_commit=off' })
+  const asyncPool = new pg.Pool({ ...common, options: '-c synchronous_commit=off' })
   for (const p of [pool, asyncPool]) p.on('error', () => {}) // an idle client lost (server restart); the next checkout reconnects
   let trips = 0
+  let contended = 0
   const run = async <T extends Row>(client: pg.Pool | pg.PoolClient, text: string, params: unknown[]): Promise<T[]> => {
     trips++
-    const res = await client.query<T>(prepared(text, params))
-    return res.rows
+    try {
+      const res = await client.query<T>(prepared(text, params))
+      return res.rows
+    } catch (e) {
+      if (isContention(e)) contended++
+      throw e
+    }
   }
   return {
     url,
     orm,
-    sql: (text, params = []) => run(pool, text, params),
-    asyncCommit: { sql: (text, params = []) => run(asyncPool, text, params) },
-    tx: async (fn) => {
-      const client = await pool.connect()
-      let broken: unknown
-      try {
-        trips++
-        await client.query('begin')
-        const result = await fn({ sql: (text, params = []) => run(client, text, params) })
-        trips++
-        await client.query('commit')
-        return result
-      } catch (e) {
-        await client.query('rollback').catch((lost: unknown) => {
-          broken = lost
-        })
-        throw e
-      } finally {
-        client.release(broken as Error | undefined)
-      }
-    },
+    sql: (text, params = []) => retried(() => run(pool, text, params)),
+    asyncCommit: { sql: (text, params = []) => retried(() => run(asyncPool, text, params)) },
+    tx: (fn) =>
+      retried(async () => {
+        const client = await pool.connect()
+        let broken: unknown
+        try {
+          trips++
+          await client.query('begin')
+          const result = await fn({ sql: (text, params = []) => run(client, text, params) })
+          trips++
+          await client.query('commit')
+          return result
+        } catch (e) {
+          await client.query('rollback').catch((lost: unknown) => {
+            broken = lost
+          })
+          throw e
+        } finally {
+          client.release(broken as Error | undefined)
+        }
+      }),
     roundTrips: () => trips,
+    contention: () => contended,
     close: async () => {
       await Promise.all([pool.end(), asyncPool.end()])
       await orm.close()
@@ -188,3 +204,28 @@ function ormOptions(url: string, poolSize: number, migrationsList: NamedMigratio
 export const quietLogger = new (await import('graphile-worker')).Logger(() => (level: string, message: string) => {
   if (level === 'error') console.error(`[worker] ${message}`)
 })
+
+const CONNECT_TIMEOUT_MS = 5000
+/** Attempts of a statement or transaction that meets a deadlock or serialization failure (it was rolled back whole). */
+const CONTENTION_ATTEMPTS = 4
+
+/**
+ * Runs `attempt` again after a deadlock or serialization failure, with a jittered backoff (up to 20, 40, 80 ms),
+ * before the last one's failure is the client's 503 service_unavailable; an unreachable database is a 503 at
+ * once (the client's retry, with its Retry-After, is the better backoff). Anything else passes through as is.
+ */
+async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt()
+    } catch (e) {
+      if (isContention(e) && n < CONTENTION_ATTEMPTS) {
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** n))
+        continue
+      }
+      const unavailable = serviceUnavailable(e)
+      if (unavailable) throw Object.assign(unavailable, { cause: e })
+      throw e
+    }
+  }
+}

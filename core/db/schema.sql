@@ -268,6 +268,28 @@ CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
 
+CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text)
+ RETURNS TABLE(outcome text, status integer, body text)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v record;
+begin
+  select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now) r;
+  if v.outcome = 'ok' then
+    insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
+    values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_id, p_idem_key, p_callback_url, p_now, p_now);
+    insert into job_inputs (job_id, input) values (p_job, p_input);
+    -- traceparent: the job's span links to the accepting request's (null when tracing is off).
+    perform graphile_worker.add_job(p_task, json_strip_nulls(json_build_object('jobId', p_job::text, 'traceparent', p_traceparent)), max_attempts => 1);
+    if p_idem_key is not null then
+      update idempotency_records r set state = 'done', status = 202, body = p_accepted
+       where r.account_id = p_account and r.key = p_idem_key;
+    end if;
+  end if;
+  return query select v.outcome, v.status, v.body;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
  RETURNS TABLE(body text, available bigint)
  LANGUAGE plpgsql
@@ -278,6 +300,10 @@ declare
   v_reserved bigint;
   v_body text;
 begin
+  select * into v_hold from holds h where h.id = p_hold;
+  if found then
+    perform lock_money(v_hold.account_id, p_idem_key, array[v_hold.account_id], array[v_hold.key_id]);
+  end if;
   update holds h set state = 'captured' where h.id = p_hold and h.state = 'open' returning h.* into v_hold;
   if not found then
     raise exception 'hold % is not open', p_hold using errcode = 'P0002';
@@ -309,6 +335,7 @@ AS $function$
 declare
   v_balance bigint;
 begin
+  perform lock_money(null, null, array[p_account], null);
   update accounts a set balance = a.balance + p_amount where a.id = p_account returning a.balance into v_balance;
   if not found then
     raise exception 'account % not found', p_account using errcode = 'P0002';
@@ -330,7 +357,9 @@ declare
   v_statuses text[] := '{}';
   v_body text;
 begin
-  -- Rows locked in id order and money moved in account order: two groups never wait on each other in a cycle.
+  perform lock_money(null, null,
+    (select array_agg(distinct j.account_id) from jobs j where j.id = any(p_ids)),
+    (select array_agg(distinct j.key_id) from jobs j where j.id = any(p_ids)));
   perform from jobs j where j.id = any(p_ids) order by j.id for update;
   for r in
     select e.ord::int as ord, j.id, j.hold_id, j.status as was, j.lease_until, e.result, e.error, e.from_, e.expired_by
@@ -370,6 +399,18 @@ AS $function$
   select case when k.spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM') then k.month_spend else 0 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.lock_money(p_idem_account uuid, p_idem_key text, p_accounts uuid[], p_keys uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if p_idem_key is not null then
+    perform from idempotency_records r where r.account_id = p_idem_account and r.key = p_idem_key for no key update;
+  end if;
+  perform from accounts a where a.id = any(p_accounts) order by a.id for no key update;
+  perform from api_keys k where k.id = any(p_keys) order by k.id for no key update;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_auto_recharge()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -387,6 +428,11 @@ AS $function$
 declare
   v_hold holds%rowtype;
 begin
+  select * into v_hold from holds h where h.id = p_hold;
+  if not found then
+    return false;
+  end if;
+  perform lock_money(v_hold.account_id, p_idem_key, array[v_hold.account_id], array[v_hold.key_id]);
   update holds h set state = 'released' where h.id = p_hold and h.state = 'open' returning h.* into v_hold;
   if not found then
     return false;
@@ -433,10 +479,9 @@ begin
     end if;
   end if;
 
-  -- Lock order everywhere: accounts, then api_keys (capture and release follow it too), so concurrent
-  -- calls of one account queue instead of deadlocking.
-  select * into v_account from accounts a where a.id = p_account for update;
-  select * into v_key from api_keys k where k.id = p_key for update;
+  perform lock_money(null, null, array[p_account], array[p_key]);
+  select * into v_account from accounts a where a.id = p_account;
+  select * into v_key from api_keys k where k.id = p_key;
   v_refusal := spend_refusal(v_account, v_key, p_price, p_now);
   if v_refusal is not null then
     delete from idempotency_records r where r.account_id = p_account and r.key = p_idem_key;

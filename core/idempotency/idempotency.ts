@@ -1,7 +1,7 @@
 // Idempotency (C5), owned here. A key is claimed, replayed or refused by the wallet's SQL in the same statement
 // that places the hold (reserve_call, migration 0006), so a claim and its hold never part; capture_hold records
-// the 200, release_hold forgets a failed claim (migration 0001). This module reads the header, fingerprints the
-// request, answers replays and refusals, records a job's 202 and ends the 24-hour window.
+// the 200, release_hold forgets a failed claim (migration 0001), accept_job records a job's 202 (migration 0011).
+// This module reads the header, fingerprints the request, answers replays and refusals and ends the 24-hour window.
 import { createHash } from 'node:crypto'
 import type { Context } from 'koa'
 import type { Query } from '../db/database.ts'
@@ -71,15 +71,6 @@ export function answerClaimed(ctx: Context, claimed: ClaimOutcome): void {
     case 'reused':
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request in the last 24 hours.')
   }
-}
-
-/** An accepted job's 202 is the key's answer, in the acceptance's transaction. */
-export async function recordAccepted(q: Query, accountId: string, key: string, body: string): Promise<void> {
-  await q.sql(`update idempotency_records set state = 'done', status = 202, body = ? where account_id = ? and key = ?`, [
-    body,
-    accountId,
-    key,
-  ])
 }
 
 /** Maintenance: records older than the window are gone (reserve_call already treats them as absent). */

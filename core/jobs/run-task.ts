@@ -23,13 +23,15 @@ export function runCapabilityTask(services: Services) {
   const leaseMs = config.jobLeaseSeconds * 1000
   const leaseUntil = () => new Date(services.now().getTime() + leaseMs)
   // Jobs handed out together (graphile-worker's local queue) are claimed with one statement; a job is claimed
-  // only while queued, so it runs at most once however many workers got its graphile-worker job.
+  // only while queued, so it runs at most once however many workers got its graphile-worker job. Locked in id
+  // order, as every statement locking several jobs does (docs/locking.md).
   const claim = batched(async (jobIds: string[]) => {
     const now = services.now()
     const rows = await db.sql<Claimed>(
-      `update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? where id = any(?::uuid[]) and status = 'queued'
-       returning id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
-      [now, now, leaseUntil(), jobIds],
+      `with queued as (select id from jobs where id = any(?::uuid[]) and status = 'queued' order by id for update)
+       update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? from queued where jobs.id = queued.id
+       returning jobs.id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
+      [jobIds, now, now, leaseUntil()],
     )
     const claimed = new Map(rows.map((r) => [r.id, r]))
     return jobIds.map((id) => {

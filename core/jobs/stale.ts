@@ -32,12 +32,19 @@ export async function failStaleJobs(services: Services, now: Date): Promise<Stal
     },
     { statuses: ['running'], leaseExpiredBy: now },
   )
+  // Several rows at once, so locked in id order first (docs/locking.md).
   const inputs = await services.db.sql(
-    `delete from job_inputs i using jobs j where j.id = i.job_id and (j.status in ('succeeded', 'failed') or j.created_at <= ?) returning i.job_id`,
+    `delete from job_inputs where job_id in (
+       select i.job_id from job_inputs i join jobs j on j.id = i.job_id
+        where j.status in ('succeeded', 'failed') or j.created_at <= ? order by i.job_id for update of i)
+     returning job_id`,
     [deadline],
   )
-  const removed = await services.db.sql(`delete from jobs where status in ('succeeded', 'failed') and finished_at <= ? returning id`, [
-    new Date(now.getTime() - RETENTION_DAYS * 86400_000),
-  ])
+  const removed = await services.db.sql(
+    `delete from jobs where id in (
+       select id from jobs where status in ('succeeded', 'failed') and finished_at <= ? order by id for update)
+     returning id`,
+    [new Date(now.getTime() - RETENTION_DAYS * 86400_000)],
+  )
   return { workerLost, deadlineExceeded, inputsDeleted: inputs.length, jobsRemoved: removed.length }
 }

@@ -9,6 +9,8 @@ import type { Capability } from '../registry.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
+import { isUnavailable } from '../db/faults.ts'
+import { unsettled } from '../wallet/unsettled.ts'
 import { testModeCall } from '../testmode/call.ts'
 import { requestedOutcome } from '../testmode/outcomes.ts'
 import { balances, capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
@@ -61,9 +63,20 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       return
     }
 
+    // A call that failed while the database was out is released before its key is claimed again (issue 25).
+    const pending = unsettled(services.db, services.log)
+    const lost = (e: unknown) => {
+      if (isUnavailable(e)) pending.add({ accountId: caller.accountId, requestId, idempotencyKey: idempotency?.key ?? null })
+      return e
+    }
+    if (idempotency) await pending.settleKey(caller.accountId, idempotency.key)
     // The hold need not wait for the disk: a crash loses it whole, and the durable capture flushes it anyway.
     const inTurn = <T>(statement: () => Promise<T>) => inAccountTurn(caller.accountId, statement)
-    const held = await inTurn(() => reserve(services.db.asyncCommit, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency })) // 5, 6
+    const held = await inTurn(() =>
+      reserve(services.db.asyncCommit, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }).catch((e: unknown) => {
+        throw lost(e) // its answer may be lost after the commit
+      }),
+    ) // 5, 6
     if (held.outcome !== 'ok') return answerNotHeld(ctx, held, capability, caller.accountId, services)
 
     const disconnected = new AbortController()
@@ -85,7 +98,9 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       body = (await inTurn(() => capture(services.db, held.holdId, published, idempotency?.key ?? null, services.now()))).body // 8
       ctx.state.credits = capability.price
     } catch (e) {
-      await inTurn(() => release(services.db, held.holdId, idempotency?.key ?? null))
+      await inTurn(() => release(services.db, held.holdId, idempotency?.key ?? null)).catch((e1: unknown) => {
+        throw lost(e1)
+      })
       if (e instanceof ClientGone) return // nobody to answer; the call was free
       throw e
     } finally {

@@ -135,12 +135,18 @@ export async function balances(q: Query, accountId: string): Promise<Balances | 
   return { balance, reserved, available: balance - reserved }
 }
 
-/** Sync holds whose process died before capture or release (maintenance). */
+/**
+ * Sync holds whose process died before capture or release (maintenance). One statement per hold, so that no
+ * statement holds one account's lock while it waits for another's (docs/locking.md).
+ */
 export async function releaseExpiredHolds(q: Query, now: Date): Promise<number> {
-  const rows = await q.sql(`select release_hold(id, null) from holds where state = 'open' and expires_at is not null and expires_at < ?`, [
-    now,
-  ])
-  return rows.length
+  const expired = await q.sql<{ id: string }>(
+    `select id from holds where state = 'open' and expires_at is not null and expires_at < ? order by account_id, id`,
+    [now],
+  )
+  let released = 0
+  for (const { id } of expired) if (await release(q, id, null)) released++
+  return released
 }
 
 /** The precheck of a dry run (C3): what reserve_call would answer about the money, read-only, by the same rule. */

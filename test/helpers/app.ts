@@ -37,6 +37,8 @@ export interface TestAppOptions {
   capabilities?: Capability[]
   /** Where structured log lines go (silent unless a test reads them). */
   logger?: Logger
+  /** A migrated database of the test's own (a server it kills); by default a fresh copy of the template. */
+  databaseUrl?: string
 }
 
 export interface Reply {
@@ -66,7 +68,7 @@ export interface TestApp {
 let accounts = 0
 
 export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase()
+  const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await createTestDatabase()
   const config: Config = {
     ...loadConfig({ PAUSED_ENDPOINTS: undefined, SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY, ...opts.env }),
     databaseUrl: database.url,
