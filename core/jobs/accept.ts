@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import { IDEMPOTENCY_WINDOW_HOURS } from '../idempotency/idempotency.ts'
-import { traceparent } from '../observability/tracing.ts'
+import { money, traceparent } from '../observability/tracing.ts'
 import type { Services } from '../services.ts'
 import type { ReserveArgs, ReserveOutcome } from '../wallet/wallet.ts'
 import { RUN_TASK } from './run-task.ts'
@@ -21,23 +21,26 @@ export async function acceptJob(
   const jobId = randomUUID()
   const accepted: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId: a.requestId }
   const body = JSON.stringify(accepted)
-  const [row] = await services.db.sql<AcceptRow>(`select * from accept_job(?, ?, ?, ?, ?, ?, ?, ?::interval, ?, ?, ?::jsonb, ?, ?, ?, ?)`, [
-    a.accountId,
-    a.keyId,
-    a.price,
-    a.endpoint,
-    a.requestId,
-    a.idempotency?.key ?? null,
-    a.idempotency?.fingerprint ?? null,
-    `${IDEMPOTENCY_WINDOW_HOURS} hours`,
-    a.now,
-    jobId,
-    JSON.stringify(a.input),
-    a.callbackUrl,
-    RUN_TASK,
-    body,
-    traceparent(), // the job's span links to this request (core/observability/tracing.ts)
-  ])
+  const [row] = await money(services.db).sql<AcceptRow>(
+    `select * from accept_job(?, ?, ?, ?, ?, ?, ?, ?::interval, ?, ?, ?::jsonb, ?, ?, ?, ?)`,
+    [
+      a.accountId,
+      a.keyId,
+      a.price,
+      a.endpoint,
+      a.requestId,
+      a.idempotency?.key ?? null,
+      a.idempotency?.fingerprint ?? null,
+      `${IDEMPOTENCY_WINDOW_HOURS} hours`,
+      a.now,
+      jobId,
+      JSON.stringify(a.input),
+      a.callbackUrl,
+      RUN_TASK,
+      body,
+      traceparent(), // the job's span links to this request (core/observability/tracing.ts)
+    ],
+  )
   if (!row) throw new Error('accept_job returned nothing')
   if (row.outcome === 'ok') return { outcome: 'accepted', body }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }

@@ -120,7 +120,7 @@ export function money(q: Query): Query {
   if (!tracer) return q
   return {
     sql: (text, params) => {
-      const operation = /\b(reserve_call|capture_hold|release_hold|credit_account|end_jobs)\(/.exec(text)?.[1] ?? 'statement'
+      const operation = /\b(reserve_call|accept_job|capture_hold|release_hold|credit_account|end_jobs)\(/.exec(text)?.[1] ?? 'statement'
       return inSpan(`money ${operation}`, { 'db.system.name': 'postgresql', 'db.operation.name': operation }, () => q.sql(text, params))
     },
   }

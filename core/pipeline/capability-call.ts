@@ -95,10 +95,10 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)
-      body = (await inTurn(() => capture(services.db, held.holdId, published, idempotency?.key ?? null, services.now()))).body // 8
+      body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
       ctx.state.credits = capability.price
     } catch (e) {
-      await inTurn(() => release(services.db, held.holdId, idempotency?.key ?? null)).catch((e1: unknown) => {
+      await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
         throw lost(e1)
       })
       if (e instanceof ClientGone) return // nobody to answer; the call was free

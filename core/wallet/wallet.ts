@@ -8,7 +8,13 @@ import { IDEMPOTENCY_WINDOW_HOURS, type ClaimOutcome, type IdempotencyClaim } fr
 /** Why a hold cannot be placed (C4, C9); spend_refusal() in SQL is the one definition of the rule. */
 export type SpendRefusal = 'insufficient' | 'spend_cap'
 
-export type ReserveOutcome = { outcome: 'ok'; holdId: string } | ClaimOutcome | { outcome: 'insufficient' } | { outcome: 'spend_cap' }
+/** A placed hold and the Idempotency-Key its call claimed: capture and release settle both together. */
+export interface Hold {
+  holdId: string
+  idempotencyKey: string | null
+}
+
+export type ReserveOutcome = ({ outcome: 'ok' } & Hold) | ClaimOutcome | { outcome: 'insufficient' } | { outcome: 'spend_cap' }
 
 export interface ReserveArgs {
   accountId: string
@@ -43,7 +49,7 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
     a.now,
   ])
   if (!row) throw new Error('reserve_call returned nothing')
-  if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id }
+  if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id, idempotencyKey: a.idempotency?.key ?? null }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
   return { outcome: row.outcome }
 }
@@ -81,25 +87,19 @@ export const Usage = Type.Object(
 )
 
 /** Captures the hold and returns the exact response body (result + usage) that was recorded. */
-export async function capture(
-  q: Query,
-  holdId: string,
-  result: object,
-  idempotencyKey: string | null,
-  now: Date,
-): Promise<{ body: string; available: number }> {
+export async function capture(q: Query, hold: Hold, result: object, now: Date): Promise<{ body: string; available: number }> {
   const [row] = await money(q).sql<{ body: string; available: string }>(`select * from capture_hold(?, ?, ?, ?)`, [
-    holdId,
+    hold.holdId,
     JSON.stringify(result),
-    idempotencyKey,
+    hold.idempotencyKey,
     now,
   ])
   if (!row) throw new Error('capture_hold returned nothing')
   return { body: row.body, available: Number(row.available) }
 }
 
-export async function release(q: Query, holdId: string, idempotencyKey: string | null): Promise<boolean> {
-  const [row] = await money(q).sql(`select release_hold(?, ?) as released`, [holdId, idempotencyKey])
+export async function release(q: Query, hold: Hold): Promise<boolean> {
+  const [row] = await money(q).sql(`select release_hold(?, ?) as released`, [hold.holdId, hold.idempotencyKey])
   return row?.released === true
 }
 
@@ -145,7 +145,7 @@ export async function releaseExpiredHolds(q: Query, now: Date): Promise<number> 
     [now],
   )
   let released = 0
-  for (const { id } of expired) if (await release(q, id, null)) released++
+  for (const { id } of expired) if (await release(q, { holdId: id, idempotencyKey: null })) released++
   return released
 }
 

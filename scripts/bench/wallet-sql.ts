@@ -46,7 +46,7 @@ async function pair(inTurn: <T>(statement: () => Promise<T>) => Promise<T>) {
     }),
   )
   if (held.outcome !== 'ok') throw new Error(held.outcome)
-  await inTurn(() => capture(db, held.holdId, { label: 'billing', confidence: 0.9 }, null, new Date()))
+  await inTurn(() => capture(db, held, { label: 'billing', confidence: 0.9 }, new Date()))
 }
 const direct = <T>(statement: () => Promise<T>) => statement()
 const queued = <T>(statement: () => Promise<T>) => inAccountTurn(a.id, statement)

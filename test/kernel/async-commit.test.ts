@@ -31,7 +31,7 @@ t.test('a hold placed without the flush wait is captured at once from a durable 
     const base = { accountId: account.id, keyId: caller.keyId, price: 10, endpoint: 'classify', requestId: `r${i}`, now: new Date() }
     const held = await reserve(db.asyncCommit, { ...base, holdTtlSeconds: 300 })
     if (held.outcome !== 'ok') return held.outcome
-    await capture(db, held.holdId, { i }, null, new Date())
+    await capture(db, held, { i }, new Date())
     return 'charged'
   })
   const outcomes = await Promise.all(calls)

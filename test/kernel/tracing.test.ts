@@ -130,7 +130,7 @@ t.test('on: spans reach an OTLP/HTTP receiver', async (t) => {
   if (!acceptingRequest || !job) return t.fail('no accepting request or job span')
   t.same(
     childrenOf(acceptingRequest).map((s) => s.name),
-    ['money reserve_call'],
+    ['money accept_job'],
     'the acceptance holds the credits',
   )
   t.equal(attr(job, 'capapi.job_id'), jobId, 'the job span names the job')
