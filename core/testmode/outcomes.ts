@@ -44,6 +44,19 @@ export const TEST_OUTCOMES: Record<string, TestOutcome> = {
   inference_failed: { stage: 'run', error: () => simulated('inference_failed', 'The model provider failed') },
   unprocessable: { stage: 'run', error: () => simulated('unprocessable', 'The input cannot be processed') },
   internal_error: { stage: 'run', error: () => simulated('internal_error', 'Something went wrong on our side') },
+  service_unavailable: {
+    stage: 'admission',
+    error: () =>
+      new ApiError(
+        'service_unavailable',
+        'The service is unavailable (simulated by Service-Test-Outcome); nothing was charged.',
+        undefined,
+        { 'Retry-After': '2' },
+      ),
+  },
+  document_too_complex: { stage: 'run', error: () => simulated('document_too_complex', 'The document is over a decoding limit') },
+  document_unreadable: { stage: 'run', error: () => simulated('document_unreadable', 'The document cannot be read') },
+  document_encrypted: { stage: 'run', error: () => simulated('document_encrypted', 'The document needs a password') },
 }
 
 /** Where the live words depend on the model or the input, the simulation says what it is. */

@@ -116,6 +116,14 @@ t.test('Service-Test-Outcome answers the error as live would, charging nothing',
   t.equal(broke.status, 402)
   t.equal(broke.body.error.code, 'insufficient_credits')
 
+  const outage = await call('service_unavailable')
+  t.equal(outage.status, 503)
+  t.equal(outage.body.error.code, 'service_unavailable')
+  t.ok(Number(outage.headers.get('retry-after')) >= 1, 'with Retry-After, as a live outage')
+  const complex = await call('document_too_complex')
+  t.equal(complex.status, 422)
+  t.equal(complex.body.error.code, 'document_too_complex')
+
   const inUse = await call('idempotency_key_in_use', { 'idempotency-key': 'x' })
   t.equal(inUse.status, 409)
   t.equal(inUse.headers.get('retry-after'), '1')
