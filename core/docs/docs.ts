@@ -1,7 +1,7 @@
 // GET /docs: the API reference, rendered in the browser from /v1/openapi.json by Swagger UI (swagger-ui-dist
 // from npm, no runtime dependencies, served from here: no CDN, works offline). The CSP keeps every request on
-// this origin. The prose reference (docs/api.md) and the curl/Python examples (docs/examples.md) are linked
-// from the page and served as Markdown. Signed in to the dashboard, "Try it out" is authorized with the account's
+// this origin. The prose reference (docs/api.md), the curl/Python examples (docs/examples.md) and the contract
+// decisions (docs/contract.md) are linked from the page and served as Markdown. Signed in to the dashboard, "Try it out" is authorized with the account's
 // test key (issue 30): calls from the reference are free and never reach a model.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -18,7 +18,7 @@ const ASSETS = new Map<string, { file: string; type: string }>([
 ])
 
 const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs')
-const MARKDOWN = new Set(['api.md', 'examples.md'])
+const MARKDOWN = new Set(['api.md', 'examples.md', 'contract.md'])
 
 const page = `<!doctype html>
 <html lang="en">
@@ -30,7 +30,8 @@ const page = `<!doctype html>
 </head>
 <body>
 <nav style="font: 14px sans-serif; padding: 8px 20px">Also: <a href="/docs/api.md">the reference in prose (docs/api.md)</a>
-· <a href="/docs/examples.md">curl and Python for every route (docs/examples.md)</a></nav>
+· <a href="/docs/examples.md">curl and Python for every route (docs/examples.md)</a>
+· <a href="/docs/contract.md">the decisions C1–C16 (docs/contract.md)</a></nav>
 <div id="reference"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>

@@ -18,7 +18,7 @@ t.test('the page and its assets are served by the app, with a CSP that keeps the
     t.equal((await app.call(asset)).status, 200, asset)
   t.equal((await app.call('/docs/other.js')).status, 404)
   // The prose reference and the examples are linked from the page and served as Markdown.
-  for (const doc of ['api.md', 'examples.md']) {
+  for (const doc of ['api.md', 'examples.md', 'contract.md']) {
     t.ok(page.text.includes(`href="/docs/${doc}"`), `/docs links ${doc}`)
     const md = await app.call(`/docs/${doc}`)
     t.equal(md.status, 200)
