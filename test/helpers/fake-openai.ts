@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { deflateSync } from 'node:zlib'
+import { pngChunk } from './fixture-files.ts'
 import { randomInstance, seededRng } from './schema-instance.ts'
 
 export interface FakeTextRequest {
@@ -53,22 +54,6 @@ let seq = 0
 const id = (prefix: string) => `${prefix}_fake${(++seq).toString(36)}`
 
 // ---------- binary fixtures ----------
-function crc32(buf: Buffer): number {
-  let c = ~0
-  for (const b of buf) {
-    c ^= b
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1))
-  }
-  return ~c >>> 0
-}
-function pngChunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4)
-  len.writeUInt32BE(data.length)
-  const td = Buffer.concat([Buffer.from(type, 'ascii'), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(td))
-  return Buffer.concat([len, td, crc])
-}
 /** A valid 1x1 RGBA PNG. */
 export const TINY_PNG: Buffer = (() => {
   const ihdr = Buffer.alloc(13)

@@ -1,7 +1,7 @@
 // Files the tests and evals send, built in one place: the generated PDFs of test/fixtures/pdf/ as inline `file`
-// inputs, and PNGs of one colour.
+// inputs, PNGs of one colour, and the PNG chunk the other image fixtures are built from.
 import { readFileSync } from 'node:fs'
-import { deflateSync } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 
 /** test/fixtures/pdf/<name>.pdf as an inline `file` input. */
 export function pdfFile(name: string): { data: string; mimeType: string } {
@@ -12,31 +12,24 @@ export function pdfFile(name: string): { data: string; mimeType: string } {
 export function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): string {
   const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [r, g, b]).flat())])
   const raw = Buffer.concat(Array.from({ length: height }, () => row))
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const len = Buffer.alloc(4)
-    len.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([len, body, crc])
-  }
   const ihdr = Buffer.alloc(13)
   ihdr.writeUInt32BE(width, 0)
   ihdr.writeUInt32BE(height, 4)
   ihdr.set([8, 2, 0, 0, 0], 8) // 8-bit RGB
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]).toString('base64')
 }
 
-function crc32(buf: Buffer): number {
-  let c = ~0
-  for (const byte of buf) {
-    c ^= byte
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1))
-  }
-  return ~c >>> 0
+/** One PNG chunk: length, type, data and the CRC-32 of type and data. */
+export function pngChunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4)
+  len.writeUInt32BE(data.length)
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(crc32(body))
+  return Buffer.concat([len, body, crc])
 }
