@@ -10,14 +10,13 @@
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { once } from 'node:events'
-import { createInterface } from 'node:readline'
 import pg from 'pg'
 import { addCredits, createAccount, createKey } from '../core/accounts/accounts.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { benchJobs } from './bench/jobs.ts'
+import { firstLine, freePort } from './bench/children.ts'
 import { cpuMs, median, pgCpu, pgDelta, ppidOf } from './bench/proc.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -50,23 +49,6 @@ function child(
   })
   children.push(c)
   return c
-}
-async function firstLine(c: ChildProcess, match: (line: string) => boolean = () => true): Promise<string> {
-  const lines = createInterface({ input: c.stdout! })
-  for await (const line of lines) {
-    if (!match(line)) continue
-    lines.close()
-    c.stdout!.resume() // keep draining: a full pipe would block the child
-    return line
-  }
-  throw new Error('child exited before it was ready')
-}
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1')
-  await once(s, 'listening')
-  const port = (s.address() as { port: number }).port
-  s.close()
-  return port
 }
 /** The node flags of a checkout's start script: `node <flags> core/server.ts …`, or the tsx loader for `tsx core/server.ts`. */
 function startFlags(dir: string, script: string): string[] {
@@ -165,6 +147,7 @@ async function startModel(delayMs = 0) {
 }
 const apiEnv = (modelURL: string, extra: Record<string, string> = {}) => ({
   DATABASE_URL: url,
+  MAIL_TO_LOG: 'true', // no SMTP server here; sign-in emails are never sent by a bench
   OPENAI_BASE_URL: modelURL,
   OPENAI_API_KEY: 'bench',
   AI_WIRE_API: 'chat',

@@ -4,11 +4,10 @@
 // fresh database of the embedded (or DATABASE_URL) server, with the fake model over HTTP. Prints the answers by
 // status and the acceptance latency p50 / p99 per concurrency. Defaults: 80 calls at 8 and 32.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import { createServer } from 'node:net'
 import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { withDatabase } from '../../test/helpers/database.ts'
+import { firstLine, freePort } from './children.ts'
 
 const [callsArg, ...levels] = process.argv.slice(2).map(Number)
 const CALLS = callsArg || 80
@@ -20,22 +19,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 async function start(args: string[], env: Record<string, string>, ready: (line: string) => boolean): Promise<string> {
   const c = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(c)
-  const lines = createInterface({ input: c.stdout })
-  for await (const line of lines) {
-    if (!ready(line)) continue
-    lines.close()
-    c.stdout.resume()
-    return line
-  }
-  throw new Error(`${args.join(' ')} exited before it was ready`)
+  return firstLine(c, ready)
 }
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
@@ -55,6 +40,7 @@ await start(
   {
     DATABASE_URL: url,
     PORT: String(port),
+    MAIL_TO_LOG: 'true', // no SMTP server here; sign-in emails are never sent by a bench
     OPENAI_BASE_URL: modelURL,
     OPENAI_API_KEY: 'bench',
     AI_WIRE_API: 'chat',

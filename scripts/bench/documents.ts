@@ -10,8 +10,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { createInterface } from 'node:readline'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { extractText, getDocumentProxy } from 'unpdf'
 import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
@@ -21,6 +19,7 @@ import { extractPdfText } from '../../core/documents/pdf.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
 import { withDatabase } from '../../test/helpers/database.ts'
 import * as hostile from '../../test/fixtures/hostile.ts'
+import { firstLine, freePort } from './children.ts'
 import { median } from './proc.ts'
 
 const MiB = 1024 * 1024
@@ -31,23 +30,6 @@ function child(file: string, args: string[], env: Record<string, string>, nodeAr
   const c = spawn(process.execPath, [...nodeArgs, file, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(c)
   return c
-}
-async function firstLine(c: ChildProcess, match: (line: string) => boolean = () => true): Promise<string> {
-  const lines = createInterface({ input: c.stdout! })
-  for await (const line of lines) {
-    if (!match(line)) continue
-    lines.close()
-    c.stdout!.resume()
-    return line
-  }
-  throw new Error('child exited before it was ready')
-}
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1')
-  await once(s, 'listening')
-  const port = (s.address() as { port: number }).port
-  s.close()
-  return port
 }
 
 // ---------- memory of the API and its decoders ----------
@@ -128,6 +110,7 @@ const api = child(
   {
     DATABASE_URL: url,
     PORT: String(port),
+    MAIL_TO_LOG: 'true', // no SMTP server here; sign-in emails are never sent by a bench
     OPENAI_BASE_URL: modelURL,
     OPENAI_API_KEY: 'bench',
     AI_WIRE_API: 'chat',
