@@ -27,7 +27,7 @@ export const JobsPage = Type.Object(
   { additionalProperties: false },
 )
 
-/** The query parameters as OpenAPI publishes them (core/openapi.ts lists the route in KERNEL_ROUTES). */
+/** The query parameters as OpenAPI publishes them (core/openapi/kernel-routes.ts lists the route in KERNEL_ROUTES). */
 export const jobsParameters = Object.entries(JobsQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
 
 const checkQuery = ajv.compile(JobsQuery)

@@ -41,7 +41,7 @@ export const RequestsPage = Type.Object(
   { additionalProperties: false },
 )
 
-/** The query parameters as OpenAPI publishes them (core/openapi.ts lists the route in KERNEL_ROUTES). */
+/** The query parameters as OpenAPI publishes them (core/openapi/kernel-routes.ts lists the route in KERNEL_ROUTES). */
 export const requestsParameters = Object.entries(RequestsQuery.properties).map(([name, schema]) => ({
   name,
   in: 'query',

@@ -52,7 +52,7 @@ export const UsageResponse = Type.Object(
   { additionalProperties: false },
 )
 
-/** The query parameters as OpenAPI publishes them (core/openapi.ts lists the route in KERNEL_ROUTES). */
+/** The query parameters as OpenAPI publishes them (core/openapi/kernel-routes.ts lists the route in KERNEL_ROUTES). */
 export const usageParameters = Object.entries(UsageQuery.properties).map(([name, schema]) => ({
   name,
   in: 'query',

@@ -1,0 +1,53 @@
+// The path of one capability: POST /v1/<name>, its request body and 200 result as the capability publishes
+// them (run/result.ts) with `usage`, a 202 when it runs async, and every error status.
+import type { Config } from '../config.ts'
+import { pausedReason } from '../pipeline/paused.ts'
+import type { Capability } from '../registry.ts'
+import type { JsonSchema } from '../run/result.ts'
+import { ERROR_STATUSES, RATE_LIMIT, REQUEST_ID, errorResponse, header, json, ref } from './responses.ts'
+
+export function capabilityPath(cap: Capability, config: Config) {
+  const reason = pausedReason(config, cap)
+  const success = { ...REQUEST_ID, ...RATE_LIMIT, 'Idempotent-Replayed': header('Idempotent-Replayed') }
+  return {
+    post: {
+      operationId: cap.name,
+      summary: cap.summary,
+      tags: ['capabilities'],
+      'x-price': cap.price,
+      'x-async': cap.async,
+      'x-rate-limit': config.rateLimits[cap.name] ?? cap.ratePerMinute,
+      'x-paused': reason !== null,
+      ...(reason ? { 'x-paused-reason': reason } : {}),
+      security: [{ bearer: [] }],
+      parameters: [
+        { $ref: '#/components/parameters/DryRun' },
+        { $ref: '#/components/parameters/IdempotencyKey' },
+        { $ref: '#/components/parameters/TestOutcome' },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: cap.requestSchema, example: cap.example.request } } },
+      responses: {
+        '200': {
+          description: `The result with usage (${cap.price} credits charged), or a DryRun report when Service-Dry-Run is sent`,
+          headers: success,
+          content: {
+            'application/json': {
+              schema: { anyOf: [withUsage(cap.responseSchema), ref('DryRun')] },
+              example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } },
+            },
+          },
+        },
+        ...(cap.async
+          ? { '202': json(ref('JobAccepted'), 'Accepted as an async job (`async: true`); poll GET /v1/jobs/{id}', success) }
+          : {}),
+        ...Object.fromEntries(ERROR_STATUSES.map((s) => [String(s), errorResponse(s, true)])),
+      },
+    },
+  }
+}
+
+/** The published result with `usage` merged in, so one schema (not allOf) validates the body as sent. */
+function withUsage(result: JsonSchema): JsonSchema {
+  if (!result.properties) throw new Error('a capability response must be an object schema with properties')
+  return { ...result, properties: { ...result.properties, usage: ref('Usage') }, required: [...(result.required ?? []), 'usage'] }
+}

@@ -1,0 +1,151 @@
+// The kernel's routes, one entry each; core/openapi.ts publishes each one as core/openapi/kernel-path.ts builds it.
+import type { TSchema } from '@sinclair/typebox'
+import { AccountSummary } from '../accounts/accounts.ts'
+import { JobView } from '../jobs/view.ts'
+import { JobsPage, jobsParameters } from '../jobs/list.ts'
+import { RequestsPage, requestsParameters } from '../requests/routes.ts'
+import { UsageResponse, usageParameters } from '../usage/routes.ts'
+
+/**
+ * A route of the kernel: one entry each. `response.schema` is the TypeBox schema its handler's body is typed
+ * by; it is published under components.schemas[response.name].
+ */
+export interface KernelRoute {
+  method: 'get' | 'post'
+  path: string
+  operationId: string
+  summary: string
+  description?: string
+  tag: keyof typeof TAGS
+  /** false: no API key (public). */
+  authenticated: boolean
+  parameters?: object[]
+  response: { name: string; schema: TSchema | object; description: string; example?: unknown }
+  /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */
+  errors?: number[]
+}
+
+export const TAGS = {
+  capabilities: 'The 39 metered endpoints: each call is charged its price on success only',
+  jobs: 'Async jobs (C7) of the document capabilities',
+  account: 'The wallet of the calling key’s account',
+} as const
+
+export const KERNEL_ROUTES: KernelRoute[] = [
+  {
+    method: 'get',
+    path: '/v1/jobs',
+    operationId: 'listJobs',
+    summary: 'List the account’s jobs',
+    description:
+      'Newest first, with a cursor; each job without its result (GET /v1/jobs/{id} has it). A test key lists the jobs of test keys, a live key those of live keys. Free.',
+    tag: 'jobs',
+    authenticated: true,
+    parameters: jobsParameters,
+    response: {
+      name: 'JobsPage',
+      schema: JobsPage,
+      description: 'One page of jobs, newest first',
+      example: {
+        jobs: [
+          {
+            jobId: '0b7e4c52-3f0a-4a43-9d0e-5b8f1c7a2e10',
+            endpoint: '/v1/parse',
+            status: 'succeeded',
+            createdAt: '2026-03-01T10:00:00.000Z',
+            updatedAt: '2026-03-01T10:00:04.120Z',
+            startedAt: '2026-03-01T10:00:00.310Z',
+            finishedAt: '2026-03-01T10:00:04.120Z',
+            requestId: 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3',
+          },
+        ],
+      },
+    },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{id}',
+    operationId: 'getJob',
+    summary: 'Get an async job',
+    description: 'Not billed and not throttled by the capability limits. A job of another account is 404 like an unknown one.',
+    tag: 'jobs',
+    authenticated: true,
+    parameters: [
+      { name: 'id', in: 'path', required: true, description: 'the jobId of the 202 answer', schema: { type: 'string', format: 'uuid' } },
+    ],
+    response: { name: 'Job', schema: JobView, description: 'The job; `result` when succeeded, `error` and `errorCode` when failed' },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/account',
+    operationId: 'getAccount',
+    summary: 'Get the balance and plan',
+    tag: 'account',
+    authenticated: true,
+    response: { name: 'Account', schema: AccountSummary, description: 'Balance, holds and plan' },
+  },
+  {
+    method: 'get',
+    path: '/v1/usage',
+    operationId: 'getUsage',
+    summary: 'List ledger entries and daily totals',
+    description:
+      'Ledger entries (charges, purchases, plan grants and renewals, adjustments), newest first, with a cursor, and daily totals per endpoint. Free.',
+    tag: 'account',
+    authenticated: true,
+    parameters: usageParameters,
+    response: { name: 'UsagePage', schema: UsageResponse, description: 'One page of the ledger, newest first' },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/requests',
+    operationId: 'listRequests',
+    summary: 'List the account’s requests, served or refused',
+    description:
+      'Every call of the account’s keys (a call with an unknown key excepted), newest first, with a cursor: request id, route, status, error code, credits, latency, Idempotency-Key, key prefix, mode. ' +
+      'A live key reads live calls (mode=test: the test ones), a test key test calls only. Kept for REQUEST_LOG_RETENTION_DAYS (default 30). Reading the log is free and not itself listed.',
+    tag: 'account',
+    authenticated: true,
+    parameters: requestsParameters,
+    response: {
+      name: 'RequestsPage',
+      schema: RequestsPage,
+      description: 'One page of the request log, newest first',
+      example: {
+        requests: [
+          {
+            requestId: 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C4',
+            createdAt: '2026-03-01T10:00:01.000Z',
+            method: 'POST',
+            endpoint: '/v1/classify',
+            status: 200,
+            credits: 2,
+            latencyMs: 812.4,
+            idempotencyKey: 'order-1182',
+            keyId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+            keyPrefix: 'ksk_live_AbC',
+            mode: 'live',
+          },
+          {
+            requestId: 'req_01JNMQ6YFQ2R3S4T5U6V7W8X9Y',
+            createdAt: '2026-03-01T10:00:00.000Z',
+            method: 'POST',
+            endpoint: '/v1/classify',
+            status: 400,
+            errorCode: 'invalid_request',
+            credits: 0,
+            latencyMs: 3.1,
+            keyId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+            keyPrefix: 'ksk_live_AbC',
+            mode: 'live',
+          },
+        ],
+        nextCursor: 'cjoxMjM0',
+      },
+    },
+    errors: [400],
+  },
+]
