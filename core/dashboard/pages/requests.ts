@@ -110,22 +110,7 @@ function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; keys: { id
                     </tr>
                   </thead>
                   <tbody>
-                    ${d.requests.map(
-                      (r) =>
-                        html`<tr data-request-id="${r.requestId}">
-                          <td>${when(r.createdAt)}</td>
-                          <td><code>${r.method} ${r.endpoint}</code> <span class="muted small">${r.requestId}</span></td>
-                          <td>
-                            <span class="pill ${r.status < 400 ? 'delivered' : r.status < 500 ? 'pending' : 'failed'}"
-                              >${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}</span
-                            >
-                          </td>
-                          <td class="right">${r.credits}</td>
-                          <td class="right">${r.latencyMs} ms</td>
-                          <td><code>${r.keyPrefix}…</code></td>
-                          <td>${r.idempotencyKey ?? ''}</td>
-                        </tr>`,
-                    )}
+                    ${d.requests.map(requestRow)}
                   </tbody>
                 </table>
                 ${d.nextCursor ? html`<p class="right"><a class="button" href="/dashboard/requests?${next.toString()}">Older requests →</a></p>` : ''}`
@@ -133,4 +118,20 @@ function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; keys: { id
         }
       </section>`,
   )
+}
+
+function requestRow(r: RequestLogEntry) {
+  return html`<tr data-request-id="${r.requestId}">
+    <td>${when(r.createdAt)}</td>
+    <td><code>${r.method} ${r.endpoint}</code> <span class="muted small">${r.requestId}</span></td>
+    <td>
+      <span class="pill ${r.status < 400 ? 'delivered' : r.status < 500 ? 'pending' : 'failed'}"
+        >${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}</span
+      >
+    </td>
+    <td class="right">${r.credits}</td>
+    <td class="right">${r.latencyMs} ms</td>
+    <td><code>${r.keyPrefix}…</code></td>
+    <td>${r.idempotencyKey ?? ''}</td>
+  </tr>`
 }
