@@ -61,20 +61,20 @@ export function signInRoutes(router: Router, { services, origin, cookieOptions, 
   })
 }
 
-function signInPage(csrf: string, state: { sent?: boolean; error?: string } = {}): string {
+function signInPage(csrf: string, shown: { sent?: boolean; error?: string } = {}): string {
   return document(
     'Sign in',
     html`<div class="auth">
       <div class="card auth-card">
         <div class="brand big"><span class="logo">◆</span> Service</div>
         ${
-          state.sent
+          shown.sent
             ? html`<h1>Check your email</h1>
                 <p class="muted">If the address is valid, a sign-in link is on its way. It works once, for 15 minutes.</p>
                 <p><a href="/dashboard/login">Use another address</a></p>`
             : html`<h1>Sign in</h1>
                 <p class="muted">We will email you a one-time link. New here? The same link opens your account.</p>
-                ${state.error ? html`<div class="alert" role="alert">${state.error}</div>` : ''}
+                ${shown.error ? html`<div class="alert" role="alert">${shown.error}</div>` : ''}
                 <form method="post" action="/dashboard/login" class="stack">
                   ${csrfField(csrf)}
                   <label>Email<input type="email" name="email" required maxlength="254" autocomplete="email" autofocus /></label>
