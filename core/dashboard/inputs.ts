@@ -4,7 +4,7 @@
 import { Type, type TLiteral } from '@sinclair/typebox'
 import { PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
 import { RECHARGE_PACKS } from '../billing/billing.ts'
-import { FormText } from '../validation.ts'
+import { FormText, inputReader } from '../validation.ts'
 
 const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v): TLiteral<T> => Type.Literal(v)))
 const Csrf = FormText(64)
@@ -52,4 +52,14 @@ export const QUERIES = {
     cursor: Type.Optional(FormText(64)),
   }),
   billing: closed({ done: Type.Optional(oneOf(NOTICE_NAMES)), checkout: Type.Optional(oneOf(['done', 'cancelled'] as const)) }),
+}
+
+/** The checked readers of the schemas above: `read.form.login(body)`, `read.query.usage(ctx.query)`. */
+export const read = {
+  form: Object.fromEntries(Object.entries(FORMS).map(([k, schema]) => [k, inputReader(schema, 'form')])) as {
+    [K in keyof typeof FORMS]: ReturnType<typeof inputReader<(typeof FORMS)[K]>>
+  },
+  query: Object.fromEntries(Object.entries(QUERIES).map(([k, schema]) => [k, inputReader(schema, 'query')])) as {
+    [K in keyof typeof QUERIES]: ReturnType<typeof inputReader<(typeof QUERIES)[K]>>
+  },
 }

@@ -7,6 +7,8 @@ import { createAccount, createKey } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
 
+/** The session cookie's name (HttpOnly, SameSite=Lax, path /dashboard). */
+export const SESSION_COOKIE = 'dash_session'
 export const LINK_TTL_MS = 15 * 60_000
 export const SESSION_TTL_MS = 7 * 24 * 3600_000
 

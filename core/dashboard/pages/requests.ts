@@ -1,14 +1,28 @@
 // The dashboard's Requests page (issue 30): the request log of GET /v1/requests for the signed-in account, live
-// or test (a switch, never both at once), with the same filters and cursor. Data in, Html out, like views.ts.
+// or test (a switch, never both at once), with the same filters and cursor.
+import type Router from '@koa/router'
 import type { Context } from 'koa'
-import type { Query } from '../db/database.ts'
-import { listRequests, type RequestFilter, type RequestLogEntry } from '../requests/list.ts'
-import type { RequestLog } from '../requests/record.ts'
-import { html } from './html.ts'
-import { layout, type Frame } from './views.ts'
+import type { Query } from '../../db/database.ts'
+import { listRequests, type RequestFilter, type RequestLogEntry } from '../../requests/list.ts'
+import type { RequestLog } from '../../requests/record.ts'
+import { state } from '../guards.ts'
+import { html } from '../html.ts'
+import { page, type Kit } from '../kit.ts'
+import { layout, type Frame } from '../layout.ts'
+import { keyRows } from './keys.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DAY = /^\d{4}-\d{2}-\d{2}$/
+
+export function requestsRoutes(router: Router, { services, signedIn, frame }: Kit): void {
+  router.get('/dashboard/requests', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const data = await requestsPageData(services.db, services.requestLog, accountId, ctx)
+    const keys = (await keyRows(services, accountId)).map((k) => ({ id: k.id, label: `${k.name ?? 'unnamed'} (${k.prefix}…)` }))
+    const endpoints = [...services.capabilities.keys()].sort()
+    page(ctx, requestsPage(await frame(ctx, 'requests'), { ...data, keys, endpoints }))
+  })
+}
 
 interface Shown {
   filter: RequestFilter
@@ -19,7 +33,7 @@ interface Shown {
 }
 
 /** The page's query, read leniently (a value the form cannot have sent is ignored), then the rows. */
-export async function requestsPageData(db: Query, requestLog: RequestLog, accountId: string, ctx: Context): Promise<Shown> {
+async function requestsPageData(db: Query, requestLog: RequestLog, accountId: string, ctx: Context): Promise<Shown> {
   const q = ctx.query as Record<string, string | undefined>
   const query = new URLSearchParams()
   const keep = (name: string, value: string) => {
@@ -40,7 +54,7 @@ export async function requestsPageData(db: Query, requestLog: RequestLog, accoun
 
 const when = (d: string) => new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC'
 
-export function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; keys: { id: string; label: string }[] }): string {
+function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; keys: { id: string; label: string }[] }): string {
   const next = new URLSearchParams(d.query)
   if (d.nextCursor) next.set('cursor', d.nextCursor)
   const selected = (on: boolean) => (on ? 'selected' : '')
@@ -96,22 +110,7 @@ export function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; key
                     </tr>
                   </thead>
                   <tbody>
-                    ${d.requests.map(
-                      (r) =>
-                        html`<tr data-request-id="${r.requestId}">
-                          <td>${when(r.createdAt)}</td>
-                          <td><code>${r.method} ${r.endpoint}</code> <span class="muted small">${r.requestId}</span></td>
-                          <td>
-                            <span class="pill ${r.status < 400 ? 'delivered' : r.status < 500 ? 'pending' : 'failed'}"
-                              >${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}</span
-                            >
-                          </td>
-                          <td class="right">${r.credits}</td>
-                          <td class="right">${r.latencyMs} ms</td>
-                          <td><code>${r.keyPrefix}…</code></td>
-                          <td>${r.idempotencyKey ?? ''}</td>
-                        </tr>`,
-                    )}
+                    ${d.requests.map(requestRow)}
                   </tbody>
                 </table>
                 ${d.nextCursor ? html`<p class="right"><a class="button" href="/dashboard/requests?${next.toString()}">Older requests →</a></p>` : ''}`
@@ -119,4 +118,20 @@ export function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; key
         }
       </section>`,
   )
+}
+
+function requestRow(r: RequestLogEntry) {
+  return html`<tr data-request-id="${r.requestId}">
+    <td>${when(r.createdAt)}</td>
+    <td><code>${r.method} ${r.endpoint}</code> <span class="muted small">${r.requestId}</span></td>
+    <td>
+      <span class="pill ${r.status < 400 ? 'delivered' : r.status < 500 ? 'pending' : 'failed'}"
+        >${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}</span
+      >
+    </td>
+    <td class="right">${r.credits}</td>
+    <td class="right">${r.latencyMs} ms</td>
+    <td><code>${r.keyPrefix}…</code></td>
+    <td>${r.idempotencyKey ?? ''}</td>
+  </tr>`
 }

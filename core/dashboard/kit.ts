@@ -1,0 +1,70 @@
+// What every page module of pages/ is given: the services, the dashboard's public origin, its cookie rule, the
+// session guard and the frame of a signed-in page. A page registers its routes with these and renders its view.
+import type { Context, Middleware } from 'koa'
+import { getAccount } from '../accounts/accounts.ts'
+import type { Services } from '../services.ts'
+import { preSessionToken } from './csrf.ts'
+import { signedIn, state } from './guards.ts'
+import type { Frame, Page } from './layout.ts'
+
+export interface Kit {
+  services: Services
+  /** The public origin: links in emails and Stripe redirects never take their host from the request (Host header poisoning). */
+  origin: () => string
+  /** The options of the dashboard's cookies (Secure when the dashboard is served over https). */
+  cookieOptions: (ctx: Context) => { httpOnly: true; sameSite: 'lax'; secure: boolean; path: string; overwrite: true }
+  /** The pre-session CSRF token of the sign-in forms. */
+  csrfToken: (ctx: Context) => string
+  signedIn: Middleware
+  frame: (ctx: Context, active: Page, extra?: { notice?: string; error?: string }) => Promise<Frame>
+}
+
+// A Map: a notice name comes from the query string, and a plain object would answer `constructor` too.
+const NOTICES = new Map<string, string>([
+  ['revoked', 'The key is revoked. Calls with it are refused from now on.'],
+  ['cap', 'The monthly spend cap is saved.'],
+  ['checkout-done', 'Payment received. Credits appear as soon as Stripe confirms it, usually within seconds.'],
+  ['checkout-cancelled', 'Checkout cancelled; nothing was charged.'],
+  ['cancelled', 'Your plan is cancelled. Credits already granted stay on your balance.'],
+  ['recharge', 'Auto-recharge settings saved.'],
+])
+
+/** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */
+export const notice = (done: string | undefined) => {
+  const text = done ? NOTICES.get(done) : undefined
+  return text ? { notice: text } : {}
+}
+
+export const page = (ctx: Context, body: string) => {
+  ctx.type = 'html'
+  ctx.body = body
+}
+
+export function dashboardKit(services: Services): Kit {
+  const origin = () => services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
+  // Secure whenever the public URL is https (a TLS-terminating proxy may speak plain http to us), or the
+  // connection itself is (TRUST_PROXY and X-Forwarded-Proto).
+  const secureCookies = (ctx: Context) => {
+    const secure = ctx.secure || origin().startsWith('https:')
+    if (secure) ctx.cookies.secure = true // the cookies module refuses a Secure cookie on a connection it thinks is plain
+    return secure
+  }
+  return {
+    services,
+    origin,
+    cookieOptions: (ctx) => ({
+      httpOnly: true,
+      sameSite: 'lax' as const,
+      secure: secureCookies(ctx),
+      path: '/dashboard',
+      overwrite: true,
+    }),
+    csrfToken: (ctx) => preSessionToken(ctx, secureCookies(ctx)),
+    signedIn: signedIn(services),
+    frame: async (ctx, active, extra = {}) => {
+      const { session } = state(ctx)
+      const account = await getAccount(services.db, session.accountId)
+      return { email: account.email, csrf: session.csrfToken, active, ...extra }
+    },
+  }
+}

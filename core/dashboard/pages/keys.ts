@@ -1,0 +1,258 @@
+// API keys: create (a live key's secret shown once), show a test key again, revoke, per-key monthly caps (Team
+// plan), and the test key /docs "Try it out" uses.
+import type Router from '@koa/router'
+import { createKey, getAccount, openTestKey, revokeKey, updateKey, type Plan } from '../../accounts/accounts.ts'
+import { ApiError } from '../../errors.ts'
+import type { Services } from '../../services.ts'
+import { credits, when } from '../format.ts'
+import { body, state } from '../guards.ts'
+import { html } from '../html.ts'
+import { read } from '../inputs.ts'
+import { notice, page, type Kit } from '../kit.ts'
+import { csrfField, layout, type Frame } from '../layout.ts'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export interface KeyRow {
+  id: string
+  prefix: string
+  name: string | null
+  mode: 'live' | 'test'
+  /** A test key the dashboard can show again (sealed). */
+  revealable: boolean
+  monthlySpendCap: number | null
+  monthSpend: number
+  createdAt: string
+  revokedAt: string | null
+}
+
+/** The account's keys, newest first, with this month's spend (the usage and requests filters list them too). */
+export async function keyRows(services: Services, accountId: string): Promise<KeyRow[]> {
+  const rows = await services.db.sql<{
+    id: string
+    prefix: string
+    name: string | null
+    mode: 'live' | 'test'
+    revealable: boolean
+    monthly_spend_cap: string | null
+    month_spend: string
+    created_at: string
+    revoked_at: string | null
+  }>(
+    `select id, prefix, name, mode, sealed_key is not null as revealable, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
+            created_at, revoked_at from api_keys where account_id = ? order by created_at desc`,
+    [services.now(), accountId],
+  )
+  return rows.map((r) => ({
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    mode: r.mode,
+    revealable: r.revealable,
+    monthlySpendCap: r.monthly_spend_cap == null ? null : Number(r.monthly_spend_cap),
+    monthSpend: Number(r.month_spend),
+    createdAt: new Date(r.created_at).toISOString(),
+    revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+  }))
+}
+
+const capOf = (raw: string | undefined): number | null => {
+  if (raw === undefined || raw.trim() === '') return null
+  if (!/^\d{1,12}$/.test(raw.trim())) throw new ApiError('invalid_request', 'The monthly cap is a whole number of credits.')
+  return Number(raw.trim())
+}
+
+export function keysRoutes(router: Router, { services, signedIn, frame }: Kit): void {
+  const { db } = services
+  const ownKey = async (accountId: string, keyId: string | undefined) => {
+    const [row] =
+      keyId && UUID.test(keyId)
+        ? await db.sql(`select id from api_keys where id = ? and account_id = ? and revoked_at is null`, [keyId, accountId])
+        : []
+    if (!row) throw new ApiError('not_found', 'No such key on this account.')
+    return row.id as string
+  }
+  router.get('/dashboard/keys', signedIn, async (ctx) => {
+    const { done } = read.query.page(ctx.query)
+    const { accountId } = state(ctx).session
+    page(ctx, keysPage(await frame(ctx, 'keys', notice(done)), await keyRows(services, accountId), (await getAccount(db, accountId)).plan))
+  })
+  router.post('/dashboard/keys', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const f = read.form.createKey(body(ctx))
+    const name = (f.name ?? '').trim() || undefined
+    const mode = f.mode ?? 'live'
+    const created = await createKey(
+      db,
+      accountId,
+      { ...(name ? { name } : {}), mode, monthlySpendCap: capOf(f.monthlySpendCap) },
+      services.secrets,
+    )
+    // Rendered in this response, never redirected: a live key's secret is shown once (a test key's can be shown again).
+    page(
+      ctx,
+      keysPage(await frame(ctx, 'keys'), await keyRows(services, accountId), (await getAccount(db, accountId)).plan, {
+        key: created.key,
+        name: created.name,
+        mode,
+      }),
+    )
+  })
+  router.post('/dashboard/keys/:id/reveal', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const shown = await openTestKey(db, services.secrets, accountId, await ownKey(accountId, ctx.params.id))
+    if (!shown) throw new ApiError('not_found', 'Only test keys made here can be shown again.')
+    const row = (await keyRows(services, accountId)).find((k) => k.id === shown.id)!
+    page(
+      ctx,
+      keysPage(await frame(ctx, 'keys'), await keyRows(services, accountId), (await getAccount(db, accountId)).plan, {
+        key: shown.key,
+        name: row.name,
+        mode: 'test',
+        revealed: true,
+      }),
+    )
+  })
+  // /docs "Try it out" is authorized with this test key (core/docs/docs.ts): same origin, the session's cookie,
+  // never cached; a page of another origin cannot read it. An account without one gets one.
+  router.get('/dashboard/docs-key', signedIn, async (ctx) => {
+    const { accountId } = state(ctx).session
+    const shown =
+      (await openTestKey(db, services.secrets, accountId)) ??
+      (await createKey(db, accountId, { name: 'test key (/docs)', mode: 'test' }, services.secrets))
+    ctx.body = { key: shown.key }
+  })
+  router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
+    await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys, services.now())
+    ctx.redirect('/dashboard/keys?done=revoked')
+  })
+  router.post('/dashboard/keys/:id/cap', signedIn, async (ctx) => {
+    const { monthlySpendCap } = read.form.keyCap(body(ctx))
+    await updateKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), { monthlySpendCap: capOf(monthlySpendCap) })
+    ctx.redirect('/dashboard/keys?done=cap')
+  })
+}
+
+type Created = { key: string; name: string | null; mode: 'live' | 'test'; revealed?: boolean }
+
+function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: Created): string {
+  const active = keys.filter((k) => !k.revokedAt)
+  const revoked = keys.filter((k) => k.revokedAt)
+  return layout(
+    frame,
+    'API keys',
+    html`${created ? createdCard(created) : ''}
+      <section class="card">
+        <div class="card-head"><h2>Create a key</h2></div>
+        <form method="post" action="/dashboard/keys" class="row">
+          ${csrfField(frame.csrf)}
+          <label>Name<input name="name" maxlength="200" placeholder="e.g. production" /></label>
+          <label
+            >Mode<select name="mode">
+              <option value="live">Live (spends credits)</option>
+              <option value="test">Test (free, example answers)</option>
+            </select></label
+          >
+          ${plan === 'team' ? html`<label>Monthly spend cap <span class="muted">(credits, optional)</span><input name="monthlySpendCap" inputmode="numeric" pattern="[0-9]*" /></label>` : ''}
+          <button class="primary">Create key</button>
+        </form>
+        ${plan === 'team' ? '' : html`<p class="muted small">Per-key monthly spend caps come with the <a href="/dashboard/billing">Team plan</a>.</p>`}
+      </section>
+      <section class="card">
+        <div class="card-head">
+          <h2>Active keys</h2>
+          <div class="muted">${active.length}</div>
+        </div>
+        ${active.length ? activeKeysTable(frame, active, plan) : html`<p class="muted empty">No active keys. Create one to call the API.</p>`}
+      </section>
+      ${revoked.length ? revokedKeysCard(revoked) : ''}`,
+  )
+}
+
+function createdCard(created: Created) {
+  return html`<section class="card reveal" id="new-key">
+    <h2>${created.revealed ? 'Your test key' : 'Your new key'}${created.name ? html` “${created.name}”` : ''}</h2>
+    ${
+      created.mode === 'test'
+        ? html`<p>A test key: calls answer the endpoint's example, never charge and never call a model. You can show it again here.</p>`
+        : html`<p>Copy it now: it is shown <strong>only once</strong>. We store a hash, so it cannot be shown again.</p>`
+    }
+    <code class="secret" data-testid="new-key">${created.key}</code>
+  </section>`
+}
+
+function activeKeysTable(frame: Frame, active: KeyRow[], plan: Plan) {
+  return html`<table>
+    <thead>
+      <tr>
+        <th>Name</th>
+        <th>Key</th>
+        <th>Mode</th>
+        <th>Created</th>
+        <th>Spent this month</th>
+        ${plan === 'team' ? html`<th>Monthly cap</th>` : ''}
+        <th></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${active.map(
+        (k) =>
+          html`<tr data-key-id="${k.id}">
+            <td>${k.name ?? html`<span class="muted">unnamed</span>`}</td>
+            <td><code>${k.prefix}…</code></td>
+            <td><span class="pill ${k.mode === 'test' ? 'pending' : 'on'}">${k.mode}</span></td>
+            <td>${when(k.createdAt)}</td>
+            <td>${credits(k.monthSpend)}</td>
+            ${
+              plan === 'team'
+                ? html`<td>
+                    <form method="post" action="/dashboard/keys/${k.id}/cap" class="inline">
+                      ${csrfField(frame.csrf)}<input
+                        name="monthlySpendCap"
+                        value="${k.monthlySpendCap ?? ''}"
+                        placeholder="none"
+                        inputmode="numeric"
+                        pattern="[0-9]*"
+                        aria-label="Monthly cap"
+                      /><button>Save</button>
+                    </form>
+                  </td>`
+                : ''
+            }
+            <td class="right">
+              ${k.revealable ? html`<form method="post" action="/dashboard/keys/${k.id}/reveal" class="inline">${csrfField(frame.csrf)}<button>Show</button></form>` : ''}
+              <form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline">
+                ${csrfField(frame.csrf)}<button class="danger">Revoke</button>
+              </form>
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`
+}
+
+function revokedKeysCard(revoked: KeyRow[]) {
+  return html`<section class="card">
+    <div class="card-head"><h2>Revoked keys</h2></div>
+    <table>
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Key</th>
+          <th>Revoked</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${revoked.map(
+          (k) =>
+            html`<tr class="revoked">
+              <td>${k.name ?? 'unnamed'}</td>
+              <td><code>${k.prefix}…</code></td>
+              <td>${when(k.revokedAt!)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`
+}

@@ -1,0 +1,156 @@
+// Webhooks: the signing secret (masked, revealed on request, rotated) and the latest deliveries with their status.
+import type Router from '@koa/router'
+import type { Context } from 'koa'
+import { rotateWebhookSecret } from '../../accounts/accounts.ts'
+import type { Query } from '../../db/database.ts'
+import { ApiError } from '../../errors.ts'
+import { when } from '../format.ts'
+import { body, state } from '../guards.ts'
+import { html } from '../html.ts'
+import { read } from '../inputs.ts'
+import { notice, page, type Kit } from '../kit.ts'
+import { csrfField, layout, type Frame } from '../layout.ts'
+
+export function webhooksRoutes(router: Router, { services, signedIn, frame }: Kit): void {
+  const { db } = services
+  const webhooks = async (ctx: Context, shown?: { secret: string; rotated?: boolean }, done?: string) => {
+    const { accountId } = state(ctx).session
+    const [account] = await db.sql<{ has_secret: boolean }>(`select webhook_secret is not null as has_secret from accounts where id = ?`, [
+      accountId,
+    ])
+    const deliveries = await deliveryRows(db, accountId)
+    page(ctx, webhooksPage(await frame(ctx, 'webhooks', notice(done)), { hasSecret: account!.has_secret, deliveries, ...(shown ?? {}) }))
+  }
+  router.get('/dashboard/webhooks', signedIn, (ctx) => {
+    return webhooks(ctx, undefined, read.query.page(ctx.query).done)
+  })
+  router.post('/dashboard/webhooks/reveal', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
+    const [row] = await db.sql<{ webhook_secret: string | null }>(`select webhook_secret from accounts where id = ?`, [
+      state(ctx).session.accountId,
+    ])
+    if (!row?.webhook_secret) throw new ApiError('not_found', 'There is no signing secret yet.')
+    await webhooks(ctx, { secret: services.secrets.open(row.webhook_secret) })
+  })
+  router.post('/dashboard/webhooks/rotate', signedIn, async (ctx) => {
+    read.form.csrfOnly(body(ctx))
+    const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets, services.now())
+    await webhooks(ctx, { secret, rotated: true })
+  })
+}
+
+interface DeliveryRow {
+  id: string
+  jobId: string
+  endpoint: string
+  /** A test key's job (issue 30) is marked, so its deliveries are not taken for live ones. */
+  mode: 'live' | 'test'
+  event: string
+  url: string
+  status: string
+  attempts: number
+  lastStatusCode: number | null
+  updatedAt: string
+}
+
+/** The account's 25 latest deliveries with the status code of each one's last attempt. */
+async function deliveryRows(db: Query, accountId: string): Promise<DeliveryRow[]> {
+  const rows = await db.sql<{
+    id: string
+    job_id: string
+    endpoint: string
+    event: string
+    url: string
+    status: string
+    attempts: number
+    updated_at: string
+    last_code: number | null
+    mode: 'live' | 'test'
+  }>(
+    `select d.id, d.job_id, j.endpoint, j.mode, d.event, d.url, d.status, d.attempts, d.updated_at,
+            (select a.status_code from webhook_attempts a where a.delivery_id = d.id order by a.attempt desc limit 1) as last_code
+       from webhook_deliveries d join jobs j on j.id = d.job_id
+      where d.account_id = ? order by d.created_at desc limit 25`,
+    [accountId],
+  )
+  return rows.map((r) => ({
+    id: r.id,
+    jobId: r.job_id,
+    endpoint: r.endpoint,
+    mode: r.mode,
+    event: r.event,
+    url: r.url,
+    status: r.status,
+    attempts: Number(r.attempts),
+    lastStatusCode: r.last_code == null ? null : Number(r.last_code),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  }))
+}
+
+function webhooksPage(frame: Frame, d: { hasSecret: boolean; secret?: string; rotated?: boolean; deliveries: DeliveryRow[] }): string {
+  return layout(
+    frame,
+    'Webhooks',
+    html`<section class="card">
+        <div class="card-head"><h2>Signing secret</h2></div>
+        <p class="muted">
+          Callbacks of async jobs are signed with this secret (headers <code>X-Service-Signature</code> and <code>webhook-signature</code>).
+          Verify them before trusting a payload.
+        </p>
+        ${
+          d.secret
+            ? html`<code class="secret" data-testid="webhook-secret">${d.secret}</code
+                >${d.rotated ? html`<p class="small">New secret in effect. Update your receivers: deliveries from now on use it.</p>` : ''}`
+            : d.hasSecret
+              ? html`<code class="secret masked">whsec_••••••••••••••••••••••••</code>`
+              : html`<p class="empty">No secret yet: callbacks are recorded but not sent until you create one.</p>`
+        }
+        <div class="row">
+          ${d.hasSecret && !d.secret ? html`<form method="post" action="/dashboard/webhooks/reveal">${csrfField(frame.csrf)}<button>Reveal</button></form>` : ''}
+          <form method="post" action="/dashboard/webhooks/rotate">
+            ${csrfField(frame.csrf)}<button class="${d.hasSecret ? 'warn' : 'primary'}">
+              ${d.hasSecret ? 'Rotate secret' : 'Create secret'}
+            </button>
+          </form>
+        </div>
+      </section>
+      <section class="card">
+        <div class="card-head">
+          <h2>Recent deliveries</h2>
+          <div class="muted">latest 25</div>
+        </div>
+        ${
+          d.deliveries.length
+            ? html`<table>
+                <thead>
+                  <tr>
+                    <th>When</th>
+                    <th>Job</th>
+                    <th>Event</th>
+                    <th>URL</th>
+                    <th>Status</th>
+                    <th>Attempts</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${d.deliveries.map(
+                    (x) =>
+                      html`<tr>
+                        <td>${when(x.updatedAt)}</td>
+                        <td>
+                          <code>${x.endpoint}</code> <span class="muted small">${x.jobId.slice(0, 8)}</span>
+                          ${x.mode === 'test' ? html`<span class="pill pending">test</span>` : ''}
+                        </td>
+                        <td>${x.event}</td>
+                        <td class="url">${x.url}</td>
+                        <td><span class="pill ${x.status}">${x.status}${x.lastStatusCode ? ` · ${x.lastStatusCode}` : ''}</span></td>
+                        <td>${x.attempts}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : html`<p class="muted empty">No deliveries yet. Send an async call with a <code>callbackUrl</code> to see them here.</p>`
+        }
+      </section>`,
+  )
+}
