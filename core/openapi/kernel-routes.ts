@@ -26,7 +26,7 @@ export interface KernelRoute {
 }
 
 export const TAGS = {
-  capabilities: 'The 39 metered endpoints: each call is charged its price on success only',
+  capabilities: 'The metered endpoints: each call is charged its price on success only',
   jobs: 'Async jobs (C7) of the document capabilities',
   account: 'The wallet of the calling key’s account',
 } as const
