@@ -48,10 +48,9 @@ t.test('a folder copied from classify under a new name passes the suite after `n
   writeFileSync(manifest, readFileSync(manifest, 'utf8').replace("name: 'classify'", `name: '${NAME}'`))
   renameSync(path.join(folder, 'classify.test.ts'), path.join(folder, `${NAME}.test.ts`))
 
-  await run('npm', ['run', '-s', 'sdk'], { cwd: copy, env: nestedEnv() })
-  const tap = await run(path.join(copy, 'node_modules', '.bin', 'tap'), ['--disable-coverage', ...DEPENDENT_TESTS], {
+  await run('env', [...isolated(), 'npm', 'run', '-s', 'sdk'], { cwd: copy })
+  const tap = await run('env', [...isolated(), path.join(copy, 'node_modules', '.bin', 'tap'), '--disable-coverage', ...DEPENDENT_TESTS], {
     cwd: copy,
-    env: nestedEnv(),
     maxBuffer: 256 << 20,
   }).catch((e: { stdout?: string; code?: number }) => ({ stdout: e.stdout ?? '', failed: e.code ?? 1 }))
   const failedLines = tap.stdout.split('\n').filter((l) => /^\s*not ok /.test(l))
@@ -60,7 +59,12 @@ t.test('a folder copied from classify under a new name passes the suite after `n
   t.match(readFileSync(path.join(copy, 'sdk', 'src', 'index.ts'), 'utf8'), /labelCopy|label-copy/, 'the SDK has the new endpoint')
 })
 
-/** This process's environment (the database, the template flag) without the outer tap's own: the copy's run is a run of its own, and its coverage must not land in this run's report. */
-function nestedEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(TAP|_TAPJS|NODE_V8_COVERAGE$|NODE_OPTIONS$)/.test(k)))
+/**
+ * `env -i` and the few variables the copy's run needs (the database, the template flag, the key). Nothing of the
+ * outer tap may reach it: tap's process tracking re-adds its variables to every child this process spawns, and a
+ * nested tap that believes it is part of this run clears this run's coverage.
+ */
+function isolated(): string[] {
+  const keep = ['PATH', 'HOME', 'DATABASE_URL', 'CAPAPI_TEMPLATE_READY', 'SECRET_ENCRYPTION_KEY', 'EMBEDDED_PG_PORT', 'CI']
+  return ['-i', ...keep.filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`)]
 }

@@ -152,6 +152,7 @@ t.test('every capability answers its published example in the SDK shape (the mod
   }
   t.comment(`${answered.length} of ${Object.keys(SDK_RESULTS).length} answered: ${answered.join(', ')}`)
   // Document, media and code-checked capabilities need more than their example echoed by a text model; their
-  // published schemas are held to the SDK shapes by the test above.
-  t.ok(answered.length >= 10, `${answered.length} capabilities answered live`)
+  // published schemas are held to the SDK shapes by the test above. (extract left this list with issue 29: its
+  // model now answers quotes that code grounds, not the published result.)
+  t.ok(answered.length >= 9, `${answered.length} capabilities answered live`)
 })
