@@ -324,7 +324,7 @@ async function main() {
   } finally {
     if (failures.length) await sh('podman', ['ps', '-a', '--filter', `name=${project}`]).then(console.log, () => {})
     // The processes' logs stay for a look after the stack is gone; their error lines are printed.
-    for (const service of ['api-1', 'api-2', 'worker-1', 'worker-2', 'migrate', 'lb', 'fake-model']) {
+    for (const service of ['api-1', 'api-2', 'worker-1', 'worker-2', 'migrate', 'lb', 'fake-model', 'postgres', 'redis']) {
       const out = await run('podman', ['logs', container(service)], { maxBuffer: 64 << 20 }).catch(() => ({ stdout: '', stderr: '' }))
       writeFileSync(path.join(work, `${service}.log`), out.stdout + out.stderr)
       const errors = (out.stdout + out.stderr).split('\n').filter((l) => /"level":(50|60)|unexpected error/.test(l))
