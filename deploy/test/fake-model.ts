@@ -69,4 +69,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   json(404, { error: { message: `no route ${req.method} ${req.url}` } })
 }
 
-createServer((req, res) => void handle(req, res)).listen(4000, () => console.log('fake model on :4000'))
+const server = createServer((req, res) => void handle(req, res))
+// Idle keep-alive connections stay open longer than any client keeps them (Node's default, 5 s, races a client
+// reusing a connection the server is closing: a reset the API reports as a 502 it could not help).
+server.keepAliveTimeout = 120_000
+server.listen(4000, () => console.log('fake model on :4000'))
