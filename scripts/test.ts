@@ -14,7 +14,7 @@ import { CHROMIUM_MISSING, CHROMIUM_PATH } from '../test/helpers/browser.ts'
 import { prepareTemplate } from '../test/helpers/database.ts'
 
 /** Lines of core/ the full suite must cover (percent); raise it as tests are added, never lower it quietly. */
-const CORE_LINE_COVERAGE_FLOOR = 88
+const CORE_LINE_COVERAGE_FLOOR = 95
 
 const wantCoverage = process.argv.includes('--coverage')
 const args = process.argv.slice(2).filter((a) => a !== '--coverage')
@@ -102,9 +102,15 @@ async function checkCoverage(): Promise<boolean> {
   for (const name of readdirSync('.tap/coverage')) {
     const file = `.tap/coverage/${name}`
     const raw = JSON.parse(readFileSync(file, 'utf8')) as {
+      result: Array<{ url: string }>
       'source-map-cache'?: Record<string, { data?: { sources: string[]; sourcesContent?: (string | null)[] } }>
     }
-    for (const entry of Object.values(raw['source-map-cache'] ?? {})) {
+    // A process a test starts as `node core/server.ts` (Node's own type stripping, no tsx) reports TypeScript files
+    // without a source map; merged with the mapped reports of the same files it garbles their counts (a full run
+    // read 66 % for a file one test covers at 99 %). Such a process is the test's subject, not its coverage.
+    const maps = raw['source-map-cache'] ?? {}
+    raw.result = raw.result.filter((script) => !script.url.endsWith('.ts') || script.url in maps)
+    for (const entry of Object.values(maps)) {
       const map = entry.data
       if (!map?.sourcesContent) continue
       // A test that runs a copy of the checkout (test/kernel/new-capability.test.ts) leaves maps of files that are
