@@ -53,7 +53,7 @@ const hex = (n: number) => randomBytes(n).toString('hex')
 async function main() {
   for (const tool of ['podman', 'podman-compose'])
     await sh('sh', ['-c', `command -v ${tool}`]).catch(() => {
-      throw new Error(`${tool} is missing: run ../shared/tools/container-setup.sh (or install podman and podman-compose)`)
+      throw new Error(`${tool} is missing: install podman and podman-compose (Debian packages of those names; docs/deploy.md)`)
     })
   const work = mkdtempSync(path.join(tmpdir(), 'capapi-deploy-'))
   const log = path.join(work, 'build.log')
