@@ -22,7 +22,8 @@ export function countTokens(text: string, modelId: string): number {
   if (!encoding) return Math.ceil(text.length / 3)
   let count = counters.get(encoding)
   if (!count) {
-    count = (load(`gpt-tokenizer/encoding/${encoding}`) as { countTokens(t: string): number }).countTokens
+    const tokenizer = load(`gpt-tokenizer/encoding/${encoding}`) as { countTokens: (t: string) => number }
+    count = tokenizer.countTokens
     counters.set(encoding, count)
   }
   return count(text)
