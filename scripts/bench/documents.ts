@@ -5,8 +5,8 @@
 //  2. 8 bombs at once plus 50 normal parses (10 clients; every call retries a 503 after its Retry-After): every
 //     normal parse served, the API never restarted, peak RSS;
 //  3. a normal 20-page PDF (pdf-lib, text-heavy): pdf.js in this process as before (unpdf's extractText) against the pool
-//     (scan + hardened pdf.js in a decoder, over IPC), medians of alternating runs.
-// BENCH_BOMB_MIB (default 2048) sets the bomb's inflated size.
+//     (scan + hardened pdf.js in a decoder, over IPC), medians of runs in turn.
+// BENCH_BOMB_MIB (default 2048) sets the bomb's inflated size, BENCH_ROUNDS (default 60) the runs of each path in 3.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -24,6 +24,7 @@ import { median } from './proc.ts'
 
 const MiB = 1024 * 1024
 const BOMB_MIB = Number(process.env.BENCH_BOMB_MIB ?? 2048)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60)
 const children: ChildProcess[] = []
 
 function child(file: string, args: string[], env: Record<string, string>, nodeArgs: string[]): ChildProcess {
@@ -227,11 +228,15 @@ const variants: Record<string, () => Promise<unknown>> = {
   'the pool round trip alone (a 1×1 PNG header)': () => pool.decode('image/png', tinyPng),
 }
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
-for (let round = 0; round < 43; round++) {
-  for (const [name, run] of Object.entries(variants)) {
+const names = Object.keys(variants)
+for (let round = 0; round < ROUNDS + 5; round++) {
+  // The order turns each round: a path run right after another pdf.js run in the same process finds its code and
+  // data in the CPU's caches, which a document arriving at the server does not (a fixed order favoured one path).
+  for (let i = 0; i < names.length; i++) {
+    const name = names[(round + i) % names.length]!
     const s = performance.now()
-    await run()
-    if (round >= 3) times[name]!.push(performance.now() - s) // 3 warm-up rounds
+    await variants[name]!()
+    if (round >= 5) times[name]!.push(performance.now() - s) // 5 warm-up rounds
   }
 }
 await pool.close()
@@ -256,7 +261,7 @@ console.log(
 console.log(
   `   API + decoders peak RSS ${r(mix.peakMiB)} MiB; longest /healthz wait ${r(mix.healthzMs)} ms; charged ${mix.charged} credits (${mix.charged / 10} parses at 10); API process never restarted: ${mix.apiAlive}`,
 )
-console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), 40 alternating runs each, median and fastest:`)
+console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs each in turn, median and fastest:`)
 // On a shared machine the spread of one decode is wider than the pool's cost; the fastest run is each path's
 // cost without interference, the median what a call meets.
 const base = {
