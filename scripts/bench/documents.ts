@@ -17,6 +17,7 @@ import { loadConfig } from '../../core/config.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { extractPdfText } from '../../core/documents/pdf.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
+import { scanPdf } from '../../core/documents/scan.ts'
 import { withDatabase } from '../../test/helpers/database.ts'
 import * as hostile from '../../test/fixtures/hostile.ts'
 import { firstLine, freePort } from './children.ts'
@@ -226,17 +227,48 @@ const variants: Record<string, () => Promise<unknown>> = {
   'scan + hardened pdf.js, in process': () => extractPdfText(twenty, limits),
   'the pool (scan + hardened pdf.js in a decoder, IPC)': () => pool.decode('application/pdf', twenty),
   'the pool round trip alone (a 1×1 PNG header)': () => pool.decode('image/png', tinyPng),
+  'the stream scan alone, in process': () => scanPdf(twenty, limits),
 }
-const times: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+/** On-CPU and run-queue time (ms) of every thread of these processes so far (Linux schedstat, ns resolution). */
+function schedMs(pids: number[]): { cpu: number; queued: number } {
+  let cpu = 0
+  let queued = 0
+  for (const pid of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number)
+        cpu += run! / 1e6
+        queued += wait! / 1e6
+      }
+    } catch {
+      // a decoder replaced meanwhile
+    }
+  }
+  return { cpu, queued }
+}
+const decoderPids = () =>
+  childrenOf(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sandbox-child')
+    } catch {
+      return false
+    }
+  })
+type Run = { ms: number; cpu: number; queued: number }
+const times: Record<string, Run[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
 const names = Object.keys(variants)
 for (let round = 0; round < ROUNDS + 5; round++) {
+  const pids = [process.pid, ...decoderPids()] // the pool's decoders (one is replaced if it stops)
   // The order turns each round: a path run right after another pdf.js run in the same process finds its code and
   // data in the CPU's caches, which a document arriving at the server does not (a fixed order favoured one path).
   for (let i = 0; i < names.length; i++) {
     const name = names[(round + i) % names.length]!
+    const before = schedMs(pids)
     const s = performance.now()
     await variants[name]!()
-    if (round >= 5) times[name]!.push(performance.now() - s) // 5 warm-up rounds
+    const ms = performance.now() - s
+    const after = schedMs(pids)
+    if (round >= 5) times[name]!.push({ ms, cpu: after.cpu - before.cpu, queued: after.queued - before.queued })
   }
 }
 await pool.close()
@@ -261,22 +293,29 @@ console.log(
 console.log(
   `   API + decoders peak RSS ${r(mix.peakMiB)} MiB; longest /healthz wait ${r(mix.healthzMs)} ms; charged ${mix.charged} credits (${mix.charged / 10} parses at 10); API process never restarted: ${mix.apiAlive}`,
 )
-console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs each in turn, median and fastest:`)
-// On a shared machine the spread of one decode is wider than the pool's cost; the fastest run is each path's
-// cost without interference, the median what a call meets.
-const base = {
-  median: median(times['pdf.js in the server process (before)']!),
-  min: Math.min(...times['pdf.js in the server process (before)']!),
-}
-const vs = (m: number, b: number) => (m === b ? 'baseline' : `${m >= b ? '+' : ''}${(((m - b) / b) * 100).toFixed(1)} %`)
-for (const [name, xs] of Object.entries(times)) {
-  const m = median(xs)
-  const min = Math.min(...xs)
-  if (name.includes('alone')) {
-    console.log(`   ${name}: median ${m.toFixed(1)} ms, fastest ${min.toFixed(1)} ms`)
-    continue
+console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs of each path in turn:`)
+// On a shared machine a decode's wall time is mostly how long it waited for a core; the CPU time (every thread of
+// this process and of the decoders, from schedstat) is each path's own cost, the wall time what a call meets.
+const stats = (name: string) => {
+  const xs = times[name]!
+  return {
+    ms: median(xs.map((x) => x.ms)),
+    fastest: Math.min(...xs.map((x) => x.ms)),
+    cpu: median(xs.map((x) => x.cpu)),
+    queued: median(xs.map((x) => x.queued)),
   }
-  console.log(`   ${name}: median ${m.toFixed(1)} ms (${vs(m, base.median)}), fastest ${min.toFixed(1)} ms (${vs(min, base.min)})`)
+}
+const before0 = stats('pdf.js in the server process (before)')
+const inProcess = stats('scan + hardened pdf.js, in process')
+const pct = (m: number, b: number) => `${m >= b ? '+' : ''}${(((m - b) / b) * 100).toFixed(1)} %`
+for (const name of names) {
+  const x = stats(name)
+  let line = `   ${name}: wall median ${x.ms.toFixed(1)} ms, fastest ${x.fastest.toFixed(1)} ms; CPU median ${x.cpu.toFixed(1)} ms; waiting for a core ${x.queued.toFixed(1)} ms`
+  if (name.startsWith('the pool (')) {
+    line += `\n      vs before: wall ${pct(x.ms, before0.ms)}, fastest ${pct(x.fastest, before0.fastest)}, CPU ${pct(x.cpu, before0.cpu)}`
+    line += `\n      vs the same in process: wall ${pct(x.ms, inProcess.ms)}, fastest ${pct(x.fastest, inProcess.fastest)}, CPU ${pct(x.cpu, inProcess.cpu)}`
+  }
+  console.log(line)
 }
 console.log(`   end to end, sync /v1/parse through the API (fake model): p50 ${median(e2e).toFixed(1)} ms`)
 
