@@ -5,7 +5,7 @@
 //  2. 8 bombs at once plus 50 normal parses (10 clients; every call retries a 503 after its Retry-After): every
 //     normal parse served, the API never restarted, peak RSS;
 //  3. a normal 20-page PDF (pdf-lib, text-heavy): pdf.js in this process as before (unpdf's extractText) against the pool
-//     (scan + hardened pdf.js in a decoder, over IPC), medians of runs in turn.
+//     (scan + hardened pdf.js in a decoder, over IPC), medians of runs in a shuffled order.
 // BENCH_BOMB_MIB (default 2048) sets the bomb's inflated size, BENCH_ROUNDS (default 60) the runs of each path in 3.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -257,12 +257,20 @@ const decoderPids = () =>
 type Run = { ms: number; cpu: number; queued: number }
 const times: Record<string, Run[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
 const names = Object.keys(variants)
+let seed = 24
+const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 // the same order on every run
 for (let round = 0; round < ROUNDS + 5; round++) {
   const pids = [process.pid, ...decoderPids()] // the pool's decoders (one is replaced if it stops)
-  // The order turns each round: a path run right after another pdf.js run in the same process finds its code and
-  // data in the CPU's caches, which a document arriving at the server does not (a fixed order favoured one path).
-  for (let i = 0; i < names.length; i++) {
-    const name = names[(round + i) % names.length]!
+  // A shuffled order each round, and a pause before each run as between requests: run straight after another
+  // pdf.js run in the same process, a path finds its code and data in the CPU's caches, which a document
+  // arriving at the server does not (a fixed order put the in-process paths one after the other).
+  const order = [...names]
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[order[i], order[j]] = [order[j]!, order[i]!]
+  }
+  for (const name of order) {
+    await new Promise((r) => setTimeout(r, 10))
     const before = schedMs(pids)
     const s = performance.now()
     await variants[name]!()
@@ -293,7 +301,7 @@ console.log(
 console.log(
   `   API + decoders peak RSS ${r(mix.peakMiB)} MiB; longest /healthz wait ${r(mix.healthzMs)} ms; charged ${mix.charged} credits (${mix.charged / 10} parses at 10); API process never restarted: ${mix.apiAlive}`,
 )
-console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs of each path in turn:`)
+console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs of each path, shuffled:`)
 // On a shared machine a decode's wall time is mostly how long it waited for a core; the CPU time (every thread of
 // this process and of the decoders, from schedstat) is each path's own cost, the wall time what a call meets.
 const stats = (name: string) => {
