@@ -254,7 +254,7 @@ const decoderPids = () =>
       return false
     }
   })
-type Run = { ms: number; cpu: number; queued: number }
+type Run = { ms: number; cpu: number; queued: number; here: number }
 const times: Record<string, Run[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
 const names = Object.keys(variants)
 let seed = 24
@@ -272,11 +272,13 @@ for (let round = 0; round < ROUNDS + 5; round++) {
   for (const name of order) {
     await new Promise((r) => setTimeout(r, 10))
     const before = schedMs(pids)
+    const hereBefore = schedMs([process.pid])
     const s = performance.now()
     await variants[name]!()
     const ms = performance.now() - s
     const after = schedMs(pids)
-    if (round >= 5) times[name]!.push({ ms, cpu: after.cpu - before.cpu, queued: after.queued - before.queued })
+    const here = schedMs([process.pid]).cpu - hereBefore.cpu
+    if (round >= 5) times[name]!.push({ ms, cpu: after.cpu - before.cpu, queued: after.queued - before.queued, here })
   }
 }
 await pool.close()
@@ -311,6 +313,7 @@ const stats = (name: string) => {
     fastest: Math.min(...xs.map((x) => x.ms)),
     cpu: median(xs.map((x) => x.cpu)),
     queued: median(xs.map((x) => x.queued)),
+    here: median(xs.map((x) => x.here)),
   }
 }
 const before0 = stats('pdf.js in the server process (before)')
@@ -320,6 +323,7 @@ for (const name of names) {
   const x = stats(name)
   let line = `   ${name}: wall median ${x.ms.toFixed(1)} ms, fastest ${x.fastest.toFixed(1)} ms; CPU median ${x.cpu.toFixed(1)} ms; waiting for a core ${x.queued.toFixed(1)} ms`
   if (name.startsWith('the pool (')) {
+    line += ` (${x.here.toFixed(1)} ms of it in this process: sending, watching, receiving)`
     line += `\n      vs before: wall ${pct(x.ms, before0.ms)}, fastest ${pct(x.fastest, before0.fastest)}, CPU ${pct(x.cpu, before0.cpu)}`
     line += `\n      vs the same in process: wall ${pct(x.ms, inProcess.ms)}, fastest ${pct(x.fastest, inProcess.fastest)}, CPU ${pct(x.cpu, inProcess.cpu)}`
   }
