@@ -229,7 +229,10 @@ const variants: Record<string, () => Promise<unknown>> = {
   'the pool round trip alone (a 1×1 PNG header)': () => pool.decode('image/png', tinyPng),
   'the stream scan alone, in process': () => scanPdf(twenty, limits),
 }
-/** On-CPU and run-queue time (ms) of every thread of these processes so far (Linux schedstat, ns resolution). */
+/**
+ * On-CPU and run-queue time (ms) of every thread of these processes so far (Linux schedstat, ns resolution; exact
+ * for a process that is not running, so used for the decoders: this process's own comes from getrusage).
+ */
 function schedMs(pids: number[]): { cpu: number; queued: number } {
   let cpu = 0
   let queued = 0
@@ -260,7 +263,7 @@ const names = Object.keys(variants)
 let seed = 24
 const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 // the same order on every run
 for (let round = 0; round < ROUNDS + 5; round++) {
-  const pids = [process.pid, ...decoderPids()] // the pool's decoders (one is replaced if it stops)
+  const decoders = decoderPids() // the pool's (one is replaced if it stops)
   // A shuffled order each round, and a pause before each run as between requests: run straight after another
   // pdf.js run in the same process, a path finds its code and data in the CPU's caches, which a document
   // arriving at the server does not (a fixed order put the in-process paths one after the other).
@@ -271,14 +274,14 @@ for (let round = 0; round < ROUNDS + 5; round++) {
   }
   for (const name of order) {
     await new Promise((r) => setTimeout(r, 10))
-    const before = schedMs(pids)
-    const hereBefore = schedMs([process.pid])
+    const [d0, q0, u0] = [schedMs(decoders), schedMs([process.pid]).queued, process.cpuUsage()]
     const s = performance.now()
     await variants[name]!()
     const ms = performance.now() - s
-    const after = schedMs(pids)
-    const here = schedMs([process.pid]).cpu - hereBefore.cpu
-    if (round >= 5) times[name]!.push({ ms, cpu: after.cpu - before.cpu, queued: after.queued - before.queued, here })
+    const used = process.cpuUsage(u0)
+    const [d1, q1] = [schedMs(decoders), schedMs([process.pid]).queued]
+    const here = (used.user + used.system) / 1000
+    if (round >= 5) times[name]!.push({ ms, cpu: here + d1.cpu - d0.cpu, queued: q1 - q0 + d1.queued - d0.queued, here })
   }
 }
 await pool.close()
@@ -305,7 +308,7 @@ console.log(
 )
 console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs of each path, shuffled:`)
 // On a shared machine a decode's wall time is mostly how long it waited for a core; the CPU time (every thread of
-// this process and of the decoders, from schedstat) is each path's own cost, the wall time what a call meets.
+// this process and of the decoders: getrusage and schedstat) is each path's own cost, the wall time what a call meets.
 const stats = (name: string) => {
   const xs = times[name]!
   return {
@@ -321,9 +324,9 @@ const inProcess = stats('scan + hardened pdf.js, in process')
 const pct = (m: number, b: number) => `${m >= b ? '+' : ''}${(((m - b) / b) * 100).toFixed(1)} %`
 for (const name of names) {
   const x = stats(name)
-  let line = `   ${name}: wall median ${x.ms.toFixed(1)} ms, fastest ${x.fastest.toFixed(1)} ms; CPU median ${x.cpu.toFixed(1)} ms; waiting for a core ${x.queued.toFixed(1)} ms`
+  const here = name.startsWith('the pool') ? ` (${x.here.toFixed(1)} ms of it in this process: sending, watching, receiving)` : ''
+  let line = `   ${name}: wall median ${x.ms.toFixed(1)} ms, fastest ${x.fastest.toFixed(1)} ms; CPU median ${x.cpu.toFixed(1)} ms${here}; waiting for a core ${x.queued.toFixed(1)} ms`
   if (name.startsWith('the pool (')) {
-    line += ` (${x.here.toFixed(1)} ms of it in this process: sending, watching, receiving)`
     line += `\n      vs before: wall ${pct(x.ms, before0.ms)}, fastest ${pct(x.fastest, before0.fastest)}, CPU ${pct(x.cpu, before0.cpu)}`
     line += `\n      vs the same in process: wall ${pct(x.ms, inProcess.ms)}, fastest ${pct(x.fastest, inProcess.fastest)}, CPU ${pct(x.cpu, inProcess.cpu)}`
   }
