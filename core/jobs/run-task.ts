@@ -61,6 +61,15 @@ export function runCapabilityTask(services: Services) {
         signal: helpers.abortSignal ?? new AbortController().signal,
         timeoutMs: config.asyncModelTimeoutMs,
         waitForDecoder: true, // the runner's concurrency bounds the jobs in flight: a job waits for a decoder, never 503
+        credits: cap.price,
+        progress: (done, total) => {
+          // Parts end in any order: a later count never goes back to an earlier one.
+          db.sql(
+            `update jobs set progress = ?::jsonb, updated_at = ? where id = ? and status = 'running'
+               and coalesce((progress->>'done')::int, -1) < ?`,
+            [JSON.stringify({ done, total }), services.now(), jobId, done],
+          ).catch((e: Error) => services.log(`[jobs] progress ${jobId}: ${e.message}`))
+        },
       })
       const result = await cap.handler(job.input, context)
       await completeJob(services, jobId, checkResult(cap, result, services.log))
