@@ -46,8 +46,8 @@ export interface BudgetedCall {
 }
 
 /** The budget of one call: AI_CONTEXT_TOKENS, never above the window of any model the call may reach. */
-export function contextBudget(links: readonly ModelLink[], configured: number, windows: Record<string, number>): number {
-  return Math.min(configured, ...links.map((l) => windows[l.model] ?? Infinity))
+export function contextBudget(models: readonly string[], configured: number, windows: Record<string, number>): number {
+  return Math.min(configured, ...models.map((m) => windows[m] ?? Infinity))
 }
 
 /** The answer schema as sent (its strict form or itself, the longer), cached per schema object (most are static). */

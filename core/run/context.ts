@@ -43,7 +43,11 @@ export function capabilityContext(
           { ...request, schema: request.schema ?? capability.response },
           links,
           {
-            contextTokens: contextBudget(links, context.tokens, context.windows),
+            contextTokens: contextBudget(
+              links.map((l) => l.model),
+              context.tokens,
+              context.windows,
+            ),
             outputReserve: context.outputReserveTokens,
             concurrency: context.concurrency,
             costGuardFactor: context.costGuardFactor,

@@ -121,7 +121,7 @@ t.test('every text and vision capability, given an input over the budget: served
     }
     const before = seen.length
     const out = await callToEnd(app, m.name, key, body)
-    const strategy = (m).chunking ?? 'refuse'
+    const strategy = m.chunking ?? 'refuse'
     if (strategy === 'refuse') {
       t.same([out.status, out.code], [422, 'document_too_long'], `${m.name} (refuse): 422 document_too_long`)
       t.match(out.message, /32000 tokens/, `${m.name}: the message names the limit`)
@@ -222,6 +222,25 @@ t.test('an async job shows its progress while its parts run', async (t) => {
   t.equal(job.status, 'succeeded')
   t.same(job.progress.done, job.progress.total, 'every part done')
   await app.expectLedger(t, accountId, 100_000 - 10)
+})
+
+t.test('the limits are published per capability in the OpenAPI document', async (t) => {
+  const { app } = await harness(t)
+  const doc = (await app.call('/v1/openapi.json')).body
+  const limits = (name: string) => doc.paths[`/v1/${name}`].post['x-limits']
+  t.same(limits('parse'), {
+    contextTokens: BUDGET,
+    outputReserveTokens: RESERVE,
+    overContext: 'merge',
+    maxPages: 1000,
+    maxFileBytes: 20 * 2 ** 20,
+    maxCharacters: 2_000_000,
+  })
+  t.match(limits('summarize'), { contextTokens: BUDGET, overContext: 'map-reduce' })
+  t.notOk('maxPages' in limits('summarize'), 'no document, no page limit')
+  t.match(limits('split'), { overContext: 'refuse' })
+  t.same(limits('image'), {}, 'no text model, no context budget')
+  for (const m of manifests) t.ok(limits(m.name), `${m.name} publishes x-limits`)
 })
 
 t.test('the provider-cost guard: a call that would cost more than it earns is a free 422', async (t) => {
