@@ -167,6 +167,39 @@ t.test('a 300-page PDF on parse and contract is served, on split refused; every 
   withinBudget(t, seen, '300-page PDF')
 })
 
+t.test('merge: line items of every part in page order, single values from the first part that states them', async (t) => {
+  // Each part answers one line item for the first page it saw (quoted from it); only the part holding page 1
+  // names the party and the type.
+  const { app, key } = await harness(t, (req) => {
+    const first = Number(/^--- page (\d+) ---$/m.exec(req.prompt)?.[1])
+    const answer = randomInstance(req.jsonSchema, seededRng(req.prompt.slice(0, 200))) as Record<string, any>
+    const quote = `Page ${first} line 1: the parties agree that delivery ${first * 16 + 1} is due within 2 days.`
+    return {
+      ...answer,
+      docType: first === 1 ? 'invoice' : 'contract',
+      party: first === 1 ? 'Acme Corp' : null,
+      totalAmount: null,
+      fields: [],
+      lineItems: [{ description: `delivery ${first * 16 + 1}`, amount: first * 16 + 1, quote, page: first, confidence: 0.9 }],
+    }
+  })
+  const out = await callToEnd(app, 'parse', key, { file: { data: longPdf(300), mimeType: 'application/pdf' } })
+  t.equal(out.status, 200)
+  t.match(out.body, { docType: 'invoice', party: 'Acme Corp' }, 'from the part that has page 1')
+  const pages = out.body.lineItems.map((l: any) => (l.amount - 1) / 16)
+  t.ok(pages.length >= 3, `${pages.length} parts' line items`)
+  t.same(
+    pages,
+    [...pages].sort((a: number, b: number) => a - b),
+    'in page order',
+  )
+  t.equal(pages[0], 1)
+  t.ok(
+    out.body.lineItems.every((l: any, i: number) => l.grounded && l.evidence.page === pages[i]),
+    'each grounded on its own, original page number',
+  )
+})
+
 t.test('480 000 characters on summarize: facts from only the first, middle and last parts reach the summary', async (t) => {
   const FACTS = {
     0: 'FACT-ALPHA: the opening balance was 1,234.',
