@@ -160,9 +160,9 @@ export async function budgetedObject<T>(
     )
   const plan = planParts(request, shape, schema, modelId, room, limit)
   const reduceRequests = call.strategy === 'map-reduce' ? reduceCalls(plan.parts.length, budget, room, modelId, request.system, schema) : 0
-  // The reduce requests read the parts' answers, each at most the output reserve.
+  // The reduce requests read the instructions and the parts' answers, each at most the output reserve.
   guard(
-    plan.inputTokens + reduceRequests * (tokens - plan.documentTokens) + plan.parts.length * budget.outputReserve,
+    plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * budget.outputReserve,
     plan.parts.length + reduceRequests,
   )
 
@@ -277,8 +277,8 @@ interface Plan {
   parts: Part[]
   /** Input tokens of all parts' requests. */
   inputTokens: number
-  /** Tokens of the text that was split (the rest is repeated in every part). */
-  documentTokens: number
+  /** Tokens of what every part repeats: instructions, schema, the request's other text. */
+  fixedTokens: number
 }
 
 /**
@@ -321,7 +321,7 @@ function planParts(request: ObjectRequest, shape: Shape, schema: string, modelId
     used += s.tokens
   }
   close()
-  return { parts, inputTokens, documentTokens: count(doc) }
+  return { parts, inputTokens, fixedTokens: fixed }
 }
 
 /** The longest bound the part note adds to a system prompt. */
