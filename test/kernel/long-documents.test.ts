@@ -4,7 +4,9 @@
 // provider receives is over the budget by the kernel's own estimate, or 32 000 × 4 characters on the wire.
 import t from 'tap'
 import type { TSchema } from '@sinclair/typebox'
+import { createRequire } from 'node:module'
 import { promptTokens } from '../../core/models/chunks.ts'
+import { countTokens } from '../../core/models/tokens.ts'
 import { loadConfig } from '../../core/config.ts'
 import { openAIProvider } from '../../core/models/provider.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
@@ -106,6 +108,7 @@ function withinBudget(t: Tap & { ok(v: unknown, m: string): void }, seen: FakeTe
   t.ok(wide.length === 0, `${what}: none of ${BUDGET * 4} characters or more on the wire`)
 }
 
+const require = createRequire(import.meta.url)
 const manifests = await loadManifests()
 const textual = manifests.filter((m) => m.model === 'text' || m.model === 'vision')
 
@@ -255,6 +258,20 @@ t.test('an async job shows its progress while its parts run', async (t) => {
   t.equal(job.status, 'succeeded')
   t.same(job.progress.done, job.progress.total, 'every part done')
   await app.expectLedger(t, accountId, 100_000 - 10)
+})
+
+t.test("a short call never loads the tokenizer; a long one counts with the model's own", async (t) => {
+  const loaded = () => Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'))
+  t.notOk(loaded(), 'not loaded before')
+  // gpt-4.1-mini is priced (config/prices.json); the factor keeps the long call within the guard.
+  const { app, seen, key } = await harness(t, undefined, { AI_MODEL: 'gpt-4.1-mini', AI_COST_GUARD_FACTOR: '100' })
+  t.equal((await callToEnd(app, 'summarize', key, { text: prose(20_000) })).status, 200)
+  t.notOk(loaded(), 'a call far below the budget is measured in bytes')
+  t.equal((await callToEnd(app, 'summarize', key, { text: prose(300_000) })).status, 200)
+  t.ok(loaded(), 'a call over it is counted with o200k')
+  const over = seen.filter((r) => countTokens(`${r.system}${r.prompt}${JSON.stringify(r.jsonSchema)}`, 'gpt-4.1-mini') + RESERVE > BUDGET)
+  t.same(over, [], 'no request over the budget by the tokenizer')
+  t.ok(seen.length > 3)
 })
 
 t.test('the limits are published per capability in the OpenAPI document', async (t) => {
