@@ -65,12 +65,14 @@ interface Shape {
   texts: string[]
   /** Image parts, and pages of PDFs sent as files, each counted as IMAGE_TOKENS. */
   pictures: number
+  /** Pages of PDFs sent as files whose text is in the request too (marked by page): those files can be left out. */
+  extracted: number
 }
 
 const PAGE_MARKER = /^--- page (\d+) ---$/gm
 
 function shapeOf(content: string | UserContent): Shape {
-  if (typeof content === 'string') return { texts: [content], pictures: 0 }
+  if (typeof content === 'string') return { texts: [content], pictures: 0, extracted: 0 }
   const texts: string[] = []
   let files = 0
   let images = 0
@@ -80,13 +82,9 @@ function shapeOf(content: string | UserContent): Shape {
     else if (part.type === 'file') files++
   }
   // A PDF's pages are marked in its text; without a text layer, at least one page.
-  const pages = files
-    ? Math.max(
-        files,
-        texts.reduce((n, t) => n + (t.match(PAGE_MARKER)?.length ?? 0), 0),
-      )
-    : 0
-  return { texts, pictures: images + pages }
+  const marked = files ? texts.reduce((n, t) => n + (t.match(PAGE_MARKER)?.length ?? 0), 0) : 0
+  const pages = files ? Math.max(files, marked) : 0
+  return { texts, pictures: images + pages, extracted: marked ? pages : 0 }
 }
 
 /**
@@ -153,6 +151,12 @@ export async function budgetedObject<T>(
     guard(tokens, 1)
     return generate<T>(request, opts)
   }
+  // Over only by the page images of a PDF whose text is here: its text alone, as one request.
+  const textOnly = tokens - shape.extracted * IMAGE_TOKENS
+  if (shape.extracted && textOnly <= room && typeof request.content !== 'string') {
+    guard(textOnly, 1)
+    return generate<T>({ ...request, content: request.content.filter((part) => part.type !== 'file') }, opts)
+  }
   const limit = `${budget.contextTokens} tokens per model request (AI_CONTEXT_TOKENS)`
   if (call.strategy === 'refuse')
     throw tooLong(
@@ -161,10 +165,7 @@ export async function budgetedObject<T>(
   const plan = planParts(request, shape, schema, modelId, room, limit)
   const reduceRequests = call.strategy === 'map-reduce' ? reduceCalls(plan.parts.length, budget, room, modelId, request.system, schema) : 0
   // The reduce requests read the instructions and the parts' answers, each at most the output reserve.
-  guard(
-    plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * budget.outputReserve,
-    plan.parts.length + reduceRequests,
-  )
+  guard(plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * budget.outputReserve, plan.parts.length + reduceRequests)
 
   const total = plan.parts.length + reduceRequests
   let done = 0

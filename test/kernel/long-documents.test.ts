@@ -170,6 +170,20 @@ t.test('a 300-page PDF on parse and contract is served, on split refused; every 
   withinBudget(t, seen, '300-page PDF')
 })
 
+t.test('a PDF over the budget only by its page images is sent as its text, even where the strategy is refuse', async (t) => {
+  const { app, seen, key, accountId } = await harness(t)
+  // 20 pages: 50,000 tokens as page images, about 10,000 as text.
+  const out = await callToEnd(app, 'split', key, { file: { data: longPdf(20), mimeType: 'application/pdf' } })
+  t.equal(out.status, 200)
+  t.equal(seen.length, 1, 'one request')
+  t.same(seen[0]!.files, [], 'without the file')
+  t.equal(seen[0]!.prompt.match(/^--- page \d+ ---$/gm)?.length, 20, 'with the text of every page')
+  const small = await callToEnd(app, 'split', key, { file: { data: longPdf(2), mimeType: 'application/pdf' } })
+  t.equal(small.status, 200)
+  t.equal(seen[1]!.files.length, 1, 'a PDF within the budget still goes with its file')
+  await app.expectLedger(t, accountId, 100_000 - 20)
+})
+
 t.test('merge: line items of every part in page order, single values from the first part that states them', async (t) => {
   // Each part answers one line item for the first page it saw (quoted from it); only the part holding page 1
   // names the party and the type.
