@@ -240,6 +240,23 @@ t.test('480 000 characters on summarize: facts from only the first, middle and l
   await app.expectLedger(t, accountId, 100_000 - 3)
 })
 
+t.test('answers too long to combine in one request are combined in rounds, every fact kept', async (t) => {
+  const FACTS = { 0: 'FACT-ALPHA opens it.', 0.5: 'FACT-BRAVO is in the middle.', 0.999: 'FACT-CHARLIE closes it.' }
+  // Each part answers at length (20,000 characters): six parts' answers do not fit one combining request.
+  const { app, seen, key } = await harness(t, (req) => {
+    const facts = [...new Set(req.prompt.match(/FACT-[A-Z]+/g) ?? [])]
+    const combining = req.system.includes('split into')
+    const padding = combining ? '' : ' Details follow.'.repeat(1250)
+    return { summary: `Facts: ${facts.join(', ') || 'none'}.${padding}`, keyPoints: facts, actionItems: [] }
+  })
+  const out = await callToEnd(app, 'summarize', key, { text: prose(480_000, FACTS) })
+  t.equal(out.status, 200)
+  t.match(out.body.summary, /FACT-ALPHA.*FACT-BRAVO.*FACT-CHARLIE/)
+  const combining = seen.filter((r) => r.system.includes('split into'))
+  t.ok(combining.length >= 2, `${combining.length} combining requests`)
+  withinBudget(t, seen, 'rounds')
+})
+
 t.test('one charged call: a part that fails makes the whole call free', async (t) => {
   const { app, seen, key, accountId } = await harness(t, (req) => (req.system.includes('Part 3 of') ? { $status: 500 } : undefined))
   const out = await callToEnd(app, 'summarize', key, { text: prose(300_000) })
