@@ -175,27 +175,26 @@ export async function budgetedObject<T>(
   const stop = new AbortController()
   const partOpts: CallDeadline = { ...opts, signal: AbortSignal.any([opts.signal, stop.signal]) }
   const n = plan.parts.length
-  let answers: Array<ObjectResult<unknown>>
-  try {
-    answers = await bounded(n, budget.concurrency, async (i) => {
-      const part = plan.parts[i]!
-      const where = part.pages ? `, pages ${part.pages}` : ''
-      const r = await generate<unknown>(
-        {
-          ...request,
-          check: undefined,
-          system: `${request.system}\n\n(Part ${i + 1} of ${n}${where} of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)`,
-          content: part.content,
-        },
-        partOpts,
-      )
-      step()
-      return r
+  const inParallel = <R>(count: number, fn: (i: number) => Promise<R>) =>
+    bounded(count, budget.concurrency, fn).catch((e: unknown) => {
+      stop.abort()
+      throw e
     })
-  } catch (e) {
-    stop.abort()
-    throw e
-  }
+  const answers = await inParallel(n, async (i) => {
+    const part = plan.parts[i]!
+    const where = part.pages ? `, pages ${part.pages}` : ''
+    const r = await generate<unknown>(
+      {
+        ...request,
+        check: undefined,
+        system: `${request.system}\n\n(Part ${i + 1} of ${n}${where} of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)`,
+        content: part.content,
+      },
+      partOpts,
+    )
+    step()
+    return r
+  })
   const sources = answers.flatMap((a) => a.sources)
   if (call.strategy === 'merge') {
     const object = mergeAnswers(
@@ -227,7 +226,7 @@ export async function budgetedObject<T>(
     }
     if (groups.length === partials.length)
       throw tooLong(`The answers of this input's parts together exceed ${limit}; send fewer pages or less text.`)
-    const rounds = await bounded(groups.length, budget.concurrency, async (g) => {
+    const rounds = await inParallel(groups.length, async (g) => {
       const r = await generate<unknown>(
         { ...request, check: undefined, system: reduceSystem(request.system, groups[g]!.length), content: JSON.stringify(groups[g]) },
         partOpts,
