@@ -52,6 +52,7 @@ export function runCapabilityTask(services: Services) {
       },
       Math.max(500, leaseMs / 3),
     )
+    let progressWrites = Promise.resolve()
     try {
       const cap = services.capabilities.get(job.endpoint)
       if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
@@ -61,8 +62,24 @@ export function runCapabilityTask(services: Services) {
         signal: helpers.abortSignal ?? new AbortController().signal,
         timeoutMs: config.asyncModelTimeoutMs,
         waitForDecoder: true, // the runner's concurrency bounds the jobs in flight: a job waits for a decoder, never 503
+        credits: cap.price,
+        progress: (done, total) => {
+          // One write at a time, in order, all ended before the job is: the last count is the one the job keeps.
+          progressWrites = progressWrites.then(() =>
+            db
+              .sql(`update jobs set progress = ?::jsonb, updated_at = ? where id = ? and status = 'running'`, [
+                JSON.stringify({ done, total }),
+                services.now(),
+                jobId,
+              ])
+              .then(
+                () => {},
+                (e: Error) => services.log(`[jobs] progress ${jobId}: ${e.message}`),
+              ),
+          )
+        },
       })
-      const result = await cap.handler(job.input, context)
+      const result = await cap.handler(job.input, context).finally(() => progressWrites)
       await completeJob(services, jobId, checkResult(cap, result, services.log))
     } catch (e) {
       if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)

@@ -92,6 +92,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         accountId: caller.accountId,
         signal: disconnected.signal,
         timeoutMs: services.config.syncModelTimeoutMs,
+        credits: capability.price,
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)

@@ -236,6 +236,8 @@ t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capab
       AI_MODEL: 'm1',
       AI_ROUTES: '{"summarize":"m2"}',
       AI_PRICES: '{"m1": {"inputPerMTok": 1000, "outputPerMTok": 3000}}',
+      // A price this high makes every call a loss; the cost guard (issue 27) would refuse them.
+      AI_COST_GUARD_FACTOR: '100000',
     },
     [capability('summarize', 5), capability('classify', 2)],
   )
