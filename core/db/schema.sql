@@ -411,6 +411,15 @@ begin
   perform from api_keys k where k.id = any(p_keys) order by k.id for no key update;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.notify_api_key_revoked()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_notify('api_key_revoked', old.id::text);
+  return null;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_auto_recharge()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -545,3 +554,5 @@ begin
   return query select 'ok'::text, p_status, v_body;
 end $function$;
 CREATE TRIGGER accounts_auto_recharge BEFORE UPDATE OF balance ON public.accounts FOR EACH ROW WHEN (((new.balance < old.balance) AND (new.auto_recharge_threshold IS NOT NULL) AND (NOT new.recharge_pending) AND (new.stripe_payment_method IS NOT NULL) AND ((new.balance - new.reserved) < new.auto_recharge_threshold))) EXECUTE FUNCTION queue_auto_recharge();
+CREATE TRIGGER api_key_deleted AFTER DELETE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION notify_api_key_revoked();
+CREATE TRIGGER api_key_revoked AFTER UPDATE OF revoked_at ON public.api_keys FOR EACH ROW WHEN ((old.revoked_at IS DISTINCT FROM new.revoked_at)) EXECUTE FUNCTION notify_api_key_revoked();
