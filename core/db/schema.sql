@@ -274,6 +274,7 @@ CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price
 AS $function$
 declare
   v record;
+  v_payload json;
 begin
   select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now) r;
   if v.outcome = 'ok' then
@@ -281,7 +282,14 @@ begin
     values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_id, p_idem_key, p_callback_url, p_now, p_now);
     insert into job_inputs (job_id, input) values (p_job, p_input);
     -- traceparent: the job's span links to the accepting request's (null when tracing is off).
-    perform graphile_worker.add_job(p_task, json_strip_nulls(json_build_object('jobId', p_job::text, 'traceparent', p_traceparent)), max_attempts => 1);
+    v_payload := json_strip_nulls(json_build_object('jobId', p_job::text, 'traceparent', p_traceparent));
+    insert into graphile_worker._private_jobs (task_id, payload, max_attempts)
+    select t.id, v_payload, 1 from graphile_worker._private_tasks t where t.identifier = p_task;
+    if found then
+      perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":1}');
+    else
+      perform graphile_worker.add_job(p_task, v_payload, max_attempts => 1);
+    end if;
     if p_idem_key is not null then
       update idempotency_records r set state = 'done', status = 202, body = p_accepted
        where r.account_id = p_account and r.key = p_idem_key;

@@ -1,5 +1,5 @@
 // Acceptance of an async call (C7): the hold, the job row, its input, the graphile-worker job and the idempotency
-// record commit in one statement (accept_job, migration 0011), so a 202 always has a job that will run and
+// record commit in one statement (accept_job, migrations 0011 and 0013), so a 202 always has a job that will run and
 // nothing is queued without one.
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
