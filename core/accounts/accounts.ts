@@ -282,9 +282,10 @@ export const REVOCATION_MS = 1000
  * Bearer key → caller, cached so a live call costs no lookup. Revocation (C9) reaches every instance within
  * `REVOCATION_MS`: migration 0013 NOTIFYs `api_key_revoked` for every revoked or deleted key, and `listen()` keeps a
  * connection LISTENing that forgets the key at once. An entry is served past `REVOCATION_MS` only while that
- * connection is known to be current: it answers a ping every `REVOCATION_MS / 4`, and PostgreSQL delivers every
- * notification committed before a query ahead of the query's answer, so an answered ping sent at t means every
- * revocation before t has been applied. Without the listener (lost, not started) entries last `REVOCATION_MS`.
+ * connection is known to be current: it answers a ping every `REVOCATION_MS / 4` while keys are being looked up
+ * (none in an idle process), and PostgreSQL delivers every notification committed before a query ahead of the
+ * query's answer, so an answered ping sent at t means every revocation before t has been applied. Without the
+ * listener (lost, not started) entries last `REVOCATION_MS`.
  * Unknown hashes are remembered for `ttlMs`, and a client (its address) with more than `failuresPerMinute`
  * failed lookups gets 429 without a lookup.
  */
@@ -299,6 +300,8 @@ export class KeyCache {
   private listening = false
   /** performance.now() when the last answered ping was sent. */
   private currentAt = -Infinity
+  /** performance.now() when the cache was last asked: an idle process (a worker) does not ping. */
+  private usedAt = -Infinity
   private stopListening: (() => Promise<void>) | null = null
   constructor(db: Query, opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }) {
     this.db = db
@@ -307,6 +310,7 @@ export class KeyCache {
   }
 
   async lookup(key: string, client = ''): Promise<Caller | null> {
+    this.usedAt = performance.now()
     const hash = hashKey(key)
     const cacheKey = hash.toString('base64')
     const hit = this.entries.get(cacheKey)
@@ -400,6 +404,7 @@ export class KeyCache {
       let pinging = false
       timer = setInterval(() => {
         if (pinging) return // a ping unanswered: the entries age out on their own
+        if (performance.now() - this.usedAt > 2 * REVOCATION_MS) return // idle: the next call looks its key up
         pinging = true
         const sent = performance.now()
         c.query('select 1').then(

@@ -269,7 +269,7 @@ CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (d
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
 
 CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text)
- RETURNS TABLE(outcome text, status integer, body text)
+ RETURNS TABLE(outcome text, status integer, body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
 declare
@@ -295,7 +295,7 @@ begin
        where r.account_id = p_account and r.key = p_idem_key;
     end if;
   end if;
-  return query select v.outcome, v.status, v.body;
+  return query select v.outcome, v.status, v.body, v.available;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
@@ -464,7 +464,7 @@ begin
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone)
- RETURNS TABLE(outcome text, hold_id uuid, status integer, body text)
+ RETURNS TABLE(outcome text, hold_id uuid, status integer, body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
 declare
@@ -486,11 +486,11 @@ begin
     if not found then
       select * into v_rec from idempotency_records r where r.account_id = p_account and r.key = p_idem_key;
       if v_rec.fingerprint <> p_fingerprint then
-        return query select 'reused'::text, null::uuid, null::int, null::text;
+        return query select 'reused'::text, null::uuid, null::int, null::text, null::bigint;
       elsif v_rec.state = 'done' then
-        return query select 'replay'::text, null::uuid, v_rec.status, v_rec.body;
+        return query select 'replay'::text, null::uuid, v_rec.status, v_rec.body, null::bigint;
       else
-        return query select 'in_use'::text, null::uuid, null::int, null::text;
+        return query select 'in_use'::text, null::uuid, null::int, null::text, null::bigint;
       end if;
       return;
     end if;
@@ -502,7 +502,7 @@ begin
   v_refusal := spend_refusal(v_account, v_key, p_price, p_now);
   if v_refusal is not null then
     delete from idempotency_records r where r.account_id = p_account and r.key = p_idem_key;
-    return query select v_refusal, null::uuid, null::int, null::text;
+    return query select v_refusal, null::uuid, null::int, null::text, v_account.balance - v_account.reserved;
     return;
   end if;
 
@@ -511,7 +511,7 @@ begin
   insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at)
   values (p_account, p_key, p_price, p_endpoint, p_request_id, p_now + p_hold_ttl, p_now)
   returning id into v_hold;
-  return query select 'ok'::text, v_hold, null::int, null::text;
+  return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)

@@ -14,7 +14,9 @@ export interface Hold {
   idempotencyKey: string | null
 }
 
-export type ReserveOutcome = ({ outcome: 'ok' } & Hold) | ClaimOutcome | { outcome: 'insufficient' } | { outcome: 'spend_cap' }
+/** `available`: what the account had when the statement refused, read under its lock (the 402 says it). */
+export type ReserveOutcome =
+  ({ outcome: 'ok' } & Hold) | ClaimOutcome | { outcome: 'insufficient'; available: number } | { outcome: 'spend_cap' }
 
 export interface ReserveArgs {
   accountId: string
@@ -33,6 +35,7 @@ type ReserveRow = {
   hold_id: string
   status: number
   body: string
+  available: string | null
 }
 
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
@@ -51,6 +54,7 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
   if (!row) throw new Error('reserve_call returned nothing')
   if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id, idempotencyKey: a.idempotency?.key ?? null }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
+  if (row.outcome === 'insufficient') return { outcome: 'insufficient', available: Number(row.available) }
   return { outcome: row.outcome }
 }
 
