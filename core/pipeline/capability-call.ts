@@ -55,7 +55,10 @@ export function capabilityCall(capability: Capability, services: Services): Midd
     const idempotency = call.idempotency
     if (call.async) {
       requireProvider(capability, services.provider)
-      const accepted = await acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }) // 5, 6, 7
+      // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
+      const accepted = await inAccountTurn(caller.accountId, () =>
+        acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
+      ) // 5, 6, 7
       if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, capability)
       ctx.status = 202
       ctx.type = 'application/json'

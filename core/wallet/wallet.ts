@@ -62,9 +62,9 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
  * Runs a money statement of one account after the one this process already has in flight for it. The account's
  * row lock serialises them in PostgreSQL anyway; a queue of backends waiting on that lock cost PostgreSQL about
  * as much CPU again as the statements themselves, and held pool connections other accounts' calls needed
- * (BENCHMARKS.md, "One hot account"; two in flight measured worse than one). Single statements only: a
- * transaction waiting here while it holds row locks could deadlock with the statement ahead of it, which may
- * wait for those locks.
+ * (BENCHMARKS.md, "One hot account"; two in flight measured worse than one). Single statements only (a sync
+ * call's hold, capture and release, an async acceptance's accept_job): a transaction waiting here while it holds
+ * row locks could deadlock with the statement ahead of it, which may wait for those locks.
  */
 export async function inAccountTurn<T>(accountId: string, statement: () => Promise<T>): Promise<T> {
   const waiting = waitingFor.get(accountId) // present while one of the account's statements is in flight
