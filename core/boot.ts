@@ -41,11 +41,13 @@ export async function boot(
   if (!provider.configured) log('No model provider configured (set OPENAI_API_KEY or OPENAI_BASE_URL): model-backed calls answer 503.')
   if (config.callbacksAllowPrivate)
     log('WARNING: CALLBACKS_ALLOW_PRIVATE=true: callbacks and fetches may reach private addresses and plain http. Development only.')
+  const keys = overrides.keys ?? new KeyCache(db, { now, failuresPerMinute: config.authFailuresPerMinute })
+  if (!overrides.keys) await keys.listen(db.url) // revocations from every instance (C9)
   const services: Services = {
     config,
     db,
     capabilities,
-    keys: overrides.keys ?? new KeyCache(db, { now, failuresPerMinute: config.authFailuresPerMinute }),
+    keys,
     limiter,
     provider,
     secrets,
@@ -70,6 +72,7 @@ export async function boot(
       await services.modelRequests.close()
       if (!overrides.sandbox) await services.sandbox.close()
       await limiter.close()
+      if (!overrides.keys) await keys.close()
       if (!overrides.db) await db.close()
       await database?.stop()
     },

@@ -6,10 +6,12 @@
 //
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
-// BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, replay, spread, jobs, slow, scaleout.
+// BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, peer, replay, spread, jobs, slow, scaleout, accept.
+// peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
+// acceptance against a sync call of the same capability.
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
 import pg from 'pg'
 import { addCredits, createAccount, createKey } from '../core/accounts/accounts.ts'
@@ -17,6 +19,7 @@ import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from 
 import { withDatabase } from '../test/helpers/database.ts'
 import { benchJobs } from './bench/jobs.ts'
 import { firstLine, freePort } from './bench/children.ts'
+import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
 import { cpuMs, median, pgCpu, pgDelta, ppidOf } from './bench/proc.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -141,8 +144,10 @@ await db.sql('drop table bench_commit')
 const [hot] = await fundedKeys(1)
 const spread = await fundedKeys(CONNECTIONS)
 
+mkdirSync('.bench', { recursive: true })
+const MODEL_SAMPLE = '.bench/model-request.json' // what the API sends the model for a classify call (peer scenario)
 async function startModel(delayMs = 0) {
-  const c = child('scripts/bench/model.ts', [], { BENCH_MODEL_DELAY_MS: String(delayMs) })
+  const c = child('scripts/bench/model.ts', [], { BENCH_MODEL_DELAY_MS: String(delayMs), BENCH_MODEL_SAMPLE: MODEL_SAMPLE })
   return { proc: c, baseURL: await firstLine(c) }
 }
 const apiEnv = (modelURL: string, extra: Record<string, string> = {}) => ({
@@ -201,14 +206,18 @@ interface Row {
   note?: string
 }
 const rows: Row[] = []
-async function scenario(name: string, target: string, opts: Record<string, unknown>, procs: Record<string, ChildProcess[]>, note?: string) {
+async function measured(name: string, target: string, opts: Record<string, unknown>, procs: Record<string, ChildProcess[]>): Promise<Row> {
   await load({ ...opts, url: target, duration: 2 }) // warm-up: JIT, key cache, pools, prepared statements
   const m = meter(procs)
   const r = await load({ ...opts, url: target })
   const cpu = m.stop()
   if (r.errors || r.non2xx) throw new Error(`${name}: ${r.non2xx} non-2xx ${JSON.stringify(r.statuses)}, ${r.errors} errors`)
-  rows.push({ name, r, cpu, ...(note ? { note } : {}) })
-  return r
+  return { name, r, cpu }
+}
+async function scenario(name: string, target: string, opts: Record<string, unknown>, procs: Record<string, ChildProcess[]>, note?: string) {
+  const row = await measured(name, target, opts, procs)
+  rows.push({ ...row, ...(note ? { note } : {}) })
+  return row.r
 }
 const liveProcs = { api: [api.proc], model: [model.proc] }
 const ledger = async (accountIds: string[]) => {
@@ -267,6 +276,70 @@ if (wants('live')) {
       { headers: headersFor(hot!.key) },
       { api: [v.api.proc], model: [model.proc] },
     )
+}
+// The peer (issue 32): the same short JSON call at 20 connections, through this API (one hot account) and through
+// Portkey's gateway to the same fake model, taking turns so a burst of load elsewhere hits both alike.
+const peerLines: string[] = []
+if (wants('peer')) {
+  const PEER_CONNECTIONS = 20
+  const ROUNDS = 3
+  const res = await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key), body: request })
+  if (res.status !== 200) throw new Error(`peer: live call ${res.status}`)
+  await res.arrayBuffer()
+  const gateway = await startPortkey((c) => children.push(c))
+  const modelBody = readFileSync(MODEL_SAMPLE, 'utf8') // exactly what the API sent the model
+  const sum = { live: { api: 0, postgres: 0, model: 0, n: 0, p99: 0 }, peer: { portkey: 0, postgres: 0, model: 0, n: 0, p99: 0 } }
+  for (let round = 0; round < ROUNDS; round++) {
+    const live = await measured(
+      'live',
+      `${api.url}/v1/classify`,
+      { connections: PEER_CONNECTIONS, headers: headersFor(hot!.key) },
+      liveProcs,
+    )
+    sum.live.api += live.cpu.api!
+    sum.live.postgres += live.cpu.postgres!
+    sum.live.model += live.cpu.model!
+    sum.live.n += live.r.requests
+    sum.live.p99 = Math.max(sum.live.p99, live.r.p99)
+    const peer = await measured(
+      'portkey',
+      `${gateway.url}/v1/chat/completions`,
+      { connections: PEER_CONNECTIONS, body: modelBody, headers: portkeyHeaders(model.baseURL) },
+      { portkey: [gateway.proc], model: [model.proc] },
+    )
+    sum.peer.portkey += peer.cpu.portkey!
+    sum.peer.postgres += peer.cpu.postgres!
+    sum.peer.model += peer.cpu.model!
+    sum.peer.n += peer.r.requests
+    sum.peer.p99 = Math.max(sum.peer.p99, peer.r.p99)
+  }
+  // The gateway again at the rate the live calls reached: per-call CPU falls as the rate rises (more work per
+  // wake-up), so this row separates the cost of a hop from that of a faster hop.
+  const liveRate = Math.max(1, Math.round(sum.live.n / (ROUNDS * SECONDS)))
+  const paced = await measured(
+    'portkey, paced',
+    `${gateway.url}/v1/chat/completions`,
+    { connections: PEER_CONNECTIONS, overallRate: liveRate, body: modelBody, headers: portkeyHeaders(model.baseURL) },
+    { portkey: [gateway.proc], model: [model.proc] },
+  )
+  await stop(gateway.proc)
+  const ms = (x: number, n: number) => (x / n).toFixed(3)
+  const apiPg = (sum.live.api + sum.live.postgres) / sum.live.n
+  const portkey = sum.peer.portkey / sum.peer.n
+  peerLines.push(
+    `${ROUNDS} rounds of ${SECONDS} s each, taking turns, ${PEER_CONNECTIONS} connections, one hot account; the gateway is sent the body the API sends the model (${Buffer.byteLength(modelBody)} bytes)`,
+    '',
+    '| process | CPU ms/call | calls | worst p99 ms |',
+    '|---|---:|---:|---:|',
+    `| API (live /v1/classify, metered) | ${ms(sum.live.api, sum.live.n)} | ${sum.live.n} | ${sum.live.p99} |`,
+    `| PostgreSQL (during the live calls) | ${ms(sum.live.postgres, sum.live.n)} | | |`,
+    `| Portkey gateway ${PORTKEY_VERSION} (a proxy, no metering) | ${ms(sum.peer.portkey, sum.peer.n)} | ${sum.peer.n} | ${sum.peer.p99} |`,
+    `| PostgreSQL (during the gateway's calls: idle) | ${ms(sum.peer.postgres, sum.peer.n)} | | |`,
+    `| Portkey at the live calls' rate (${liveRate}/s, one run) | ${ms(paced.cpu.portkey!, paced.r.requests)} | ${paced.r.requests} | ${paced.r.p99} |`,
+    `| fake model, live / gateway | ${ms(sum.live.model, sum.live.n)} / ${ms(sum.peer.model, sum.peer.n)} | | |`,
+    `| **(API + PostgreSQL) / Portkey** | **${(apiPg / portkey).toFixed(2)}** | | |`,
+    `| (API + PostgreSQL) / Portkey at the same rate | ${(apiPg / (paced.cpu.portkey! / paced.r.requests)).toFixed(2)} | | |`,
+  )
 }
 if (wants('spread')) {
   await scenario(
@@ -441,6 +514,39 @@ if (wants('scaleout')) {
   await Promise.all([...apis.map((a) => stop(a.proc)), ...workers.map(stop)])
 }
 
+// ---------- async acceptance against a sync call of the same capability (issue 32) ----------
+// Last: the accepted jobs stay queued (no worker runs here) and go with the database.
+const acceptLines: string[] = []
+if (wants('accept')) {
+  const [owner] = await fundedKeys(1)
+  const text = 'Invoice 42 from ACME, total 10.00'
+  const opts = { connections: 20, headers: headersFor(owner!.key) }
+  // This API, and (BENCH_BASELINE) the baseline's on the same database; sync and async take turns, 3 rounds.
+  const targets = [{ label: 'this API', api }, ...variants.filter((v) => v.label.startsWith('baseline'))]
+  acceptLines.push(
+    '| /v1/parse, 20 connections, 3 rounds of each, taking turns | CPU ms/call API | CPU ms/call PostgreSQL | API + PostgreSQL | calls |',
+    '|---|---:|---:|---:|---:|',
+  )
+  for (const target of targets) {
+    const runs = { sync: { api: 0, postgres: 0, n: 0 }, async: { api: 0, postgres: 0, n: 0 } }
+    for (let round = 0; round < 3; round++)
+      for (const kind of ['sync', 'async'] as const) {
+        const body = JSON.stringify(kind === 'async' ? { text, async: true } : { text })
+        const row = await measured(kind, `${target.api.url}/v1/parse`, { ...opts, body }, { api: [target.api.proc], model: [model.proc] })
+        runs[kind].api += row.cpu.api!
+        runs[kind].postgres += row.cpu.postgres!
+        runs[kind].n += row.r.requests
+      }
+    const per = (k: 'sync' | 'async', f: 'api' | 'postgres') => runs[k][f] / runs[k].n
+    acceptLines.push(
+      ...(['sync', 'async'] as const).map(
+        (k) =>
+          `| ${target.label}: ${k === 'sync' ? 'sync live call (200)' : 'async acceptance (202, job queued)'} | ${per(k, 'api').toFixed(3)} | ${per(k, 'postgres').toFixed(3)} | **${(per(k, 'api') + per(k, 'postgres')).toFixed(3)}** | ${runs[k].n} |`,
+      ),
+    )
+  }
+}
+
 // ---------- report ----------
 const bare = rows.find((r) => r.name.startsWith('bare'))
 const f = (n: number) => (Math.round(n * 10) / 10).toLocaleString('en-US')
@@ -474,6 +580,12 @@ ${[false, true]
 - durable commit on this machine during the run: ${commitMs.toFixed(2)} ms (a \`select 1\` round trip: ${selectMs.toFixed(2)} ms)
 - statements (= round trips) per live call, from pg_stat_database, sequential calls, warm key cache: **${tripsPerCall.toFixed(2)}**
 ${exactness.map((l) => `- ${l}`).join('\n')}
+
+## The peer: Portkey's gateway on the same fake model
+${peerLines.join('\n')}
+
+## Async acceptance against a sync call
+${acceptLines.join('\n')}
 
 ## Jobs
 ${jobLines.join('\n')}

@@ -270,11 +270,12 @@ CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (d
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
 
 CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text)
- RETURNS TABLE(outcome text, status integer, body text)
+ RETURNS TABLE(outcome text, status integer, body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
 declare
   v record;
+  v_payload json;
 begin
   select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now) r;
   if v.outcome = 'ok' then
@@ -282,13 +283,20 @@ begin
     values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_id, p_idem_key, p_callback_url, p_now, p_now);
     insert into job_inputs (job_id, input) values (p_job, p_input);
     -- traceparent: the job's span links to the accepting request's (null when tracing is off).
-    perform graphile_worker.add_job(p_task, json_strip_nulls(json_build_object('jobId', p_job::text, 'traceparent', p_traceparent)), max_attempts => 1);
+    v_payload := json_strip_nulls(json_build_object('jobId', p_job::text, 'traceparent', p_traceparent));
+    insert into graphile_worker._private_jobs (task_id, payload, max_attempts)
+    select t.id, v_payload, 1 from graphile_worker._private_tasks t where t.identifier = p_task;
+    if found then
+      perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":1}');
+    else
+      perform graphile_worker.add_job(p_task, v_payload, max_attempts => 1);
+    end if;
     if p_idem_key is not null then
       update idempotency_records r set state = 'done', status = 202, body = p_accepted
        where r.account_id = p_account and r.key = p_idem_key;
     end if;
   end if;
-  return query select v.outcome, v.status, v.body;
+  return query select v.outcome, v.status, v.body, v.available;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
@@ -412,6 +420,15 @@ begin
   perform from api_keys k where k.id = any(p_keys) order by k.id for no key update;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.notify_api_key_revoked()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_notify('api_key_revoked', old.id::text);
+  return null;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.queue_auto_recharge()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -448,7 +465,7 @@ begin
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone)
- RETURNS TABLE(outcome text, hold_id uuid, status integer, body text)
+ RETURNS TABLE(outcome text, hold_id uuid, status integer, body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
 declare
@@ -470,11 +487,11 @@ begin
     if not found then
       select * into v_rec from idempotency_records r where r.account_id = p_account and r.key = p_idem_key;
       if v_rec.fingerprint <> p_fingerprint then
-        return query select 'reused'::text, null::uuid, null::int, null::text;
+        return query select 'reused'::text, null::uuid, null::int, null::text, null::bigint;
       elsif v_rec.state = 'done' then
-        return query select 'replay'::text, null::uuid, v_rec.status, v_rec.body;
+        return query select 'replay'::text, null::uuid, v_rec.status, v_rec.body, null::bigint;
       else
-        return query select 'in_use'::text, null::uuid, null::int, null::text;
+        return query select 'in_use'::text, null::uuid, null::int, null::text, null::bigint;
       end if;
       return;
     end if;
@@ -486,7 +503,7 @@ begin
   v_refusal := spend_refusal(v_account, v_key, p_price, p_now);
   if v_refusal is not null then
     delete from idempotency_records r where r.account_id = p_account and r.key = p_idem_key;
-    return query select v_refusal, null::uuid, null::int, null::text;
+    return query select v_refusal, null::uuid, null::int, null::text, v_account.balance - v_account.reserved;
     return;
   end if;
 
@@ -495,7 +512,7 @@ begin
   insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at)
   values (p_account, p_key, p_price, p_endpoint, p_request_id, p_now + p_hold_ttl, p_now)
   returning id into v_hold;
-  return query select 'ok'::text, v_hold, null::int, null::text;
+  return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)
@@ -546,3 +563,5 @@ begin
   return query select 'ok'::text, p_status, v_body;
 end $function$;
 CREATE TRIGGER accounts_auto_recharge BEFORE UPDATE OF balance ON public.accounts FOR EACH ROW WHEN (((new.balance < old.balance) AND (new.auto_recharge_threshold IS NOT NULL) AND (NOT new.recharge_pending) AND (new.stripe_payment_method IS NOT NULL) AND ((new.balance - new.reserved) < new.auto_recharge_threshold))) EXECUTE FUNCTION queue_auto_recharge();
+CREATE TRIGGER api_key_deleted AFTER DELETE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION notify_api_key_revoked();
+CREATE TRIGGER api_key_revoked AFTER UPDATE OF revoked_at ON public.api_keys FOR EACH ROW WHEN ((old.revoked_at IS DISTINCT FROM new.revoked_at)) EXECUTE FUNCTION notify_api_key_revoked();

@@ -1,5 +1,5 @@
 // Acceptance of an async call (C7): the hold, the job row, its input, the graphile-worker job and the idempotency
-// record commit in one statement (accept_job, migration 0011), so a 202 always has a job that will run and
+// record commit in one statement (accept_job, migrations 0011 and 0013), so a 202 always has a job that will run and
 // nothing is queued without one.
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
@@ -12,7 +12,12 @@ import type { JobAccepted } from './view.ts'
 
 export type AcceptOutcome = { outcome: 'accepted'; body: string } | Exclude<ReserveOutcome, { outcome: 'ok' }>
 
-type AcceptRow = { outcome: 'ok' | 'replay' | 'in_use' | 'reused' | 'insufficient' | 'spend_cap'; status: number; body: string }
+type AcceptRow = {
+  outcome: 'ok' | 'replay' | 'in_use' | 'reused' | 'insufficient' | 'spend_cap'
+  status: number
+  body: string
+  available: string | null
+}
 
 export async function acceptJob(
   services: Services,
@@ -44,5 +49,6 @@ export async function acceptJob(
   if (!row) throw new Error('accept_job returned nothing')
   if (row.outcome === 'ok') return { outcome: 'accepted', body }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
+  if (row.outcome === 'insufficient') return { outcome: 'insufficient', available: Number(row.available) }
   return { outcome: row.outcome }
 }

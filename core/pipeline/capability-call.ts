@@ -13,7 +13,7 @@ import { isUnavailable } from '../db/faults.ts'
 import { unsettled } from '../wallet/unsettled.ts'
 import { testModeCall } from '../testmode/call.ts'
 import { requestedOutcome } from '../testmode/outcomes.ts'
-import { balances, capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
+import { capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
 import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
@@ -55,8 +55,11 @@ export function capabilityCall(capability: Capability, services: Services): Midd
     const idempotency = call.idempotency
     if (call.async) {
       requireProvider(capability, services.provider)
-      const accepted = await acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }) // 5, 6, 7
-      if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, capability, caller.accountId, services)
+      // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
+      const accepted = await inAccountTurn(caller.accountId, () =>
+        acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
+      ) // 5, 6, 7
+      if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, capability)
       ctx.status = 202
       ctx.type = 'application/json'
       ctx.body = accepted.body
@@ -77,7 +80,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         throw lost(e) // its answer may be lost after the commit
       }),
     ) // 5, 6
-    if (held.outcome !== 'ok') return answerNotHeld(ctx, held, capability, caller.accountId, services)
+    if (held.outcome !== 'ok') return answerNotHeld(ctx, held, capability)
 
     const disconnected = new AbortController()
     const onClose = () => {
@@ -114,17 +117,8 @@ export function capabilityCall(capability: Capability, services: Services): Midd
 }
 
 /** Stages 5 and 6 without a fresh hold: the key's recorded answer or 409, or the spend refusal. */
-async function answerNotHeld(
-  ctx: Context,
-  r: Exclude<ReserveOutcome, { outcome: 'ok' }>,
-  capability: Capability,
-  accountId: string,
-  services: Services,
-): Promise<void> {
+function answerNotHeld(ctx: Context, r: Exclude<ReserveOutcome, { outcome: 'ok' }>, capability: Capability): void {
   if (r.outcome === 'spend_cap') throw spendRefusal(capability, { refusal: 'spend_cap' })
-  if (r.outcome === 'insufficient') {
-    const available = (await balances(services.db, accountId))?.available ?? 0
-    throw spendRefusal(capability, { refusal: 'insufficient', available })
-  }
+  if (r.outcome === 'insufficient') throw spendRefusal(capability, { refusal: 'insufficient', available: r.available })
   answerClaimed(ctx, r)
 }

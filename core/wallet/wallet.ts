@@ -14,7 +14,9 @@ export interface Hold {
   idempotencyKey: string | null
 }
 
-export type ReserveOutcome = ({ outcome: 'ok' } & Hold) | ClaimOutcome | { outcome: 'insufficient' } | { outcome: 'spend_cap' }
+/** `available`: what the account had when the statement refused, read under its lock (the 402 says it). */
+export type ReserveOutcome =
+  ({ outcome: 'ok' } & Hold) | ClaimOutcome | { outcome: 'insufficient'; available: number } | { outcome: 'spend_cap' }
 
 export interface ReserveArgs {
   accountId: string
@@ -33,6 +35,7 @@ type ReserveRow = {
   hold_id: string
   status: number
   body: string
+  available: string | null
 }
 
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
@@ -51,6 +54,7 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
   if (!row) throw new Error('reserve_call returned nothing')
   if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id, idempotencyKey: a.idempotency?.key ?? null }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
+  if (row.outcome === 'insufficient') return { outcome: 'insufficient', available: Number(row.available) }
   return { outcome: row.outcome }
 }
 
@@ -58,9 +62,9 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
  * Runs a money statement of one account after the one this process already has in flight for it. The account's
  * row lock serialises them in PostgreSQL anyway; a queue of backends waiting on that lock cost PostgreSQL about
  * as much CPU again as the statements themselves, and held pool connections other accounts' calls needed
- * (BENCHMARKS.md, "One hot account"; two in flight measured worse than one). Single statements only: a
- * transaction waiting here while it holds row locks could deadlock with the statement ahead of it, which may
- * wait for those locks.
+ * (BENCHMARKS.md, "One hot account"; two in flight measured worse than one). Single statements only (a sync
+ * call's hold, capture and release, an async acceptance's accept_job): a transaction waiting here while it holds
+ * row locks could deadlock with the statement ahead of it, which may wait for those locks.
  */
 export async function inAccountTurn<T>(accountId: string, statement: () => Promise<T>): Promise<T> {
   const waiting = waitingFor.get(accountId) // present while one of the account's statements is in flight

@@ -3,15 +3,18 @@
 // account's credits with one row-locked statement and spends it locally, each call writing one durable charge
 // row that takes no account lock). Discrete events, virtual time; also checks that the lease design never
 // spends a credit it does not hold and that every credit ends either charged or back on the account.
-// `npx tsx scripts/bench/hot-account-sim.ts [statement ms] [commit ms] [model ms]`
+// Issue 32: the same on 1, 2 and 4 API nodes (each node one core of API CPU per call, its callers its own;
+// PostgreSQL's cores shared), leases held per node and key (BENCHMARKS.md, "The hot account past one row").
+// `npx tsx scripts/bench/hot-account-sim.ts [statement ms] [commit ms] [model ms] [API CPU ms] [PostgreSQL cores]`
 const STATEMENT_MS = Number(process.argv[2] ?? 0.35) // CPU of a money statement inside PostgreSQL
 const COMMIT_MS = Number(process.argv[3] ?? 0.6) // durable commit (WAL flush); the row lock is held through it
-const MODEL_MS = Number(process.argv[4] ?? 2) // the model and the API's own work, no lock held
-const CALLERS = 50
+const MODEL_MS = Number(process.argv[4] ?? 2) // the model's answer, no lock held, no CPU of ours
+const API_MS = Number(process.argv[5] ?? 1) // the API node's own CPU per call (one core per node)
+const CORES = Number(process.argv[6] ?? 2) // PostgreSQL's statements share the machine's cores
+const CALLERS = 50 // per node
 const CALLS = 20_000
 const PRICE = 2
-
-const CORES = 2 // PostgreSQL's statements share the machine's cores
+let NODES = 1
 
 /** Resources granted in the order requests arrive (the loop below advances callers in time order). */
 class Server {
@@ -30,17 +33,21 @@ class Server {
 }
 
 type Step = (now: number) => number // one stage of a call: returns when it is done
-/** Runs CALLS calls on CALLERS callers, always advancing the caller whose next stage starts first. */
-function run(stages: (call: number) => Step[]): number {
-  const at = Array.from({ length: CALLERS }, () => 0)
-  const queue = Array.from({ length: CALLERS }, () => [] as Step[])
+/** Runs CALLS calls on CALLERS callers per node, always advancing the caller whose next stage starts first. */
+function run(stages: (node: number) => Step[]): number {
+  const callers = CALLERS * NODES
+  const at = Array.from({ length: callers }, () => 0)
+  const queue = Array.from({ length: callers }, () => [] as Step[])
   let started = 0
   let end = 0
   for (;;) {
     let c = -1
-    for (let j = 0; j < CALLERS; j++) if ((queue[j]!.length || started < CALLS) && (c < 0 || at[j]! < at[c]!)) c = j
+    for (let j = 0; j < callers; j++) if ((queue[j]!.length || started < CALLS) && (c < 0 || at[j]! < at[c]!)) c = j
     if (c < 0) break
-    if (!queue[c]!.length) queue[c] = stages(started++)
+    if (!queue[c]!.length) {
+      started++
+      queue[c] = stages(c % NODES)
+    }
     at[c] = queue[c]!.shift()!(at[c]!)
     end = Math.max(end, at[c]!)
   }
@@ -65,38 +72,49 @@ function unflushedStatement(lock: Server, cpu: Server): Step {
   }
 }
 
+/** The node's own CPU for a call (auth, body, model request and answer, response): one core per node. */
+const apiWork =
+  (nodes: Server[], node: number): Step =>
+  (now) =>
+    nodes[node]!.use(now, API_MS)
+const apiNodes = () => Array.from({ length: NODES }, () => new Server(1))
+
 function durableHold(): number {
   const lock = new Server(1)
   const cpu = new Server(CORES)
-  return run(() => [lockedStatement(lock, cpu), (now) => now + MODEL_MS, lockedStatement(lock, cpu)])
+  const api = apiNodes()
+  return run((n) => [apiWork(api, n), lockedStatement(lock, cpu), (now) => now + MODEL_MS, lockedStatement(lock, cpu)])
 }
 
 function today(): number {
   const lock = new Server(1)
   const cpu = new Server(CORES)
-  return run(() => [unflushedStatement(lock, cpu), (now) => now + MODEL_MS, lockedStatement(lock, cpu)])
+  const api = apiNodes()
+  return run((n) => [apiWork(api, n), unflushedStatement(lock, cpu), (now) => now + MODEL_MS, lockedStatement(lock, cpu)])
 }
 
 function leased(block: number): { rate: number; exact: boolean } {
-  const lock = new Server(1)
+  const lock = new Server(1) // the account's row (and its key's): taken by refills only
   const cpu = new Server(CORES)
+  const api = apiNodes()
   const initial = 1_000_000_000
   let balance = initial
-  let lease = 0 // credits this node leased and has not spent
+  const lease = Array.from({ length: NODES }, () => 0) // credits each node leased and has not spent
+  const refillDone = Array.from({ length: NODES }, () => 0)
   let charged = 0
-  let refillDone = 0
   let overspent = false
-  const rate = run(() => [
+  const rate = run((n) => [
+    apiWork(api, n),
     (now) => {
-      if (lease < PRICE) {
-        // One row-locked, durable statement moves a block from the account to the node's lease row.
-        refillDone = lockedStatement(lock, cpu)(Math.max(now, refillDone))
+      if (lease[n]! < PRICE) {
+        // One row-locked, durable statement moves a block from the account (and the key's cap) to the node's lease row.
+        refillDone[n] = lockedStatement(lock, cpu)(Math.max(now, refillDone[n]!))
         balance -= block
-        lease += block
+        lease[n]! += block
       }
-      lease -= PRICE // the hold is local memory: the lease row already holds these credits durably
-      if (lease < 0) overspent = true
-      return Math.max(now, refillDone)
+      lease[n]! -= PRICE // the hold is local memory: the lease row already holds these credits durably
+      if (lease[n]! < 0) overspent = true
+      return Math.max(now, refillDone[n]!)
     },
     (now) => now + MODEL_MS,
     (now) => {
@@ -104,16 +122,33 @@ function leased(block: number): { rate: number; exact: boolean } {
       return cpu.use(now, STATEMENT_MS) + COMMIT_MS // a durable charge row, no account lock: commits overlap
     },
   ])
-  balance += lease // the node returns what it did not spend
+  balance += lease.reduce((a, b) => a + b, 0) // the nodes return what they did not spend
   return { rate, exact: !overspent && balance + charged === initial }
 }
 
 const f = (n: number) => Math.round(n).toLocaleString('en-US')
-console.log(`one account, ${CALLERS} callers, statement ${STATEMENT_MS} ms, durable commit ${COMMIT_MS} ms, model ${MODEL_MS} ms`)
-console.log(`| design | calls/s |\n|---|---:|`)
-console.log(`| before issue 18: hold and capture each take the row lock through their commit | ${f(durableHold())} |`)
-console.log(`| today: the hold's lock ends with its statement (asynchronous commit), the capture's with its commit | ${f(today())} |`)
+console.log(
+  `one account, ${CALLERS} callers per node, statement ${STATEMENT_MS} ms, durable commit ${COMMIT_MS} ms, model ${MODEL_MS} ms, API CPU ${API_MS} ms per call on each node, PostgreSQL ${CORES} cores`,
+)
+const sizes = [1, 2, 4]
+console.log(`| design | ${sizes.map((n) => `${n} node${n > 1 ? 's' : ''}`).join(' | ')} |\n|---|${sizes.map(() => '---:').join('|')}|`)
+const row = (label: string, design: () => number) =>
+  console.log(
+    `| ${label} | ${sizes
+      .map((n) => {
+        NODES = n
+        return f(design())
+      })
+      .join(' | ')} |`,
+  )
+row('before issue 18: hold and capture each take the row lock through their commit', durableHold)
+row("today: the hold's lock ends with its statement (asynchronous commit), the capture's with its commit", today)
 for (const block of [20, 200, 2000]) {
-  const r = leased(block)
-  console.log(`| lease of ${block} credits per refill (${block / PRICE} calls) | ${f(r.rate)} ${r.exact ? '' : '(NOT EXACT)'} |`)
+  let exact = true
+  row(`lease of ${block} credits per refill (${block / PRICE} calls)`, () => {
+    const r = leased(block)
+    exact &&= r.exact
+    return r.rate
+  })
+  if (!exact) console.log(`| lease of ${block}: NOT EXACT | | | |`)
 }

@@ -9,6 +9,7 @@ import { Migration0009ModelRequests } from './0009-model-requests.ts'
 import { Migration0010TestModeAndRequestLog } from './0010-test-mode-and-request-log.ts'
 import { Migration0011LockOrder } from './0011-lock-order.ts'
 import { Migration0012JobProgress } from './0012-job-progress.ts'
+import { Migration0013RevocationsAndAcceptance } from './0013-revocations-and-acceptance.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -20,4 +21,5 @@ export const migrations = [
   { name: '0010-test-mode-and-request-log', class: Migration0010TestModeAndRequestLog },
   { name: '0011-lock-order', class: Migration0011LockOrder },
   { name: '0012-job-progress', class: Migration0012JobProgress },
+  { name: '0013-revocations-and-acceptance', class: Migration0013RevocationsAndAcceptance },
 ]
