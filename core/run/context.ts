@@ -1,5 +1,5 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
-import type { CapabilityContext } from '../capability.ts'
+import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capability.ts'
 import { decodeOrRefuse, documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
@@ -10,7 +10,15 @@ import type { Services } from '../services.ts'
 export function capabilityContext(
   services: Services,
   capability: Capability,
-  call: { requestId: string; accountId: string; signal: AbortSignal; timeoutMs: number; waitForDecoder?: boolean },
+  call: {
+    requestId: string
+    accountId: string
+    signal: AbortSignal
+    timeoutMs: number
+    waitForDecoder?: boolean
+    /** The call's documents as its price measured them (pipeline/price.ts): not decoded twice. */
+    documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
+  },
 ): CapabilityContext {
   const { config, resolver } = services
   // Every role's model as this capability's route says (AI_ROUTES).
@@ -44,7 +52,8 @@ export function capabilityContext(
       run: (what, fn) => services.metrics.modelCall(capability.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
-      resolve: (input) =>
+      resolve: async (input) =>
+        call.documents?.get(input) ??
         resolveDocument(input, {
           fetch: fetchGuarded,
           sandbox: services.sandbox,
