@@ -63,7 +63,7 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   if (!Number.isInteger(m.price) || m.price < 1) fail(`price must be a whole number of credits ≥ 1, got ${m.price}.`)
   if (m.size !== undefined) {
     const { unit, included, perUnit } = m.size
-    if (unit !== 'page' && unit !== '1k-tokens') fail(`size.unit must be "page" or "1k-tokens", got ${unit}.`)
+    if (unit !== 'page' && unit !== '1k-tokens') fail(`size.unit must be "page" or "1k-tokens", got ${String(unit)}.`)
     if (!Number.isInteger(included) || included < 0) fail(`size.included must be a whole number ≥ 0, got ${included}.`)
     if (!Number.isInteger(perUnit) || perUnit < 1) fail(`size.perUnit must be a whole number of credits ≥ 1, got ${perUnit}.`)
   }

@@ -83,7 +83,7 @@ export async function extractPdfText(
     for (let first = 1; first <= pdf.numPages; first += PAGES_AT_ONCE) {
       const numbers = Array.from({ length: Math.min(PAGES_AT_ONCE, pdf.numPages - first + 1) }, (_, i) => first + i)
       const wanted = (n: number) => !only || only.some(([a, b]) => a <= n && n <= b)
-      const texts = await Promise.all(numbers.map((n) => (wanted(n) ? pageText(pdf, n) : '')))
+      const texts = await Promise.all(numbers.map((n) => (wanted(n) ? pageText(pdf, n) : Promise.resolve(''))))
       for (const text of texts) characters += text.length
       if (characters > budgets.maxCharacters) {
         throw new DocumentRefusal('document_too_complex', `the PDF has more than ${budgets.maxCharacters} characters of text (the limit)`)

@@ -82,8 +82,8 @@ function pagesOf(doc: ResolvedDocument): number {
 
 /** The Doc objects of a request (core/documents DocObject): the body itself, or its Doc-valued properties (compare's a, b). */
 function documentsOf(request: TObject, input: Record<string, unknown>): Array<{ doc: DocumentInput; at: string }> {
-  const isDoc = (schema: unknown) => Boolean((schema as { properties?: object } | undefined)?.properties?.hasOwnProperty('fileUrl'))
-  if (isDoc(request)) return [{ doc: input as DocumentInput, at: '' }]
+  const isDoc = (schema: unknown) => 'fileUrl' in ((schema as { properties?: object }).properties ?? {})
+  if (isDoc(request)) return [{ doc: input, at: '' }]
   return Object.entries(request.properties)
     .filter(([name, schema]) => isDoc(schema) && input[name] !== undefined)
     .map(([name]) => ({ doc: input[name] as DocumentInput, at: `/${name}` }))
