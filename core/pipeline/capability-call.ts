@@ -72,6 +72,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       accountId: caller.accountId,
       keyId: caller.keyId,
       price: quoted.credits,
+      size: quoted.size,
       endpoint: capability.name,
       requestId,
       now: services.now(),

@@ -6,7 +6,7 @@ import type { Caller } from '../accounts/accounts.ts'
 import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
-import { quote } from '../wallet/wallet.ts'
+import { quote, Size } from '../wallet/wallet.ts'
 import { quoteCall, type Quote } from './price.ts'
 import { requireProvider } from './provider.ts'
 import type { CallRequest } from './request.ts'
@@ -20,17 +20,7 @@ export const DryRun = Type.Object(
     liveStatus: Type.Integer({ description: 'the status the live call would answer now' }),
     wouldCharge: Type.Integer({ minimum: 0, description: 'credits the live call would charge (0 when it would be refused)' }),
     price: Type.Integer({ minimum: 1, description: "this input's price: the endpoint's price plus any size surcharge (x-price)" }),
-    size: Type.Optional(
-      Type.Object(
-        {
-          unit: Type.Union([Type.Literal('page'), Type.Literal('1k-tokens')]),
-          units: Type.Integer({ minimum: 0, description: 'pages of the documents, or 1,000-token units of the text' }),
-          included: Type.Integer({ minimum: 0, description: 'units the base price covers' }),
-          perUnit: Type.Integer({ minimum: 1, description: 'credits per unit beyond included' }),
-        },
-        { additionalProperties: false, description: 'how a size-priced endpoint measured this input' },
-      ),
-    ),
+    size: Type.Optional(Size),
     balance: Type.Integer({ description: 'credits available now (balance minus open holds)' }),
     error: Type.Optional(Type.Omit(ErrorBody.properties.error, ['requestId'], { description: 'the refusal the live call would get' })),
   },

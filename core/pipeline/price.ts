@@ -1,19 +1,19 @@
 // Price by size (issue 27): a capability's price for THIS input, measured before the hold, the one rule live
 // calls, async acceptance and dry runs share. price + max(0, units − included) × perUnit, where units are the
 // pages of the call's documents (read in the decoder pool) or the input's text in 1,000-token units.
-import type { TObject } from '@sinclair/typebox'
-import type { SizeRule } from '../capability.ts'
+import type { Static, TObject } from '@sinclair/typebox'
 import { pageTexts } from '../documents/pages.ts'
 import { publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import { tokenBound } from '../models/tokens.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
+import type { Size } from '../wallet/wallet.ts'
 
 /** What a call costs and why; `documents` are the call's documents as measured, for the handler to reuse. */
 export interface Quote {
   credits: number
-  size?: { unit: SizeRule['unit']; units: number; included: number; perUnit: number }
+  size?: Static<typeof Size>
   documents?: Map<DocumentInput, ResolvedDocument>
 }
 

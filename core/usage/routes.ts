@@ -6,6 +6,7 @@ import { ApiError } from '../errors.ts'
 import { authenticate } from '../pipeline/auth.ts'
 import type { Services } from '../services.ts'
 import { ajv, formatErrors } from '../validation.ts'
+import { Size } from '../wallet/wallet.ts'
 import { dailyTotals, listLedger } from './usage.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
@@ -33,6 +34,7 @@ const LedgerEntry = Type.Object(
     requestId: Type.Optional(Type.String()),
     keyId: Type.Optional(Type.String({ format: 'uuid' })),
     reference: Type.Optional(Type.String()),
+    size: Type.Optional(Size),
   },
   { additionalProperties: false },
 )

@@ -42,10 +42,15 @@ t.test('a 300-page parse: the dry run quotes what the live call then charges', a
 
   const call = await cap.call({ file: long }, { customer })
   cap.expectCharged(t, call, dry.body.wouldCharge)
+  t.same(call.res.body.usage.size, dry.body.size, "the result's usage reports the units")
 
   const usage = await cap.app.call('/v1/usage', { key: customer.key })
   t.equal(usage.status, 200, usage.text)
-  t.match(usage.body.entries[0], { kind: 'charge', amount: -300, endpoint: 'parse' }, 'the ledger row is the quoted price')
+  t.match(
+    usage.body.entries[0],
+    { kind: 'charge', amount: -300, endpoint: 'parse', size: dry.body.size },
+    'the ledger row: quoted price, units',
+  )
 })
 
 t.test('pages select what is priced; within the included pages the price is unchanged', async (t) => {
@@ -70,6 +75,10 @@ t.test('an async acceptance holds the quoted price; a failed call is free; too l
   const accepted = await cap.post(customer, { file: long, async: true })
   t.equal(accepted.status, 202, accepted.text)
   t.same(await cap.app.ledger(customer.accountId), { balance: 1000, reserved: 300, ledgerSum: 1000 }, 'the job holds 300')
+  const [hold] = await cap.app.services.db.sql<{ size: unknown }>(`select size from holds where account_id = ? and state = 'open'`, [
+    customer.accountId,
+  ])
+  t.same(hold?.size, { unit: 'page', units: 300, included: 10, perUnit: 1 }, 'the hold records what it was priced at')
 
   cap.reply({ docType: null }) // no classification: the call fails
   const failed = await cap.call({ file: long }, { customer })
