@@ -7,6 +7,16 @@ export type Usage = {
     credits: number;
     /** credits available after the charge */
     balanceRemaining: number;
+    /** how this size-priced call was measured (x-price-size) */
+    size?: {
+        unit: "page" | ("1k-tokens");
+        /** pages of the call's documents, or its text in 1,000-token units */
+        units: number;
+        /** units the base price (x-price) covers */
+        included: number;
+        /** credits per unit beyond included */
+        perUnit: number;
+    };
 };
 export type DryRun = {
     dryRun: true;
@@ -16,7 +26,18 @@ export type DryRun = {
     liveStatus: number;
     /** credits the live call would charge (0 when it would be refused) */
     wouldCharge: number;
+    /** this input's price: the endpoint's price plus any size surcharge (x-price) */
     price: number;
+    /** how this size-priced call was measured (x-price-size) */
+    size?: {
+        unit: "page" | ("1k-tokens");
+        /** pages of the call's documents, or its text in 1,000-token units */
+        units: number;
+        /** units the base price (x-price) covers */
+        included: number;
+        /** credits per unit beyond included */
+        perUnit: number;
+    };
     /** credits available now (balance minus open holds) */
     balance: number;
     /** the refusal the live call would get */
@@ -54,6 +75,16 @@ export type Job = {
             credits: number;
             /** credits available after the charge */
             balanceRemaining: number;
+            /** how this size-priced call was measured (x-price-size) */
+            size?: {
+                unit: "page" | ("1k-tokens");
+                /** pages of the call's documents, or its text in 1,000-token units */
+                units: number;
+                /** units the base price (x-price) covers */
+                included: number;
+                /** credits per unit beyond included */
+                perUnit: number;
+            };
         };
         [key: string]: unknown;
     };
@@ -100,6 +131,16 @@ export type WebhookEvent = {
                 credits: number;
                 /** credits available after the charge */
                 balanceRemaining: number;
+                /** how this size-priced call was measured (x-price-size) */
+                size?: {
+                    unit: "page" | ("1k-tokens");
+                    /** pages of the call's documents, or its text in 1,000-token units */
+                    units: number;
+                    /** units the base price (x-price) covers */
+                    included: number;
+                    /** credits per unit beyond included */
+                    perUnit: number;
+                };
             };
             [key: string]: unknown;
         };
@@ -130,6 +171,16 @@ export type UsagePage = {
         requestId?: string;
         keyId?: string;
         reference?: string;
+        /** how this size-priced call was measured (x-price-size) */
+        size?: {
+            unit: "page" | ("1k-tokens");
+            /** pages of the call's documents, or its text in 1,000-token units */
+            units: number;
+            /** units the base price (x-price) covers */
+            included: number;
+            /** credits per unit beyond included */
+            perUnit: number;
+        };
     }>;
     /** Pass as cursor for the next (older) page; absent on the last page */
     nextCursor?: string;
@@ -218,6 +269,9 @@ export type ClassifyResponse = {
 /** a: the earlier version, b: the later version; each exactly one of file, fileUrl, text */
 export type CompareRequest = {
     a: {
+        /** pages to read, e.g. "1-3,7" */
+        pages?: string;
+    } & ({
         file: {
             /** base64-encoded file bytes */
             data: string;
@@ -234,8 +288,11 @@ export type CompareRequest = {
         file?: never;
         fileUrl?: never;
         text: string;
-    };
+    });
     b: {
+        /** pages to read, e.g. "1-3,7" */
+        pages?: string;
+    } & ({
         file: {
             /** base64-encoded file bytes */
             data: string;
@@ -252,7 +309,7 @@ export type CompareRequest = {
         file?: never;
         fileUrl?: never;
         text: string;
-    };
+    });
     async?: boolean;
     callbackUrl?: string;
 };
@@ -278,6 +335,8 @@ export type CompareResponse = {
 };
 /** POST /v1/contract request */
 export type ContractRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -587,6 +646,8 @@ export type ImageResponse = {
 };
 /** POST /v1/invoice request */
 export type InvoiceRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1017,6 +1078,8 @@ export type OutreachResponse = {
 };
 /** POST /v1/parse request */
 export type ParseRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     /** A hint (e.g. "invoice", "eob"); the document decides */
     docType?: string;
     async?: boolean;
@@ -1236,6 +1299,8 @@ export type QuoteResponse = {
 };
 /** POST /v1/receipt request */
 export type ReceiptRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1478,6 +1543,8 @@ export type ResearchResponse = {
 };
 /** POST /v1/resume request */
 export type ResumeRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1805,6 +1872,8 @@ export type SpeakResponse = {
 };
 /** POST /v1/split request */
 export type SplitRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1851,6 +1920,8 @@ export type SplitResponse = {
 };
 /** POST /v1/statement request */
 export type StatementRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -2034,6 +2105,8 @@ export type SummarizeResponse = {
 };
 /** POST /v1/tables request */
 export type TablesRequest = {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({

@@ -10,6 +10,16 @@ export type Usage = {
   credits: number
   /** credits available after the charge */
   balanceRemaining: number
+  /** how this size-priced call was measured (x-price-size) */
+  size?: {
+    unit: "page" | ("1k-tokens")
+    /** pages of the call's documents, or its text in 1,000-token units */
+    units: number
+    /** units the base price (x-price) covers */
+    included: number
+    /** credits per unit beyond included */
+    perUnit: number
+  }
 }
 
 export type DryRun = {
@@ -20,7 +30,18 @@ export type DryRun = {
   liveStatus: number
   /** credits the live call would charge (0 when it would be refused) */
   wouldCharge: number
+  /** this input's price: the endpoint's price plus any size surcharge (x-price) */
   price: number
+  /** how this size-priced call was measured (x-price-size) */
+  size?: {
+    unit: "page" | ("1k-tokens")
+    /** pages of the call's documents, or its text in 1,000-token units */
+    units: number
+    /** units the base price (x-price) covers */
+    included: number
+    /** credits per unit beyond included */
+    perUnit: number
+  }
   /** credits available now (balance minus open holds) */
   balance: number
   /** the refusal the live call would get */
@@ -60,6 +81,16 @@ export type Job = {
       credits: number
       /** credits available after the charge */
       balanceRemaining: number
+      /** how this size-priced call was measured (x-price-size) */
+      size?: {
+        unit: "page" | ("1k-tokens")
+        /** pages of the call's documents, or its text in 1,000-token units */
+        units: number
+        /** units the base price (x-price) covers */
+        included: number
+        /** credits per unit beyond included */
+        perUnit: number
+      }
     }
     [key: string]: unknown
   }
@@ -108,6 +139,16 @@ export type WebhookEvent = {
         credits: number
         /** credits available after the charge */
         balanceRemaining: number
+        /** how this size-priced call was measured (x-price-size) */
+        size?: {
+          unit: "page" | ("1k-tokens")
+          /** pages of the call's documents, or its text in 1,000-token units */
+          units: number
+          /** units the base price (x-price) covers */
+          included: number
+          /** credits per unit beyond included */
+          perUnit: number
+        }
       }
       [key: string]: unknown
     }
@@ -140,6 +181,16 @@ export type UsagePage = {
     requestId?: string
     keyId?: string
     reference?: string
+    /** how this size-priced call was measured (x-price-size) */
+    size?: {
+      unit: "page" | ("1k-tokens")
+      /** pages of the call's documents, or its text in 1,000-token units */
+      units: number
+      /** units the base price (x-price) covers */
+      included: number
+      /** credits per unit beyond included */
+      perUnit: number
+    }
   }>
   /** Pass as cursor for the next (older) page; absent on the last page */
   nextCursor?: string
@@ -235,6 +286,9 @@ export type ClassifyResponse = {
 /** a: the earlier version, b: the later version; each exactly one of file, fileUrl, text */
 export type CompareRequest = {
   a: {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string
+  } & ({
     file: {
       /** base64-encoded file bytes */
       data: string
@@ -251,8 +305,11 @@ export type CompareRequest = {
     file?: never
     fileUrl?: never
     text: string
-  }
+  })
   b: {
+    /** pages to read, e.g. "1-3,7" */
+    pages?: string
+  } & ({
     file: {
       /** base64-encoded file bytes */
       data: string
@@ -269,7 +326,7 @@ export type CompareRequest = {
     file?: never
     fileUrl?: never
     text: string
-  }
+  })
   async?: boolean
   callbackUrl?: string
 }
@@ -297,6 +354,8 @@ export type CompareResponse = {
 
 /** POST /v1/contract request */
 export type ContractRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
@@ -620,6 +679,8 @@ export type ImageResponse = {
 
 /** POST /v1/invoice request */
 export type InvoiceRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
@@ -1064,6 +1125,8 @@ export type OutreachResponse = {
 
 /** POST /v1/parse request */
 export type ParseRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   /** A hint (e.g. "invoice", "eob"); the document decides */
   docType?: string
   async?: boolean
@@ -1291,6 +1354,8 @@ export type QuoteResponse = {
 
 /** POST /v1/receipt request */
 export type ReceiptRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
@@ -1541,6 +1606,8 @@ export type ResearchResponse = {
 
 /** POST /v1/resume request */
 export type ResumeRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
@@ -1880,6 +1947,8 @@ export type SpeakResponse = {
 
 /** POST /v1/split request */
 export type SplitRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
@@ -1928,6 +1997,8 @@ export type SplitResponse = {
 
 /** POST /v1/statement request */
 export type StatementRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
@@ -2117,6 +2188,8 @@ export type SummarizeResponse = {
 
 /** POST /v1/tables request */
 export type TablesRequest = {
+  /** pages to read, e.g. "1-3,7" */
+  pages?: string
   async?: boolean
   callbackUrl?: string
 } & ({
