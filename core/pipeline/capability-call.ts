@@ -3,7 +3,7 @@
 // same stages 1–4 and reports what stages 5–7 would answer.
 import type { Context, Middleware } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
-import { answerClaimed } from '../idempotency/idempotency.ts'
+import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
@@ -60,6 +60,10 @@ export function capabilityCall(capability: Capability, services: Services): Midd
   async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal): Promise<void> {
     const requestId = ctx.state.requestId as string
     if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
+    if (capability.size && call.idempotency) {
+      const prior = await priorAnswer(services.db, caller.accountId, call.idempotency, services.now())
+      if (prior) return answerClaimed(ctx, prior) // a replay is not priced again
+    }
     // The price of this input (issue 27); a sync call's handler reuses the documents it measured.
     let quoted: Quote
     try {

@@ -1,6 +1,9 @@
 // Price by size (issue 27): the dry run quotes the exact price of the given input, the live call holds and
 // charges exactly that, an async acceptance holds it, a failure is free, and concurrent sized calls on one
 // account never overdraw. Through the HTTP API, real PostgreSQL, PDFs built here.
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import t from 'tap'
 import parse from '../../capabilities/parse/manifest.ts'
@@ -120,4 +123,30 @@ t.test('long text is priced in 1,000-token units beyond the included 32', async 
   const short = await sum.post(customer, { text: 'Revenue grew in every region.' }, DRY)
   t.match(short.body, { wouldCharge: 3, price: 3 })
   sum.expectCharged(t, await sum.call({ text: 'Revenue grew in every region.' }, { customer }), 3)
+})
+
+t.test('a replay under the same Idempotency-Key is answered without reading the document again', async (t) => {
+  const bytes = plainPdf(...Array.from({ length: 30 }, (_, i) => `Folio ${i + 1}: Invoice INV-${i + 1}00 from Vendor${i + 1} Ltd`))
+  let fetches = 0
+  const server = createServer((_, res) => {
+    fetches++
+    if (fetches > 1) return res.writeHead(404).end() // gone after the first read
+    res.writeHead(200, { 'content-type': 'application/pdf' }).end(bytes)
+  }).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const fileUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bundle.pdf`
+
+  const local = await capabilityHarness(t, parse, { config: { callbacksAllowPrivate: true } })
+  local.reply(answer)
+  const customer = await local.customer(100)
+  const headers = { 'idempotency-key': 'bundle-1' }
+  const first = await local.call({ fileUrl }, { customer, headers })
+  local.expectCharged(t, first, 30)
+  const again = await local.post(customer, { fileUrl }, headers)
+  t.equal(again.status, 200, again.text)
+  t.equal(again.headers.get('idempotent-replayed'), 'true')
+  t.equal(again.text, first.res.text, 'the recorded answer, byte for byte')
+  t.equal(fetches, 1, 'the document was read once')
+  t.same(await local.app.ledger(customer.accountId), first.ledger, 'charged once')
 })
