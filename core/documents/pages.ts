@@ -40,11 +40,12 @@ export function pagedContent(
   return ctx.documents.parts(doc)
 }
 
-/** The request schema's syntax for `pages`; order and bounds are checked by parsePageRanges. */
-export const PAGES_PATTERN = '^ *[1-9][0-9]{0,5}( *- *[1-9][0-9]{0,5})?( *, *[1-9][0-9]{0,5}( *- *[1-9][0-9]{0,5})?)* *$'
+// Checked here rather than as a schema pattern: the message can say what is wrong, and MCP's tools/list stays small.
+const PAGE_LIST = /^ *[1-9][0-9]{0,5}( *- *[1-9][0-9]{0,5})?( *, *[1-9][0-9]{0,5}( *- *[1-9][0-9]{0,5})?)* *$/
 
-/** `pages` as ranges; a range that runs backwards is 400 invalid_request at `path`. */
+/** `pages` as ranges; anything else, or a range that runs backwards, is 400 invalid_request at `path`. */
 export function parsePageRanges(spec: string, path: string): PageRanges {
+  if (!PAGE_LIST.test(spec)) throw badPages(path, `"${spec}" is not a list of pages such as "1-3,7" (numbers from 1, ranges, commas)`)
   const ranges = spec.split(',').map((part): [number, number] => {
     const [first, last] = part.split('-').map((n) => Number(n.trim()))
     return [first!, last ?? first!]

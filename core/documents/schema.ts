@@ -1,6 +1,5 @@
 // Request-schema pieces shared by every document endpoint (capabilities.md `Doc`; contract C12 bounds).
 import { Type, type TProperties } from '@sinclair/typebox'
-import { PAGES_PATTERN } from './pages.ts'
 
 // ≈ 20 MiB of bytes as base64 (4/3); the 20 MiB body limit (C12) is the real cap.
 export const InlineFile = Type.Object(
@@ -17,7 +16,7 @@ export const docProperties = {
   fileUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
   text: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000 })),
   // Issue 27: only these pages are read, sent and priced; citations keep the original page numbers.
-  pages: Type.Optional(Type.String({ maxLength: 64, pattern: PAGES_PATTERN, description: 'pages to read, e.g. "1-3,7"' })),
+  pages: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'e.g. "1-3,7"' })),
 }
 
 /** Spread into an object schema's options: exactly one of file, fileUrl, text. */

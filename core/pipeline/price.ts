@@ -10,7 +10,10 @@ import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import type { Size } from '../wallet/wallet.ts'
 
-/** What a call costs and why; `documents` are the call's documents as measured, for the handler to reuse. */
+/**
+ * What a call costs; `size` when its size raised the price; `documents` are the call's documents as measured,
+ * for the handler to reuse.
+ */
 export interface Quote {
   credits: number
   size?: Static<typeof Size>
@@ -25,12 +28,11 @@ export const CHARS_PER_TEXT_PAGE = 3000
  */
 export const PRICE_TOKENIZER_MODEL = 'gpt-4o'
 
-/** The rule in words, for the published document and the MCP tools: "10 credits, +1 per page over 10". */
+/** The rule in words, for the published document and the MCP tools: "10 credits, +1/page over 10". */
 export function priceRule(cap: Pick<Capability, 'price' | 'size'>): string {
   const base = `${cap.price} credit${cap.price === 1 ? '' : 's'}`
   if (!cap.size) return base
-  const unit = cap.size.unit === 'page' ? 'page' : '1,000 tokens'
-  return `${base}, +${cap.size.perUnit} per ${unit} over ${cap.size.included}`
+  return `${base}, +${cap.size.perUnit}/${cap.size.unit === 'page' ? 'page' : '1k tokens'} over ${cap.size.included}`
 }
 
 export async function quoteCall(
@@ -41,9 +43,10 @@ export async function quoteCall(
 ): Promise<Quote> {
   const rule = capability.size
   if (!rule) return { credits: capability.price }
+  // Within the included size the price is the flat one and nothing is reported (a token count there is only a bound).
   const priced = (units: number, documents?: Map<DocumentInput, ResolvedDocument>): Quote => ({
     credits: capability.price + Math.max(0, units - rule.included) * rule.perUnit,
-    size: { units, ...rule },
+    ...(units > rule.included ? { size: { units, ...rule } } : {}),
     ...(documents ? { documents } : {}),
   })
   if (rule.unit === '1k-tokens') {

@@ -64,7 +64,8 @@ t.test('pages select what is priced; within the included pages the price is unch
   cap.expectCharged(t, await cap.call({ file: long, pages: '1-12, 300' }, { customer }), 13)
 
   const small = await cap.post(customer, { file: pdf(3) }, DRY)
-  t.match(small.body, { wouldCharge: 10, price: 10, size: { units: 3 } })
+  t.match(small.body, { wouldCharge: 10, price: 10 })
+  t.notOk('size' in small.body, 'within the included pages: the flat price, no size')
   cap.expectCharged(t, await cap.call({ file: pdf(3) }, { customer }), 10)
   // Text is priced per 3,000 characters begun on each page.
   const text = 'x'.repeat(3000 * 11 + 1)
@@ -122,7 +123,10 @@ t.test('long text is priced in 1,000-token units beyond the included 32', async 
 
   const short = await sum.post(customer, { text: 'Revenue grew in every region.' }, DRY)
   t.match(short.body, { wouldCharge: 3, price: 3 })
-  sum.expectCharged(t, await sum.call({ text: 'Revenue grew in every region.' }, { customer }), 3)
+  t.notOk('size' in short.body)
+  const flat = await sum.call({ text: 'Revenue grew in every region.' }, { customer })
+  sum.expectCharged(t, flat, 3)
+  t.same(Object.keys(flat.res.body.usage), ['credits', 'balanceRemaining'], "today's usage for today's inputs")
 })
 
 t.test('a replay under the same Idempotency-Key is answered without reading the document again', async (t) => {

@@ -82,5 +82,8 @@ t.test('bad ranges are 400 invalid_request before any model call, and free', asy
   const out = await cap.expectRefused(t, { file: tenPages, pages: '2-3,11' }, { why: 'past the end', message: /page 11 .*has 10 pages/ })
   t.equal(out.res.body.error.details[0].path, '/pages')
   await cap.expectRefused(t, { text: 'one\ftwo', pages: '3' }, { why: 'text past the end', message: /has 2 pages/ })
+  const customer = await cap.customer(100)
+  const dry = await cap.post(customer, { file: tenPages, pages: '9-12' }, { 'service-dry-run': '1' })
+  t.match(dry.body, { dryRun: true, liveStatus: 400, wouldCharge: 0, error: { code: 'invalid_request', message: /has 10 pages/ } })
   await cap.expectRefused(t, { text: 'one\f \ftwo', pages: '2' }, { status: 422, code: 'unprocessable', why: 'a blank page' })
 })
