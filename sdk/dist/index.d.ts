@@ -269,7 +269,7 @@ export type ClassifyResponse = {
 /** a: the earlier version, b: the later version; each exactly one of file, fileUrl, text */
 export type CompareRequest = {
     a: {
-        /** pages to read, e.g. "1-3,7" */
+        /** e.g. "1-3,7" */
         pages?: string;
     } & ({
         file: {
@@ -290,7 +290,7 @@ export type CompareRequest = {
         text: string;
     });
     b: {
-        /** pages to read, e.g. "1-3,7" */
+        /** e.g. "1-3,7" */
         pages?: string;
     } & ({
         file: {
@@ -335,7 +335,7 @@ export type CompareResponse = {
 };
 /** POST /v1/contract request */
 export type ContractRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
@@ -646,7 +646,7 @@ export type ImageResponse = {
 };
 /** POST /v1/invoice request */
 export type InvoiceRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
@@ -1078,7 +1078,7 @@ export type OutreachResponse = {
 };
 /** POST /v1/parse request */
 export type ParseRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     /** A hint (e.g. "invoice", "eob"); the document decides */
     docType?: string;
@@ -1299,7 +1299,7 @@ export type QuoteResponse = {
 };
 /** POST /v1/receipt request */
 export type ReceiptRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
@@ -1543,7 +1543,7 @@ export type ResearchResponse = {
 };
 /** POST /v1/resume request */
 export type ResumeRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
@@ -1872,7 +1872,7 @@ export type SpeakResponse = {
 };
 /** POST /v1/split request */
 export type SplitRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
@@ -1920,7 +1920,7 @@ export type SplitResponse = {
 };
 /** POST /v1/statement request */
 export type StatementRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
@@ -2105,7 +2105,7 @@ export type SummarizeResponse = {
 };
 /** POST /v1/tables request */
 export type TablesRequest = {
-    /** pages to read, e.g. "1-3,7" */
+    /** e.g. "1-3,7" */
     pages?: string;
     async?: boolean;
     callbackUrl?: string;
