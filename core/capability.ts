@@ -5,6 +5,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { UserContent } from 'ai'
 import type { Query } from './db/database.ts'
 import type { DocumentInput, ResolvedDocument } from './documents/schema.ts'
+import type { Chunking } from './models/chunks.ts'
 import type { ObjectRequest, ObjectResult } from './models/generate.ts'
 import type { ModelProvider, ModelRole } from './models/provider.ts'
 
@@ -113,6 +114,12 @@ export interface CapabilityManifest<Req extends TObject = TObject, Res extends T
   paused?: boolean
   /** Needs the provider's web search tool: without one (e.g. AI_WIRE_API=chat) calls are 503 and free. */
   webSearch?: boolean
+  /**
+   * A model request over the context budget (AI_CONTEXT_TOKENS) is answered in parts (core/models/chunks.ts):
+   * `map-reduce` (the model combines the parts' answers), `merge` (code joins them: lists in page order, other
+   * values from the first part that has one), or `refuse` (the default: 422 document_too_long, free).
+   */
+  chunking?: Chunking
   request: Req
   /**
    * Checks the schema cannot express (sizes of open objects, a caller-supplied schema …), run at stage 4

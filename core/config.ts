@@ -24,6 +24,21 @@ export interface AiConfig {
   attemptTimeoutMs?: number
   /** USD per million tokens by model name: config/prices.json with AI_PRICES over it. */
   prices?: Record<string, ModelPrice>
+  /** Long inputs (issue 27, core/models/chunks.ts); unset in hand-made configs: the defaults of config/defaults.json. */
+  context?: ContextConfig
+}
+
+export interface ContextConfig {
+  /** AI_CONTEXT_TOKENS: the largest prompt of one model request, output reserve included (capped by the model's window). */
+  tokens: number
+  /** AI_OUTPUT_RESERVE_TOKENS: tokens of each request kept for the answer. */
+  outputReserveTokens: number
+  /** AI_CHUNK_CONCURRENCY: parts of one long call sent at once. */
+  concurrency: number
+  /** AI_COST_GUARD_FACTOR: a call may cost the provider up to its credits' value times this. */
+  costGuardFactor: number
+  /** Context window by model name (config/models.json). */
+  windows: Record<string, number>
 }
 
 export interface FallbackProvider {
@@ -129,6 +144,11 @@ const priceTable = JSON.parse(readFileSync(new URL('../config/prices.json', impo
   models: Record<string, ModelPrice>
 }
 
+/** The context windows of known models: `{source, date, models: {name: {contextWindow}}}`. */
+const modelTable = JSON.parse(readFileSync(new URL('../config/models.json', import.meta.url), 'utf8')) as {
+  models: Record<string, { contextWindow: number }>
+}
+
 function json<T>(name: string, raw: string | undefined): T | undefined {
   if (raw === undefined || raw === '') return undefined
   try {
@@ -143,6 +163,28 @@ function int(name: string, raw: string | undefined): number | undefined {
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 0) throw new BootRefusal(`${name} must be a whole number, got "${raw}"`)
   return n
+}
+
+function positive(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n <= 0) throw new BootRefusal(`${name} must be a number above 0, got "${raw}"`)
+  return n
+}
+
+export function contextConfig(env: NodeJS.ProcessEnv): ContextConfig {
+  const d = defaults.ai.context!
+  const c: ContextConfig = {
+    tokens: int('AI_CONTEXT_TOKENS', env.AI_CONTEXT_TOKENS) ?? d.tokens,
+    outputReserveTokens: int('AI_OUTPUT_RESERVE_TOKENS', env.AI_OUTPUT_RESERVE_TOKENS) ?? d.outputReserveTokens,
+    concurrency: int('AI_CHUNK_CONCURRENCY', env.AI_CHUNK_CONCURRENCY) ?? d.concurrency,
+    costGuardFactor: positive('AI_COST_GUARD_FACTOR', env.AI_COST_GUARD_FACTOR) ?? d.costGuardFactor,
+    windows: Object.fromEntries(Object.entries(modelTable.models).map(([m, w]) => [m, w.contextWindow])),
+  }
+  if (c.concurrency < 1) throw new BootRefusal('AI_CHUNK_CONCURRENCY must be at least 1')
+  if (c.tokens < 2 * c.outputReserveTokens)
+    throw new BootRefusal('AI_CONTEXT_TOKENS must be at least twice AI_OUTPUT_RESERVE_TOKENS (room for the input and the answer)')
+  return c
 }
 
 function stripeApi(raw: string | undefined): BillingConfig['api'] {
@@ -242,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fallbacks: fallbacks(env, wire),
       attemptTimeoutMs: int('AI_ATTEMPT_TIMEOUT_MS', env.AI_ATTEMPT_TIMEOUT_MS) ?? defaults.ai.attemptTimeoutMs!,
       prices: prices(env.AI_PRICES),
+      context: contextConfig(env),
     },
     billing: {
       secretKey: env.STRIPE_SECRET_KEY || undefined,

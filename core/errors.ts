@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   document_too_complex: 422,
   document_unreadable: 422,
   document_encrypted: 422,
+  document_too_long: 422,
   rate_limited: 429,
   internal_error: 500,
   inference_failed: 502,

@@ -8,6 +8,7 @@ import { Type, type TObject } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import type { CapabilityManifest } from './capability.ts'
 import { MODEL_ROLES } from './models/provider.ts'
+import { CHUNKINGS } from './models/chunks.ts'
 import { dropUnknownNulls, publishedResultSchema, type JsonSchema } from './run/result.ts'
 import { ajv } from './validation.ts'
 
@@ -69,6 +70,7 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   }
   if (typeof m.async !== 'boolean') fail('async must be true or false.')
   if (!Number.isInteger(m.ratePerMinute) || m.ratePerMinute < 1) fail(`ratePerMinute must be a whole number ≥ 1, got ${m.ratePerMinute}.`)
+  if (m.chunking !== undefined && !CHUNKINGS.includes(m.chunking)) fail(`chunking must be one of ${CHUNKINGS.join(', ')}.`)
   if (m.model !== null && !MODEL_ROLES.includes(m.model)) fail(`model must be null or one of ${MODEL_ROLES.join(', ')}.`)
   if (typeof m.handler !== 'function') fail('handler is missing: export a function (input, ctx) => result.')
   if (!m.request || m.request.type !== 'object') fail('request must be a TypeBox object schema.')

@@ -61,7 +61,7 @@ export const FormText = (maxLength: number, options: StringOptions = {}) =>
  * The input boundary of a form body or a query string, as API bodies have one: the value is checked against
  * `schema` (compiled once) and returned typed, or refused with 400 invalid_request naming the offending fields.
  */
-export function inputReader<T extends TSchema>(schema: T, what: 'form' | 'query' | 'event'): (value: unknown) => Static<T> {
+export function inputReader<T extends TSchema>(schema: T, what: 'body' | 'form' | 'query' | 'event'): (value: unknown) => Static<T> {
   const check = ajv.compile<Static<T>>(schema)
   return (value) => {
     if (!check(value)) throw new ApiError('invalid_request', `The ${what} does not match its schema.`, formatErrors(check.errors))

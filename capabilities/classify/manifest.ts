@@ -10,6 +10,7 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
+  chunking: 'map-reduce',
   request: Request,
   // Labels are matched case-insensitively (the model's "Billing" is the caller's "billing"), so two labels that
   // differ only in case or surrounding spaces could not be told apart: refused before any money moves.

@@ -11,6 +11,7 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'text',
+  chunking: 'map-reduce',
   request: Request,
   response: Result,
   example: {

@@ -11,6 +11,7 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
+  chunking: 'merge',
   request: Request,
   response: Result,
   example: {

@@ -10,6 +10,7 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'vision',
+  chunking: 'map-reduce',
   request: Request,
   check,
   response: Result,

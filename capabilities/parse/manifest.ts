@@ -11,6 +11,7 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'vision',
+  chunking: 'merge',
   request: Request,
   response: Result,
   example: {

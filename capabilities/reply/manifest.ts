@@ -10,6 +10,7 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
+  chunking: 'map-reduce',
   request: Request,
   response: Result,
   example: {

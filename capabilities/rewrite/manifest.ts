@@ -9,6 +9,7 @@ export default defineCapability({
   async: false,
   ratePerMinute: 120,
   model: 'text',
+  chunking: 'refuse',
   request: Request,
   response: Result,
   example: {

@@ -10,6 +10,7 @@ export default defineCapability({
   async: false,
   ratePerMinute: 60,
   model: 'text',
+  chunking: 'refuse',
   request: Request,
   check,
   response: Result,

@@ -10,6 +10,7 @@ export default defineCapability({
   async: true,
   ratePerMinute: 60,
   model: 'text',
+  chunking: 'merge',
   request: Request,
   response: Result,
   example: {

@@ -1,15 +1,15 @@
 // The operator's cost report (issue 28): per capability, per model and in total, what the calls earned
 // (credits × the credit's USD value) against what their model requests cost at the provider. Operator-only:
 // provider cost never reaches an account owner (no /v1 route, dashboard page or SDK type reads model_requests).
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { CREDIT_USD } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import { ajv, formatErrors } from '../validation.ts'
+import { inputReader } from '../validation.ts'
 
 const Instant = Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })])
 export const CostsQuery = Type.Object({ from: Type.Optional(Instant), to: Type.Optional(Instant) }, { additionalProperties: false })
-const checkQuery = ajv.compile(CostsQuery)
+const readQuery = inputReader(CostsQuery, 'query')
 
 export interface CostLine {
   /** Charged calls. */
@@ -39,9 +39,7 @@ export interface CostReport {
 
 /** `from` inclusive, `to` exclusive; a date is its UTC midnight. Default: the current UTC month. */
 export function costPeriod(query: Record<string, unknown>, now: Date): { from: Date; to: Date } {
-  const q = { ...query }
-  if (!checkQuery(q)) throw new ApiError('invalid_request', 'The query does not match the schema.', formatErrors(checkQuery.errors))
-  const { from: rawFrom, to: rawTo } = q as Static<typeof CostsQuery>
+  const { from: rawFrom, to: rawTo } = readQuery({ ...query })
   const from = rawFrom ? new Date(rawFrom) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
   const to = rawTo ? new Date(rawTo) : new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1))
   if (!(to > from)) throw new ApiError('invalid_request', '`to` must be after `from`.', [{ path: '/to', message: 'must be after from' }])

@@ -1,7 +1,7 @@
 // The operator API of C13 under /admin, behind ADMIN_TOKEN (unset: every /admin route is 404). The token is
 // checked by operatorGate (core/pipeline/routing.ts) before any router runs, whatever the path's spelling.
 import type Router from '@koa/router'
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import {
   addCredits,
@@ -15,17 +15,16 @@ import {
   rotateWebhookSecret,
   setPlan,
   updateKey,
-  type KeyMode,
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
 import { costPeriod, costReport } from './costs.ts'
 import { makeBodyReader } from '../pipeline/request.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
-import { ajv, formatErrors, UUID } from '../validation.ts'
+import { inputReader, UUID } from '../validation.ts'
 import { listAttempts } from '../webhooks/webhooks.ts'
 
-const Plan = Type.Union(Object.keys(PLANS).map((p) => Type.Literal(p)))
+const Plan = Type.Union((Object.keys(PLANS) as Array<keyof typeof PLANS>).map((p) => Type.Literal(p)))
 const SpendCap = Type.Integer({ minimum: 0, maximum: 1e12 })
 export const AdminSchemas = {
   createAccount: Type.Object(
@@ -33,7 +32,10 @@ export const AdminSchemas = {
     { additionalProperties: false },
   ),
   credits: Type.Union([
-    Type.Object({ pack: Type.Union(Object.keys(PACKS).map((p) => Type.Literal(p))) }, { additionalProperties: false }),
+    Type.Object(
+      { pack: Type.Union((Object.keys(PACKS) as Array<keyof typeof PACKS>).map((p) => Type.Literal(p))) },
+      { additionalProperties: false },
+    ),
     Type.Object(
       { credits: Type.Integer({ minimum: 1, maximum: 1e9 }), reason: Type.String({ minLength: 1, maxLength: 500 }) },
       { additionalProperties: false },
@@ -51,14 +53,6 @@ export const AdminSchemas = {
   updateKey: Type.Object({ monthlySpendCap: Type.Union([SpendCap, Type.Null()]) }, { additionalProperties: false }),
 }
 
-function validator<T>(schema: TSchema) {
-  const v = ajv.compile(schema)
-  return (body: unknown): T => {
-    if (!v(body)) throw new ApiError('invalid_request', 'The body does not match the schema.', formatErrors(v.errors))
-    return body as T
-  }
-}
-
 export function adminRouter(services: Services): Router {
   const router = strictRouter('/admin')
   const readBody = makeBodyReader(1024 * 1024)
@@ -68,11 +62,11 @@ export function adminRouter(services: Services): Router {
     return check(ctx.request.body ?? {})
   }
   const v = {
-    createAccount: validator<{ email: string; plan?: keyof typeof PLANS }>(AdminSchemas.createAccount),
-    credits: validator<{ pack: keyof typeof PACKS } | { credits: number; reason: string }>(AdminSchemas.credits),
-    plan: validator<{ plan: keyof typeof PLANS }>(AdminSchemas.plan),
-    createKey: validator<{ name?: string; monthlySpendCap?: number | null; mode?: KeyMode }>(AdminSchemas.createKey),
-    updateKey: validator<{ monthlySpendCap: number | null }>(AdminSchemas.updateKey),
+    createAccount: inputReader(AdminSchemas.createAccount, 'body'),
+    credits: inputReader(AdminSchemas.credits, 'body'),
+    plan: inputReader(AdminSchemas.plan, 'body'),
+    createKey: inputReader(AdminSchemas.createKey, 'body'),
+    updateKey: inputReader(AdminSchemas.updateKey, 'body'),
   }
   const { db } = services
 

@@ -118,6 +118,7 @@ create table jobs (
   started_at timestamp with time zone,
   finished_at timestamp with time zone,
   mode text not null default 'live'::text,
+  progress jsonb,
   constraint jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES holds(id),
   constraint jobs_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),

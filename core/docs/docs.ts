@@ -47,6 +47,8 @@ const init = `window.ui = SwaggerUIBundle({
   defaultModelsExpandDepth: 0,
   validatorUrl: null,
   tryItOutEnabled: false,
+  // x-price, x-limits (pages, file size, context tokens, the strategy over it) shown on each operation.
+  showExtensions: true,
   // The dashboard session's test key, when there is one (a signed-out visitor is redirected, and enters a key).
   onComplete: () =>
     fetch('/dashboard/docs-key', { credentials: 'same-origin', redirect: 'manual' })

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { Caller } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import { ajv, formatErrors } from '../validation.ts'
+import { inputReader } from '../validation.ts'
 import { jobView, JobView } from './view.ts'
 
 export const JobsQuery = Type.Object(
@@ -30,7 +30,7 @@ export const JobsPage = Type.Object(
 /** The query parameters as OpenAPI publishes them (core/openapi/kernel-routes.ts lists the route in KERNEL_ROUTES). */
 export const jobsParameters = Object.entries(JobsQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
 
-const checkQuery = ajv.compile(JobsQuery)
+const readQuery = inputReader(JobsQuery, 'query')
 
 // The cursor is the last listed job's (created_at, id): the order of the list, stable under inserts.
 const encodeCursor = (createdAt: Date, id: string) => Buffer.from(`j:${createdAt.toISOString()}|${id}`).toString('base64url')
@@ -42,9 +42,7 @@ function decodeCursor(cursor: string): [Date, string] {
 }
 
 export async function listJobs(db: Query, caller: Caller, rawQuery: unknown): Promise<Static<typeof JobsPage>> {
-  const query = { ...(rawQuery as object) }
-  if (!checkQuery(query)) throw new ApiError('invalid_request', 'The query does not match the schema.', formatErrors(checkQuery.errors))
-  const q = query as Static<typeof JobsQuery>
+  const q = readQuery({ ...(rawQuery as object) })
   const limit = q.limit ? Number(q.limit) : 20
   const conditions: Array<[string, unknown[]]> = [
     ['account_id = ?', [caller.accountId]],

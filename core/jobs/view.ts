@@ -37,6 +37,15 @@ export const JobView = Type.Object(
     startedAt: Type.Optional(Time),
     finishedAt: Type.Optional(Time),
     requestId: Type.String(),
+    progress: Type.Optional(
+      Type.Object(
+        { done: Type.Integer({ minimum: 0 }), total: Type.Integer({ minimum: 1 }) },
+        {
+          additionalProperties: false,
+          description: 'a long input answered in parts: model requests ended, of how many (absent for a job of one request)',
+        },
+      ),
+    ),
     result: Type.Optional(
       Type.Object(
         { usage: Usage },
@@ -68,6 +77,7 @@ interface JobRow {
   finished_at: string | Date | null
   result: string | null
   error: JobError | null
+  progress?: { done: number; total: number } | null
 }
 
 /** Any row of the jobs table: the webhook listener reads one with `select *`. */
@@ -83,6 +93,7 @@ export function jobView(jobRow: Row): JobView {
     ...(row.started_at ? { startedAt: iso(row.started_at) } : {}),
     ...(row.finished_at ? { finishedAt: iso(row.finished_at) } : {}),
     requestId: row.request_id,
+    ...(row.progress ? { progress: { done: row.progress.done, total: row.progress.total } } : {}),
     ...(row.result ? { result: JSON.parse(row.result) as JobView['result'] } : {}),
     ...(row.error ? { error: row.error.message, errorCode: row.error.code } : {}),
   }

@@ -105,6 +105,7 @@ export async function tryLinks<T extends { usage: LanguageModelV4Usage }>(
   if (last < 0) throw new ProvidersBusy(Math.max(1, Math.ceil((Math.min(...links.map((l) => l.breaker.openUntil)) - now) / 1000)))
   let failure: unknown
   let previous: ModelLink | null = null
+  let retried = false
   for (let i = 0; i <= last; i++) {
     const link = links[i]!
     // A provider still inside its Retry-After is passed over: the call moves on as if it had failed.
@@ -135,6 +136,13 @@ export async function tryLinks<T extends { usage: LanguageModelV4Usage }>(
       const outcome = attempt?.signal.aborted ? 'timeout' : classify(e)
       meter?.attempt({ ...names(link), outcome, seconds: (performance.now() - started) / 1000, costUsd: null })
       if (outcome === 'refused') throw e
+      // A kept-alive socket the provider (or its proxy) dropped: the request may never have arrived. One fresh
+      // attempt on the same link per call, as HTTP clients do, before a single provider's call fails on it.
+      if (outcome === 'connection' && !retried && connectionDropped(e)) {
+        retried = true
+        i--
+        continue
+      }
       const wait = retryAfterMs(e)
       if (wait) link.breaker.openUntil = Date.now() + wait
       failure = e
@@ -160,6 +168,15 @@ function attemptSignal(call: AbortSignal, timeoutMs: number): { signal: AbortSig
       call.removeEventListener('abort', follow)
     },
   }
+}
+
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'])
+
+/** A connection reset or closed under the request (undici and Node codes, anywhere in the cause chain). */
+function connectionDropped(e: unknown): boolean {
+  let c = e as { code?: unknown; cause?: unknown } | undefined
+  for (let depth = 0; c && depth < 5; depth++, c = c.cause as typeof c) if (DROPPED.has(String(c.code))) return true
+  return false
 }
 
 interface ProviderError {

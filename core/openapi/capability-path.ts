@@ -1,6 +1,8 @@
 // The path of one capability: POST /v1/<name>, its request body and 200 result as the capability publishes
 // them (run/result.ts) with `usage`, a 202 when it runs async, and every error status.
-import type { Config } from '../config.ts'
+import { contextConfig, type Config } from '../config.ts'
+import { MAX_MEDIA_BYTES } from '../documents/media.ts'
+import { contextBudget } from '../models/chunks.ts'
 import { pausedReason } from '../pipeline/paused.ts'
 import { priceRule } from '../pipeline/price.ts'
 import type { Capability } from '../registry.ts'
@@ -22,6 +24,7 @@ export function capabilityPath(cap: Capability, config: Config) {
       'x-rate-limit': config.rateLimits[cap.name] ?? cap.ratePerMinute,
       'x-paused': reason !== null,
       ...(reason ? { 'x-paused-reason': reason } : {}),
+      'x-limits': limitsOf(cap, config),
       security: [{ bearer: [] }],
       parameters: [
         { $ref: '#/components/parameters/DryRun' },
@@ -46,6 +49,29 @@ export function capabilityPath(cap: Capability, config: Config) {
         ...Object.fromEntries(ERROR_STATUSES.map((s) => [String(s), errorResponse(s, true)])),
       },
     },
+  }
+}
+
+/**
+ * What one call may hold (issue 27): the context budget of one model request and what happens over it, for a
+ * capability that asks a text or vision model; the decoding limits of a document capability.
+ */
+function limitsOf(cap: Capability, config: Config) {
+  const context = config.ai.context ?? contextConfig({})
+  const model = config.ai.routes?.[cap.name] ?? config.ai.models.text
+  const models = [model, ...(config.ai.fallbacks ?? []).flatMap((f) => (f.model ? [f.model] : []))]
+  const documents = JSON.stringify(cap.request).includes('"fileUrl"')
+  return {
+    ...(cap.model === 'text' || cap.model === 'vision'
+      ? {
+          contextTokens: contextBudget(models, context.tokens, context.windows),
+          outputReserveTokens: context.outputReserveTokens,
+          overContext: cap.chunking ?? 'refuse',
+        }
+      : {}),
+    ...(documents
+      ? { maxPages: config.documents.maxPages, maxFileBytes: MAX_MEDIA_BYTES, maxCharacters: config.documents.maxCharacters }
+      : {}),
   }
 }
 

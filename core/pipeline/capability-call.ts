@@ -116,6 +116,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         signal,
         timeoutMs: services.config.syncModelTimeoutMs,
         documents: quoted.documents,
+        credits: quoted.credits,
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)

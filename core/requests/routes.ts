@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts'
 import { authenticate } from '../pipeline/auth.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
-import { ajv, formatErrors } from '../validation.ts'
+import { inputReader } from '../validation.ts'
 import { listRequests, RequestLogEntry, type RequestFilter } from './list.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
@@ -49,7 +49,7 @@ export const requestsParameters = Object.entries(RequestsQuery.properties).map((
   schema,
 }))
 
-const checkQuery = ajv.compile(RequestsQuery)
+const readQuery = inputReader(RequestsQuery, 'query')
 
 /** The filter of a checked query; a test key asking for live calls is refused. */
 export function requestFilter(q: Static<typeof RequestsQuery>, keyMode: 'live' | 'test'): RequestFilter {
@@ -70,9 +70,7 @@ export function requestsRouter(services: Services): Router {
   const router = strictRouter()
   router.get('/v1/requests', async (ctx) => {
     const caller = await authenticate(ctx, services.keys)
-    const query = { ...ctx.query }
-    if (!checkQuery(query)) throw new ApiError('invalid_request', 'The query does not match the schema.', formatErrors(checkQuery.errors))
-    const q = query as Static<typeof RequestsQuery>
+    const q = readQuery({ ...ctx.query })
     const filter = requestFilter(q, caller.mode)
     await services.requestLog.flush() // the calls this process answered just before are listed
     const page: Static<typeof RequestsPage> = await listRequests(services.db, caller.accountId, filter, {

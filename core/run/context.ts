@@ -1,6 +1,9 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
+import { CREDIT_USD } from '../accounts/accounts.ts'
 import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capability.ts'
+import { contextConfig } from '../config.ts'
 import { decodeOrRefuse, documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import { budgetedObject, contextBudget } from '../models/chunks.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
 import { callMeter } from '../models/usage.ts'
@@ -16,6 +19,10 @@ export function capabilityContext(
     signal: AbortSignal
     timeoutMs: number
     waitForDecoder?: boolean
+    /** The credits held for this call: the provider-cost guard's ceiling. */
+    credits: number
+    /** Hears the progress of a call answered in parts (jobs record it). */
+    progress?: (done: number, total: number) => void
     /** The call's documents as its price measured them (pipeline/price.ts): not decoded twice. */
     documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
   },
@@ -29,13 +36,31 @@ export function capabilityContext(
   const log = (m: string) => services.log(`[${capability.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name })
+  const context = config.ai.context ?? contextConfig({})
   const objectWithSources = <T>(request: ObjectRequest) =>
     services.metrics.modelCall(capability.name, 'text', async () => {
       try {
-        return await generateObject<T>(
-          provider,
+        const links = provider.configured ? provider.language() : []
+        return await budgetedObject<T>(
           { ...request, schema: request.schema ?? capability.response },
+          links,
+          {
+            contextTokens: contextBudget(
+              links.map((l) => l.model),
+              context.tokens,
+              context.windows,
+            ),
+            outputReserve: context.outputReserveTokens,
+            concurrency: context.concurrency,
+            costGuardFactor: context.costGuardFactor,
+          },
+          {
+            strategy: capability.chunking ?? 'refuse',
+            earnsUsd: call.credits * CREDIT_USD,
+            ...(call.progress && { progress: call.progress }),
+          },
           { ...deadline, meter: usage.meter },
+          (r, opts) => generateObject(provider, r, opts),
         )
       } finally {
         usage.record()

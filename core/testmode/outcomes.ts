@@ -57,6 +57,7 @@ export const TEST_OUTCOMES: Record<string, TestOutcome> = {
   document_too_complex: { stage: 'run', error: () => simulated('document_too_complex', 'The document is over a decoding limit') },
   document_unreadable: { stage: 'run', error: () => simulated('document_unreadable', 'The document cannot be read') },
   document_encrypted: { stage: 'run', error: () => simulated('document_encrypted', 'The document needs a password') },
+  document_too_long: { stage: 'run', error: () => simulated('document_too_long', "The input is over the model's context budget") },
 }
 
 /** Where the live words depend on the model or the input, the simulation says what it is. */

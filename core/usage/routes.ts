@@ -1,11 +1,10 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
 import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
-import { Type, type Static } from '@sinclair/typebox'
-import { ApiError } from '../errors.ts'
+import { Type } from '@sinclair/typebox'
 import { authenticate } from '../pipeline/auth.ts'
 import type { Services } from '../services.ts'
-import { ajv, formatErrors } from '../validation.ts'
+import { inputReader } from '../validation.ts'
 import { Size } from '../wallet/wallet.ts'
 import { dailyTotals, listLedger } from './usage.ts'
 
@@ -62,17 +61,15 @@ export const usageParameters = Object.entries(UsageQuery.properties).map(([name,
   schema,
 }))
 
-const checkQuery = ajv.compile(UsageQuery)
+const readQuery = inputReader(UsageQuery, 'query')
 
 export function usageRouter(services: Services): Router {
   const router = strictRouter()
   router.get('/v1/usage', async (ctx) => {
     const caller = await authenticate(ctx, services.keys)
-    const query = { ...ctx.query }
-    if (!checkQuery(query)) throw new ApiError('invalid_request', 'The query does not match the schema.', formatErrors(checkQuery.errors))
+    const q = readQuery({ ...ctx.query })
     // A test key never spends, so its ledger is empty; it does not read the live one (issue 30).
     if (caller.mode === 'test') return void (ctx.body = { entries: [], daily: [] })
-    const q = query as Static<typeof UsageQuery>
     const to = q.to ? new Date(q.to) : undefined
     const from = q.from ? new Date(q.from) : undefined
     const filter = {

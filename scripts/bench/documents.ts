@@ -5,8 +5,8 @@
 //  2. 8 bombs at once plus 50 normal parses (10 clients; every call retries a 503 after its Retry-After): every
 //     normal parse served, the API never restarted, peak RSS;
 //  3. a normal 20-page PDF (pdf-lib, text-heavy): pdf.js in this process as before (unpdf's extractText) against the pool
-//     (scan + hardened pdf.js in a decoder, over IPC), medians of alternating runs.
-// BENCH_BOMB_MIB (default 2048) sets the bomb's inflated size.
+//     (scan + hardened pdf.js in a decoder, over IPC), two paths at a time in a random order.
+// BENCH_BOMB_MIB (default 2048) sets the bomb's inflated size, BENCH_ROUNDS (default 60) the runs of each path in 3.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -17,6 +17,7 @@ import { loadConfig } from '../../core/config.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { extractPdfText } from '../../core/documents/pdf.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
+import { scanPdf } from '../../core/documents/scan.ts'
 import { withDatabase } from '../../test/helpers/database.ts'
 import * as hostile from '../../test/fixtures/hostile.ts'
 import { firstLine, freePort } from './children.ts'
@@ -24,6 +25,7 @@ import { median } from './proc.ts'
 
 const MiB = 1024 * 1024
 const BOMB_MIB = Number(process.env.BENCH_BOMB_MIB ?? 2048)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60)
 const children: ChildProcess[] = []
 
 function child(file: string, args: string[], env: Record<string, string>, nodeArgs: string[]): ChildProcess {
@@ -220,20 +222,75 @@ const inProcessBefore = async () => {
   const pdf = await getDocumentProxy(new Uint8Array(twenty), before_)
   await extractText(pdf, { mergePages: false })
 }
-const variants: Record<string, () => Promise<unknown>> = {
+const paths = {
   'pdf.js in the server process (before)': inProcessBefore,
   'scan + hardened pdf.js, in process': () => extractPdfText(twenty, limits),
   'the pool (scan + hardened pdf.js in a decoder, IPC)': () => pool.decode('application/pdf', twenty),
   'the pool round trip alone (a 1×1 PNG header)': () => pool.decode('image/png', tinyPng),
+  'the stream scan alone, in process': () => scanPdf(twenty, limits),
 }
-const times: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
-for (let round = 0; round < 43; round++) {
-  for (const [name, run] of Object.entries(variants)) {
-    const s = performance.now()
-    await run()
-    if (round >= 3) times[name]!.push(performance.now() - s) // 3 warm-up rounds
+type Path = keyof typeof paths
+const POOL: Path = 'the pool (scan + hardened pdf.js in a decoder, IPC)'
+// Each comparison on its own, the two paths in a random order each round with a pause before each run, as
+// between requests: a path run straight after another pdf.js run in the same process finds its code and data in
+// the CPU's caches, which a document arriving at the server does not (a fixed order of all paths favoured the
+// in-process ones, which ran one after the other).
+const comparisons: Array<[Path, Path]> = [
+  ['pdf.js in the server process (before)', POOL],
+  ['scan + hardened pdf.js, in process', POOL],
+  ['the pool round trip alone (a 1×1 PNG header)', 'the stream scan alone, in process'],
+]
+/**
+ * On-CPU and run-queue time (ms) of every thread of these processes so far (Linux schedstat, ns resolution; exact
+ * for a process that is not running, so used for the decoders: this process's own comes from getrusage).
+ */
+function schedMs(pids: number[]): { cpu: number; queued: number } {
+  let cpu = 0
+  let queued = 0
+  for (const pid of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number)
+        cpu += run! / 1e6
+        queued += wait! / 1e6
+      }
+    } catch {
+      // a decoder replaced meanwhile
+    }
   }
+  return { cpu, queued }
 }
+const decoderPids = () =>
+  childrenOf(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sandbox-child')
+    } catch {
+      return false
+    }
+  })
+type Run = { ms: number; cpu: number; queued: number; here: number }
+let seed = 24
+const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 // the same order on every run
+async function compare(pair: [Path, Path]): Promise<Map<Path, Run[]>> {
+  const times = new Map<Path, Run[]>(pair.map((name) => [name, []]))
+  for (let round = 0; round < ROUNDS + 5; round++) {
+    const decoders = decoderPids() // the pool's (one is replaced if it stops)
+    for (const name of random() < 0.5 ? pair : [pair[1], pair[0]]) {
+      await new Promise((r) => setTimeout(r, 10))
+      const [d0, q0, u0] = [schedMs(decoders), schedMs([process.pid]).queued, process.cpuUsage()]
+      const s = performance.now()
+      await paths[name]()
+      const ms = performance.now() - s
+      const used = process.cpuUsage(u0)
+      const [d1, q1] = [schedMs(decoders), schedMs([process.pid]).queued]
+      const here = (used.user + used.system) / 1000
+      if (round >= 5) times.get(name)!.push({ ms, cpu: here + d1.cpu - d0.cpu, queued: q1 - q0 + d1.queued - d0.queued, here })
+    }
+  }
+  return times
+}
+const results: Array<Map<Path, Run[]>> = []
+for (const pair of comparisons) results.push(await compare(pair))
 await pool.close()
 const e2e: number[] = []
 for (let i = 0; i < 20; i++) e2e.push((await parse(normal)).ms)
@@ -256,23 +313,30 @@ console.log(
 console.log(
   `   API + decoders peak RSS ${r(mix.peakMiB)} MiB; longest /healthz wait ${r(mix.healthzMs)} ms; charged ${mix.charged} credits (${mix.charged / 10} parses at 10); API process never restarted: ${mix.apiAlive}`,
 )
-console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), 40 alternating runs each, median and fastest:`)
-// On a shared machine the spread of one decode is wider than the pool's cost; the fastest run is each path's
-// cost without interference, the median what a call meets.
-const base = {
-  median: median(times['pdf.js in the server process (before)']!),
-  min: Math.min(...times['pdf.js in the server process (before)']!),
-}
-const vs = (m: number, b: number) => (m === b ? 'baseline' : `${m >= b ? '+' : ''}${(((m - b) / b) * 100).toFixed(1)} %`)
-for (const [name, xs] of Object.entries(times)) {
-  const m = median(xs)
-  const min = Math.min(...xs)
-  if (name.includes('alone')) {
-    console.log(`   ${name}: median ${m.toFixed(1)} ms, fastest ${min.toFixed(1)} ms`)
-    continue
+console.log(`\n3. a normal 20-page PDF (${r(twenty.length / 1024)} KiB), ${ROUNDS} runs of each path in each comparison:`)
+// On a shared machine a decode's wall time is mostly how long it waited for a core; the CPU time (every thread of
+// this process and of the decoders: getrusage and schedstat) is each path's own cost, the wall time what a call meets.
+type Stats = ReturnType<typeof stats>
+const stats = (xs: Run[]) => ({
+  ms: median(xs.map((x) => x.ms)),
+  fastest: Math.min(...xs.map((x) => x.ms)),
+  cpu: median(xs.map((x) => x.cpu)),
+  queued: median(xs.map((x) => x.queued)),
+  here: median(xs.map((x) => x.here)),
+})
+const pct = (m: number, b: number) => `${m >= b ? '+' : ''}${(((m - b) / b) * 100).toFixed(1)} %`
+results.forEach((times, i) => {
+  const [a, b] = comparisons[i]!.map((name) => [name, stats(times.get(name)!)] as const) as [[Path, Stats], [Path, Stats]]
+  console.log(`   ${String.fromCharCode(97 + i)}) two paths in turn:`)
+  for (const [name, x] of [a, b]) {
+    const here = name.startsWith('the pool') ? ` (${x.here.toFixed(1)} ms of it in this process: sending, watching, receiving)` : ''
+    console.log(
+      `     ${name}: wall median ${x.ms.toFixed(1)} ms, fastest ${x.fastest.toFixed(1)} ms; CPU median ${x.cpu.toFixed(1)} ms${here}; waiting for a core ${x.queued.toFixed(1)} ms`,
+    )
   }
-  console.log(`   ${name}: median ${m.toFixed(1)} ms (${vs(m, base.median)}), fastest ${min.toFixed(1)} ms (${vs(min, base.min)})`)
-}
+  if (b[0] === POOL)
+    console.log(`     the pool: wall ${pct(b[1].ms, a[1].ms)}, fastest ${pct(b[1].fastest, a[1].fastest)}, CPU ${pct(b[1].cpu, a[1].cpu)}`)
+})
 console.log(`   end to end, sync /v1/parse through the API (fake model): p50 ${median(e2e).toFixed(1)} ms`)
 
 for (const c of children.reverse()) {

@@ -1,5 +1,7 @@
 // The decoder pool's own limits, each with a document that needs it: the hard memory limit (the byte budget
 // set out of the way), the wall clock on a CPU-bound document, the bounded queue, and a caller that gives up.
+import { readdirSync, readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { loadConfig, type DocumentLimits } from '../../core/config.ts'
 import { ApiError } from '../../core/errors.ts'
@@ -15,6 +17,22 @@ function sandbox(limits: Partial<DocumentLimits>): DocumentSandbox {
 }
 const pdf = 'application/pdf'
 
+/** This process's decoder processes (Linux /proc). */
+function decoders(): number[] {
+  const pids: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (parent === process.pid && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('sandbox-child')) pids.push(Number(d))
+    } catch {
+      // gone between readdir and read
+    }
+  }
+  return pids
+}
+
 t.test('past the memory limit the decoder is killed, the document refused, and the next one decoded', async (t) => {
   // A decoder starts at 60-150 MiB, and past 224 MiB under the full run's coverage instrumentation (a fresh decoder
   // was killed for a one-page PDF there); pdf.js inflates the 384 MiB whole, well past 320.
@@ -24,6 +42,27 @@ t.test('past the memory limit the decoder is killed, the document refused, and t
   t.equal((err as DocumentRefusal).code, 'document_too_complex')
   t.match((err as DocumentRefusal).message, 'needed more than 320 MiB of memory (the limit)')
   t.same(await s.decode(pdf, hostile.plainPdf('after the kill')), ['after the kill'], 'a fresh decoder takes the next document')
+})
+
+t.test('a decoder killed by a document is replaced before the next document arrives', async (t) => {
+  const others = new Set(decoders()) // the other tests' pools
+  const mine = () => decoders().filter((pid) => !others.has(pid))
+  const s = sandbox({ workers: 1, memoryMiB: 320, maxDecompressedBytes: Number.MAX_SAFE_INTEGER })
+  t.same(await s.decode(pdf, hostile.plainPdf('warm')), ['warm'])
+  const [killed] = mine()
+  t.ok(killed, 'one decoder is up')
+  const err = await s.decode(pdf, hostile.flateBomb(384 * MiB)).catch((e: unknown) => e)
+  t.equal((err as DocumentRefusal).code, 'document_too_complex')
+  // No document is sent meanwhile: the replacement comes up by itself (waits for the process, not a timing).
+  let now = mine()
+  for (let i = 0; i < 600 && (now.length === 0 || now.includes(killed!)); i++) {
+    await sleep(50)
+    now = mine()
+  }
+  t.equal(now.length, 1, 'one decoder again, started without a document waiting')
+  t.not(now[0], killed)
+  t.same(await s.decode(pdf, hostile.plainPdf('next')), ['next'])
+  t.same(mine(), now, 'the replacement took it')
 })
 
 t.test('a document that keeps the decoder busy past the wall clock is stopped', async (t) => {

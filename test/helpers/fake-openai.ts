@@ -37,6 +37,11 @@ export interface FakeOpenAIOptions {
    */
   failure?: 'server_error' | 'rate_limited' | 'context_length' | 'hang' | undefined
   retryAfterSeconds?: number
+  /**
+   * The next this-many text requests have their connection reset after the request was read, no response (what
+   * a client sees when a provider's load balancer drops a kept-alive socket). Counts down.
+   */
+  resets?: number
 }
 export interface FakeOpenAI {
   baseURL: string
@@ -521,7 +526,12 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
     }
 
     const route = req.method === 'POST' ? path.replace(/^\/v1/, '') : ''
-    if (opts.failure && (route === '/responses' || route === '/chat/completions')) return fail(res, opts.failure)
+    const text = route === '/responses' || route === '/chat/completions'
+    if (text && opts.resets) {
+      opts.resets--
+      return void req.socket.resetAndDestroy()
+    }
+    if (opts.failure && text) return fail(res, opts.failure)
     switch (route) {
       case '/responses':
         return responses(res, body ?? {})

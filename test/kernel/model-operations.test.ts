@@ -164,6 +164,32 @@ for (const wire of ['responses', 'chat'] as const) {
       })
     }
 
+    t.test('one provider dropping a kept-alive connection: one fresh attempt serves the call; a second drop is 502, free', async (t) => {
+      const { primary } = await fakes(t)
+      const app = await appWith(t, { AI_WIRE_API: wire, OPENAI_BASE_URL: primary.baseURL })
+      const c = await app.customer(6)
+      primary.set({ resets: 1 })
+      const served = await app.call('/v1/asks', { body: { text: 'q' }, key: c.key })
+      t.equal(served.status, 200, 'served after the reset')
+      t.equal(served.body.answer, 'from the primary')
+      t.equal(primary.requests.length, 2, 'the reset attempt and the fresh one')
+      primary.set({ resets: 2 })
+      const failed = await app.call('/v1/asks', { body: { text: 'q' }, key: c.key })
+      t.equal(failed.status, 502, 'a provider that drops the retry too is failing: no third attempt')
+      t.equal(primary.requests.length, 4)
+      await app.expectLedger(t, c.accountId, 3)
+      await app.services.modelRequests.flush()
+      const outcomes = await app.services.db.sql('select outcome, count(*)::int as n from model_requests group by outcome order by outcome')
+      t.same(
+        outcomes,
+        [
+          { outcome: 'connection', n: 3 },
+          { outcome: 'ok', n: 1 },
+        ],
+        'each attempt recorded',
+      )
+    })
+
     t.test('a 400 that would fail everywhere is not sent to the fallback: 502, free', async (t) => {
       const { primary, fallback } = await fakes(t, { text: () => ({ $status: 400 }) })
       const app = await appWith(t, { AI_WIRE_API: wire, OPENAI_BASE_URL: primary.baseURL, AI_FALLBACK_BASE_URL: fallback.baseURL })
@@ -210,6 +236,8 @@ t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capab
       AI_MODEL: 'm1',
       AI_ROUTES: '{"summarize":"m2"}',
       AI_PRICES: '{"m1": {"inputPerMTok": 1000, "outputPerMTok": 3000}}',
+      // A price this high makes every call a loss; the cost guard (issue 27) would refuse them.
+      AI_COST_GUARD_FACTOR: '100000',
     },
     [capability('summarize', 5), capability('classify', 2)],
   )

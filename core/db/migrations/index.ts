@@ -8,6 +8,7 @@ import { Migration0008EndJobs } from './0008-end-jobs.ts'
 import { Migration0009ModelRequests } from './0009-model-requests.ts'
 import { Migration0010TestModeAndRequestLog } from './0010-test-mode-and-request-log.ts'
 import { Migration0011LockOrder } from './0011-lock-order.ts'
+import { Migration0012JobProgress } from './0012-job-progress.ts'
 import { Migration0014PriceBySize } from './0014-price-by-size.ts'
 
 export const migrations = [
@@ -19,5 +20,6 @@ export const migrations = [
   { name: '0009-model-requests', class: Migration0009ModelRequests },
   { name: '0010-test-mode-and-request-log', class: Migration0010TestModeAndRequestLog },
   { name: '0011-lock-order', class: Migration0011LockOrder },
+  { name: '0012-job-progress', class: Migration0012JobProgress },
   { name: '0014-price-by-size', class: Migration0014PriceBySize },
 ]

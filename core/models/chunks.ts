@@ -1,0 +1,445 @@
+// Long inputs within the model's context (issue 27). Every structured model call passes here first: its whole
+// prompt (system, text, schema, file and image parts, output reserve) is estimated against the context budget
+// and its provider cost against what the call earns. Within both, the call goes out as it always did (a short
+// call never loads a tokenizer). Over the budget, the capability's manifest decides: `map-reduce` (parts answered
+// in parallel, then combined by the model), `merge` (parts answered in parallel, combined by code) or `refuse`
+// (422 document_too_long, free). Every part is a model request inside the one charged call.
+import type { TSchema } from '@sinclair/typebox'
+import type { UserContent } from 'ai'
+import type { ModelPrice } from '../config.ts'
+import { ApiError } from '../errors.ts'
+import type { ModelLink } from './fallback.ts'
+import type { CallDeadline, ObjectRequest, ObjectResult } from './generate.ts'
+import { strictSchema } from './strict.ts'
+import { countTokens, encodingOf } from './tokens.ts'
+
+export type Chunking = 'map-reduce' | 'merge' | 'refuse'
+export const CHUNKINGS: readonly Chunking[] = ['map-reduce', 'merge', 'refuse']
+
+/**
+ * Tokens counted for an image part, and for each page of a PDF sent as a file (providers add an image of every
+ * page to its text, which is counted as text): the most a high-detail page image costs on OpenAI's vision models.
+ */
+export const IMAGE_TOKENS = 2_500
+/** Tokens of the wrapping a provider adds per message and per request (roles, separators, the format block). */
+const FRAMING_TOKENS = 64
+/** A part must leave at least this much room for the document's text, else splitting cannot help. */
+const MIN_PART_TOKENS = 512
+
+export interface Budget {
+  /** The largest prompt sent in one model request, output reserve included (AI_CONTEXT_TOKENS, model windows). */
+  contextTokens: number
+  /** Tokens kept free for the answer of each request (AI_OUTPUT_RESERVE_TOKENS). */
+  outputReserve: number
+  /** Parts of one call in flight at once (AI_CHUNK_CONCURRENCY). */
+  concurrency: number
+  /** Provider cost may reach the call's credits' value times this (AI_COST_GUARD_FACTOR). */
+  costGuardFactor: number
+}
+
+export interface BudgetedCall {
+  strategy: Chunking
+  /** What the call earns in USD (credits held × the credit's value); the cost guard's ceiling before the factor. */
+  earnsUsd: number
+  /** Told how many of the call's model requests have ended, of how many (async jobs show it). */
+  progress?: (done: number, total: number) => void
+}
+
+/** The budget of one call: AI_CONTEXT_TOKENS, never above the window of any model the call may reach. */
+export function contextBudget(models: readonly string[], configured: number, windows: Record<string, number>): number {
+  return Math.min(configured, ...models.map((m) => windows[m] ?? Infinity))
+}
+
+/** The answer schema as sent (its strict form or itself, the longer), cached per schema object (most are static). */
+const schemaTexts = new WeakMap<TSchema, string>()
+function schemaText(schema: TSchema): string {
+  let s = schemaTexts.get(schema)
+  if (s === undefined) {
+    const [plain, strict] = [JSON.stringify(schema), JSON.stringify(strictSchema(schema))]
+    schemaTexts.set(schema, (s = strict.length > plain.length ? strict : plain))
+  }
+  return s
+}
+
+interface Shape {
+  texts: string[]
+  /** Image parts, and pages of PDFs sent as files, each counted as IMAGE_TOKENS. */
+  pictures: number
+  /** Pages of PDFs sent as files whose text is in the request too (marked by page): those files can be left out. */
+  extracted: number
+}
+
+const PAGE_MARKER = /^--- page (\d+) ---$/gm
+
+function shapeOf(content: string | UserContent): Shape {
+  if (typeof content === 'string') return { texts: [content], pictures: 0, extracted: 0 }
+  const texts: string[] = []
+  let files = 0
+  let images = 0
+  for (const part of content) {
+    if (part.type === 'text') texts.push(part.text)
+    else if (part.type === 'image') images++
+    else if (part.type === 'file') files++
+  }
+  // A PDF's pages are marked in its text; without a text layer, at least one page.
+  const marked = files ? texts.reduce((n, t) => n + (t.match(PAGE_MARKER)?.length ?? 0), 0) : 0
+  const pages = files ? Math.max(files, marked) : 0
+  return { texts, pictures: images + pages, extracted: marked ? pages : 0 }
+}
+
+/**
+ * Tokens of a prompt as the kernel counts them (the model's tokenizer, else characters / 3), output reserve
+ * excluded. `cheap`: an upper bound from UTF-8 bytes instead (a token is at least one byte), no tokenizer.
+ */
+export function promptTokens(
+  system: string,
+  texts: readonly string[],
+  schema: string,
+  pictures: number,
+  modelId: string,
+  cheap = false,
+): number {
+  const known = encodingOf(modelId) !== null
+  const count = (s: string) => (!known ? Math.ceil(s.length / 3) : cheap ? Buffer.byteLength(s) : countTokens(s, modelId))
+  let n = FRAMING_TOKENS + count(system) + count(schema) + pictures * IMAGE_TOKENS
+  for (const t of texts) n += count(t)
+  return n
+}
+
+/** The price a call's requests may be charged at: the dearest model of its fallback chain, or null when none has one. */
+function dearest(links: readonly ModelLink[]): ModelPrice | null {
+  const priced = links.flatMap((l) => (l.price ? [l.price] : []))
+  if (!priced.length) return null
+  return { inputPerMTok: Math.max(...priced.map((p) => p.inputPerMTok)), outputPerMTok: Math.max(...priced.map((p) => p.outputPerMTok)) }
+}
+
+type Generate = <T>(request: ObjectRequest & { schema: TSchema }, opts: CallDeadline) => Promise<ObjectResult<T>>
+
+/**
+ * One structured answer within the budget: sent as is when it fits, else served by `call.strategy`.
+ * `generate` is generateObject bound to the provider.
+ */
+export async function budgetedObject<T>(
+  request: ObjectRequest & { schema: TSchema },
+  links: readonly ModelLink[],
+  budget: Budget,
+  call: BudgetedCall,
+  opts: CallDeadline,
+  generate: Generate,
+): Promise<ObjectResult<T>> {
+  // No provider: the call's own refusal (503), whatever its size.
+  if (!links.length) return generate<T>(request, opts)
+  const modelId = links[0]!.model
+  const price = dearest(links)
+  const room = budget.contextTokens - budget.outputReserve
+  const shape = shapeOf(request.content)
+  const schema = schemaText(request.schema)
+  const guard = (inputTokens: number, requests: number) => {
+    if (!price) return
+    const usd = costUsd(price, inputTokens, requests, budget)
+    if (usd > call.earnsUsd * budget.costGuardFactor)
+      throw tooLong(
+        `This input would cost about $${usd.toFixed(4)} at the model provider (${requests} request${requests === 1 ? '' : 's'}, ` +
+          `${inputTokens} input tokens), more than the call's price covers ($${call.earnsUsd.toFixed(2)}); send fewer pages or less text.`,
+      )
+  }
+  // The common case costs what it did: a byte count shows it fits, no tokenizer.
+  let tokens = promptTokens(request.system, shape.texts, schema, shape.pictures, modelId, true)
+  if (tokens > room || (price && costUsd(price, tokens, 1, budget) > call.earnsUsd * budget.costGuardFactor))
+    tokens = promptTokens(request.system, shape.texts, schema, shape.pictures, modelId)
+  if (tokens <= room) {
+    guard(tokens, 1)
+    return generate<T>(request, opts)
+  }
+  // Over only by the page images of a PDF whose text is here: its text alone, as one request.
+  const textOnly = tokens - shape.extracted * IMAGE_TOKENS
+  if (shape.extracted && textOnly <= room && typeof request.content !== 'string') {
+    guard(textOnly, 1)
+    return generate<T>({ ...request, content: request.content.filter((part) => part.type !== 'file') }, opts)
+  }
+  const limit = `${budget.contextTokens} tokens per model request (AI_CONTEXT_TOKENS)`
+  if (call.strategy === 'refuse')
+    throw tooLong(
+      `This input needs about ${tokens + budget.outputReserve} tokens; this endpoint answers from one model request of at most ${limit}. Send fewer pages or less text.`,
+    )
+  const plan = planParts(request, shape, schema, modelId, room, limit)
+  const reduceRequests = call.strategy === 'map-reduce' ? reduceCalls(plan.parts.length, budget, room, modelId, request.system, schema) : 0
+  // The reduce requests read the instructions and the parts' answers, each at most the output reserve.
+  guard(plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * budget.outputReserve, plan.parts.length + reduceRequests)
+
+  const total = plan.parts.length + reduceRequests
+  let done = 0
+  const step = () => call.progress?.(++done, Math.max(total, done))
+  call.progress?.(0, total)
+  // One part failing ends the call (free): the others are aborted rather than paid for.
+  const stop = new AbortController()
+  const partOpts: CallDeadline = { ...opts, signal: AbortSignal.any([opts.signal, stop.signal]) }
+  const n = plan.parts.length
+  const inParallel = <R>(count: number, fn: (i: number) => Promise<R>) =>
+    bounded(count, budget.concurrency, fn).catch((e: unknown) => {
+      stop.abort()
+      throw e
+    })
+  const answers = await inParallel(n, async (i) => {
+    const part = plan.parts[i]!
+    const where = part.pages ? `, pages ${part.pages}` : ''
+    const r = await generate<unknown>(
+      {
+        ...request,
+        check: undefined,
+        system: `${request.system}\n\n(Part ${i + 1} of ${n}${where} of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)`,
+        content: part.content,
+      },
+      partOpts,
+    )
+    step()
+    return r
+  })
+  const sources = answers.flatMap((a) => a.sources)
+  if (call.strategy === 'merge') {
+    const object = mergeAnswers(
+      answers.map((a) => a.object),
+      request.schema,
+    )
+    const problems = request.check?.(object) ?? []
+    if (problems.length)
+      throw new ApiError(
+        'inference_failed',
+        `The answers of the document's parts, merged, broke a rule of this endpoint: ${problems.slice(0, 5).join('; ')}`,
+      )
+    return { object: object as T, sources }
+  }
+  let partials = answers.map((a, i) => ({
+    part: i + 1,
+    ...(plan.parts[i]!.pages ? { pages: plan.parts[i]!.pages } : {}),
+    answer: a.object,
+  }))
+  for (;;) {
+    const groups = reduceGroups(partials, room, modelId, request.system, schema)
+    if (groups.length === 1) {
+      const r = await generate<T>(
+        { ...request, system: reduceSystem(request.system, partials.length), content: JSON.stringify(groups[0]) },
+        opts,
+      )
+      step()
+      return { object: r.object, sources: [...sources, ...r.sources] }
+    }
+    if (groups.length === partials.length)
+      throw tooLong(`The answers of this input's parts together exceed ${limit}; send fewer pages or less text.`)
+    const rounds = await inParallel(groups.length, async (g) => {
+      const r = await generate<unknown>(
+        { ...request, check: undefined, system: reduceSystem(request.system, groups[g]!.length), content: JSON.stringify(groups[g]) },
+        partOpts,
+      )
+      step()
+      return r.object
+    })
+    partials = rounds.map((answer, g) => ({ part: g + 1, answer }))
+  }
+}
+
+/** USD of `requests` requests reading `inputTokens` in all, each answering with up to the output reserve. */
+const costUsd = (price: ModelPrice, inputTokens: number, requests: number, budget: Budget) =>
+  (inputTokens * price.inputPerMTok + requests * budget.outputReserve * price.outputPerMTok) / 1e6
+
+const tooLong = (message: string) => new ApiError('document_too_long', message)
+
+function reduceSystem(system: string, parts: number): string {
+  return (
+    `${system}\n\n(The input was too long for one request: it was split into ${parts} consecutive parts, each answered alone. ` +
+    'You are given those answers, in order, as JSON. Combine them into the one answer for the whole input, in the same ' +
+    'JSON format: join lists without repeats, keep page numbers as they are, and write any summary over all parts.)'
+  )
+}
+
+/** `fn(0..n-1)`, at most `limit` at once, results in order; the first failure rejects. */
+async function bounded<T>(n: number, limit: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array<T>(n)
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(n, Math.max(1, limit)) }, async () => {
+      while (next < n) {
+        const i = next++
+        out[i] = await fn(i)
+      }
+    }),
+  )
+  return out
+}
+
+interface Part {
+  content: string | UserContent
+  /** "3-9" where the text was marked by page. */
+  pages: string | null
+}
+
+interface Plan {
+  parts: Part[]
+  /** Input tokens of all parts' requests. */
+  inputTokens: number
+  /** Tokens of what every part repeats: instructions, schema, the request's other text. */
+  fixedTokens: number
+}
+
+/**
+ * The parts of an over-budget request: its longest text (the document) cut on page markers, else paragraphs,
+ * each part with the rest of the request (other text, system, schema); file and image parts are left out (the
+ * document's text was extracted from them). One segment that cannot fit alone → 422.
+ */
+function planParts(request: ObjectRequest, shape: Shape, schema: string, modelId: string, room: number, limit: string): Plan {
+  const { texts } = shape
+  if (!texts.length) throw tooLong(`This input has no text to split and does not fit ${limit}.`)
+  const longest = texts.reduce((best, t, i) => (t.length > texts[best]!.length ? i : best), 0)
+  const doc = texts[longest]!
+  const others = texts.filter((_, i) => i !== longest)
+  const count = (s: string) => promptTokens('', [s], '', 0, modelId) - FRAMING_TOKENS
+  const fixed = promptTokens(request.system + PART_NOTE, others, schema, 0, modelId)
+  const space = room - fixed
+  if (space < MIN_PART_TOKENS)
+    throw tooLong(`The instructions and other inputs of this request leave no room for the document within ${limit}.`)
+  const segments = segmentsOf(doc, space, count, limit)
+  const parts: Part[] = []
+  let inputTokens = 0
+  let current: Segment[] = []
+  let used = 0
+  const close = () => {
+    const text = current.map((s) => s.text).join('')
+    const numbered = current.filter((s) => s.page !== null)
+    const pages = numbered.length ? `${numbered[0]!.page}-${numbered.at(-1)!.page}` : null
+    parts.push({ content: replaceText(request.content, longest, text), pages })
+    inputTokens += fixed + used
+  }
+  for (const s of segments) {
+    if (used + s.tokens > space && current.length) {
+      close()
+      // Overlap: the last segment again, when it is short, so nothing cut at a boundary loses its context.
+      const last = current.at(-1)!
+      current = last.tokens <= space / 8 && last.tokens + s.tokens <= space ? [last] : []
+      used = current.length ? last.tokens : 0
+    }
+    current.push(s)
+    used += s.tokens
+  }
+  close()
+  return { parts, inputTokens, fixedTokens: fixed }
+}
+
+/** The longest bound the part note adds to a system prompt. */
+const PART_NOTE =
+  '\n\n(Part 10000 of 10000, pages 100000-100000 of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)'
+
+interface Segment {
+  text: string
+  tokens: number
+  page: number | null
+}
+
+/** Pages (with their markers, so their numbers survive) or paragraphs, each within `space` tokens. */
+function segmentsOf(doc: string, space: number, count: (s: string) => number, limit: string): Segment[] {
+  const starts = [...doc.matchAll(PAGE_MARKER)].map((m) => m.index)
+  if (starts.length) {
+    const cuts = starts[0] === 0 ? starts : [0, ...starts]
+    return cuts.map((at, i) => {
+      const text = doc.slice(at, cuts[i + 1] ?? doc.length)
+      const page = /^--- page (\d+) ---$/m.exec(text)
+      const tokens = count(text)
+      if (tokens > space)
+        throw tooLong(
+          `Page ${page?.[1] ?? 1} alone needs about ${tokens} tokens, more than fits in ${limit} with this endpoint's instructions.`,
+        )
+      return { text, tokens, page: page && page.index === 0 ? Number(page[1]) : null }
+    })
+  }
+  const out: Segment[] = []
+  const add = (text: string): void => {
+    const tokens = count(text)
+    if (tokens <= space) return void out.push({ text, tokens, page: null })
+    // Too long for a part: cut at the whitespace nearest its middle, the halves each the same way.
+    const mid = text.length >> 1
+    const after = text.slice(mid).search(/\s/)
+    const before = text.slice(0, mid).search(/\s\S*$/)
+    const at = after >= 0 && (before < 0 || after <= mid - before) ? mid + after + 1 : before >= 0 ? before + 1 : mid
+    add(text.slice(0, at))
+    add(text.slice(at))
+  }
+  for (const p of doc.split(/(?<=\n\s*\n)/)) add(p)
+  return out
+}
+
+function replaceText(content: string | UserContent, index: number, text: string): string | UserContent {
+  if (typeof content === 'string') return text
+  let i = -1
+  return content.flatMap((part) => {
+    if (part.type !== 'text') return []
+    return ++i === index ? [{ ...part, text }] : [part]
+  })
+}
+
+/** How many reduce requests `parts` answers take (rounds of groups that fit), for the cost guard and progress. */
+function reduceCalls(parts: number, budget: Budget, room: number, modelId: string, system: string, schema: string): number {
+  const fixed = promptTokens(reduceSystem(system, parts), [], schema, 0, modelId)
+  const perGroup = Math.max(2, Math.floor((room - fixed) / budget.outputReserve))
+  let calls = 0
+  for (let n = parts; ; n = Math.ceil(n / perGroup)) {
+    calls += Math.ceil(n / perGroup)
+    if (n <= perGroup) return calls
+  }
+}
+
+/** Partial answers grouped so each group's reduce request fits; one group when all fit. */
+function reduceGroups<P>(partials: P[], room: number, modelId: string, system: string, schema: string): P[][] {
+  const space = room - promptTokens(reduceSystem(system, partials.length), [], schema, 0, modelId)
+  const groups: P[][] = []
+  let group: P[] = []
+  let used = 2
+  for (const p of partials) {
+    const tokens = promptTokens('', [JSON.stringify(p)], '', 0, modelId) - FRAMING_TOKENS + 1
+    if (group.length && used + tokens > space) {
+      groups.push(group)
+      group = []
+      used = 2
+    }
+    group.push(p)
+    used += tokens
+  }
+  groups.push(group)
+  return groups
+}
+
+/**
+ * The parts' answers as one, by code: objects merged key by key, lists joined in part order without exact
+ * repeats (the overlap page answers twice), at most the schema's maxItems; any other value from the first part
+ * that has one (not null, not blank).
+ */
+export function mergeAnswers(answers: unknown[], schema?: TSchema): unknown {
+  const present = answers.filter((a) => a !== null && a !== undefined && !(typeof a === 'string' && a.trim() === ''))
+  if (!present.length) return answers[0]
+  if (present.every(Array.isArray)) {
+    const seen = new Set<string>()
+    const items = present.flat().filter((item) => {
+      const key = JSON.stringify(item)
+      return !seen.has(key) && seen.add(key)
+    })
+    const max = typeof schema?.maxItems === 'number' ? schema.maxItems : Infinity
+    return items.slice(0, max)
+  }
+  if (present.every(isPlainObject)) {
+    const properties = (schema?.properties ?? {}) as Record<string, TSchema>
+    const keys = [...new Set(present.flatMap((a) => Object.keys(a)))]
+    return Object.fromEntries(
+      keys.map(
+        (k) =>
+          [
+            k,
+            mergeAnswers(
+              present.map((a) => a[k]),
+              properties[k],
+            ),
+          ] as const,
+      ),
+    )
+  }
+  return present[0]
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
