@@ -90,10 +90,22 @@ export interface CapabilityContext {
   now(): Date
 }
 
+/**
+ * Price by size (issue 27): `price` covers `included` units; each unit beyond costs `perUnit` credits. Units are
+ * the pages of the request's documents ('page') or its text in 1,000-token units ('1k-tokens', o200k encoding).
+ */
+export interface SizeRule {
+  unit: 'page' | '1k-tokens'
+  included: number
+  perUnit: number
+}
+
 export interface CapabilityManifest<Req extends TObject = TObject, Res extends TSchema = TSchema> {
   name: string
   summary: string
   price: number
+  /** Price by size; without it every call costs `price`. */
+  size?: SizeRule
   async: boolean
   ratePerMinute: number
   /** The model role the capability calls; null when it runs without a model. */

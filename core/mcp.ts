@@ -16,6 +16,7 @@ import type { Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { pausedReason } from './pipeline/paused.ts'
+import { priceRule } from './pipeline/price.ts'
 import { makeBodyReader } from './pipeline/request.ts'
 import type { Services } from './services.ts'
 
@@ -67,7 +68,7 @@ export function mcpTools(
         throw new Error(`${cap.path}: request field "${option}" collides with the MCP call option of that name.`)
     }
     const reason = pausedReason(config, cap)
-    const price = `${cap.price} credit${cap.price === 1 ? '' : 's'} on success.`
+    const price = `${priceRule(cap)} on success.`
     // `async` and `callbackUrl` are kernel fields of every request; only an async capability's tool offers them.
     const { description: rule, ...input } = agentSchema(request)
     const { async: _async, callbackUrl: _callbackUrl, ...fields } = input.properties as Schema

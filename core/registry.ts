@@ -62,6 +62,12 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   if (!m || typeof m !== 'object') return fail('must `export default defineCapability({...})`.')
   if (m.name !== folder) fail(`name "${m.name}" must equal the folder name "${folder}".`)
   if (!Number.isInteger(m.price) || m.price < 1) fail(`price must be a whole number of credits ≥ 1, got ${m.price}.`)
+  if (m.size !== undefined) {
+    const { unit, included, perUnit } = m.size
+    if (unit !== 'page' && unit !== '1k-tokens') fail(`size.unit must be "page" or "1k-tokens", got ${String(unit)}.`)
+    if (!Number.isInteger(included) || included < 0) fail(`size.included must be a whole number ≥ 0, got ${included}.`)
+    if (!Number.isInteger(perUnit) || perUnit < 1) fail(`size.perUnit must be a whole number of credits ≥ 1, got ${perUnit}.`)
+  }
   if (typeof m.async !== 'boolean') fail('async must be true or false.')
   if (!Number.isInteger(m.ratePerMinute) || m.ratePerMinute < 1) fail(`ratePerMinute must be a whole number ≥ 1, got ${m.ratePerMinute}.`)
   if (m.chunking !== undefined && !CHUNKINGS.includes(m.chunking)) fail(`chunking must be one of ${CHUNKINGS.join(', ')}.`)

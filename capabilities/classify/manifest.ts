@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'classify',
   summary: 'Label text against a taxonomy: label, confidence, one-line rationale',
   price: 2,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'compare',
   summary: 'Compare two versions of a document: material changes, meaning, risk',
   price: 15,
+  size: { unit: 'page', included: 30, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'text',

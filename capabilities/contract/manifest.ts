@@ -7,6 +7,7 @@ export default defineCapability({
   summary:
     'Parties, effective date, term, renewal, governing law, obligations, risk clauses; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 12,
+  size: { unit: 'page', included: 30, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'text',

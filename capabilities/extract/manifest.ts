@@ -7,6 +7,7 @@ export default defineCapability({
   summary:
     'Extract a caller-defined field set from text, with typed values and confidence; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 4,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

@@ -7,6 +7,7 @@ export default defineCapability({
   summary:
     'Invoice extraction: vendor, dates, PO refs, tax, totals, line items; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 8,
+  size: { unit: 'page', included: 10, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'vision',

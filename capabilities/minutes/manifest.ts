@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'minutes',
   summary: 'Meeting minutes: summary, decisions, action items with owners, open questions',
   price: 6,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'moderate',
   summary: 'Allow, review or block text or an image against a caller policy, with categories and excerpts',
   price: 2,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'vision',

@@ -7,6 +7,7 @@ export default defineCapability({
   summary:
     'Parse an invoice, receipt, EOB, ERA or COI (PDF or image) into structured JSON; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 10,
+  size: { unit: 'page', included: 10, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'vision',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'po-match',
   summary: 'Invoice vs purchase order vs receipt: matched, partial or mismatched, with sized discrepancies',
   price: 10,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

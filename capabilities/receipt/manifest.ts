@@ -7,6 +7,7 @@ export default defineCapability({
   summary:
     'Receipt extraction: merchant, items, totals, payment method, expense category; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 6,
+  size: { unit: 'page', included: 5, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'vision',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'redact',
   summary: 'Detect and strip names, emails, phones, SSNs, cards and PHI from text',
   price: 3,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

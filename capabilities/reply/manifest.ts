@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'reply',
   summary: 'Draft a reply to a customer thread, with an internal note',
   price: 5,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

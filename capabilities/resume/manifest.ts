@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'resume',
   summary: 'Resume into a candidate profile; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 8,
+  size: { unit: 'page', included: 5, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'text',

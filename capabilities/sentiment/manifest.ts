@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'sentiment',
   summary: 'Sentiment score, per-aspect breakdown and themes',
   price: 2,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'split',
   summary: 'Classify and split a multi-document bundle: each document, start, end, summary',
   price: 10,
+  size: { unit: 'page', included: 20, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'text',

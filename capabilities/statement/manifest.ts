@@ -7,6 +7,7 @@ export default defineCapability({
   summary:
     'Bank or card statement: account, period, balances, normalized transactions; each value with the evidence code found in the document (evidence, grounded, confidence)',
   price: 12,
+  size: { unit: 'page', included: 20, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'vision',

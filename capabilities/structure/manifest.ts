@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'structure',
   summary: 'Shape messy input to a caller-supplied JSON schema; validates, retries once on failure, returns a `valid` flag',
   price: 6,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

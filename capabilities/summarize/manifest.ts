@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'summarize',
   summary: 'Summary, key points and action items from a transcript, thread or report',
   price: 3,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 60,
   model: 'text',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'tables',
   summary: 'Every table in a document as headers and rows',
   price: 8,
+  size: { unit: 'page', included: 10, perUnit: 1 },
   async: true,
   ratePerMinute: 60,
   model: 'text',

@@ -6,6 +6,7 @@ export default defineCapability({
   name: 'triage',
   summary: 'Ticket priority, category, team, sentiment, SLA risk, suggested first response',
   price: 3,
+  size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
   ratePerMinute: 300,
   model: 'text',

@@ -71,6 +71,7 @@ create table holds (
   state text not null default 'open'::text,
   expires_at timestamp with time zone,
   created_at timestamp with time zone not null default now(),
+  size jsonb,
   constraint holds_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint holds_amount_check CHECK ((amount > 0)),
   constraint holds_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
@@ -136,6 +137,7 @@ create table ledger (
   reference text,
   key_id uuid,
   created_at timestamp with time zone not null default now(),
+  size jsonb,
   constraint ledger_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint ledger_kind_check CHECK ((kind = ANY (ARRAY['purchase'::text, 'plan_grant'::text, 'charge'::text, 'adjustment'::text]))),
   constraint ledger_pkey PRIMARY KEY (id)
@@ -218,6 +220,7 @@ create table usage_events (
   credits bigint not null,
   request_id text not null,
   created_at timestamp with time zone not null default now(),
+  size jsonb,
   constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint usage_events_pkey PRIMARY KEY (id)
 );
@@ -269,7 +272,7 @@ CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
 
-CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text)
+CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, status integer, body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
@@ -277,7 +280,7 @@ declare
   v record;
   v_payload json;
 begin
-  select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now) r;
+  select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now, p_size) r;
   if v.outcome = 'ok' then
     insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
     values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_id, p_idem_key, p_callback_url, p_now, p_now);
@@ -319,17 +322,18 @@ begin
   end if;
   update accounts a set balance = a.balance - v_hold.amount, reserved = a.reserved - v_hold.amount
    where a.id = v_hold.account_id returning a.balance, a.reserved into v_balance, v_reserved;
-  insert into ledger (account_id, kind, amount, balance_after, reference, key_id, created_at)
-  values (v_hold.account_id, 'charge', -v_hold.amount, v_balance, v_hold.endpoint || ' ' || v_hold.request_id, v_hold.key_id, p_now);
-  insert into usage_events (account_id, key_id, endpoint, credits, request_id, created_at)
-  values (v_hold.account_id, v_hold.key_id, v_hold.endpoint, v_hold.amount, v_hold.request_id, p_now);
+  insert into ledger (account_id, kind, amount, balance_after, reference, key_id, created_at, size)
+  values (v_hold.account_id, 'charge', -v_hold.amount, v_balance, v_hold.endpoint || ' ' || v_hold.request_id, v_hold.key_id, p_now, v_hold.size);
+  insert into usage_events (account_id, key_id, endpoint, credits, request_id, created_at, size)
+  values (v_hold.account_id, v_hold.key_id, v_hold.endpoint, v_hold.amount, v_hold.request_id, p_now, v_hold.size);
   update api_keys k
      set held = k.held - v_hold.amount,
          month_spend = key_month_spend(k, p_now) + v_hold.amount,
          spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM')
    where k.id = v_hold.key_id;
   v_body := case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
-    || '"usage":{"credits":' || v_hold.amount || ',"balanceRemaining":' || (v_balance - v_reserved) || '}}';
+    || '"usage":{"credits":' || v_hold.amount || ',"balanceRemaining":' || (v_balance - v_reserved)
+    || coalesce(',"size":' || v_hold.size::text, '') || '}}';
   if p_idem_key is not null then
     update idempotency_records r set state = 'done', status = 200, body = v_body
      where r.account_id = v_hold.account_id and r.key = p_idem_key;
@@ -464,7 +468,7 @@ begin
   return true;
 end $function$;
 
-CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, hold_id uuid, status integer, body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
@@ -509,8 +513,8 @@ begin
 
   update accounts a set reserved = a.reserved + p_price where a.id = p_account;
   update api_keys k set held = k.held + p_price where k.id = p_key;
-  insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at)
-  values (p_account, p_key, p_price, p_endpoint, p_request_id, p_now + p_hold_ttl, p_now)
+  insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
+  values (p_account, p_key, p_price, p_endpoint, p_request_id, p_now + p_hold_ttl, p_now, p_size)
   returning id into v_hold;
   return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
 end $function$;

@@ -2,6 +2,7 @@
 // scanPdf has checked the streams. Hardened: no evaluation of embedded code (CVE-2024-4367), no fonts, CMaps,
 // wasm or anything else fetched, no XFA, no scripting; pages and characters are counted as they are read.
 import { getResolvedPDFJS } from 'unpdf'
+import type { PageRanges } from './pages.ts'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
 import { scanPdf } from './scan.ts'
 
@@ -36,8 +37,15 @@ async function pageText(pdf: PdfDocument, n: number): Promise<string> {
     .join('')
 }
 
-/** Text of each page, in order (one entry per page; '' for a page without a text layer). */
-export async function extractPdfText(bytes: Uint8Array, budgets: DocumentBudgets = UNLIMITED): Promise<{ pages: string[] }> {
+/**
+ * Text of each page, in order (one entry per page; '' for a page without a text layer, and for a page outside
+ * `only` when given: those are not read).
+ */
+export async function extractPdfText(
+  bytes: Uint8Array,
+  budgets: DocumentBudgets = UNLIMITED,
+  only?: PageRanges,
+): Promise<{ pages: string[] }> {
   await scanPdf(bytes, budgets)
   const pdfjs = (await getResolvedPDFJS()) as unknown as { getDocument(options: object): LoadingTask }
   const task = pdfjs.getDocument({
@@ -74,7 +82,8 @@ export async function extractPdfText(bytes: Uint8Array, budgets: DocumentBudgets
     let characters = 0
     for (let first = 1; first <= pdf.numPages; first += PAGES_AT_ONCE) {
       const numbers = Array.from({ length: Math.min(PAGES_AT_ONCE, pdf.numPages - first + 1) }, (_, i) => first + i)
-      const texts = await Promise.all(numbers.map((n) => pageText(pdf, n)))
+      const wanted = (n: number) => !only || only.some(([a, b]) => a <= n && n <= b)
+      const texts = await Promise.all(numbers.map((n) => (wanted(n) ? pageText(pdf, n) : Promise.resolve(''))))
       for (const text of texts) characters += text.length
       if (characters > budgets.maxCharacters) {
         throw new DocumentRefusal('document_too_complex', `the PDF has more than ${budgets.maxCharacters} characters of text (the limit)`)

@@ -5,7 +5,7 @@ import { ApiError, type ErrorCode } from '../errors.ts'
 import type { Resolver } from '../net/address-guard.ts'
 import { FetchError, fetchPublic } from '../net/safe-fetch.ts'
 import { decodeBase64, fetchFailureMessage, IMAGE_TYPES, MAX_MEDIA_BYTES, urlProblem } from './media.ts'
-import { markPages } from './pages.ts'
+import { markPages, parsePageRanges, selectPages, textPages, type PageRanges } from './pages.ts'
 import { DocumentRefusal } from './refusal.ts'
 import type { DocumentSandbox } from './sandbox.ts'
 import type { DocumentInput, ResolvedDocument } from './schema.ts'
@@ -49,9 +49,12 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
     throw new ApiError('invalid_request', message, [{ path: at, message }])
   }
 
+  const ranges = input.pages === undefined ? undefined : parsePageRanges(input.pages, `${at}/pages`)
+
   if (input.text !== undefined) {
     if (input.text.trim() === '') throw unprocessable('/text', 'the document is empty')
-    return { kind: 'text', mediaType: 'text/plain', text: input.text, pages: [input.text], hasTextLayer: true }
+    const doc: ResolvedDocument = { kind: 'text', mediaType: 'text/plain', text: input.text, pages: [input.text], hasTextLayer: true }
+    return ranges ? selectText(doc, ranges, at, unprocessable) : doc
   }
 
   if (input.file) {
@@ -61,7 +64,7 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
       throw new ApiError('invalid_request', message, [{ path: `${at}/file/data`, message }])
     }
     if (bytes.length === 0) throw unprocessable('/file/data', 'the file is empty')
-    return fromBytes(bytes, input.file.mimeType, 'file', at, deps)
+    return fromBytes(bytes, input.file.mimeType, 'file', at, deps, ranges)
   }
 
   const url = input.fileUrl!
@@ -76,7 +79,22 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
     throw err // cancellation or a bug: not the caller's input
   }
   if (fetched.bytes.length === 0) throw unprocessable('/fileUrl', 'the file at fileUrl is empty')
-  return fromBytes(fetched.bytes, fetched.contentType, 'fileUrl', at, deps)
+  return fromBytes(fetched.bytes, fetched.contentType, 'fileUrl', at, deps, ranges)
+}
+
+/** A text document cut to the selected pages (form feeds separate pages). */
+function selectText(
+  doc: ResolvedDocument,
+  ranges: PageRanges,
+  at: string,
+  unprocessable: (path: string, message: string) => ApiError,
+): ResolvedDocument {
+  const all = textPages(doc.text)
+  const selected = selectPages(ranges, all.length, `${at}/pages`)
+  const pages = all.map((p, i) => (selected.includes(i + 1) ? p : ''))
+  const text = selected.map((n) => all[n - 1]!).join('\f')
+  if (text.trim() === '') throw unprocessable('/pages', 'the selected pages are empty')
+  return { ...doc, text, pages, selected }
 }
 
 async function fromBytes(
@@ -85,6 +103,7 @@ async function fromBytes(
   source: 'file' | 'fileUrl',
   at: string,
   deps: ResolveDeps,
+  ranges: PageRanges | undefined,
 ): Promise<ResolvedDocument> {
   const fail = (code: ErrorCode, message: string) => new ApiError(code, message, [{ path: `${at}/${source}`, message }])
   const sniffed = sniffMediaType(bytes)
@@ -93,8 +112,19 @@ async function fromBytes(
     const pages = await decodeOrRefuse(deps.sandbox, sniffed, bytes, `${at}/${source}`, {
       wait: deps.waitForDecoder ?? false,
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(ranges ? { only: ranges } : {}),
     })
-    if (sniffed !== 'application/pdf') return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
+    if (sniffed !== 'application/pdf') {
+      if (ranges) selectPages(ranges, 1, `${at}/pages`) // an image is one page
+      return { kind: 'image', mediaType: sniffed, text: '', pages: [], bytes, hasTextLayer: false }
+    }
+    if (ranges) {
+      const selected = selectPages(ranges, pages.length, `${at}/pages`)
+      const text = selected.map((n) => pages[n - 1]!).join(PAGE_SEPARATOR)
+      // Only the selected pages may reach the model, so the file itself is never sent: they need their text.
+      if (text.trim() === '') throw fail('unprocessable', 'the selected pages have no text layer; send them as a PDF of their own')
+      return { kind: 'pdf', mediaType: sniffed, text, pages, bytes, hasTextLayer: true, selected }
+    }
     const hasTextLayer = pages.some((p) => p.trim() !== '')
     return { kind: 'pdf', mediaType: sniffed, text: hasTextLayer ? pages.join(PAGE_SEPARATOR) : '', pages, bytes, hasTextLayer }
   }
@@ -102,7 +132,10 @@ async function fromBytes(
     const text = decodeUtf8(bytes)
     if (text !== null) {
       if (text.trim() === '') throw fail('unprocessable', `the ${source === 'file' ? 'file' : 'file at fileUrl'} is empty`)
-      return { kind: 'text', mediaType: baseType(declared), text, pages: [text], hasTextLayer: true }
+      const doc: ResolvedDocument = { kind: 'text', mediaType: baseType(declared), text, pages: [text], hasTextLayer: true }
+      return ranges
+        ? selectText(doc, ranges, at, (path, message) => new ApiError('unprocessable', message, [{ path: at + path, message }]))
+        : doc
     }
   }
   throw fail(
@@ -117,7 +150,7 @@ export async function decodeOrRefuse(
   mediaType: string,
   bytes: Uint8Array,
   path: string,
-  opts: { wait: boolean; signal?: AbortSignal },
+  opts: { wait: boolean; signal?: AbortSignal; only?: PageRanges },
 ): Promise<string[]> {
   try {
     return await sandbox.decode(mediaType, bytes, opts)
@@ -144,10 +177,10 @@ function decodeUtf8(bytes: Uint8Array): string | null {
  * cite pages) and the file itself when the model accepts files or when there is no text to send.
  */
 export function documentParts(doc: ResolvedDocument, acceptsFiles: boolean): Array<TextPart | FilePart | ImagePart> {
-  if (doc.kind === 'text') return [{ type: 'text', text: doc.text }]
+  if (doc.kind === 'text') return [{ type: 'text', text: doc.selected ? markPages(doc.pages, doc.selected) : doc.text }]
   if (doc.kind === 'image') return [{ type: 'image', image: doc.bytes!, mediaType: doc.mediaType }]
   const parts: Array<TextPart | FilePart> = []
-  if (doc.hasTextLayer) parts.push({ type: 'text', text: markPages(doc.pages) })
-  if (acceptsFiles || !doc.hasTextLayer) parts.push({ type: 'file', data: doc.bytes!, mediaType: doc.mediaType })
+  if (doc.hasTextLayer) parts.push({ type: 'text', text: markPages(doc.pages, doc.selected) })
+  if (!doc.selected && (acceptsFiles || !doc.hasTextLayer)) parts.push({ type: 'file', data: doc.bytes!, mediaType: doc.mediaType })
   return parts
 }

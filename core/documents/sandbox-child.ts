@@ -2,6 +2,7 @@
 // nothing but the document, so the pool may kill it at any moment (memory, time) without losing anything.
 import { getResolvedPDFJS } from 'unpdf'
 import { checkImage } from './image.ts'
+import type { PageRanges } from './pages.ts'
 import { extractPdfText } from './pdf.ts'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
 
@@ -10,6 +11,8 @@ export interface DecodeTask {
   mediaType: string
   bytes: Uint8Array
   budgets: DocumentBudgets
+  /** a PDF's pages to read (the caller's `pages`); all when absent */
+  only?: PageRanges
 }
 
 export type DecodeAnswer =
@@ -19,7 +22,8 @@ const send = (answer: DecodeAnswer) => process.send!(answer)
 
 async function decode(task: DecodeTask): Promise<DecodeAnswer> {
   try {
-    if (task.mediaType === 'application/pdf') return { id: task.id, pages: (await extractPdfText(task.bytes, task.budgets)).pages }
+    if (task.mediaType === 'application/pdf')
+      return { id: task.id, pages: (await extractPdfText(task.bytes, task.budgets, task.only)).pages }
     checkImage(task.bytes, task.mediaType, task.budgets)
     return { id: task.id, pages: [] }
   } catch (err) {

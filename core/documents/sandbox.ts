@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { DocumentLimits } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import type { PageRanges } from './pages.ts'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
 import type { DecodeAnswer, DecodeTask } from './sandbox-child.ts'
 
@@ -20,6 +21,7 @@ const shuttingDown = () => new ApiError('service_unavailable', 'The server is sh
 interface Pending {
   mediaType: string
   bytes: Uint8Array
+  only: PageRanges | undefined
   resolve(pages: string[]): void
   reject(err: unknown): void
 }
@@ -51,9 +53,9 @@ export class DocumentSandbox {
   /**
    * The pages of a PDF ([] for an image, whose header is checked). Rejects with a DocumentRefusal for a document
    * over a limit or unreadable, and with 503 service_unavailable when every decoder is busy and the queue is full
-   * (unless `wait`).
+   * (unless `wait`). With `only`, the PDF's pages outside those ranges are not read ('').
    */
-  decode(mediaType: string, bytes: Uint8Array, opts: { wait?: boolean; signal?: AbortSignal } = {}): Promise<string[]> {
+  decode(mediaType: string, bytes: Uint8Array, opts: { wait?: boolean; signal?: AbortSignal; only?: PageRanges } = {}): Promise<string[]> {
     if (this.closed) return Promise.reject(shuttingDown())
     const free = this.limits.workers - this.decoders.filter((d) => d.task).length
     if (!opts.wait && this.queue.length >= this.limits.queue + free) {
@@ -67,7 +69,7 @@ export class DocumentSandbox {
       )
     }
     return new Promise((resolve, reject) => {
-      const pending: Pending = { mediaType, bytes, resolve, reject }
+      const pending: Pending = { mediaType, bytes, only: opts.only, resolve, reject }
       this.queue.push(pending)
       opts.signal?.addEventListener(
         'abort',
@@ -155,7 +157,13 @@ export class DocumentSandbox {
         }
       }, WATCH_MS),
     }
-    const task: DecodeTask = { id, mediaType: pending.mediaType, bytes: pending.bytes, budgets: this.budgets }
+    const task: DecodeTask = {
+      id,
+      mediaType: pending.mediaType,
+      bytes: pending.bytes,
+      budgets: this.budgets,
+      ...(pending.only ? { only: pending.only } : {}),
+    }
     decoder.process.send(task)
   }
 

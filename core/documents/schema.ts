@@ -15,6 +15,8 @@ export const docProperties = {
   // http(s) only (C12): refusing other schemes here gives a 400 with a path instead of a failed fetch.
   fileUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })),
   text: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000 })),
+  // Issue 27: only these pages are read, sent and priced; citations keep the original page numbers.
+  pages: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'e.g. "1-3,7"' })),
 }
 
 /** Spread into an object schema's options: exactly one of file, fileUrl, text. */
@@ -56,10 +58,16 @@ export interface ResolvedDocument {
   bytes?: Uint8Array
   /** false for images and for PDFs without extractable text (send those to a vision model as files) */
   hasTextLayer: boolean
+  /**
+   * The page numbers the caller selected (`pages`), ascending; then `pages` has every page of the original, ''
+   * where not selected, `text` only the selected ones, and the file itself is never sent.
+   */
+  selected?: number[]
 }
 
 export interface DocumentInput {
   file?: { data: string; mimeType: string }
   fileUrl?: string
   text?: string
+  pages?: string
 }

@@ -73,6 +73,21 @@ export function answerClaimed(ctx: Context, claimed: ClaimOutcome): void {
   }
 }
 
+/**
+ * A key's final answer (replay or reused), read without claiming it: for calls that work before the claim (a
+ * size-priced call reads its documents to be priced), so a replay costs no such work and cannot fail on it.
+ * Null otherwise (free, or running: reserve_call decides, after the pipeline settles a lost call's key).
+ */
+export async function priorAnswer(q: Query, accountId: string, claimed: IdempotencyClaim, now: Date): Promise<ClaimOutcome | null> {
+  const [r] = await q.sql<{ fingerprint: Buffer; state: string; status: number | null; body: string | null }>(
+    `select fingerprint, state, status, body from idempotency_records where account_id = ? and key = ? and created_at > ?`,
+    [accountId, claimed.key, new Date(now.getTime() - IDEMPOTENCY_WINDOW_HOURS * 3600_000)],
+  )
+  if (r?.state !== 'done') return null
+  if (!Buffer.from(r.fingerprint).equals(claimed.fingerprint)) return { outcome: 'reused' }
+  return { outcome: 'replay', status: Number(r.status), body: r.body! }
+}
+
 /** Maintenance: records older than the window are gone (reserve_call already treats them as absent). */
 export async function removeExpiredIdempotencyRecords(q: Query, now: Date): Promise<number> {
   const removed = await q.sql(`delete from idempotency_records where created_at <= ? returning key`, [

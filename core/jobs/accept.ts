@@ -27,7 +27,7 @@ export async function acceptJob(
   const accepted: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId: a.requestId }
   const body = JSON.stringify(accepted)
   const [row] = await money(services.db).sql<AcceptRow>(
-    `select * from accept_job(?, ?, ?, ?, ?, ?, ?, ?::interval, ?, ?, ?::jsonb, ?, ?, ?, ?)`,
+    `select * from accept_job(?, ?, ?, ?, ?, ?, ?, ?::interval, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb)`,
     [
       a.accountId,
       a.keyId,
@@ -44,6 +44,7 @@ export async function acceptJob(
       RUN_TASK,
       body,
       traceparent(), // the job's span links to this request (core/observability/tracing.ts)
+      a.size ? JSON.stringify(a.size) : null,
     ],
   )
   if (!row) throw new Error('accept_job returned nothing')

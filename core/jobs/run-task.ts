@@ -16,6 +16,8 @@ interface Claimed {
   account_id: string
   request_id: string
   input: Record<string, unknown>
+  /** what the acceptance held: the job's price (issue 27) */
+  credits: string
 }
 
 export function runCapabilityTask(services: Services) {
@@ -30,7 +32,8 @@ export function runCapabilityTask(services: Services) {
     const rows = await db.sql<Claimed>(
       `with queued as (select id from jobs where id = any(?::uuid[]) and status = 'queued' order by id for update)
        update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? from queued where jobs.id = queued.id
-       returning jobs.id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input`,
+       returning jobs.id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input,
+         (select amount from holds where id = jobs.hold_id) as credits`,
       [jobIds, now, now, leaseUntil()],
     )
     const claimed = new Map(rows.map((r) => [r.id, r]))
@@ -62,7 +65,7 @@ export function runCapabilityTask(services: Services) {
         signal: helpers.abortSignal ?? new AbortController().signal,
         timeoutMs: config.asyncModelTimeoutMs,
         waitForDecoder: true, // the runner's concurrency bounds the jobs in flight: a job waits for a decoder, never 503
-        credits: cap.price,
+        credits: Number(job.credits), // the price its acceptance quoted and held
         progress: (done, total) => {
           // One write at a time, in order, all ended before the job is: the last count is the one the job keeps.
           progressWrites = progressWrites.then(() =>

@@ -4,6 +4,7 @@ import { contextConfig, type Config } from '../config.ts'
 import { MAX_MEDIA_BYTES } from '../documents/media.ts'
 import { contextBudget } from '../models/chunks.ts'
 import { pausedReason } from '../pipeline/paused.ts'
+import { priceRule } from '../pipeline/price.ts'
 import type { Capability } from '../registry.ts'
 import type { JsonSchema } from '../run/result.ts'
 import { ERROR_STATUSES, RATE_LIMIT, REQUEST_ID, errorResponse, header, json, ref } from './responses.ts'
@@ -17,6 +18,8 @@ export function capabilityPath(cap: Capability, config: Config) {
       summary: cap.summary,
       tags: ['capabilities'],
       'x-price': cap.price,
+      // Price by size (issue 27): x-price covers `included` units; the dry run quotes the exact price of an input.
+      ...(cap.size ? { 'x-price-size': cap.size } : {}),
       'x-async': cap.async,
       'x-rate-limit': config.rateLimits[cap.name] ?? cap.ratePerMinute,
       'x-paused': reason !== null,
@@ -31,7 +34,7 @@ export function capabilityPath(cap: Capability, config: Config) {
       requestBody: { required: true, content: { 'application/json': { schema: cap.requestSchema, example: cap.example.request } } },
       responses: {
         '200': {
-          description: `The result with usage (${cap.price} credits charged), or a DryRun report when Service-Dry-Run is sent`,
+          description: `The result with usage (${priceRule(cap)} charged), or a DryRun report when Service-Dry-Run is sent`,
           headers: success,
           content: {
             'application/json': {

@@ -2,7 +2,8 @@
 // hold is placed, any failure releases it, so a failed call is never charged. A dry run (C3) goes through the
 // same stages 1–4 and reports what stages 5–7 would answer.
 import type { Context, Middleware } from 'koa'
-import { answerClaimed } from '../idempotency/idempotency.ts'
+import type { Caller } from '../accounts/accounts.ts'
+import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
@@ -18,6 +19,7 @@ import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { requireProvider } from './provider.ts'
+import { quoteCall, type Quote } from './price.ts'
 import { dryRunMode, makeBodyReader, readRequest, type CallRequest, type DryRunMode } from './request.ts'
 import { spendRefusal } from './spend.ts'
 import { throttle } from './throttle.ts'
@@ -35,7 +37,6 @@ export function capabilityCall(capability: Capability, services: Services): Midd
   const testCall = testModeCall(capability, services)
 
   return async (ctx) => {
-    const requestId = ctx.state.requestId as string
     const caller = await authenticate(ctx, services.keys) // 1
     await throttle(ctx, services.limiter, capability.name, caller.keyId, perMinute) // 2
     if (caller.mode === 'test') return testCall(ctx, caller, (mode) => admit(ctx, mode)) // the example, never a charge
@@ -43,23 +44,50 @@ export function capabilityCall(capability: Capability, services: Services): Midd
     const mode = dryRunMode(ctx)
     if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
     const call = await admit(ctx, mode) // 3, 4
+    const disconnected = new AbortController()
+    const onClose = () => {
+      if (!ctx.res.writableFinished) disconnected.abort()
+    }
+    ctx.res.once('close', onClose)
+    try {
+      await live(ctx, caller, call, disconnected.signal)
+    } finally {
+      ctx.res.off('close', onClose)
+    }
+  }
 
+  /** Stages 5–9 of a live call. */
+  async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal): Promise<void> {
+    const requestId = ctx.state.requestId as string
+    if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
+    if (capability.size && call.idempotency) {
+      const prior = await priorAnswer(services.db, caller.accountId, call.idempotency, services.now())
+      if (prior) return answerClaimed(ctx, prior) // a replay is not priced again
+    }
+    // The price of this input (issue 27); a sync call's handler reuses the documents it measured.
+    let quoted: Quote
+    try {
+      quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal })
+    } catch (e) {
+      if (signal.aborted) return // the client left while its document was read: nobody to answer, nothing held
+      throw e
+    }
     const base = {
       accountId: caller.accountId,
       keyId: caller.keyId,
-      price: capability.price,
+      price: quoted.credits,
+      size: quoted.size,
       endpoint: capability.name,
       requestId,
       now: services.now(),
     }
     const idempotency = call.idempotency
     if (call.async) {
-      requireProvider(capability, services.provider)
       // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
       const accepted = await inAccountTurn(caller.accountId, () =>
         acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
       ) // 5, 6, 7
-      if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, capability)
+      if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, quoted.credits)
       ctx.status = 202
       ctx.type = 'application/json'
       ctx.body = accepted.body
@@ -80,35 +108,29 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         throw lost(e) // its answer may be lost after the commit
       }),
     ) // 5, 6
-    if (held.outcome !== 'ok') return answerNotHeld(ctx, held, capability)
+    if (held.outcome !== 'ok') return answerNotHeld(ctx, held, quoted.credits)
 
-    const disconnected = new AbortController()
-    const onClose = () => {
-      if (!ctx.res.writableFinished) disconnected.abort()
-    }
-    ctx.res.once('close', onClose)
     let body: string
     try {
       requireProvider(capability, services.provider)
       const context = capabilityContext(services, capability, {
         requestId,
         accountId: caller.accountId,
-        signal: disconnected.signal,
+        signal,
         timeoutMs: services.config.syncModelTimeoutMs,
-        credits: capability.price,
+        documents: quoted.documents,
+        credits: quoted.credits,
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)
       body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
-      ctx.state.credits = capability.price
+      ctx.state.credits = quoted.credits
     } catch (e) {
       await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
         throw lost(e1)
       })
       if (e instanceof ClientGone) return // nobody to answer; the call was free
       throw e
-    } finally {
-      ctx.res.off('close', onClose)
     }
     ctx.status = 200 // 9
     ctx.type = 'application/json'
@@ -117,8 +139,8 @@ export function capabilityCall(capability: Capability, services: Services): Midd
 }
 
 /** Stages 5 and 6 without a fresh hold: the key's recorded answer or 409, or the spend refusal. */
-function answerNotHeld(ctx: Context, r: Exclude<ReserveOutcome, { outcome: 'ok' }>, capability: Capability): void {
-  if (r.outcome === 'spend_cap') throw spendRefusal(capability, { refusal: 'spend_cap' })
-  if (r.outcome === 'insufficient') throw spendRefusal(capability, { refusal: 'insufficient', available: r.available })
+function answerNotHeld(ctx: Context, r: Exclude<ReserveOutcome, { outcome: 'ok' }>, price: number): void {
+  if (r.outcome === 'spend_cap') throw spendRefusal(price, { refusal: 'spend_cap' })
+  if (r.outcome === 'insufficient') throw spendRefusal(price, { refusal: 'insufficient', available: r.available })
   answerClaimed(ctx, r)
 }

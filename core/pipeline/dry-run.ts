@@ -6,7 +6,8 @@ import type { Caller } from '../accounts/accounts.ts'
 import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
-import { quote } from '../wallet/wallet.ts'
+import { quote, Size } from '../wallet/wallet.ts'
+import { quoteCall, type Quote } from './price.ts'
 import { requireProvider } from './provider.ts'
 import type { CallRequest } from './request.ts'
 import { spendRefusal } from './spend.ts'
@@ -18,7 +19,8 @@ export const DryRun = Type.Object(
     endpoint: Type.String({ description: 'e.g. /v1/classify' }),
     liveStatus: Type.Integer({ description: 'the status the live call would answer now' }),
     wouldCharge: Type.Integer({ minimum: 0, description: 'credits the live call would charge (0 when it would be refused)' }),
-    price: Type.Integer({ minimum: 1 }),
+    price: Type.Integer({ minimum: 1, description: "this input's price: the endpoint's price plus any size surcharge (x-price)" }),
+    size: Type.Optional(Size),
     balance: Type.Integer({ description: 'credits available now (balance minus open holds)' }),
     error: Type.Optional(Type.Omit(ErrorBody.properties.error, ['requestId'], { description: 'the refusal the live call would get' })),
   },
@@ -26,8 +28,9 @@ export const DryRun = Type.Object(
 )
 
 /**
- * Stages 3 and 4 run as they do live (`admit`); stage 6 asks the wallet's quote, the same SQL rule reserve_call
- * applies; stage 7 asks for the provider. The first refusal becomes the report's `error`, worded as live.
+ * Stages 3 and 4 run as they do live (`admit`), then the live call's price for this input (quoteCall, documents
+ * read in the decoder pool); stage 6 asks the wallet's quote, the same SQL rule reserve_call applies; stage 7
+ * asks for the provider. The first refusal becomes the report's `error`, worded as live.
  */
 export async function reportDryRun(
   ctx: Context,
@@ -36,23 +39,36 @@ export async function reportDryRun(
   caller: Caller,
   admit: () => Promise<CallRequest>,
 ): Promise<void> {
-  const quoted = await quote(services.db, caller.accountId, caller.keyId, capability.price, services.now())
-  await answerDryRun(ctx, capability, { balance: quoted.available, charge: capability.price }, async () => {
+  const spend = (price: number) => quote(services.db, caller.accountId, caller.keyId, price, services.now())
+  let quoted = await spend(capability.price)
+  const money: DryRunMoney = { balance: quoted.available, charge: capability.price, price: capability.price }
+  await answerDryRun(ctx, capability, money, async () => {
     const call = await admit() // 3, 4
-    if (quoted.refusal) throw spendRefusal(capability, { refusal: quoted.refusal, available: quoted.available }) // 6
+    if (call.async) requireProvider(capability, services.provider) // as live: before the document is read
+    const priced = await quoteCall(capability, call.input, services, { waitForDecoder: false })
+    Object.assign(money, { charge: priced.credits, price: priced.credits }, priced.size ? { size: priced.size } : {})
+    if (priced.credits !== capability.price) quoted = await spend(priced.credits)
+    money.balance = quoted.available
+    if (quoted.refusal) throw spendRefusal(priced.credits, { refusal: quoted.refusal, available: quoted.available }) // 6
     requireProvider(capability, services.provider) // 7
     return call.async ? 202 : 200
   })
 }
 
-/**
- * The DryRun report of `stages`, which answer the status the live call would get or throw its refusal; `charge`
- * is what a success would charge (a test key's calls: 0).
- */
+/** What a dry run reports about money; the stages may refine it (the price of this input) before they answer. */
+export interface DryRunMoney {
+  balance: number
+  /** what a success would charge (a test key's calls: 0) */
+  charge: number
+  price: number
+  size?: Quote['size']
+}
+
+/** The DryRun report of `stages`, which answer the status the live call would get or throw its refusal. */
 export async function answerDryRun(
   ctx: Context,
   capability: Capability,
-  money: { balance: number; charge: number },
+  money: DryRunMoney,
   stages: () => Promise<200 | 202>,
 ): Promise<void> {
   let liveStatus: number
@@ -70,7 +86,8 @@ export async function answerDryRun(
     endpoint: `/v1/${capability.name}`,
     liveStatus,
     wouldCharge: error ? 0 : money.charge,
-    price: capability.price,
+    price: money.price,
+    ...(money.size ? { size: money.size } : {}),
     balance: money.balance,
     ...(error ? { error } : {}),
   }

@@ -1,6 +1,6 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
 import { CREDIT_USD } from '../accounts/accounts.ts'
-import type { CapabilityContext } from '../capability.ts'
+import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capability.ts'
 import { contextConfig } from '../config.ts'
 import { decodeOrRefuse, documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
 import { budgetedObject, contextBudget } from '../models/chunks.ts'
@@ -23,6 +23,8 @@ export function capabilityContext(
     credits: number
     /** Hears the progress of a call answered in parts (jobs record it). */
     progress?: (done: number, total: number) => void
+    /** The call's documents as its price measured them (pipeline/price.ts): not decoded twice. */
+    documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
   },
 ): CapabilityContext {
   const { config, resolver } = services
@@ -75,7 +77,8 @@ export function capabilityContext(
       run: (what, fn) => services.metrics.modelCall(capability.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
-      resolve: (input) =>
+      resolve: async (input) =>
+        call.documents?.get(input) ??
         resolveDocument(input, {
           fetch: fetchGuarded,
           sandbox: services.sandbox,

@@ -28,7 +28,7 @@ export function testModeCall(capability: Capability, services: Services) {
     const mode = dryRunMode(ctx)
     if (mode === 'dry') {
       const balance = (await balances(services.db, caller.accountId))?.available ?? 0
-      return answerDryRun(ctx, capability, { balance, charge: 0 }, async () => {
+      return answerDryRun(ctx, capability, { balance, charge: 0, price: capability.price }, async () => {
         const call = await admit(mode)
         if (outcome && !(outcome.stage === 'run' && call.async)) throw outcome.error(ctx, capability)
         return call.async ? 202 : 200

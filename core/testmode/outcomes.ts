@@ -36,8 +36,8 @@ export const TEST_OUTCOMES: Record<string, TestOutcome> = {
       return rateLimited(Number(ctx.response.get('RateLimit-Limit')), Number(ctx.response.get('RateLimit-Reset')))
     },
   },
-  insufficient_credits: { stage: 'admission', error: (_, cap) => spendRefusal(cap, { refusal: 'insufficient', available: 0 }) },
-  spend_cap_reached: { stage: 'admission', error: (_, cap) => spendRefusal(cap, { refusal: 'spend_cap' }) },
+  insufficient_credits: { stage: 'admission', error: (_, cap) => spendRefusal(cap.price, { refusal: 'insufficient', available: 0 }) },
+  spend_cap_reached: { stage: 'admission', error: (_, cap) => spendRefusal(cap.price, { refusal: 'spend_cap' }) },
   idempotency_key_in_use: { stage: 'admission', error: (ctx) => thrownBy(() => answerClaimed(ctx, { outcome: 'in_use' })) },
   idempotency_key_reused: { stage: 'admission', error: (ctx) => thrownBy(() => answerClaimed(ctx, { outcome: 'reused' })) },
   inference_unavailable: { stage: 'admission', error: () => simulated('inference_unavailable', 'The model provider is unavailable') },

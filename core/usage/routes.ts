@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { authenticate } from '../pipeline/auth.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
+import { Size } from '../wallet/wallet.ts'
 import { dailyTotals, listLedger } from './usage.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
@@ -32,6 +33,7 @@ const LedgerEntry = Type.Object(
     requestId: Type.Optional(Type.String()),
     keyId: Type.Optional(Type.String({ format: 'uuid' })),
     reference: Type.Optional(Type.String()),
+    size: Type.Optional(Size),
   },
   { additionalProperties: false },
 )

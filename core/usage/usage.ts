@@ -1,7 +1,9 @@
 // The account's ledger as the usage API and the dashboard show it: entries newest first with a cursor,
 // filters, and daily totals per endpoint from the usage events. Every query filters by account_id.
+import type { Static } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import type { Size } from '../wallet/wallet.ts'
 
 export interface UsageFilter {
   endpoint?: string
@@ -20,6 +22,8 @@ export interface LedgerEntry {
   requestId?: string
   keyId?: string
   reference?: string
+  /** a size-priced charge's measure (issue 27) */
+  size?: Static<typeof Size>
 }
 
 export interface DailyTotal {
@@ -55,6 +59,7 @@ interface LedgerRow {
   reference: string | null
   key_id: string | null
   created_at: string
+  size: Static<typeof Size> | null
 }
 
 export async function listLedger(
@@ -64,7 +69,7 @@ export async function listLedger(
   page: { cursor?: string; limit: number },
 ): Promise<{ entries: LedgerEntry[]; nextCursor?: string }> {
   const w = where(accountId, f)
-  let sql = `select id, kind, amount, balance_after, reference, key_id, created_at from ledger where ${w.sql}`
+  let sql = `select id, kind, amount, balance_after, reference, key_id, created_at, size from ledger where ${w.sql}`
   // A charge's reference is "<endpoint> <requestId>" (capture_hold).
   if (f.endpoint) {
     sql += ` and kind = 'charge' and split_part(reference, ' ', 1) = ?`
@@ -89,6 +94,7 @@ export async function listLedger(
       if (requestId) e.requestId = requestId
     } else if (r.reference) e.reference = r.reference
     if (r.key_id) e.keyId = r.key_id
+    if (r.size) e.size = r.size
     return e
   })
   return rows.length > page.limit ? { entries, nextCursor: encodeCursor(entries.at(-1)!.id) } : { entries }

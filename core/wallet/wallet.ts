@@ -1,6 +1,6 @@
 // The only code that moves credits (C4). Each call is one statement: the SQL functions of migrations 0001 and
 // 0006 hold, capture and release atomically, so concurrent calls can never overdraw.
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 import { money } from '../observability/tracing.ts'
 import { IDEMPOTENCY_WINDOW_HOURS, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/idempotency.ts'
@@ -28,6 +28,8 @@ export interface ReserveArgs {
   holdTtlSeconds: number | null
   idempotency?: IdempotencyClaim | undefined
   now: Date
+  /** What a size-priced call was priced at (pipeline/price.ts): kept on the hold, the ledger row and `usage`. */
+  size?: Static<typeof Size> | undefined
 }
 
 type ReserveRow = {
@@ -39,7 +41,7 @@ type ReserveRow = {
 }
 
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
-  const [row] = await money(q).sql<ReserveRow>(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?)`, [
+  const [row] = await money(q).sql<ReserveRow>(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?, ?::jsonb)`, [
     a.accountId,
     a.keyId,
     a.price,
@@ -50,6 +52,7 @@ export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome>
     a.idempotency?.fingerprint ?? null,
     `${IDEMPOTENCY_WINDOW_HOURS} hours`,
     a.now,
+    a.size ? JSON.stringify(a.size) : null,
   ])
   if (!row) throw new Error('reserve_call returned nothing')
   if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id, idempotencyKey: a.idempotency?.key ?? null }
@@ -81,11 +84,23 @@ export async function inAccountTurn<T>(accountId: string, statement: () => Promi
 }
 const waitingFor = new Map<string, Array<() => void>>()
 
+/** How a size-priced call was measured (issue 27): in `usage` and in a dry run's report. */
+export const Size = Type.Object(
+  {
+    unit: Type.Union([Type.Literal('page'), Type.Literal('1k-tokens')]),
+    units: Type.Integer({ minimum: 0, description: "pages of the call's documents, or its text in 1,000-token units" }),
+    included: Type.Integer({ minimum: 0, description: 'units the base price (x-price) covers' }),
+    perUnit: Type.Integer({ minimum: 1, description: 'credits per unit beyond included' }),
+  },
+  { additionalProperties: false, description: 'how this size-priced call was measured (x-price-size)' },
+)
+
 /** What capture_hold appends to every charged result as `usage`; published as components.schemas.Usage. */
 export const Usage = Type.Object(
   {
     credits: Type.Integer({ minimum: 0, description: 'credits this call charged' }),
     balanceRemaining: Type.Integer({ description: 'credits available after the charge' }),
+    size: Type.Optional(Size),
   },
   { additionalProperties: false },
 )

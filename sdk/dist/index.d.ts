@@ -7,6 +7,16 @@ export type Usage = {
     credits: number;
     /** credits available after the charge */
     balanceRemaining: number;
+    /** how this size-priced call was measured (x-price-size) */
+    size?: {
+        unit: "page" | ("1k-tokens");
+        /** pages of the call's documents, or its text in 1,000-token units */
+        units: number;
+        /** units the base price (x-price) covers */
+        included: number;
+        /** credits per unit beyond included */
+        perUnit: number;
+    };
 };
 export type DryRun = {
     dryRun: true;
@@ -16,7 +26,18 @@ export type DryRun = {
     liveStatus: number;
     /** credits the live call would charge (0 when it would be refused) */
     wouldCharge: number;
+    /** this input's price: the endpoint's price plus any size surcharge (x-price) */
     price: number;
+    /** how this size-priced call was measured (x-price-size) */
+    size?: {
+        unit: "page" | ("1k-tokens");
+        /** pages of the call's documents, or its text in 1,000-token units */
+        units: number;
+        /** units the base price (x-price) covers */
+        included: number;
+        /** credits per unit beyond included */
+        perUnit: number;
+    };
     /** credits available now (balance minus open holds) */
     balance: number;
     /** the refusal the live call would get */
@@ -59,6 +80,16 @@ export type Job = {
             credits: number;
             /** credits available after the charge */
             balanceRemaining: number;
+            /** how this size-priced call was measured (x-price-size) */
+            size?: {
+                unit: "page" | ("1k-tokens");
+                /** pages of the call's documents, or its text in 1,000-token units */
+                units: number;
+                /** units the base price (x-price) covers */
+                included: number;
+                /** credits per unit beyond included */
+                perUnit: number;
+            };
         };
         [key: string]: unknown;
     };
@@ -110,6 +141,16 @@ export type WebhookEvent = {
                 credits: number;
                 /** credits available after the charge */
                 balanceRemaining: number;
+                /** how this size-priced call was measured (x-price-size) */
+                size?: {
+                    unit: "page" | ("1k-tokens");
+                    /** pages of the call's documents, or its text in 1,000-token units */
+                    units: number;
+                    /** units the base price (x-price) covers */
+                    included: number;
+                    /** credits per unit beyond included */
+                    perUnit: number;
+                };
             };
             [key: string]: unknown;
         };
@@ -140,6 +181,16 @@ export type UsagePage = {
         requestId?: string;
         keyId?: string;
         reference?: string;
+        /** how this size-priced call was measured (x-price-size) */
+        size?: {
+            unit: "page" | ("1k-tokens");
+            /** pages of the call's documents, or its text in 1,000-token units */
+            units: number;
+            /** units the base price (x-price) covers */
+            included: number;
+            /** credits per unit beyond included */
+            perUnit: number;
+        };
     }>;
     /** Pass as cursor for the next (older) page; absent on the last page */
     nextCursor?: string;
@@ -228,6 +279,9 @@ export type ClassifyResponse = {
 /** a: the earlier version, b: the later version; each exactly one of file, fileUrl, text */
 export type CompareRequest = {
     a: {
+        /** e.g. "1-3,7" */
+        pages?: string;
+    } & ({
         file: {
             /** base64-encoded file bytes */
             data: string;
@@ -244,8 +298,11 @@ export type CompareRequest = {
         file?: never;
         fileUrl?: never;
         text: string;
-    };
+    });
     b: {
+        /** e.g. "1-3,7" */
+        pages?: string;
+    } & ({
         file: {
             /** base64-encoded file bytes */
             data: string;
@@ -262,7 +319,7 @@ export type CompareRequest = {
         file?: never;
         fileUrl?: never;
         text: string;
-    };
+    });
     async?: boolean;
     callbackUrl?: string;
 };
@@ -288,6 +345,8 @@ export type CompareResponse = {
 };
 /** POST /v1/contract request */
 export type ContractRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -597,6 +656,8 @@ export type ImageResponse = {
 };
 /** POST /v1/invoice request */
 export type InvoiceRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1027,6 +1088,8 @@ export type OutreachResponse = {
 };
 /** POST /v1/parse request */
 export type ParseRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     /** A hint (e.g. "invoice", "eob"); the document decides */
     docType?: string;
     async?: boolean;
@@ -1246,6 +1309,8 @@ export type QuoteResponse = {
 };
 /** POST /v1/receipt request */
 export type ReceiptRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1488,6 +1553,8 @@ export type ResearchResponse = {
 };
 /** POST /v1/resume request */
 export type ResumeRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1815,6 +1882,8 @@ export type SpeakResponse = {
 };
 /** POST /v1/split request */
 export type SplitRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -1861,6 +1930,8 @@ export type SplitResponse = {
 };
 /** POST /v1/statement request */
 export type StatementRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({
@@ -2044,6 +2115,8 @@ export type SummarizeResponse = {
 };
 /** POST /v1/tables request */
 export type TablesRequest = {
+    /** e.g. "1-3,7" */
+    pages?: string;
     async?: boolean;
     callbackUrl?: string;
 } & ({

@@ -124,17 +124,18 @@ t.test('a PDF with JavaScript: its text is read, its script never runs', async (
   t.ok(healthzMs < HEALTHZ_BOUND_MS, `/healthz answered within ${Math.round(healthzMs)} ms meanwhile`)
 })
 
-t.test('async: the job fails with the same code and the hold is released', async (t) => {
+// A size-priced endpoint reads its documents at acceptance to price the call (issue 27): an async call with a
+// hostile document is refused there, with the same code, before any hold or job.
+t.test('async: refused at acceptance with the same code; nothing held, no job', async (t) => {
   cap.forbidModel(t)
   const customer = await cap.customer()
   const before = await cap.app.ledger(customer.accountId)
-  const accepted = await cap.post(customer, { ...file(hostile.flateBomb(64 * MiB)), async: true })
-  t.equal(accepted.status, 202, accepted.text)
-  const job = await cap.job(customer, accepted.body.jobId)
-  t.equal(job.status, 'failed')
-  t.equal(job.errorCode, 'document_too_complex')
-  t.match(job.error, /expand to more than 4 MiB/)
-  t.same(await cap.app.ledger(customer.accountId), before, 'nothing charged, hold released')
+  const refused = await cap.post(customer, { ...file(hostile.flateBomb(64 * MiB)), async: true })
+  t.equal(refused.status, 422, refused.text)
+  t.match(refused.body.error, { code: 'document_too_complex', message: /expand to more than 4 MiB/ })
+  t.same(await cap.app.ledger(customer.accountId), before, 'nothing held or charged')
+  const [jobs] = await cap.app.services.db.sql<{ n: string }>(`select count(*) as n from jobs where account_id = ?`, [customer.accountId])
+  t.equal(Number(jobs?.n), 0, 'no job')
 })
 
 t.test('the server keeps serving a normal document after all of the above', async (t) => {

@@ -108,9 +108,28 @@ function withinBudget(t: Tap & { ok(v: unknown, m: string): void }, seen: FakeTe
   t.ok(wide.length === 0, `${what}: none of ${BUDGET * 4} characters or more on the wire`)
 }
 
+/** What the call will charge if served: its dry run's quote (price by size, issue 27). */
+async function quoted(app: { call: (path: string, o: object) => Promise<{ body: any }> }, name: string, key: string, body: unknown) {
+  return (await app.call(`/v1/${name}`, { key, body, headers: { 'service-dry-run': '1' } })).body.wouldCharge as number
+}
+
 const require = createRequire(import.meta.url)
 const manifests = await loadManifests()
 const textual = manifests.filter((m) => m.model === 'text' || m.model === 'vision')
+
+t.test("a short call never loads the tokenizer; a long one counts with the model's own", async (t) => {
+  const loaded = () => Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'))
+  t.notOk(loaded(), 'not loaded before') // first in this file: price by size counts long texts with o200k too
+  // gpt-4.1-mini is priced (config/prices.json); the factor keeps the long call within the guard.
+  const { app, seen, key } = await harness(t, undefined, { AI_MODEL: 'gpt-4.1-mini', AI_COST_GUARD_FACTOR: '100' })
+  t.equal((await callToEnd(app, 'summarize', key, { text: prose(20_000) })).status, 200)
+  t.notOk(loaded(), 'a call far below the budget is measured in bytes')
+  t.equal((await callToEnd(app, 'summarize', key, { text: prose(300_000) })).status, 200)
+  t.ok(loaded(), 'a call over it is counted with o200k')
+  const over = seen.filter((r) => countTokens(`${r.system}${r.prompt}${JSON.stringify(r.jsonSchema)}`, 'gpt-4.1-mini') + RESERVE > BUDGET)
+  t.same(over, [], 'no request over the budget by the tokenizer')
+  t.ok(seen.length > 3)
+})
 
 t.test('every text and vision capability, given an input over the budget: served by its strategy or a free 422', async (t) => {
   const { app, seen, key, accountId } = await harness(t)
@@ -123,6 +142,7 @@ t.test('every text and vision capability, given an input over the budget: served
       continue
     }
     const before = seen.length
+    const price = await quoted(app, m.name, key, body)
     const out = await callToEnd(app, m.name, key, body)
     const strategy = m.chunking ?? 'refuse'
     if (strategy === 'refuse') {
@@ -131,7 +151,7 @@ t.test('every text and vision capability, given an input over the budget: served
     } else {
       t.equal(out.status, 200, `${m.name} (${strategy}): served ${out.status} ${out.code ?? ''} ${out.message}`)
       t.ok(seen.length - before > 1, `${m.name}: answered in ${seen.length - before} model requests`)
-      balance -= m.price
+      balance -= price
     }
     await app.expectLedger(t, accountId, balance)
   }
@@ -148,12 +168,14 @@ t.test('a 300-page PDF on parse and contract is served, on split refused; every 
   let balance = 100_000
   for (const name of ['parse', 'contract', 'split']) {
     const before = seen.length
-    const out = await callToEnd(app, name, key, { file })
+    const price = await quoted(app, name, key, { file })
     const m = manifests.find((x) => x.name === name)!
+    t.equal(price, m.price + (300 - m.size!.included) * m.size!.perUnit, `${name}: priced by its 300 pages`)
+    const out = await callToEnd(app, name, key, { file })
     if (name === 'split') t.same([out.status, out.code], [422, 'document_too_long'], 'split: 422 (one answer per page of the whole bundle)')
     else {
       t.equal(out.status, 200, `${name}: 200 ${out.code ?? ''} ${out.message}`)
-      balance -= m.price
+      balance -= price
     }
     const mine = seen.slice(before)
     if (name !== 'split') {
@@ -230,6 +252,8 @@ t.test('480 000 characters on summarize: facts from only the first, middle and l
     const base = randomInstance(req.jsonSchema, seededRng(req.prompt.slice(0, 100))) as Record<string, unknown>
     return { ...base, summary: facts.length ? `Facts: ${facts.join(', ')}.` : 'Nothing notable.', keyPoints: facts, actionItems: [] }
   })
+  const price = await quoted(app, 'summarize', key, { text: prose(480_000, FACTS) })
+  t.ok(price > 3, `priced by its tokens: ${price} credits`)
   const out = await callToEnd(app, 'summarize', key, { text: prose(480_000, FACTS) })
   t.equal(out.status, 200)
   t.match(out.body.summary, /FACT-ALPHA.*FACT-BRAVO.*FACT-CHARLIE/, 'the summary names the facts of the first, middle and last pages')
@@ -237,7 +261,7 @@ t.test('480 000 characters on summarize: facts from only the first, middle and l
   t.ok(reduce.length >= 1, 'a reduce step combined the parts')
   t.ok(seen.length >= 5, `${seen.length} requests`)
   withinBudget(t, seen, 'summarize')
-  await app.expectLedger(t, accountId, 100_000 - 3)
+  await app.expectLedger(t, accountId, 100_000 - price)
 })
 
 t.test('answers too long to combine in one request are combined in rounds, every fact kept', async (t) => {
@@ -249,6 +273,8 @@ t.test('answers too long to combine in one request are combined in rounds, every
     const padding = combining ? '' : ' Details follow.'.repeat(1250)
     return { summary: `Facts: ${facts.join(', ') || 'none'}.${padding}`, keyPoints: facts, actionItems: [] }
   })
+  const price = await quoted(app, 'summarize', key, { text: prose(480_000, FACTS) })
+  t.ok(price > 3, `priced by its tokens: ${price} credits`)
   const out = await callToEnd(app, 'summarize', key, { text: prose(480_000, FACTS) })
   t.equal(out.status, 200)
   t.match(out.body.summary, /FACT-ALPHA.*FACT-BRAVO.*FACT-CHARLIE/)
@@ -288,21 +314,7 @@ t.test('an async job shows its progress while its parts run', async (t) => {
   }
   t.equal(job.status, 'succeeded')
   t.same(job.progress.done, job.progress.total, 'every part done')
-  await app.expectLedger(t, accountId, 100_000 - 10)
-})
-
-t.test("a short call never loads the tokenizer; a long one counts with the model's own", async (t) => {
-  const loaded = () => Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'))
-  t.notOk(loaded(), 'not loaded before')
-  // gpt-4.1-mini is priced (config/prices.json); the factor keeps the long call within the guard.
-  const { app, seen, key } = await harness(t, undefined, { AI_MODEL: 'gpt-4.1-mini', AI_COST_GUARD_FACTOR: '100' })
-  t.equal((await callToEnd(app, 'summarize', key, { text: prose(20_000) })).status, 200)
-  t.notOk(loaded(), 'a call far below the budget is measured in bytes')
-  t.equal((await callToEnd(app, 'summarize', key, { text: prose(300_000) })).status, 200)
-  t.ok(loaded(), 'a call over it is counted with o200k')
-  const over = seen.filter((r) => countTokens(`${r.system}${r.prompt}${JSON.stringify(r.jsonSchema)}`, 'gpt-4.1-mini') + RESERVE > BUDGET)
-  t.same(over, [], 'no request over the budget by the tokenizer')
-  t.ok(seen.length > 3)
+  await app.expectLedger(t, accountId, 100_000 - 150) // 10 credits and 140 pages over the included 10
 })
 
 t.test('the limits are published per capability in the OpenAPI document', async (t) => {
@@ -325,21 +337,22 @@ t.test('the limits are published per capability in the OpenAPI document', async 
 })
 
 t.test('the provider-cost guard: a call that would cost more than it earns is a free 422', async (t) => {
-  // test-model priced so that the parts of a long summary cost more than its 3 credits ($0.03).
+  // test-model priced so that the parts of a long summary cost more than it earns (priced by size: about $0.80),
+  // while a short one stays within its 3 credits ($0.03).
   const { app, key, accountId } = await harness(t, undefined, {
-    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 1, outputPerMTok: 1 } }),
+    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 20, outputPerMTok: 1 } }),
   })
   const cheap = await callToEnd(app, 'summarize', key, { text: prose(2_000) })
   t.equal(cheap.status, 200, 'a short call is within the guard')
   const out = await callToEnd(app, 'summarize', key, { text: prose(480_000) })
   t.same([out.status, out.code], [422, 'document_too_long'])
-  t.match(out.message, /cost about \$0\.\d+/, 'the message says what it would cost')
+  t.match(out.message, /cost about \$\d+\.\d+/, 'the message says what it would cost')
   await app.expectLedger(t, accountId, 100_000 - 3)
 })
 
 t.test('AI_COST_GUARD_FACTOR lets the operator accept a loss', async (t) => {
   const { app, key } = await harness(t, undefined, {
-    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 1, outputPerMTok: 1 } }),
+    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 20, outputPerMTok: 1 } }),
     AI_COST_GUARD_FACTOR: '100',
   })
   const out = await callToEnd(app, 'summarize', key, { text: prose(480_000) })

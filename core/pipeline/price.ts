@@ -1,0 +1,100 @@
+// Price by size (issue 27): a capability's price for THIS input, measured before the hold, the one rule live
+// calls, async acceptance and dry runs share. price + max(0, units − included) × perUnit, where units are the
+// pages of the call's documents (read in the decoder pool) or the input's text in 1,000-token units.
+import type { Static, TObject } from '@sinclair/typebox'
+import { pageTexts } from '../documents/pages.ts'
+import { publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
+import { tokenBound } from '../models/tokens.ts'
+import type { Capability } from '../registry.ts'
+import type { Services } from '../services.ts'
+import type { Size } from '../wallet/wallet.ts'
+
+/**
+ * What a call costs; `size` when its size raised the price; `documents` are the call's documents as measured,
+ * for the handler to reuse.
+ */
+export interface Quote {
+  credits: number
+  size?: Static<typeof Size>
+  documents?: Map<DocumentInput, ResolvedDocument>
+}
+
+/** A text page is priced per 3,000 characters begun (a dense printed page), so a long text without form feeds is not one page. */
+export const CHARS_PER_TEXT_PAGE = 3000
+/**
+ * Tokens are counted with OpenAI's o200k encoding whatever model serves the call, so a quote does not change
+ * with AI_ROUTES or a fallback.
+ */
+export const PRICE_TOKENIZER_MODEL = 'gpt-4o'
+
+/** The rule in words, for the published document and the MCP tools: "10 credits, +1/page over 10". */
+export function priceRule(cap: Pick<Capability, 'price' | 'size'>): string {
+  const base = `${cap.price} credit${cap.price === 1 ? '' : 's'}`
+  if (!cap.size) return base
+  return `${base}, +${cap.size.perUnit}/${cap.size.unit === 'page' ? 'page' : '1k tokens'} over ${cap.size.included}`
+}
+
+export async function quoteCall(
+  capability: Capability,
+  input: Record<string, unknown>,
+  services: Services,
+  opts: { waitForDecoder: boolean; signal?: AbortSignal },
+): Promise<Quote> {
+  const rule = capability.size
+  if (!rule) return { credits: capability.price }
+  // Within the included size the price is the flat one and nothing is reported (a token count there is only a bound).
+  const priced = (units: number, documents?: Map<DocumentInput, ResolvedDocument>): Quote => ({
+    credits: capability.price + Math.max(0, units - rule.included) * rule.perUnit,
+    ...(units > rule.included ? { size: { units, ...rule } } : {}),
+    ...(documents ? { documents } : {}),
+  })
+  if (rule.unit === '1k-tokens') {
+    // Below the included size the exact count is not needed (and the tokenizer not loaded): bytes bound it.
+    const limit = rule.included * 1000
+    return priced(Math.ceil(tokenBound(stringsOf(input).join('\n'), PRICE_TOKENIZER_MODEL, limit) / 1000))
+  }
+  const { config, resolver } = services
+  const fetch = publicDocumentFetcher({ allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) })
+  const documents = new Map<DocumentInput, ResolvedDocument>()
+  let units = 0
+  for (const { doc, at } of documentsOf(capability.request, input)) {
+    const resolved = await resolveDocument(doc, {
+      fetch,
+      sandbox: services.sandbox,
+      waitForDecoder: opts.waitForDecoder,
+      at,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    })
+    documents.set(doc, resolved)
+    units += pagesOf(resolved)
+  }
+  return priced(units, documents)
+}
+
+/** Priced pages: a PDF's (selected) pages, 1 for an image, a text's pages by form feeds and length. */
+function pagesOf(doc: ResolvedDocument): number {
+  if (doc.kind === 'pdf') return doc.selected?.length ?? doc.pages.length
+  if (doc.kind === 'image') return 1
+  const pages = pageTexts(doc)
+  return (doc.selected ?? pages.map((_, i) => i + 1)).reduce(
+    (n, p) => n + Math.max(1, Math.ceil(pages[p - 1]!.length / CHARS_PER_TEXT_PAGE)),
+    0,
+  )
+}
+
+/** The Doc objects of a request (core/documents DocObject): the body itself, or its Doc-valued properties (compare's a, b). */
+function documentsOf(request: TObject, input: Record<string, unknown>): Array<{ doc: DocumentInput; at: string }> {
+  const isDoc = (schema: unknown) => 'fileUrl' in ((schema as { properties?: object }).properties ?? {})
+  if (isDoc(request)) return [{ doc: input, at: '' }]
+  return Object.entries(request.properties)
+    .filter(([name, schema]) => isDoc(schema) && input[name] !== undefined)
+    .map(([name]) => ({ doc: input[name] as DocumentInput, at: `/${name}` }))
+}
+
+/** Every string of the input, depth first: what reaches the model as text. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsOf)
+  return []
+}
