@@ -10,9 +10,10 @@ import { DocumentSandbox } from '../../core/documents/sandbox.ts'
 import * as hostile from '../fixtures/hostile.ts'
 
 const MiB = 1024 * 1024
-function sandbox(limits: Partial<DocumentLimits>): DocumentSandbox {
+/** A pool closed when `test` ends: no decoder of one test (a replacement it spawned, say) outlives it into the next. */
+function sandbox(test: { teardown(fn: () => unknown): void }, limits: Partial<DocumentLimits>): DocumentSandbox {
   const s = new DocumentSandbox({ ...loadConfig({}).documents, ...limits })
-  t.teardown(() => s.close())
+  test.teardown(() => s.close())
   return s
 }
 const pdf = 'application/pdf'
@@ -36,7 +37,7 @@ function decoders(): number[] {
 t.test('past the memory limit the decoder is killed, the document refused, and the next one decoded', async (t) => {
   // A decoder starts at 60-150 MiB, and past 224 MiB under the full run's coverage instrumentation (a fresh decoder
   // was killed for a one-page PDF there); pdf.js inflates the 384 MiB whole, well past 320.
-  const s = sandbox({ workers: 1, memoryMiB: 320, maxDecompressedBytes: Number.MAX_SAFE_INTEGER })
+  const s = sandbox(t, { workers: 1, memoryMiB: 320, maxDecompressedBytes: Number.MAX_SAFE_INTEGER })
   const err = await s.decode(pdf, hostile.flateBomb(384 * MiB)).catch((e: unknown) => e)
   t.ok(err instanceof DocumentRefusal)
   t.equal((err as DocumentRefusal).code, 'document_too_complex')
@@ -45,11 +46,11 @@ t.test('past the memory limit the decoder is killed, the document refused, and t
 })
 
 t.test('a decoder killed by a document is replaced before the next document arrives', async (t) => {
-  const others = new Set(decoders()) // the other tests' pools
+  const others = new Set(decoders()) // none: each test's pool is closed with it
   const mine = () => decoders().filter((pid) => !others.has(pid))
   // Past the wall clock the decoder is always killed (a bomb under the memory limit may be refused by the
   // decoder itself, which then lives on, depending on where the allocation fails).
-  const s = sandbox({ workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
+  const s = sandbox(t, { workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
   t.same(await s.decode(pdf, hostile.plainPdf('warm')), ['warm'])
   const [killed] = mine()
   t.ok(killed, 'one decoder is up')
@@ -68,7 +69,7 @@ t.test('a decoder killed by a document is replaced before the next document arri
 })
 
 t.test('a document that keeps the decoder busy past the wall clock is stopped', async (t) => {
-  const s = sandbox({ workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
+  const s = sandbox(t, { workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
   t.same(await s.decode(pdf, hostile.plainPdf('warm')), ['warm'], 'a decoder is up (its start is not part of the clock)')
   const started = performance.now()
   const err = await s.decode(pdf, hostile.manyPages(50_000)).catch((e: unknown) => e) // tens of seconds of pdf.js
@@ -78,7 +79,7 @@ t.test('a document that keeps the decoder busy past the wall clock is stopped', 
 })
 
 t.test('a full queue is 503 with Retry-After; the documents already taken are decoded', async (t) => {
-  const s = sandbox({ workers: 1, queue: 1 })
+  const s = sandbox(t, { workers: 1, queue: 1 })
   const first = s.decode(pdf, hostile.plainPdf('first'))
   const second = s.decode(pdf, hostile.plainPdf('second'))
   const third = await s.decode(pdf, hostile.plainPdf('third')).catch((e: unknown) => e)
@@ -93,7 +94,7 @@ t.test('a full queue is 503 with Retry-After; the documents already taken are de
 })
 
 t.test('a caller that gives up leaves the queue', async (t) => {
-  const s = sandbox({ workers: 1, queue: 4 })
+  const s = sandbox(t, { workers: 1, queue: 4 })
   const first = s.decode(pdf, hostile.plainPdf('first'))
   const gone = new AbortController()
   const second = s.decode(pdf, hostile.plainPdf('second'), { signal: gone.signal })
