@@ -4,9 +4,7 @@
 // fresh database of the embedded (or DATABASE_URL) server, with the fake model over HTTP. Prints the answers by
 // status and the acceptance latency p50 / p99 per concurrency. Defaults: 80 calls at 8 and 32.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
-import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { benchAccount, benchDatabase } from './setup.ts'
 import { firstLine, freePort } from './children.ts'
 
 const [callsArg, ...levels] = process.argv.slice(2).map(Number)
@@ -23,15 +21,9 @@ async function start(args: string[], env: Record<string, string>, ready: (line: 
 }
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
-const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
-const dbName = `capapi_bench_accept_${Date.now()}`
-await ensureDatabaseExists(withDatabase(server.url, 'postgres'), dbName)
-const url = withDatabase(server.url, dbName)
-await migrate(url)
-const db = await openDatabase(url, 2)
-const account = await createAccount(db, { email: `bench-accept-${Date.now()}@example.test` }, new Date())
-await addCredits(db, account.id, { credits: 1_000_000_000, reason: 'bench' }, new Date())
-const { key } = await createKey(db, account.id, { name: 'bench' })
+const server = await benchDatabase('accept')
+const { url, db } = server
+const { key } = await benchAccount(db, 'accept', 1_000_000_000)
 
 const modelURL = await start(['--import', 'tsx', 'scripts/bench/model.ts'], {}, () => true)
 const port = await freePort()

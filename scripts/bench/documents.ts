@@ -12,13 +12,11 @@ import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { extractText, getDocumentProxy } from 'unpdf'
-import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
+import { benchAccount, benchDatabase } from './setup.ts'
 import { loadConfig } from '../../core/config.ts'
-import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { extractPdfText } from '../../core/documents/pdf.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
 import { scanPdf } from '../../core/documents/scan.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
 import * as hostile from '../../test/fixtures/hostile.ts'
 import { firstLine, freePort } from './children.ts'
 import { median } from './proc.ts'
@@ -91,16 +89,10 @@ function healthzWatch(url: string) {
 }
 
 // ---------- setup ----------
-const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
-const dbName = `capapi_bench_docs_${Date.now()}`
-await ensureDatabaseExists(withDatabase(server.url, 'postgres'), dbName)
-const url = withDatabase(server.url, dbName)
-await migrate(url)
-const db = await openDatabase(url, 2)
-const account = await createAccount(db, { email: `bench-docs-${Date.now()}@example.test` }, new Date())
-await addCredits(db, account.id, { credits: 1_000_000, reason: 'bench' }, new Date())
-const key = (await createKey(db, account.id, { name: 'bench' })).key
-const balance = async () => Number((await db.sql(`select balance, reserved from accounts where id = ?`, [account.id]))[0]!.balance)
+const server = await benchDatabase('docs')
+const { url, db } = server
+const { accountId, key } = await benchAccount(db, 'docs', 1_000_000)
+const balance = async () => Number((await db.sql(`select balance, reserved from accounts where id = ?`, [accountId]))[0]!.balance)
 
 const model = child('scripts/bench/model.ts', [], {}, ['--import', 'tsx'])
 const modelURL = await firstLine(model)

@@ -7,9 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
-import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
-import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { benchAccount, benchDatabase } from './setup.ts'
 import { firstLine, freePort } from './children.ts'
 import { median } from './proc.ts'
 
@@ -33,16 +31,10 @@ function child(file: string, args: string[], env: Record<string, string>, nodeAr
   return c
 }
 
-const server = await resolveDatabaseUrl(process.env.DATABASE_URL)
-const dbName = `capapi_bench_long_${Date.now()}`
-await ensureDatabaseExists(withDatabase(server.url, 'postgres'), dbName)
-const url = withDatabase(server.url, dbName)
-await migrate(url)
-const db = await openDatabase(url, 2)
-const account = await createAccount(db, { email: `bench-long-${Date.now()}@example.test` }, new Date())
-await addCredits(db, account.id, { credits: 1_000_000, reason: 'bench' }, new Date())
-const key = (await createKey(db, account.id, { name: 'bench' })).key
-const balance = async () => Number((await db.sql(`select balance from accounts where id = ?`, [account.id]))[0]!.balance)
+const server = await benchDatabase('long')
+const { url, db } = server
+const { accountId, key } = await benchAccount(db, 'long', 1_000_000)
+const balance = async () => Number((await db.sql(`select balance from accounts where id = ?`, [accountId]))[0]!.balance)
 
 const model = child('scripts/bench/model.ts', [], { BENCH_MODEL_DELAY_MS: String(DELAY_MS) }, ['--import', 'tsx'])
 const modelURL = await firstLine(model)
