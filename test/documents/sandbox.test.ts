@@ -49,8 +49,9 @@ t.test('a decoder killed by a document is replaced before the next document arri
   const others = new Set(decoders()) // none: each test's pool is closed with it
   const mine = () => decoders().filter((pid) => !others.has(pid))
   // Past the wall clock the decoder is always killed (a bomb under the memory limit may be refused by the
-  // decoder itself, which then lives on, depending on where the allocation fails).
-  const s = sandbox(t, { workers: 1, timeoutMs: 1500, maxPages: 1_000_000 })
+  // decoder itself, which then lives on, depending on where the allocation fails). The memory limit is set high so
+  // that no decoder is retired after the first document for its size (under coverage one starts above 224 MiB).
+  const s = sandbox(t, { workers: 1, timeoutMs: 1500, maxPages: 1_000_000, memoryMiB: 2048 })
   t.same(await s.decode(pdf, hostile.plainPdf('warm')), ['warm'])
   const [killed] = mine()
   t.ok(killed, 'one decoder is up')
