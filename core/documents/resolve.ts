@@ -29,6 +29,14 @@ export const PAGE_SEPARATOR = '\n\f\n'
 const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/csv', 'text/tab-separated-values'])
 
 /** The production fetcher: SSRF-guarded, with the C12 limits (20 MiB, 20 s, 3 redirects) unless a caller asks for less. */
+/** The guarded fetcher the server's settings call for: C12's public addresses unless CALLBACKS_ALLOW_PRIVATE. */
+export function serverDocumentFetcher(server: { config: { callbacksAllowPrivate: boolean }; resolver?: Resolver | undefined }) {
+  return publicDocumentFetcher({
+    allowPrivate: server.config.callbacksAllowPrivate,
+    ...(server.resolver ? { resolver: server.resolver } : {}),
+  })
+}
+
 export function publicDocumentFetcher(opts: { allowPrivate: boolean; resolver?: Resolver }) {
   return (url: string, signal?: AbortSignal, limits: { maxBytes?: number; timeoutMs?: number } = {}) =>
     fetchPublic(url, {

@@ -3,7 +3,7 @@
 // pages of the call's documents (read in the decoder pool) or the input's text in 1,000-token units.
 import type { Static, TObject } from '@sinclair/typebox'
 import { pageTexts } from '../documents/pages.ts'
-import { publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import { resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import { tokenBound } from '../models/tokens.ts'
 import type { Capability } from '../registry.ts'
@@ -54,8 +54,7 @@ export async function quoteCall(
     const limit = rule.included * 1000
     return priced(Math.ceil(tokenBound(stringsOf(input).join('\n'), PRICE_TOKENIZER_MODEL, limit) / 1000))
   }
-  const { config, resolver } = services
-  const fetch = publicDocumentFetcher({ allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) })
+  const fetch = serverDocumentFetcher(services)
   const documents = new Map<DocumentInput, ResolvedDocument>()
   let units = 0
   for (const { doc, at } of documentsOf(capability.request, input)) {

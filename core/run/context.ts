@@ -2,7 +2,7 @@
 import { CREDIT_USD } from '../accounts/accounts.ts'
 import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capability.ts'
 import { contextConfig } from '../config.ts'
-import { decodeOrRefuse, documentParts, publicDocumentFetcher, resolveDocument } from '../documents/resolve.ts'
+import { decodeOrRefuse, documentParts, resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
 import { budgetedObject, contextBudget } from '../models/chunks.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
@@ -27,12 +27,11 @@ export function capabilityContext(
     documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
   },
 ): CapabilityContext {
-  const { config, resolver } = services
+  const { config } = services
   // Every role's model as this capability's route says (AI_ROUTES).
   const provider = providerFor(services.provider, capability.name, capability.model)
-  const guard = { allowPrivate: config.callbacksAllowPrivate, ...(resolver ? { resolver } : {}) }
   // One guarded fetcher with the C12 limits, for documents and for any other caller-supplied URL.
-  const fetchGuarded = publicDocumentFetcher(guard)
+  const fetchGuarded = serverDocumentFetcher(services)
   const log = (m: string) => services.log(`[${capability.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name })
