@@ -10,6 +10,9 @@ import { callMeter } from '../models/usage.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 
+/** The defaults, for a configuration built without loadConfig (tests): read once, not per call. */
+const DEFAULT_CONTEXT = contextConfig({})
+
 export function capabilityContext(
   services: Services,
   capability: Capability,
@@ -35,7 +38,7 @@ export function capabilityContext(
   const log = (m: string) => services.log(`[${capability.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name })
-  const context = config.ai.context ?? contextConfig({})
+  const context = config.ai.context ?? DEFAULT_CONTEXT
   const objectWithSources = <T>(request: ObjectRequest) =>
     services.metrics.modelCall(capability.name, 'text', async () => {
       try {
