@@ -9,7 +9,8 @@
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, peer, replay, spread, jobs, slow, scaleout, accept.
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability.
-// BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
+// BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first (`dir?WORKER_PREFETCH=…`
+// with other worker settings); BENCH_JOBS_ROUNDS=n repeats it n times, taking turns, and reports the medians.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
@@ -416,7 +417,7 @@ const jobLines = wants('jobs')
       model: model.proc,
       jobs: JOBS,
       accounts: spread,
-      startWorkers: (cwd) => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL, {}, cwd ? { cwd } : {}))),
+      startWorkers: (cwd, env = {}) => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL, env, cwd ? { cwd } : {}))),
       stop,
       meter,
       ledger,

@@ -17,6 +17,7 @@ import {
   updateKey,
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
+import { workerRegistry } from '../jobs/liveness.ts'
 import { costPeriod, costReport } from './costs.ts'
 import { makeBodyReader } from '../pipeline/request.ts'
 import { strictRouter } from '../pipeline/routing.ts'
@@ -104,6 +105,9 @@ export function adminRouter(services: Services): Router {
   router.get('/costs', async (ctx) => {
     await services.modelRequests.flush() // this process's latest requests; the others' follow within 250 ms
     ctx.body = await costReport(db, costPeriod(ctx.query, services.now()))
+  })
+  router.get('/workers', async (ctx) => {
+    ctx.body = await workerRegistry(db)
   })
   router.get('/jobs/:id/deliveries', async (ctx) => {
     ctx.body = { deliveries: await listAttempts(db, ctx.params.id!) }

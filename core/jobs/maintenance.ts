@@ -1,16 +1,20 @@
-// The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals,
-// expired dashboard sign-in links and sessions, request log rows past their retention.
+// The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
+// window, plan renewals, expired dashboard sign-in links and sessions, request log rows past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import { pruneRequestLog } from '../requests/list.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
+import { recoverDeadWorkers } from './liveness.ts'
 import { failStaleJobs, type StaleJobsReport } from './stale.ts'
 
 export const MAINTENANCE_TASK = 'maintenance'
 
 export interface MaintenanceReport extends StaleJobsReport {
+  /** Dead workers whose jobs went back to the queue (the live workers' timers usually get there first). */
+  deadWorkers: number
+  jobsReturned: number
   holdsReleased: number
   idempotencyRecordsRemoved: number
   plansRenewed: number
@@ -20,11 +24,21 @@ export interface MaintenanceReport extends StaleJobsReport {
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
   const now = services.now()
+  const recovered = await recoverDeadWorkers(services.db, 'maintenance')
   const jobs = await failStaleJobs(services, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
-  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved, requestLogRowsRemoved }
+  return {
+    deadWorkers: recovered.length,
+    jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
+    ...jobs,
+    holdsReleased,
+    idempotencyRecordsRemoved,
+    plansRenewed,
+    signInRowsRemoved,
+    requestLogRowsRemoved,
+  }
 }
