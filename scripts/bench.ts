@@ -19,7 +19,7 @@ import { addCredits, createAccount, createKey } from '../core/accounts/accounts.
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { benchJobs } from './bench/jobs.ts'
-import { firstLine, freePort } from './bench/children.ts'
+import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
 import { cpuMs, median, pgCpu, pgDelta, ppidOf } from './bench/proc.ts'
 
@@ -53,14 +53,6 @@ function child(
   })
   children.push(c)
   return c
-}
-/** The node flags of a checkout's start script: `node <flags> core/server.ts …`, or the tsx loader for `tsx core/server.ts`. */
-function startFlags(dir: string, script: string): string[] {
-  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
-  const [runner, ...rest] = (scripts[script] ?? scripts.start!).split(/\s+/)
-  const at = rest.indexOf('core/server.ts')
-  const flags = at < 0 ? [] : rest.slice(0, at)
-  return runner === 'tsx' ? ['--import', 'tsx', ...flags] : flags
 }
 async function stop(c: ChildProcess) {
   if (c.exitCode !== null || c.signalCode !== null) return // already gone (a signal leaves exitCode null)

@@ -78,7 +78,9 @@ export function startLiveness(services: Services, pool: pg.Pool, me: WorkerIdent
     if (streak < 2) return
     try {
       for (const r of await recoverDeadWorkers(services.db, me.id))
-        services.log(`[worker] returned ${r.jobsReturned} jobs of dead worker ${r.workerId} (last heartbeat ${r.lastHeartbeatAt ?? 'never'})`)
+        services.log(
+          `[worker] returned ${r.jobsReturned} jobs of dead worker ${r.workerId} (last heartbeat ${r.lastHeartbeatAt ?? 'never'})`,
+        )
       await failLostJobs(services, services.now())
     } catch (e) {
       services.log(`[worker] recovery: ${(e as Error).message}`)

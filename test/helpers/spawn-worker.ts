@@ -7,7 +7,11 @@ interface Tap {
 }
 
 /** Resolves once the worker is polling, with its process and the id it registered under. */
-export async function spawnWorker(t: Tap, databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; id: string }> {
+export async function spawnWorker(
+  t: Tap,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; id: string }> {
   const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -86,7 +86,8 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
   })
 })
 
-const workerProcess = async (t: Test, app: TestApp, env: Record<string, string> = {}) => (await spawnWorker(t, app.services.db.url, env)).child
+const workerProcess = async (t: Test, app: TestApp, env: Record<string, string> = {}) =>
+  (await spawnWorker(t, app.services.db.url, env)).child
 
 t.test('two workers with many jobs in flight: each job ends once, successes charged once, failures free', async (t) => {
   // Jobs are claimed and ended in groups (core/jobs/batch.ts); two workers (another process and this one) racing

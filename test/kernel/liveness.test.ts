@@ -36,74 +36,94 @@ const queueEntries = (app: TestApp) =>
        join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'run_capability'`,
   )
 
-t.test('a worker killed with a full local queue: its fetched jobs run on another worker within the bound, its started ones end worker_lost', async (t) => {
-  const app = await startTestApp(t, { capabilities: [jobCapability], env: LIVENESS, config: { adminToken: 'admin-secret', metricsToken: 'm' } })
-  const c = await app.customer(7 * 6)
-  // Six jobs queued before the doomed worker starts: with 2 slots and a prefetch of 6 it fetches all six in one
-  // round trip, starts two and keeps four waiting in its local queue.
-  const ids: string[] = []
-  for (let i = 0; i < 6; i++) ids.push(await accept(app, c.key, 'sleep:4000'))
-  const doomed = await spawnWorker(t, app.services.db.url, { ...LIVENESS, WORKER_CONCURRENCY: '2', WORKER_PREFETCH: '6' })
-  await until('two jobs running and six held', async () => {
-    const [r] = await app.services.db.sql(`select count(*)::int as n from jobs where id = any(?::uuid[]) and status = 'running'`, [ids])
-    const held = (await queueEntries(app)).filter((e) => e.locked_by === doomed.id).length
-    return r!.n === 2 && held === 6
-  })
-  const started = new Set(
-    (await app.services.db.sql(`select id from jobs where id = any(?::uuid[]) and status = 'running'`, [ids])).map((r) => r.id as string),
-  )
-  const listed = (await app.call('/admin/workers', { headers: ADMIN })).body
-  t.match(
-    listed.workers,
-    [{ id: doomed.id, pid: doomed.child.pid, alive: true, concurrency: 2, prefetch: 6, lockedJobs: 6, lockedJobsByTask: { run_capability: 6 } }],
-    '/admin/workers lists the worker, its heartbeat and the six jobs it holds',
-  )
+t.test(
+  'a worker killed with a full local queue: its fetched jobs run on another worker within the bound, its started ones end worker_lost',
+  async (t) => {
+    const app = await startTestApp(t, {
+      capabilities: [jobCapability],
+      env: LIVENESS,
+      config: { adminToken: 'admin-secret', metricsToken: 'm' },
+    })
+    const c = await app.customer(7 * 6)
+    // Six jobs queued before the doomed worker starts: with 2 slots and a prefetch of 6 it fetches all six in one
+    // round trip, starts two and keeps four waiting in its local queue.
+    const ids: string[] = []
+    for (let i = 0; i < 6; i++) ids.push(await accept(app, c.key, 'sleep:4000'))
+    const doomed = await spawnWorker(t, app.services.db.url, { ...LIVENESS, WORKER_CONCURRENCY: '2', WORKER_PREFETCH: '6' })
+    await until('two jobs running and six held', async () => {
+      const [r] = await app.services.db.sql(`select count(*)::int as n from jobs where id = any(?::uuid[]) and status = 'running'`, [ids])
+      const held = (await queueEntries(app)).filter((e) => e.locked_by === doomed.id).length
+      return r!.n === 2 && held === 6
+    })
+    const started = new Set(
+      (await app.services.db.sql(`select id from jobs where id = any(?::uuid[]) and status = 'running'`, [ids])).map((r) => r.id as string),
+    )
+    const listed = (await app.call('/admin/workers', { headers: ADMIN })).body
+    t.match(
+      listed.workers,
+      [
+        {
+          id: doomed.id,
+          pid: doomed.child.pid,
+          alive: true,
+          concurrency: 2,
+          prefetch: 6,
+          lockedJobs: 6,
+          lockedJobsByTask: { run_capability: 6 },
+        },
+      ],
+      '/admin/workers lists the worker, its heartbeat and the six jobs it holds',
+    )
 
-  doomed.child.kill('SIGKILL')
-  await once(doomed.child, 'exit')
-  const killedAt = Date.now()
-  // Another worker, as a restarted one would be (in this process: it starts in milliseconds where a process
-  // takes seconds on a loaded machine); its timer finds the dead one.
-  const rescuer = await startWorker(app.services, { concurrency: 8 })
-  t.teardown(() => rescuer.stop())
-  const fetched = ids.filter((id) => !started.has(id))
-  const restarted = await until('the four fetched jobs to start again', async () => {
-    const rows = await app.services.db.sql(`select started_at from jobs where id = any(?::uuid[]) and status <> 'queued'`, [fetched])
-    return rows.length === 4 && rows.map((r) => new Date(r.started_at as string).getTime())
-  })
-  const recoverySeconds = (Math.max(...restarted) - killedAt) / 1000
-  t.comment(`the four fetched jobs started again ${recoverySeconds.toFixed(2)} s after the kill (bound ${DEAD_AFTER_S} s, heartbeat ${HEARTBEAT_S} s)`)
-  // The bound, a heartbeat's phase, a poll, and slack for a shared 2-core machine: seconds where it was 4 hours.
-  t.ok(recoverySeconds < DEAD_AFTER_S + 2 * HEARTBEAT_S + 3, 'within the heartbeat bound')
+    doomed.child.kill('SIGKILL')
+    await once(doomed.child, 'exit')
+    const killedAt = Date.now()
+    // Another worker, as a restarted one would be (in this process: it starts in milliseconds where a process
+    // takes seconds on a loaded machine); its timer finds the dead one.
+    const rescuer = await startWorker(app.services, { concurrency: 8 })
+    t.teardown(() => rescuer.stop())
+    const fetched = ids.filter((id) => !started.has(id))
+    const restarted = await until('the four fetched jobs to start again', async () => {
+      const rows = await app.services.db.sql(`select started_at from jobs where id = any(?::uuid[]) and status <> 'queued'`, [fetched])
+      return rows.length === 4 && rows.map((r) => new Date(r.started_at as string).getTime())
+    })
+    const recoverySeconds = (Math.max(...restarted) - killedAt) / 1000
+    t.comment(
+      `the four fetched jobs started again ${recoverySeconds.toFixed(2)} s after the kill (bound ${DEAD_AFTER_S} s, heartbeat ${HEARTBEAT_S} s)`,
+    )
+    // The bound, a heartbeat's phase, a poll, and slack for a shared 2-core machine: seconds where it was 4 hours.
+    t.ok(recoverySeconds < DEAD_AFTER_S + 2 * HEARTBEAT_S + 3, 'within the heartbeat bound')
 
-  const jobs = await until('every job to end', async () => {
-    const rows = await app.services.db.sql(`select id, status, error from jobs where id = any(?::uuid[])`, [ids])
-    return rows.every((r) => r.status === 'succeeded' || r.status === 'failed') && rows
-  })
-  for (const j of jobs)
-    if (started.has(j.id as string)) t.match(j, { status: 'failed', error: { code: 'worker_lost' } }, 'started under the dead worker: worker_lost, never run again')
-    else t.equal(j.status, 'succeeded', 'only fetched by the dead worker: ran on the other one')
-  await app.expectLedger(t, c.accountId, 7 * 2)
-  t.same(await queueEntries(app), [], 'every queue entry completed, the started jobs’ included (their claim found them running)')
+    const jobs = await until('every job to end', async () => {
+      const rows = await app.services.db.sql(`select id, status, error from jobs where id = any(?::uuid[])`, [ids])
+      return rows.every((r) => r.status === 'succeeded' || r.status === 'failed') && rows
+    })
+    for (const j of jobs)
+      if (started.has(j.id as string))
+        t.match(j, { status: 'failed', error: { code: 'worker_lost' } }, 'started under the dead worker: worker_lost, never run again')
+      else t.equal(j.status, 'succeeded', 'only fetched by the dead worker: ran on the other one')
+    await app.expectLedger(t, c.accountId, 7 * 2)
+    t.same(await queueEntries(app), [], 'every queue entry completed, the started jobs’ included (their claim found them running)')
 
-  const registry = (await app.call('/admin/workers', { headers: ADMIN })).body
-  t.same(
-    registry.workers.map((w: { id: string; alive: boolean }) => [w.id, w.alive]),
-    [[rescuer.id, true]],
-    'the dead worker is gone from the registry',
-  )
-  t.match(registry, {
-    jobsLockedByDeadWorkers: 0,
-    recoveries: [{ workerId: doomed.id, registered: true, jobsReturned: 6, recoveredBy: rescuer.id }],
-    recoveriesTotal: 1,
-    jobsReturnedTotal: 6,
-  })
-  const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer m' } })).text
-  t.match(metrics, /^capapi_worker_recoveries_total 1$/m)
-  t.match(metrics, /^capapi_worker_recovered_jobs_total 6$/m)
-  t.match(metrics, /^capapi_jobs_locked_by_dead_workers 0$/m)
-  t.match(metrics, /^capapi_workers_live 1$/m)
-})
+    const registry = (await app.call('/admin/workers', { headers: ADMIN })).body
+    t.same(
+      registry.workers.map((w: { id: string; alive: boolean }) => [w.id, w.alive]),
+      [[rescuer.id, true]],
+      'the dead worker is gone from the registry',
+    )
+    t.match(registry, {
+      jobsLockedByDeadWorkers: 0,
+      recoveries: [{ workerId: doomed.id, registered: true, jobsReturned: 6, recoveredBy: rescuer.id }],
+      recoveriesTotal: 1,
+      jobsReturnedTotal: 6,
+    })
+    const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer m' } })).text
+    t.match(metrics, /^capapi_worker_recoveries_total 1$/m)
+    t.match(metrics, /^capapi_worker_recovered_jobs_total 6$/m)
+    t.match(metrics, /^capapi_jobs_locked_by_dead_workers 0$/m)
+    t.match(metrics, /^capapi_workers_live 1$/m)
+  },
+)
 
 t.test('a graceful stop deregisters and gives back what it prefetched at once, ready for any worker', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], env: LIVENESS })
@@ -137,7 +157,9 @@ t.test('recovery is by lock holder, for every task: a holder that never register
   await accept(app, c.key, 'never fetched by a worker')
   // Entries of other tasks, as graphile-worker queues them (max_attempts 1, as every task of ours).
   await db.sql(`select graphile_worker.add_job('deliver_webhook', '{"deliveryId": "dlv_x", "attempt": 1}', max_attempts => 1)`)
-  await db.sql(`select graphile_worker.add_job('auto_recharge', '{"accountId": "00000000-0000-4000-8000-000000000000"}', max_attempts => 1)`)
+  await db.sql(
+    `select graphile_worker.add_job('auto_recharge', '{"accountId": "00000000-0000-4000-8000-000000000000"}', max_attempts => 1)`,
+  )
   await db.sql(`insert into workers (id, host, pid, concurrency, prefetch, dead_after) values ('pool-live', 'h', 1, 1, 1, '1 hour')`)
   // As get_job leaves a fetch: attempts counted, locked. One entry each by a live worker, by a process that died
   // before it registered (locked two minutes ago) and by one that may still be registering (locked just now).
