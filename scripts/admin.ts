@@ -17,7 +17,7 @@ import {
 } from '../core/accounts/accounts.ts'
 import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
-import { workerRegistry } from '../core/jobs/liveness.ts'
+import { workerRegistry } from '../core/admin/workers.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
 const USAGE = `usage: npm run admin -- <command>

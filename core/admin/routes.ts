@@ -17,8 +17,8 @@ import {
   updateKey,
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
-import { workerRegistry } from '../jobs/liveness.ts'
 import { costPeriod, costReport } from './costs.ts'
+import { workerRegistry } from './workers.ts'
 import { makeBodyReader } from '../pipeline/request.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'

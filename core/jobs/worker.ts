@@ -72,8 +72,9 @@ export async function startWorker(
   })
   const liveness = startLiveness(services, pgPool, { id: poolId, concurrency, prefetch })
   // The heartbeat lasts exactly as long as the runner: one that stopped by itself (a fatal error) stops
-  // heartbeating, so the other workers take its jobs; one stopped gracefully has returned its local queue
-  // (graphile-worker does) and deregisters.
+  // heartbeating, so the other workers take its jobs; one stopped gracefully deregisters and gives back what it
+  // still holds. (graphile-worker 0.18 returns a local queue with jobs waiting at shutdown without awaiting it, and
+  // logs "Cannot background something when the queue is already released": the entries are freed here anyway.)
   const closed = runner.promise
     .catch(() => {})
     .then(() => liveness.stop())

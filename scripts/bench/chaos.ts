@@ -10,7 +10,9 @@
 //  - no graphile-worker job is locked by a worker that is not alive, and every killed worker has been recovered.
 // It prints the time each check first held, and the recovery time of each kill: from the SIGKILL to the dead
 // worker's jobs back in the queue (worker_recoveries), p50 / p99. Exits 1 when a check fails.
-// CHAOS_JOBS (200), CHAOS_WORKER_KILLS (8), CHAOS_MODEL_DELAY_MS (2000: how long a model call takes), and any
+// CHAOS_JOBS (200), CHAOS_WORKER_KILLS (8), CHAOS_MODEL_DELAY_MS (2000: how long a model call takes),
+// CHAOS_STEADY_WORKERS (0: workers beside the one killed, never killed themselves), CHAOS_CHECKOUT (another checkout
+// whose API and workers to run, e.g. one from before the worker registry, node_modules linked), and any
 // WORKER_* setting of the README, passed on to the workers.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -22,6 +24,7 @@ import { benchDatabase } from './setup.ts'
 
 const JOBS = Number(process.env.CHAOS_JOBS ?? 200)
 const WORKER_KILLS = Number(process.env.CHAOS_WORKER_KILLS ?? 8)
+const STEADY_WORKERS = Number(process.env.CHAOS_STEADY_WORKERS ?? 0)
 const MODEL_DELAY_MS = Number(process.env.CHAOS_MODEL_DELAY_MS ?? 2000)
 const DEADLINE_S = 60
 const PRICE = 10 // parse, a short text
@@ -31,8 +34,13 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const database = await benchDatabase('chaos', 4)
 const { url, db } = database
 const children = new Set<ChildProcess>()
-function child(file: string, args: string[], env: Record<string, string>, nodeArgs: string[]): ChildProcess {
-  const c = spawn(process.execPath, [...nodeArgs, file, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+const CHECKOUT = process.env.CHAOS_CHECKOUT ?? '.'
+function child(file: string, args: string[], env: Record<string, string>, nodeArgs: string[], cwd = '.'): ChildProcess {
+  const c = spawn(process.execPath, [...nodeArgs, file, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   children.add(c)
   c.once('exit', () => children.delete(c))
   return c
@@ -58,17 +66,18 @@ const env = {
   MAINTENANCE_SECRET: MAINTENANCE,
 }
 async function startApi() {
-  const c = child('core/server.ts', ['--api'], env, startFlags('.', 'start:api'))
+  const c = child('core/server.ts', ['--api'], env, startFlags(CHECKOUT, 'start:api'), CHECKOUT)
   await firstLine(c, (l) => l.includes('API listening'))
   return c
 }
 async function startWorker() {
-  const c = child('core/server.ts', ['--worker'], env, startFlags('.', 'start:worker'))
+  const c = child('core/server.ts', ['--worker'], env, startFlags(CHECKOUT, 'start:worker'), CHECKOUT)
   await firstLine(c, (l) => l.includes('Worker running'))
   return c
 }
 let api = await startApi()
 let worker = await startWorker()
+for (let i = 0; i < STEADY_WORKERS; i++) await startWorker()
 const base = `http://127.0.0.1:${port}`
 
 // ---------- the account, as an operator makes one ----------
@@ -161,7 +170,7 @@ const apiKill = (async () => {
 for (let k = 1; k <= WORKER_KILLS; k++) {
   await sleep(2000 + Math.random() * 2000)
   const [row] = await db.sql<{ id: string }>(`select id from workers where pid = ?`, [worker.pid])
-  kills.push({ workerId: row?.id ?? `(pid ${worker.pid}, not registered)`, at: await kill(worker) })
+  kills.push({ workerId: row?.id ?? '', at: await kill(worker) })
   worker = await startWorker()
 }
 await apiKill
@@ -221,6 +230,7 @@ const checks: Check[] = [
   {
     name: 'every killed worker recovered (deregistered, its jobs returned)',
     holds: async () => {
+      if (kills.some((k) => !k.workerId)) return 'a killed worker had not registered'
       const [r] = await db.sql(`select count(*)::int as n from workers where id = any(?::text[])`, [kills.map((k) => k.workerId)])
       return r!.n === 0 || `${r!.n} still registered`
     },
@@ -267,14 +277,15 @@ const [outcomes] = await db.sql(
 // A delivery whose worker died between the POST and recording it is sent again (same webhook-id, which receivers
 // deduplicate on): count those whose first copy arrived shortly before a worker kill.
 const duplicates = [...received.values()].filter((at) => at.length > 1)
-const beforeAKill = duplicates.filter((at) => kills.some((k) => k.at >= at[0]! && k.at - at[0]! < 5000)).length
+// For each: how long before the next worker kill its first copy arrived.
+const toNextKill = duplicates.map((at) => Math.min(...kills.filter((k) => k.at >= at[0]!).map((k) => k.at - at[0]!)))
 const [settings] = await db.sql(`select concurrency, prefetch, extract(epoch from dead_after)::float8 as dead_after from workers limit 1`)
 console.log(`
-## Chaos: ${JOBS} async parse jobs with callbacks, ${WORKER_KILLS} worker SIGKILLs and one API SIGKILL
+## Chaos${CHECKOUT === '.' ? '' : ` (${CHECKOUT})`}: ${JOBS} async parse jobs with callbacks, ${WORKER_KILLS} worker SIGKILLs and one API SIGKILL${STEADY_WORKERS ? `, ${STEADY_WORKERS} more worker(s) never killed` : ''}
 
-- worker settings: concurrency ${settings?.concurrency}, prefetch ${settings?.prefetch}, dead after ${settings?.dead_after} s; JOB_LEASE_SECONDS=3, maintenance every 2 s, model ${MODEL_DELAY_MS} ms per call
+- worker settings: ${settings ? `concurrency ${settings.concurrency}, prefetch ${settings.prefetch}, dead after ${settings.dead_after} s` : 'the workers did not register'}; JOB_LEASE_SECONDS=3, maintenance every 2 s, model ${MODEL_DELAY_MS} ms per call
 - ${jobIds.size} jobs accepted (${resent} submission attempts resent while the API was down); ${outcomes!.succeeded} succeeded, ${outcomes!.lost} failed worker_lost, ${outcomes!.other} failed otherwise
-- webhooks: ${received.size} distinct deliveries received, ${duplicates.length} received more than once (same webhook-id; ${beforeAKill} of them first received less than 5 s before a worker kill), ${badSignatures} bad signatures
+- webhooks: ${received.size} distinct deliveries received, ${duplicates.length} received more than once (same webhook-id; the first copy arrived ${duplicates.length ? `${Math.min(...toNextKill)}–${Math.max(...toNextKill)} ms` : '–'} before the next worker kill), ${badSignatures} bad signatures
 
 | check | held after the last kill |
 |---|---|

@@ -5,6 +5,7 @@ import { once } from 'node:events'
 import t from 'tap'
 import { startWorker } from '../../core/jobs/worker.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { runAdmin } from '../../scripts/admin.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 import { spawnWorker } from '../helpers/spawn-worker.ts'
@@ -117,6 +118,16 @@ t.test(
       recoveriesTotal: 1,
       jobsReturnedTotal: 6,
     })
+    const printed: any[] = []
+    const server = process.env.DATABASE_URL // scripts/test.ts sets it
+    process.env.DATABASE_URL = app.services.db.url
+    t.equal(await runAdmin(['workers'], (j) => printed.push(j)), 0)
+    process.env.DATABASE_URL = server
+    t.same(
+      [printed[0].workers.map((w: { id: string }) => w.id), printed[0].recoveries],
+      [[rescuer.id], registry.recoveries],
+      'npm run admin -- workers prints the same',
+    )
     const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer m' } })).text
     t.match(metrics, /^capapi_worker_recoveries_total 1$/m)
     t.match(metrics, /^capapi_worker_recovered_jobs_total 6$/m)
