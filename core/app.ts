@@ -18,7 +18,7 @@ import { usageRouter } from './usage/routes.ts'
 import { requestRecorder } from './requests/record.ts'
 import { requestsRouter } from './requests/routes.ts'
 import { listJobs } from './jobs/list.ts'
-import { authenticate } from './pipeline/auth.ts'
+import { callerOf, keyAccess } from './pipeline/permissions.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
@@ -35,17 +35,15 @@ export function buildApp(services: Services): Koa {
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
 
-  router.get('/v1/jobs', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
-    ctx.body = await listJobs(services.db, caller, ctx.query)
+  const reads = keyAccess(services.keys, 'read')
+  router.get('/v1/jobs', reads, async (ctx) => {
+    ctx.body = await listJobs(services.db, callerOf(ctx), ctx.query)
   })
-  router.get('/v1/jobs/:id', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
-    ctx.body = await getJob(services.db, caller, ctx.params.id!)
+  router.get('/v1/jobs/:id', reads, async (ctx) => {
+    ctx.body = await getJob(services.db, callerOf(ctx), ctx.params.id!)
   })
-  router.get('/v1/account', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
-    ctx.body = await accountSummary(services.db, caller.accountId)
+  router.get('/v1/account', reads, async (ctx) => {
+    ctx.body = await accountSummary(services.db, callerOf(ctx).accountId)
   })
   router.get('/v1/openapi.json', (ctx) => {
     ctx.type = 'application/json'

@@ -11,10 +11,12 @@ import { inject } from 'light-my-request'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Caller } from './accounts/accounts.ts'
 import type { Capability } from './registry.ts'
 import type { Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
+import { requireAccess, requireCapability, type AccessGuard } from './pipeline/permissions.ts'
 import { pausedReason } from './pipeline/paused.ts'
 import { priceRule } from './pipeline/price.ts'
 import { makeBodyReader } from './pipeline/request.ts'
@@ -152,11 +154,22 @@ export function resourceMetadata(config: Config): Middleware {
 }
 
 /** The Koa handler of /mcp. `dispatch` is the app's own request listener (app.callback()). */
-export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): Middleware {
+export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): AccessGuard {
   const list = [...tools.values()].map((r) => r.tool)
+  /** The tools this key may call (C18): a capability needs `call` and its allowlist; get_job and account any key. */
+  const allowed = (caller: Caller) =>
+    list.filter((tool) => {
+      try {
+        if (services.capabilities.has(tool.name)) requireCapability(caller, tool.name)
+        else requireAccess(caller, 'read')
+        return true
+      } catch {
+        return false
+      }
+    })
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
   const challenge = `Bearer resource_metadata="${publicOrigin(services.config)}${RESOURCE_METADATA_PATHS[0]}"`
-  return async (ctx: Context) => {
+  const endpoint: Middleware = async (ctx: Context) => {
     // The same bearer key as HTTP (tool calls forward it); a 401 tells MCP hosts where the key comes from (RFC 6750, 9728).
     const caller = await authenticate(ctx, services.keys).catch((e: unknown) => {
       if (!(e instanceof ApiError) || e.status !== 401) throw e
@@ -174,7 +187,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
     const perMinute = services.config.rateLimits.mcp ?? MCP_CALLS_PER_MINUTE
     const authorization = ctx.get('Authorization')
     const server = new Server({ name: 'metered-capability-api', version: '1.0.0' }, { capabilities: { tools: {} } })
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }))
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: allowed(caller) }))
     server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
       const limit = await services.limiter.consume('mcp', caller.keyId, perMinute)
       if (!limit.allowed) {
@@ -205,6 +218,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
     ctx.respond = false // the transport writes the response itself
     await transport.handleRequest(ctx.req, ctx.res, ctx.request.body)
   }
+  return Object.assign(endpoint, { access: 'read' as const })
 }
 
 /** The JSON Schema keywords OpenAI's function calling documents as supported (Structured Outputs, "Supported schemas"). */
