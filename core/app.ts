@@ -2,9 +2,11 @@
 // and webhooks live in their own modules.
 import { createServer, type Server } from 'node:http'
 import Koa from 'koa'
-import type { Config } from './config.ts'
+import { publicOrigin, type Config } from './config.ts'
 import { accountSummary } from './accounts/accounts.ts'
+import { keysRouter } from './accounts/key-routes.ts'
 import { adminRouter } from './admin/routes.ts'
+import { auditRouter } from './audit/routes.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
 import { requestSpans } from './observability/tracing.ts'
@@ -24,6 +26,8 @@ import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
 import { METHOD_REFUSALS, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
+import { ssoRouter } from './sso/routes.ts'
+import { teamRouter } from './teams/routes.ts'
 
 export function buildApp(services: Services): Koa {
   const app = new Koa()
@@ -87,7 +91,18 @@ export function buildApp(services: Services): Koa {
   app.use(router.routes())
   app.use(docsRouter().routes())
   app.use(router.allowedMethods(METHOD_REFUSALS))
-  for (const r of [usageRouter(services), requestsRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
+  const origin = () => publicOrigin(services.config)
+  for (const r of [
+    usageRouter(services),
+    requestsRouter(services),
+    keysRouter(services),
+    teamRouter(services, origin),
+    auditRouter(services),
+    ssoRouter(services, origin),
+    stripeRouter(services),
+    dashboardRouter(services),
+  ])
+    app.use(r.routes())
   app.use(admin.routes())
   app.use(admin.allowedMethods(METHOD_REFUSALS))
   return app

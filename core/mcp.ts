@@ -13,7 +13,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Caller } from './accounts/accounts.ts'
 import type { Capability } from './registry.ts'
-import type { Config } from './config.ts'
+import { publicOrigin, type Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
 import { requireAccess, requireCapability, type AccessGuard } from './pipeline/permissions.ts'
@@ -128,8 +128,6 @@ export function mcpTools(
   return routes
 }
 
-/** The public origin (DASHBOARD_URL, never the request's Host) that MCP hosts are told about. */
-const publicOrigin = (config: Config) => config.dashboardUrl ?? `http://localhost:${config.port}`
 
 /** Where RFC 9728 puts the metadata of the resource `<origin>/mcp` (MCP hosts also try the root form). */
 export const RESOURCE_METADATA_PATHS = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']

@@ -2,7 +2,6 @@
 // checked by operatorGate (core/pipeline/routing.ts) before any router runs, whatever the path's spelling.
 import type Router from '@koa/router'
 import { Type } from '@sinclair/typebox'
-import type { Context } from 'koa'
 import {
   addCredits,
   createAccount,
@@ -18,7 +17,7 @@ import {
 } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
 import { costPeriod, costReport } from './costs.ts'
-import { makeBodyReader } from '../pipeline/request.ts'
+import { jsonBodyReader } from '../pipeline/request.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader, UUID } from '../validation.ts'
@@ -55,12 +54,7 @@ export const AdminSchemas = {
 
 export function adminRouter(services: Services): Router {
   const router = strictRouter('/admin')
-  const readBody = makeBodyReader(1024 * 1024)
-  const body = async <T>(ctx: Context, check: (b: unknown) => T): Promise<T> => {
-    if (ctx.request.length && !ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON.')
-    await readBody(ctx)
-    return check(ctx.request.body ?? {})
-  }
+  const body = jsonBodyReader(1024 * 1024)
   const v = {
     createAccount: inputReader(AdminSchemas.createAccount, 'body'),
     credits: inputReader(AdminSchemas.credits, 'body'),

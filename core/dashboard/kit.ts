@@ -2,6 +2,7 @@
 // session guard and the frame of a signed-in page. A page registers its routes with these and renders its view.
 import type { Context, Middleware } from 'koa'
 import { getAccount } from '../accounts/accounts.ts'
+import { publicOrigin } from '../config.ts'
 import type { Services } from '../services.ts'
 import { preSessionToken } from './csrf.ts'
 import { signedIn, state } from './guards.ts'
@@ -41,7 +42,7 @@ export const page = (ctx: Context, body: string) => {
 }
 
 export function dashboardKit(services: Services): Kit {
-  const origin = () => services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
+  const origin = () => publicOrigin(services.config)
   // Secure whenever the public URL is https (a TLS-terminating proxy may speak plain http to us), or the
   // connection itself is (TRUST_PROXY and X-Forwarded-Proto).
   const secureCookies = (ctx: Context) => {
