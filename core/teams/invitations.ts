@@ -103,13 +103,19 @@ export async function invite(
 
 export async function revokeInvitation(db: Database, accountId: string, invitationId: string, acting: Acting): Promise<Invitation> {
   return db.tx(async (q) => {
-    const [row] = UUID.test(invitationId)
-      ? await q.sql<Row>(
-          `update invitations set revoked_at = ? where id = ? and account_id = ? and accepted_at is null and revoked_at is null
-           returning id, email, role, created_at, expires_at`,
-          [acting.at, invitationId, accountId],
+    const [open] = UUID.test(invitationId)
+      ? await q.sql<{ role: Role }>(
+          `select role from invitations where id = ? and account_id = ? and accepted_at is null and revoked_at is null for update`,
+          [invitationId, accountId],
         )
       : []
+    if (!open) throw new ApiError('not_found', 'No such invitation.')
+    if (!mayManageRole(acting.actor.role, open.role))
+      throw new ApiError('permission_denied', `Only an owner can revoke an invitation to be an owner (you act as ${acting.actor.role}).`)
+    const [row] = await q.sql<Row>(
+      `update invitations set revoked_at = ? where id = ? returning id, email, role, created_at, expires_at`,
+      [acting.at, invitationId],
+    )
     if (!row) throw new ApiError('not_found', 'No such invitation.')
     await audit(q, acting, { accountId, action: 'invitation.revoked', target: { type: 'invitation', id: row.id }, details: { email: row.email, role: row.role } })
     return view(row, acting.at)
