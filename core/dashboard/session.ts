@@ -71,11 +71,18 @@ export async function redeemSignInLink(services: Services, secret: string, reque
   return { sessionId: await openSession(services, member, { method: 'link' }, request) }
 }
 
-/** A failed sign-in of `email`, one entry in each of its accounts (an unknown email has none to tell). */
-export async function auditFailedSignIn(services: Services, email: string, reason: string, request: SignInRequest): Promise<void> {
+/**
+ * A failed sign-in of `email`: one entry in each of its accounts, and in `alsoIn` (the account whose enforced single
+ * sign-on refused it). An unknown email refused by nobody has no account to tell.
+ */
+export async function auditFailedSignIn(services: Services, email: string, reason: string, request: SignInRequest, alsoIn?: string): Promise<void> {
   await services.db.tx(async (q) => {
-    const accounts = await q.sql<{ account_id: string; id: string }>(`select account_id, id from members where email = ?`, [email])
-    for (const m of accounts)
+    const members = await q.sql<{ account_id: string; id: string | null }>(
+      `select account_id, id from members where email = ?
+       union select ?::uuid, null where ?::uuid is not null and not exists (select 1 from members where email = ? and account_id = ?::uuid)`,
+      [email, alsoIn ?? null, alsoIn ?? null, email, alsoIn ?? null],
+    )
+    for (const m of members)
       await audit(q, signInActing(services, request), {
         accountId: m.account_id,
         action: 'sign_in.failed',

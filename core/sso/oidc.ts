@@ -1,7 +1,8 @@
 // The OpenID Connect relying party of single sign-on: authorization code flow with PKCE (S256), state and nonce,
 // on openid-client, the OpenID-certified client by the author of jose and oidc-provider. It does the ID-token
 // checks a hand-written client would have to get right one by one (signature against the provider's JWKS with key
-// rotation, alg, iss, aud, azp, exp/iat/nbf with the kernel's clock, nonce, the issuer of the discovery document).
+// rotation, alg, iss, aud, azp, exp/iat/nbf with the kernel's clock, nonce, the issuer of the discovery document);
+// with its non-repudiation checks on, the signature is verified even though the token came over the back channel.
 // Every request to the provider goes through the address guard (the issuer is the customer's input): a private
 // address or plain http only with CALLBACKS_ALLOW_PRIVATE, as for callbacks and file fetches.
 import * as client from 'openid-client'
@@ -91,11 +92,14 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
       config = new client.Configuration(cached.metadata, settings.clientId, metadata)
       config[client.customFetch] = guardedFetch
       if (allowPrivate) client.allowInsecureRequests(config)
+      client.enableNonRepudiationChecks(config)
       if (cached.jwks) client.setJwksCache(config, cached.jwks)
     } else {
       config = await client.discovery(new URL(settings.issuer), settings.clientId, metadata, undefined, options()).catch((e: unknown) => {
         throw e instanceof SsoRefused ? e : new SsoRefused('discovery_failed', `The issuer's discovery document could not be used: ${reason(e)}.`)
       })
+      // The ID token's signature is checked against the provider's keys too, not only the TLS of the token request.
+      client.enableNonRepudiationChecks(config)
       cache.set(settings.issuer, { metadata: config.serverMetadata(), until: Date.now() + METADATA_TTL_MS })
     }
     return config
@@ -145,8 +149,16 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
       }
       const claims = tokens.claims()
       if (!claims) throw new SsoRefused('no_id_token', 'The identity provider sent no ID token.')
-      const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : ''
-      if (!email || claims.email_verified === false)
+      // A provider that keeps the email out of the ID token (as the spec has it when an access token can fetch it)
+      // answers it at its userinfo endpoint, for the same subject.
+      let vouched: Record<string, unknown> = claims as Record<string, unknown>
+      if (typeof claims.email !== 'string') {
+        vouched = await client.fetchUserInfo(config, tokens.access_token, claims.sub).catch((e: unknown): never => {
+          throw new SsoRefused(refusalCode(e), `The identity provider's userinfo was refused: ${reason(e)}.`)
+        })
+      }
+      const email = typeof vouched.email === 'string' ? vouched.email.toLowerCase() : ''
+      if (!email || vouched.email_verified === false)
         throw new SsoRefused('no_verified_email', 'The identity provider did not vouch for an email address.')
       return { subject: claims.sub, email }
     },
@@ -155,10 +167,16 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
 
 /** A short, stable reason for the audit log: the library's error code and the claim or check it names. */
 function refusalCode(e: unknown): string {
-  const err = e as { code?: string; error?: string; cause?: { claim?: string } }
-  if (err.error) return `provider_error:${String(err.error).slice(0, 40)}` // the token endpoint refused (a replayed code: invalid_grant)
-  const claim = err.cause && typeof err.cause === 'object' && 'claim' in err.cause ? `:${String(err.cause.claim)}` : ''
-  return `${err.code ?? 'invalid_response'}${claim}`.slice(0, 80)
+  // The library wraps the protocol error; the claim a check failed on is on the innermost cause.
+  let claim = ''
+  let code = ''
+  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
+    const err = c as { code?: unknown; error?: unknown; claim?: unknown }
+    if (typeof err.error === 'string') return `provider_error:${err.error.slice(0, 40)}` // the token endpoint refused (a replayed code: invalid_grant)
+    if (!code && typeof err.code === 'string') code = err.code
+    if (typeof err.claim === 'string') claim = `:${err.claim}`
+  }
+  return `${code || 'invalid_response'}${claim}`.slice(0, 80)
 }
 
 function reason(e: unknown): string {

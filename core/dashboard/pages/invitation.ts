@@ -45,8 +45,9 @@ export function invitationRoutes(router: Router, { services, cookieOptions, csrf
     const request = { requestId: ctx.state.requestId as string, ip: ctx.ip }
     const invitation = TOKEN.test(token) ? await pendingInvitation(services.db, token, services.now()) : null
     // An invitation link is a sign-in link: a domain whose single sign-on is enforced signs in through its provider.
-    if (invitation && (await ssoAccountFor(services.db, invitation.email))?.enforced) {
-      await auditFailedSignIn(services, invitation.email, 'sso_enforced', request)
+    const sso = invitation ? await ssoAccountFor(services.db, invitation.email) : null
+    if (invitation && sso?.enforced) {
+      await auditFailedSignIn(services, invitation.email, 'sso_enforced', request, sso.accountId)
       ctx.status = 400
       return page(ctx, gone('Your organization signs in with single sign-on: sign in there, and you join the account on the way.'))
     }

@@ -66,8 +66,9 @@ export function signInRoutes(router: Router, kit: Kit): void {
     const { token } = read.form.verify(body(ctx))
     const email = LINK_TOKEN.test(token) ? await signInLinkEmail(services, token) : null
     // A link sent before single sign-on was enforced for its domain no longer signs in.
-    if (email && (await ssoAccountFor(services.db, email))?.enforced) {
-      await auditFailedSignIn(services, email, 'sso_enforced', request(ctx))
+    const sso = email ? await ssoAccountFor(services.db, email) : null
+    if (email && sso?.enforced) {
+      await auditFailedSignIn(services, email, 'sso_enforced', request(ctx), sso.accountId)
       ctx.status = 400
       return page(ctx, signInPage(csrfToken(ctx), { error: 'Your organization signs in with single sign-on. Use the button below.' }))
     }
