@@ -1,7 +1,7 @@
 import { BaseClient, type CallOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
 export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
 /** The stable error codes (C2) */
-export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
 export type Usage = {
     /** credits this call charged */
     credits: number;
@@ -43,7 +43,7 @@ export type DryRun = {
     /** the refusal the live call would get */
     error?: {
         /** stable; branch on it */
-        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
         /** for people; may change */
         message: string;
         /** JSON-pointer paths of the offending values */
@@ -96,7 +96,7 @@ export type Job = {
     /** when failed: what went wrong, for people */
     error?: string;
     /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
 };
 export type Account = {
     id: string;
@@ -157,7 +157,7 @@ export type WebhookEvent = {
         /** when failed: what went wrong, for people */
         error?: string;
         /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
     };
 };
 export type UsageQuery = {
