@@ -14,7 +14,17 @@ export function kernelOperation(route: KernelRoute) {
     security: route.authenticated ? [{ bearer: [] }] : [],
     ...(route.parameters ? { parameters: route.parameters } : {}),
     ...(route.requestBody
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.requestBody.name) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref(route.requestBody.name),
+                ...(route.requestBody.example === undefined ? {} : { example: route.requestBody.example }),
+              },
+            },
+          },
+        }
       : {}),
     responses: {
       [String(route.status ?? 200)]: route.response.csv

@@ -22,7 +22,7 @@ export interface KernelRoute {
   authenticated: boolean
   parameters?: object[]
   /** A JSON body, published under components.schemas[requestBody.name]. */
-  requestBody?: { name: string; schema: TSchema | object }
+  requestBody?: { name: string; schema: TSchema | object; example?: unknown }
   /** The success status when it is not 200 (201 for a creation). */
   status?: 201
   /** `csv`: the answer is text/csv (an export), not JSON. */
