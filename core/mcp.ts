@@ -128,7 +128,6 @@ export function mcpTools(
   return routes
 }
 
-
 /** Where RFC 9728 puts the metadata of the resource `<origin>/mcp` (MCP hosts also try the root form). */
 export const RESOURCE_METADATA_PATHS = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']
 

@@ -299,7 +299,13 @@ if (wants('scoped')) {
       sum[which].n += row.r.requests
     }
   }
-  const caller: Caller = { keyId: scoped.id, accountId: hot!.accountId, mode: 'live', permissions: 'call', capabilities: new Set(allowlist) }
+  const caller: Caller = {
+    keyId: scoped.id,
+    accountId: hot!.accountId,
+    mode: 'live',
+    permissions: 'call',
+    capabilities: new Set(allowlist),
+  }
   const N = 1_000_000
   const t = process.cpuUsage()
   for (let i = 0; i < N; i++) requireCapability(caller, 'classify')

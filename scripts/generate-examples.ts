@@ -79,7 +79,11 @@ export async function examplesMarkdown(): Promise<string> {
       const curl = [`curl -s${named ? ` -X ${named}` : ''} "$BASE${shellPath}"${authed ? ' -H "Authorization: Bearer $KEY"' : ''}`]
       if (body !== undefined) curl.push(`  -H 'Content-Type: application/json' -d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`)
       out.push('```sh', curl.join(' \\\n'), '```', '', '```python')
-      const args = [pyPath, ...(body === undefined ? (named ? ['None'] : []) : [python(body, '')]), ...(named ? ['None', `"${named}"`] : [])]
+      const args = [
+        pyPath,
+        ...(body === undefined ? (named ? ['None'] : []) : [python(body, '')]),
+        ...(named ? ['None', `"${named}"`] : []),
+      ]
       out.push(`print(call(${args.join(', ')}))`, '```', '')
     }
   }

@@ -100,10 +100,21 @@ export async function createAccount(
 export async function applyPlan(q: Query, accountId: string, plan: Plan, now: Date, acting: Acting): Promise<void> {
   await q.sql(`update accounts set plan = ?, plan_renews_at = ? where id = ?`, [plan, plan === 'none' ? null : nextMonth(now), accountId])
   if (PLANS[plan] > 0) await credit(q, accountId, 'plan_grant', PLANS[plan], `plan ${plan}`, now)
-  await audit(q, acting, { accountId, action: 'plan.changed', target: { type: 'account', id: accountId }, details: { plan, credits: PLANS[plan] } })
+  await audit(q, acting, {
+    accountId,
+    action: 'plan.changed',
+    target: { type: 'account', id: accountId },
+    details: { plan, credits: PLANS[plan] },
+  })
 }
 
-export async function setPlan(db: Database, accountId: string, plan: Plan, now: Date, acting: Acting = systemActing(now)): Promise<AccountView> {
+export async function setPlan(
+  db: Database,
+  accountId: string,
+  plan: Plan,
+  now: Date,
+  acting: Acting = systemActing(now),
+): Promise<AccountView> {
   await getAccount(db, accountId)
   await db.tx((q) => applyPlan(q, accountId, plan, now, acting))
   return getAccount(db, accountId)
@@ -373,7 +384,12 @@ export async function revokeKey(
     if (!key) throw new ApiError('not_found', 'No such key.')
     if (key.revoked_at) return { id: key.id, revoked_at: key.revoked_at }
     await q.sql(`update api_keys set revoked_at = ? where id = ?`, [now, keyId])
-    await audit(q, acting, { accountId: key.account_id, action: 'key.revoked', target: { type: 'key', id: key.id }, details: { prefix: key.prefix } })
+    await audit(q, acting, {
+      accountId: key.account_id,
+      action: 'key.revoked',
+      target: { type: 'key', id: key.id },
+      details: { prefix: key.prefix },
+    })
     return { id: key.id, revoked_at: now }
   })
   keys.forget(row.id)
@@ -394,10 +410,9 @@ export async function rotateWebhookSecret(
   await getAccount(db, accountId)
   const secret = 'whsec_' + randomBytes(24).toString('base64')
   await db.tx(async (q) => {
-    const [before] = await q.sql<{ had: boolean }>(
-      `select webhook_secret is not null as had from accounts where id = ? for update`,
-      [accountId],
-    )
+    const [before] = await q.sql<{ had: boolean }>(`select webhook_secret is not null as had from accounts where id = ? for update`, [
+      accountId,
+    ])
     await q.sql(
       `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?`,
       [box.seal(secret), now, accountId],
@@ -540,10 +555,7 @@ export class KeyCache {
       mode: KeyMode
       permissions: KeyPermission
       capabilities: string[] | null
-    }>(
-      `select id, account_id, key_hash, mode, permissions, capabilities from api_keys where key_hash = ? and revoked_at is null`,
-      [hash],
-    )
+    }>(`select id, account_id, key_hash, mode, permissions, capabilities from api_keys where key_hash = ? and revoked_at is null`, [hash])
     return row && timingSafeEqual(row.key_hash, hash) ? row : undefined
   }
 

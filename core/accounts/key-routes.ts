@@ -12,9 +12,12 @@ import { KEY_PERMISSIONS, roleMay, type Role } from '../teams/roles.ts'
 import { inputReader } from '../validation.ts'
 import { createKey, KEY_MODES, listKeys, revokeKey, updateKey, type KeyScope } from './accounts.ts'
 
-const Permissions = Type.Union(KEY_PERMISSIONS.map((p) => Type.Literal(p)), {
-  description: 'all: everything, account management included; call: capabilities and reads; read: reads only',
-})
+const Permissions = Type.Union(
+  KEY_PERMISSIONS.map((p) => Type.Literal(p)),
+  {
+    description: 'all: everything, account management included; call: capabilities and reads; read: reads only',
+  },
+)
 const Capabilities = Type.Union(
   [Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,64}$' }), { minItems: 1, maxItems: 100, uniqueItems: true }), Type.Null()],
   { description: 'the only capabilities the key may call; null or absent: every one' },
@@ -77,7 +80,10 @@ export function checkScope(services: Services, scope: KeyScope, role: Role): voi
   )
   if (unknown.length) throw new ApiError('invalid_request', 'The key names a capability this service does not have.', unknown)
   if (scope.permissions === 'all' && !roleMay(role, 'members.write'))
-    throw new ApiError('permission_denied', `A key with permissions "all" manages members, which a ${role} may not: choose "call" or "read".`)
+    throw new ApiError(
+      'permission_denied',
+      `A key with permissions "all" manages members, which a ${role} may not: choose "call" or "read".`,
+    )
 }
 
 export function keysRouter(services: Services): Router {

@@ -99,7 +99,10 @@ export function adminRouter(services: Services): Router {
     const q = v.audit({ ...ctx.query })
     const account = await getAccount(db, ctx.params.id!)
     // Listed before this look is recorded: the page shows what was there when the operator asked.
-    ctx.body = await listAudit(db, account.id, auditFilter(q), { limit: q.limit ? Number(q.limit) : 50, ...(q.cursor ? { cursor: q.cursor } : {}) })
+    ctx.body = await listAudit(db, account.id, auditFilter(q), {
+      limit: q.limit ? Number(q.limit) : 50,
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    })
     await looked(ctx, account.id, 'audit-log')
   })
   router.post('/accounts/:id/credits', async (ctx) => {
@@ -129,7 +132,13 @@ export function adminRouter(services: Services): Router {
   router.get('/jobs/:id/deliveries', async (ctx) => {
     const [job] = await db.sql<{ account_id: string }>(`select account_id from jobs where id = ?`, [ctx.params.id!])
     ctx.body = { deliveries: await listAttempts(db, ctx.params.id!) }
-    if (job) await audit(db, operator(ctx), { accountId: job.account_id, action: 'operator.viewed', target: { type: 'job', id: ctx.params.id! }, details: { what: 'deliveries' } })
+    if (job)
+      await audit(db, operator(ctx), {
+        accountId: job.account_id,
+        action: 'operator.viewed',
+        target: { type: 'job', id: ctx.params.id! },
+        details: { what: 'deliveries' },
+      })
   })
   return router
 }

@@ -187,9 +187,9 @@ export async function auditCsv(db: Query, accountId: string, filter: AuditFilter
  * the trigger that guards younger entries never refuses this statement whatever the service's clock says.
  */
 export async function pruneAudit(db: Query, now: Date): Promise<number> {
-  const rows = await db.sql(
-    `delete from audit_entries where at < least(?::timestamptz, now()) - make_interval(days => ?) returning 1`,
-    [now, AUDIT_RETENTION_DAYS],
-  )
+  const rows = await db.sql(`delete from audit_entries where at < least(?::timestamptz, now()) - make_interval(days => ?) returning 1`, [
+    now,
+    AUDIT_RETENTION_DAYS,
+  ])
   return rows.length
 }

@@ -8,9 +8,16 @@ import { inputReader } from '../validation.ts'
 import { auditCsv, listAudit, type AuditFilter } from './list.ts'
 
 const Filters = {
-  action: Type.Optional(Type.String({ pattern: '^[a-z_]{1,40}(?:\\.[a-z_]{1,40})?$', description: 'key.created, or key for every key.* action' })),
+  action: Type.Optional(
+    Type.String({ pattern: '^[a-z_]{1,40}(?:\\.[a-z_]{1,40})?$', description: 'key.created, or key for every key.* action' }),
+  ),
   actor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 254, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description: 'a member or key id, an email, a key prefix, or operator | system | member | key' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 254,
+      pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+      description: 'a member or key id, an email, a key prefix, or operator | system | member | key',
+    }),
   ),
   from: Type.Optional(Type.String({ format: 'date-time' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),

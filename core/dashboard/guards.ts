@@ -21,7 +21,12 @@ export const body = (ctx: Context): unknown => ctx.request.body ?? {}
 export const state = (ctx: Context): DashState => ctx.state.dash as DashState
 
 /** The paths whose forms are sent before there is a session (their CSRF token is the pre-session cookie's). */
-export const PRE_SESSION_FORMS = new Set(['/dashboard/login', '/dashboard/login/verify', '/dashboard/invitations/accept', '/dashboard/sso/start'])
+export const PRE_SESSION_FORMS = new Set([
+  '/dashboard/login',
+  '/dashboard/login/verify',
+  '/dashboard/invitations/accept',
+  '/dashboard/sso/start',
+])
 
 export function formGuard(services: Services, origin: () => string): Middleware {
   const parseForm = bodyParser({

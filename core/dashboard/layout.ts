@@ -87,7 +87,10 @@ function accountSwitcher(frame: Frame) {
     <label
       >Account<select name="accountId" aria-label="Account">
         ${frame.accounts.map(
-          (a) => html`<option value="${a.accountId}" ${a.accountId === frame.accountId ? 'selected' : ''}>${a.accountEmail} (${a.role})</option>`,
+          (a) =>
+            html`<option value="${a.accountId}" ${a.accountId === frame.accountId ? 'selected' : ''}>
+              ${a.accountEmail} (${a.role})
+            </option>`,
         )}
       </select></label
     ><button>Switch</button>

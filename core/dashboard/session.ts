@@ -61,9 +61,10 @@ export async function redeemSignInLink(services: Services, secret: string, reque
     [now, sha256(secret), now],
   )
   if (!link) {
-    const [stale] = await db.sql<{ email: string; used: boolean }>(`select email, used_at is not null as used from login_links where token_hash = ?`, [
-      sha256(secret),
-    ])
+    const [stale] = await db.sql<{ email: string; used: boolean }>(
+      `select email, used_at is not null as used from login_links where token_hash = ?`,
+      [sha256(secret)],
+    )
     if (stale) await auditFailedSignIn(services, stale.email, stale.used ? 'link_used' : 'link_expired', request)
     return null
   }
@@ -75,7 +76,13 @@ export async function redeemSignInLink(services: Services, secret: string, reque
  * A failed sign-in of `email`: one entry in each of its accounts, and in `alsoIn` (the account whose enforced single
  * sign-on refused it). An unknown email refused by nobody has no account to tell.
  */
-export async function auditFailedSignIn(services: Services, email: string, reason: string, request: SignInRequest, alsoIn?: string): Promise<void> {
+export async function auditFailedSignIn(
+  services: Services,
+  email: string,
+  reason: string,
+  request: SignInRequest,
+  alsoIn?: string,
+): Promise<void> {
   await services.db.tx(async (q) => {
     const members = await q.sql<{ account_id: string; id: string | null }>(
       `select account_id, id from members where email = ?
@@ -142,12 +149,30 @@ export async function openSession(
     const [row] = await q.sql<{ role: Role }>(`update members set last_sign_in_at = ? where id = ? returning role`, [now, member.memberId])
     await q.sql(
       `insert into dashboard_sessions (id_hash, account_id, member_id, email, sso_account_id, csrf_token, expires_at) values (?, ?, ?, ?, ?, ?, ?)`,
-      [sha256(sessionId), member.accountId, member.memberId, member.email, how.ssoAccountId ?? null, token(), new Date(now.getTime() + SESSION_TTL_MS)],
+      [
+        sha256(sessionId),
+        member.accountId,
+        member.memberId,
+        member.email,
+        how.ssoAccountId ?? null,
+        token(),
+        new Date(now.getTime() + SESSION_TTL_MS),
+      ],
     )
     await audit(
       q,
-      { actor: { type: 'member', id: member.memberId, email: member.email, role: row!.role }, requestId: request.requestId, ip: request.ip, at: now },
-      { accountId: member.accountId, action: 'member.signed_in', target: { type: 'member', id: member.memberId }, details: { method: how.method } },
+      {
+        actor: { type: 'member', id: member.memberId, email: member.email, role: row!.role },
+        requestId: request.requestId,
+        ip: request.ip,
+        at: now,
+      },
+      {
+        accountId: member.accountId,
+        action: 'member.signed_in',
+        target: { type: 'member', id: member.memberId },
+        details: { method: how.method },
+      },
     )
   })
   return sessionId
@@ -165,13 +190,27 @@ export interface Session {
 
 export async function loadSession(services: Services, sessionId: string | undefined): Promise<Session | null> {
   if (!sessionId || sessionId.length > 100) return null
-  const [row] = await services.db.sql<{ account_id: string; member_id: string; email: string; role: Role; csrf_token: string; sso_account_id: string | null }>(
+  const [row] = await services.db.sql<{
+    account_id: string
+    member_id: string
+    email: string
+    role: Role
+    csrf_token: string
+    sso_account_id: string | null
+  }>(
     `select s.account_id, s.member_id, s.email, m.role, s.csrf_token, s.sso_account_id
        from dashboard_sessions s join members m on m.id = s.member_id where s.id_hash = ? and s.expires_at > ?`,
     [sha256(sessionId), services.now()],
   )
   return row
-    ? { accountId: row.account_id, memberId: row.member_id, email: row.email, role: row.role, csrfToken: row.csrf_token, ssoAccountId: row.sso_account_id }
+    ? {
+        accountId: row.account_id,
+        memberId: row.member_id,
+        email: row.email,
+        role: row.role,
+        csrfToken: row.csrf_token,
+        ssoAccountId: row.sso_account_id,
+      }
     : null
 }
 
@@ -193,20 +232,33 @@ export async function memberships(db: Query, session: Session): Promise<Membersh
 }
 
 /** Moves the session to the same email's membership in `accountId`; false when there is none it may use. */
-export async function switchAccount(services: Services, sessionId: string, session: Session, accountId: string, acting: Acting): Promise<boolean> {
+export async function switchAccount(
+  services: Services,
+  sessionId: string,
+  session: Session,
+  accountId: string,
+  acting: Acting,
+): Promise<boolean> {
   const target = (await memberships(services.db, session)).find((m) => m.accountId === accountId)
   if (!target) return false
   await services.db.tx(async (q) => {
-    const [member] = await q.sql<{ id: string; role: Role }>(`select id, role from members where account_id = ? and email = ?`, [accountId, session.email])
+    const [member] = await q.sql<{ id: string; role: Role }>(`select id, role from members where account_id = ? and email = ?`, [
+      accountId,
+      session.email,
+    ])
     if (!member) return
     await q.sql(`update dashboard_sessions set account_id = ?, member_id = ? where id_hash = ?`, [accountId, member.id, sha256(sessionId)])
     await q.sql(`update members set last_sign_in_at = ? where id = ?`, [acting.at, member.id])
-    await audit(q, { ...acting, actor: { ...acting.actor, id: member.id, role: member.role } }, {
-      accountId,
-      action: 'session.switched',
-      target: { type: 'member', id: member.id },
-      details: { from: session.accountId },
-    })
+    await audit(
+      q,
+      { ...acting, actor: { ...acting.actor, id: member.id, role: member.role } },
+      {
+        accountId,
+        action: 'session.switched',
+        target: { type: 'member', id: member.id },
+        details: { from: session.accountId },
+      },
+    )
   })
   return true
 }

@@ -10,7 +10,9 @@ import { Member } from '../teams/members.ts'
 import { InvitationList, MemberInput, MemberList, RoleInput } from '../teams/routes.ts'
 import type { KernelRoute } from './kernel-routes.ts'
 
-const id = (what: string) => [{ name: 'id', in: 'path', required: true, description: `the ${what}’s id`, schema: { type: 'string', format: 'uuid' } }]
+const id = (what: string) => [
+  { name: 'id', in: 'path', required: true, description: `the ${what}’s id`, schema: { type: 'string', format: 'uuid' } },
+]
 const team = { tag: 'team' as const, authenticated: true }
 // 403: a key without permissions "all", or a role rule (only an owner changes owners).
 const MANAGE = [403]
@@ -77,7 +79,8 @@ export const TEAM_ROUTES: KernelRoute[] = [
     path: '/v1/members',
     operationId: 'addMember',
     summary: 'Add a member',
-    description: 'The email joins at once and signs in with it; POST /v1/invitations asks them first. A key acts as an admin: it cannot add owners.',
+    description:
+      'The email joins at once and signs in with it; POST /v1/invitations asks them first. A key acts as an admin: it cannot add owners.',
     requestBody: { name: 'MemberInput', schema: MemberInput, example: { email: 'finance@example.com', role: 'billing' } },
     status: 201,
     response: { name: 'Member', schema: Member, description: 'The new member' },

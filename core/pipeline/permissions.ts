@@ -19,7 +19,10 @@ const ACCESS_WORDS: Record<KeyAccess, string> = {
 
 export function requireAccess(caller: Caller, access: KeyAccess): void {
   if (!keyMay(caller.permissions, access))
-    throw new ApiError('permission_denied', `This key (permissions: ${caller.permissions}) may not ${ACCESS_WORDS[access]}; it needs ${access === 'manage' ? '"all"' : access === 'call' ? '"call" or "all"' : 'any permissions'}.`)
+    throw new ApiError(
+      'permission_denied',
+      `This key (permissions: ${caller.permissions}) may not ${ACCESS_WORDS[access]}; it needs ${access === 'manage' ? '"all"' : access === 'call' ? '"call" or "all"' : 'any permissions'}.`,
+    )
   // A test key is for experiments: it never changes who or what can spend the account's credits.
   if (access === 'manage' && caller.mode === 'test')
     throw new ApiError('permission_denied', 'A test key may not manage the account; use a live key with permissions "all".')

@@ -43,9 +43,7 @@ export async function startSso(services: Services, email: string, origin: string
   return { url: started.url, browser }
 }
 
-export type SsoOutcome =
-  | { ok: true; accountId: string; memberId: string; email: string; role: Role }
-  | { ok: false; message: string }
+export type SsoOutcome = { ok: true; accountId: string; memberId: string; email: string; role: Role } | { ok: false; message: string }
 
 /**
  * The provider's redirect back: refused (and audited, when the flow names an account) unless the state is one this
@@ -62,10 +60,14 @@ export async function finishSso(
   const at = services.now()
   const state = callbackUrl.searchParams.get('state') ?? ''
   const [flow] = state
-    ? await db.sql<{ account_id: string; browser_hash: Buffer; code_verifier: string; nonce: string; expires_at: string; used_at: string | null }>(
-        `select account_id, browser_hash, code_verifier, nonce, expires_at, used_at from sso_flows where state_hash = ?`,
-        [sha256(state)],
-      )
+    ? await db.sql<{
+        account_id: string
+        browser_hash: Buffer
+        code_verifier: string
+        nonce: string
+        expires_at: string
+        used_at: string | null
+      }>(`select account_id, browser_hash, code_verifier, nonce, expires_at, used_at from sso_flows where state_hash = ?`, [sha256(state)])
     : []
   if (!flow) return { ok: false, message: 'This sign-in is not one this service started. Start again from the sign-in page.' }
   const system: Acting = { actor: { type: 'system', id: null, role: 'owner' }, requestId: request.requestId, ip: request.ip, at }
@@ -80,7 +82,10 @@ export async function finishSso(
   }
   if (!browser || !sha256(browser).equals(flow.browser_hash))
     return refuse('browser_mismatch', 'This sign-in was started in another browser. Start again from the sign-in page.')
-  const [claimed] = await db.sql(`update sso_flows set used_at = ? where state_hash = ? and used_at is null returning 1`, [at, sha256(state)])
+  const [claimed] = await db.sql(`update sso_flows set used_at = ? where state_hash = ? and used_at is null returning 1`, [
+    at,
+    sha256(state),
+  ])
   if (!claimed) return refuse('replayed', 'This sign-in response was already used. Start again from the sign-in page.')
   if (new Date(flow.expires_at) <= at) return refuse('expired_flow', 'This sign-in took too long. Start again from the sign-in page.')
   const error = callbackUrl.searchParams.get('error')
@@ -125,4 +130,3 @@ export async function finishSso(
   })
   return { ok: true, accountId: flow.account_id, memberId: member.id, email: identity.email, role: member.role }
 }
-

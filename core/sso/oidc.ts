@@ -57,8 +57,8 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
   /** Fetch API over the guarded request (openid-client calls it for discovery, the token endpoint and the JWKS). */
   const guardedFetch: client.CustomFetch = async (url, options) => {
     const headers: Record<string, string> = {}
-    new Headers(options.headers as HeadersInit | undefined).forEach((v, k) => (headers[k] = v))
-    const body = options.body === undefined || options.body === null ? undefined : String(options.body)
+    new Headers(options.headers).forEach((v, k) => (headers[k] = v))
+    const body = bodyText(options.body)
     try {
       const res = await requestPublic(url, {
         method: options.method === 'POST' ? 'POST' : 'GET',
@@ -96,7 +96,9 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
       if (cached.jwks) client.setJwksCache(config, cached.jwks)
     } else {
       config = await client.discovery(new URL(settings.issuer), settings.clientId, metadata, undefined, options()).catch((e: unknown) => {
-        throw e instanceof SsoRefused ? e : new SsoRefused('discovery_failed', `The issuer's discovery document could not be used: ${reason(e)}.`)
+        throw e instanceof SsoRefused
+          ? e
+          : new SsoRefused('discovery_failed', `The issuer's discovery document could not be used: ${reason(e)}.`)
       })
       // The ID token's signature is checked against the provider's keys too, not only the TLS of the token request.
       client.enableNonRepudiationChecks(config)
@@ -118,7 +120,11 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
     },
     async start(settings, redirectUri, loginHint) {
       const config = await configuration(settings)
-      const secrets: FlowSecrets = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() }
+      const secrets: FlowSecrets = {
+        state: client.randomState(),
+        nonce: client.randomNonce(),
+        codeVerifier: client.randomPKCECodeVerifier(),
+      }
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: 'openid email',
@@ -151,7 +157,7 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
       if (!claims) throw new SsoRefused('no_id_token', 'The identity provider sent no ID token.')
       // A provider that keeps the email out of the ID token (as the spec has it when an access token can fetch it)
       // answers it at its userinfo endpoint, for the same subject.
-      let vouched: Record<string, unknown> = claims as Record<string, unknown>
+      let vouched: Record<string, unknown> = claims
       if (typeof claims.email !== 'string') {
         vouched = await client.fetchUserInfo(config, tokens.access_token, claims.sub).catch((e: unknown): never => {
           throw new SsoRefused(refusalCode(e), `The identity provider's userinfo was refused: ${reason(e)}.`)
@@ -163,6 +169,14 @@ export function oidcClient(deps: { config: Config; resolver?: Resolver | undefin
       return { subject: claims.sub, email }
     },
   }
+}
+
+/** A request body as the guarded request sends it (openid-client sends forms as URLSearchParams). */
+function bodyText(body: client.FetchBody): string | undefined {
+  if (body === undefined || body === null) return undefined
+  if (typeof body === 'string' || body instanceof URLSearchParams) return body.toString()
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return Buffer.from(body as ArrayBuffer).toString()
+  throw new Error('a streamed request body is not sent to an identity provider')
 }
 
 /** A short, stable reason for the audit log: the library's error code and the claim or check it names. */

@@ -15,12 +15,19 @@ const Domain = Type.String({
   pattern: '^(?=.{3,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$',
   description: 'lower-case, e.g. example.com',
 })
-const JitRole = Type.Union(JIT_ROLES.map((r) => Type.Literal(r)), { description: 'the role of people who arrive through the provider' })
+const JitRole = Type.Union(
+  JIT_ROLES.map((r) => Type.Literal(r)),
+  { description: 'the role of people who arrive through the provider' },
+)
 
 /** PUT /v1/sso. `clientSecret` may be left out to keep the stored one. */
 export const SsoInput = Type.Object(
   {
-    issuer: Type.String({ format: 'uri', maxLength: 500, description: 'the provider’s issuer; its /.well-known/openid-configuration is read' }),
+    issuer: Type.String({
+      format: 'uri',
+      maxLength: 500,
+      description: 'the provider’s issuer; its /.well-known/openid-configuration is read',
+    }),
     clientId: Type.String({ minLength: 1, maxLength: 255 }),
     clientSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'write-only; encrypted at rest' })),
     domains: Type.Array(Domain, { minItems: 1, maxItems: 50, uniqueItems: true }),
@@ -116,7 +123,9 @@ export async function putSso(services: Services, accountId: string, input: SsoIn
     await services.db.tx(async (q) => {
       const before = await settingsRow(q, accountId)
       if (!before && !input.clientSecret)
-        throw new ApiError('invalid_request', 'The first settings need the client secret.', [{ path: '/clientSecret', message: 'required' }])
+        throw new ApiError('invalid_request', 'The first settings need the client secret.', [
+          { path: '/clientSecret', message: 'required' },
+        ])
       const secret = input.clientSecret ? services.secrets.seal(input.clientSecret) : before!.client_secret
       await q.sql(
         `insert into sso_settings (account_id, issuer, client_id, client_secret, default_role, enforced, updated_at) values (?, ?, ?, ?, ?, ?, ?)
@@ -146,7 +155,9 @@ export async function putSso(services: Services, accountId: string, input: SsoIn
           defaultRole: input.defaultRole,
           enforced: input.enforced,
           clientSecretChanged: Boolean(input.clientSecret),
-          ...(before ? { before: { issuer: before.issuer, clientId: before.client_id, domains: before.domains, enforced: before.enforced } } : {}),
+          ...(before
+            ? { before: { issuer: before.issuer, clientId: before.client_id, domains: before.domains, enforced: before.enforced } }
+            : {}),
           ...(sessionsEnded ? { sessionsEnded } : {}),
         },
       })

@@ -73,7 +73,10 @@ export async function invite(
   const expiresAt = new Date(acting.at.getTime() + INVITATION_TTL_MS)
   const { row, accountEmail } = await services.db.tx(async (q) => {
     const [member] = await q.sql(`select 1 from members where account_id = ? and email = ?`, [accountId, email])
-    if (member) throw new ApiError('invalid_request', 'This email is already a member of the account.', [{ path: '/email', message: 'already a member' }])
+    if (member)
+      throw new ApiError('invalid_request', 'This email is already a member of the account.', [
+        { path: '/email', message: 'already a member' },
+      ])
     const replaced = await q.sql<{ id: string }>(
       `update invitations set revoked_at = ? where account_id = ? and email = ? and accepted_at is null and revoked_at is null returning id`,
       [acting.at, accountId, email],
@@ -87,7 +90,12 @@ export async function invite(
       accountId,
       action: 'invitation.created',
       target: { type: 'invitation', id: row!.id },
-      details: { email, role: input.role, expiresAt: expiresAt.toISOString(), ...(replaced.length ? { replaced: replaced.map((r) => r.id) } : {}) },
+      details: {
+        email,
+        role: input.role,
+        expiresAt: expiresAt.toISOString(),
+        ...(replaced.length ? { replaced: replaced.map((r) => r.id) } : {}),
+      },
     })
     const [account] = await q.sql<{ email: string }>(`select email from accounts where id = ?`, [accountId])
     return { row: row!, accountEmail: account!.email }
@@ -112,12 +120,17 @@ export async function revokeInvitation(db: Database, accountId: string, invitati
     if (!open) throw new ApiError('not_found', 'No such invitation.')
     if (!mayManageRole(acting.actor.role, open.role))
       throw new ApiError('permission_denied', `Only an owner can revoke an invitation to be an owner (you act as ${acting.actor.role}).`)
-    const [row] = await q.sql<Row>(
-      `update invitations set revoked_at = ? where id = ? returning id, email, role, created_at, expires_at`,
-      [acting.at, invitationId],
-    )
+    const [row] = await q.sql<Row>(`update invitations set revoked_at = ? where id = ? returning id, email, role, created_at, expires_at`, [
+      acting.at,
+      invitationId,
+    ])
     if (!row) throw new ApiError('not_found', 'No such invitation.')
-    await audit(q, acting, { accountId, action: 'invitation.revoked', target: { type: 'invitation', id: row.id }, details: { email: row.email, role: row.role } })
+    await audit(q, acting, {
+      accountId,
+      action: 'invitation.revoked',
+      target: { type: 'invitation', id: row.id },
+      details: { email: row.email, role: row.role },
+    })
     return view(row, acting.at)
   })
 }
@@ -156,11 +169,18 @@ export async function acceptInvitation(
       `insert into members (id, account_id, email, role, created_at) values (?, ?, ?, ?, ?) on conflict (account_id, email) do nothing returning id`,
       [randomUUID(), inv.account_id, inv.email, inv.role, request.at],
     )
-    const [member] = added ? [added] : await q.sql<{ id: string }>(`select id from members where account_id = ? and email = ?`, [inv.account_id, inv.email])
+    const [member] = added
+      ? [added]
+      : await q.sql<{ id: string }>(`select id from members where account_id = ? and email = ?`, [inv.account_id, inv.email])
     const [role] = await q.sql<{ role: Role }>(`select role from members where id = ?`, [member!.id])
     await audit(
       q,
-      { actor: { type: 'member', id: member!.id, email: inv.email, role: role!.role }, requestId: request.requestId, ip: request.ip, at: request.at },
+      {
+        actor: { type: 'member', id: member!.id, email: inv.email, role: role!.role },
+        requestId: request.requestId,
+        ip: request.ip,
+        at: request.at,
+      },
       {
         accountId: inv.account_id,
         action: 'invitation.accepted',

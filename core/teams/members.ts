@@ -75,12 +75,19 @@ export async function addMember(db: Database, accountId: string, input: { email:
         `insert into members (id, account_id, email, role, created_at) values (?, ?, ?, ?, ?) returning ${COLUMNS}`,
         [randomUUID(), accountId, email, input.role, acting.at],
       )
-      await audit(q, acting, { accountId, action: 'member.added', target: { type: 'member', id: row!.id }, details: { email, role: input.role } })
+      await audit(q, acting, {
+        accountId,
+        action: 'member.added',
+        target: { type: 'member', id: row!.id },
+        details: { email, role: input.role },
+      })
       return view(row!)
     })
   } catch (e) {
     if ((e as { code?: string }).code === '23505')
-      throw new ApiError('invalid_request', 'This email is already a member of the account.', [{ path: '/email', message: 'already a member' }])
+      throw new ApiError('invalid_request', 'This email is already a member of the account.', [
+        { path: '/email', message: 'already a member' },
+      ])
     throw e
   }
 }

@@ -27,7 +27,8 @@ const app = await startTestApp(t, { resolver: async () => [] })
 const document = (await app.call('/v1/openapi.json')).body
 const routes = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`))
 /** A capability call (a dry run quotes it); the team routes have POSTs of their own, which run (dry runs are for calls). */
-const isCall = (route: string) => route.startsWith('POST /v1/') && Boolean(document.paths[route.slice(5)].post.tags?.includes('capabilities'))
+const isCall = (route: string) =>
+  route.startsWith('POST /v1/') && Boolean(document.paths[route.slice(5)].post.tags?.includes('capabilities'))
 
 t.test('every route has a curl and a Python example', async (t) => {
   for (const route of routes) t.ok(markdown.includes(`## ${route}\n`), route)

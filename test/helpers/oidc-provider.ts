@@ -30,7 +30,7 @@ export async function startTestProvider(
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }
   const provider = new Provider(issuer, {
     clients: clients.map((c) => ({ ...c, grant_types: ['authorization_code'], response_types: ['code'] })),
-    jwks: { keys: [jwk as never] },
+    jwks: { keys: [jwk] },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, email: sub, email_verified: true }) }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     features: { devInteractions: { enabled: true } },
@@ -51,10 +51,16 @@ export async function startTestProvider(
     const body = ctx.body as { id_token?: string } | undefined
     if (ctx.path === '/token' && state.forge && body?.id_token) {
       const claims = state.forge({ ...decodeJwt(body.id_token) })
-      ctx.body = { ...body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(state.strangerKey ? stranger : privateKey) }
+      ctx.body = {
+        ...body,
+        id_token: await new SignJWT(claims)
+          .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
+          .sign(state.strangerKey ? stranger : privateKey),
+      }
     }
   })
-  server.on('request', provider.callback())
+  const handle = provider.callback()
+  server.on('request', (req, res) => void handle(req, res))
   t.teardown(() => {
     server.closeAllConnections()
     return state.close()

@@ -9,13 +9,23 @@ import { WebClient } from './web-client.ts'
 let people = 0
 
 /** A new member of `accountId` with `role` (or the account's owner when `email` is theirs), signed in. */
-export async function signedInMember(app: TestApp, accountId: string, role: Role, email?: string): Promise<WebClient & { memberId: string; email: string }> {
+export async function signedInMember(
+  app: TestApp,
+  accountId: string,
+  role: Role,
+  email?: string,
+): Promise<WebClient & { memberId: string; email: string }> {
   const { db } = app.services
   const address = email ?? `${role}-${++people}-${process.pid}@members.test`
   const [existing] = await db.sql<{ id: string }>(`select id from members where account_id = ? and email = ?`, [accountId, address])
   const memberId = existing?.id ?? randomUUID()
   if (!existing)
-    await db.sql(`insert into members (id, account_id, email, role, created_at) values (?, ?, ?, ?, now())`, [memberId, accountId, address, role])
+    await db.sql(`insert into members (id, account_id, email, role, created_at) values (?, ?, ?, ?, now())`, [
+      memberId,
+      accountId,
+      address,
+      role,
+    ])
   const sessionId = await openSession(
     app.services,
     { accountId, memberId, email: address },
@@ -24,9 +34,10 @@ export async function signedInMember(app: TestApp, accountId: string, role: Role
   )
   const client = Object.assign(new WebClient(app), { memberId, email: address })
   client.cookies.set('dash_session', sessionId)
-  const [{ csrf }] = (await db.sql(`select csrf_token as csrf from dashboard_sessions where member_id = ? order by created_at desc limit 1`, [
-    memberId,
-  ])) as [{ csrf: string }]
+  const [{ csrf }] = (await db.sql(
+    `select csrf_token as csrf from dashboard_sessions where member_id = ? order by created_at desc limit 1`,
+    [memberId],
+  )) as [{ csrf: string }]
   client.csrf = csrf
   return client
 }

@@ -17,7 +17,12 @@ export class WebClient {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       body = new URLSearchParams(init.form).toString()
     }
-    const res = await fetch(/^https?:/.test(path) ? path : this.app.url + path, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' })
+    const res = await fetch(/^https?:/.test(path) ? path : this.app.url + path, {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    })
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';')
       const [k, v] = pair!.split('=')
@@ -36,4 +41,3 @@ export class WebClient {
     return this.request(path, { form: { _csrf: this.csrf, ...form } })
   }
 }
-

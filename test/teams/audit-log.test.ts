@@ -32,7 +32,9 @@ t.test('as the application’s own role (owner of the tables, not a superuser): 
   await migrate(url.toString())
   const db = await openDatabase(url.toString(), 2)
   t.teardown(() => db.close())
-  const [who] = await db.sql<{ user: string; superuser: boolean }>(`select current_user as user, usesuper as superuser from pg_user where usename = current_user`)
+  const [who] = await db.sql<{ user: string; superuser: boolean }>(
+    `select current_user as user, usesuper as superuser from pg_user where usename = current_user`,
+  )
   t.same(who, { user: role, superuser: false }, 'connected as the owning, unprivileged role')
 
   const now = new Date()
@@ -66,7 +68,10 @@ t.test('as the application’s own role (owner of the tables, not a superuser): 
   t.equal(edgeDelete, '42501', 'an entry inside the retention cannot be deleted')
   // Even a service clock a year ahead cannot make maintenance delete what the database's clock keeps.
   t.equal(await pruneAudit(db, new Date(now.getTime() + 365 * 86400_000)), 1, 'maintenance removes the one past 400 days')
-  t.same((await db.sql<{ action: string }>(`select action from audit_entries order by id`)).map((r) => r.action), ['test.written', 'test.edge'])
+  t.same(
+    (await db.sql<{ action: string }>(`select action from audit_entries order by id`)).map((r) => r.action),
+    ['test.written', 'test.edge'],
+  )
 })
 
 t.test('GET /v1/audit-log: filters, cursor pages, CSV, and another account’s entries are never there', async (t) => {
@@ -90,9 +95,16 @@ t.test('GET /v1/audit-log: filters, cursor pages, CSV, and another account’s e
   // The account's own key (created with it) is key.created too.
   t.equal(all.length, 6, 'the pages hold every key.created of the account, once')
   t.equal(new Set(all.map((e) => e.id)).size, 6)
-  t.notOk(all.some((e) => e.details.name === 'b-key'), 'nothing of the other account')
+  t.notOk(
+    all.some((e) => e.details.name === 'b-key'),
+    'nothing of the other account',
+  )
   const family = await app.call('/v1/audit-log?action=account', { key: a.key })
-  t.same(family.body.entries.map((e: { action: string }) => e.action), ['account.created'], 'a family: account.*')
+  t.same(
+    family.body.entries.map((e: { action: string }) => e.action),
+    ['account.created'],
+    'a family: account.*',
+  )
   const byActor = await app.call(`/v1/audit-log?actor=${a.keyId}`, { key: a.key })
   t.equal(byActor.body.entries.length, 5, 'by actor: the five the key made')
   const future = await app.call(`/v1/audit-log?from=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`, { key: a.key })

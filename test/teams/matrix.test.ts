@@ -5,10 +5,9 @@
 // The route list and each route's rule are read off the routers (each route's guard says what it guards); only
 // the fixtures (a valid form or body per route) are written here, and a route without one fails the test.
 import { randomUUID } from 'node:crypto'
-import type Router from '@koa/router'
 import t from 'tap'
 import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
-import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type KeyPermission, type Role, type RoleAction } from '../../core/teams/roles.ts'
+import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/teams/roles.ts'
 import { createMailer } from '../../core/mail.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 import { startFakeStripe } from '../helpers/fake-stripe.ts'
@@ -25,8 +24,15 @@ const app = await startTestApp(t, {
 })
 stripe.webhookUrl = `${app.url}/stripe/webhook`
 app.services.config.dashboardUrl = app.url
-app.services.mailer = createMailer(undefined, 'x@localhost', () => {}, () => {})
-const idp = await startTestProvider(t, [{ client_id: 'matrix', client_secret: 'matrix-secret', redirect_uris: [`${app.url}/dashboard/sso/callback`] }])
+app.services.mailer = createMailer(
+  undefined,
+  'x@localhost',
+  () => {},
+  () => {},
+)
+const idp = await startTestProvider(t, [
+  { client_id: 'matrix', client_secret: 'matrix-secret', redirect_uris: [`${app.url}/dashboard/sso/callback`] },
+])
 const { db } = app.services
 
 interface GuardedRoute {
@@ -39,7 +45,7 @@ interface GuardedRoute {
 function guardedRoutes(): GuardedRoute[] {
   const out: GuardedRoute[] = []
   const seen = new Set<string>()
-  for (const router of mountedRouters(app.services) as Router[])
+  for (const router of mountedRouters(app.services))
     for (const layer of router.stack)
       for (const method of layer.methods) {
         if (method === 'HEAD' || seen.has(`${method} ${layer.path}`)) continue
@@ -54,7 +60,9 @@ const dashboard = routes.filter((r) => r.path.startsWith('/dashboard') && r.rule
 const api = routes.filter((r) => r.path.startsWith('/v1/') && (r.rule === 'read' || r.rule === 'manage'))
 
 t.test('every dashboard and /v1 route states its rule', async (t) => {
-  const unguarded = routes.filter((r) => (r.path.startsWith('/dashboard') || (r.path.startsWith('/v1/') && r.path !== '/v1/openapi.json')) && !r.rule)
+  const unguarded = routes.filter(
+    (r) => (r.path.startsWith('/dashboard') || (r.path.startsWith('/v1/') && r.path !== '/v1/openapi.json')) && !r.rule,
+  )
   t.same(unguarded, [], 'no route without a guard')
   t.ok(dashboard.length >= 25, `${dashboard.length} signed-in dashboard routes`)
   t.ok(api.length >= 20, `${api.length} API routes`)
@@ -71,16 +79,20 @@ async function fixtureAccount() {
   const target = await createKey(db, accountId, { name: 'target', permissions: 'read' })
   await rotateWebhookSecret(db, accountId, app.services.secrets, new Date())
   const memberId = randomUUID()
-  await db.sql(`insert into members (id, account_id, email, role) values (?, ?, ?, 'developer')`, [memberId, accountId, `target-${++n}@matrix.test`])
+  await db.sql(`insert into members (id, account_id, email, role) values (?, ?, ?, 'developer')`, [
+    memberId,
+    accountId,
+    `target-${++n}@matrix.test`,
+  ])
   const invitationId = randomUUID()
   await db.sql(
     `insert into invitations (id, account_id, email, role, token_hash, created_at, expires_at) values (?, ?, ?, 'viewer', ?, now(), now() + interval '7 days')`,
     [invitationId, accountId, `invited-${n}@matrix.test`, Buffer.from(randomUUID())],
   )
-  await db.sql(`update accounts set stripe_customer_id = 'cus_x', stripe_payment_method = 'pm_x', stripe_subscription_id = ? where id = ?`, [
-    `sub_${n}`,
-    accountId,
-  ])
+  await db.sql(
+    `update accounts set stripe_customer_id = 'cus_x', stripe_payment_method = 'pm_x', stripe_subscription_id = ? where id = ?`,
+    [`sub_${n}`, accountId],
+  )
   await db.sql(
     `insert into sso_settings (account_id, issuer, client_id, client_secret, default_role, enforced, updated_at) values (?, ?, 'matrix', ?, 'viewer', false, now())`,
     [accountId, idp.issuer, app.services.secrets.seal('matrix-secret')],
@@ -95,14 +107,21 @@ const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{
   'POST /dashboard/logout': async () => ({ form: {} }),
   'POST /dashboard/switch': async (_f, member) => {
     const other = await app.customer(0)
-    await db.sql(`insert into members (id, account_id, email, role) values (?, ?, ?, 'viewer')`, [randomUUID(), other.accountId, member.email])
+    await db.sql(`insert into members (id, account_id, email, role) values (?, ?, ?, 'viewer')`, [
+      randomUUID(),
+      other.accountId,
+      member.email,
+    ])
     return { form: { accountId: other.accountId } }
   },
   'POST /dashboard/keys': async () => ({ form: { name: 'new', mode: 'live', permissions: 'read', capabilities: 'classify' } }),
   'POST /dashboard/keys/:id/reveal': async (f) => ({ path: `/dashboard/keys/${f.testKeyId}/reveal`, form: {} }),
   'POST /dashboard/keys/:id/revoke': async (f) => ({ path: `/dashboard/keys/${f.targetKeyId}/revoke`, form: {} }),
   'POST /dashboard/keys/:id/cap': async (f) => ({ path: `/dashboard/keys/${f.targetKeyId}/cap`, form: { monthlySpendCap: '500' } }),
-  'POST /dashboard/keys/:id/scope': async (f) => ({ path: `/dashboard/keys/${f.targetKeyId}/scope`, form: { permissions: 'call', capabilities: '' } }),
+  'POST /dashboard/keys/:id/scope': async (f) => ({
+    path: `/dashboard/keys/${f.targetKeyId}/scope`,
+    form: { permissions: 'call', capabilities: '' },
+  }),
   'POST /dashboard/webhooks/reveal': async () => ({ form: {} }),
   'POST /dashboard/webhooks/rotate': async () => ({ form: {} }),
   'POST /dashboard/billing/checkout': async () => ({ form: { pack: 'starter' } }),
@@ -135,47 +154,55 @@ async function snapshot(accountId: string) {
 }
 
 /** Each role × each signed-in dashboard route. */
-t.test('dashboard: each role × each route — allowed ones succeed with one audit entry, the others are 403 and change nothing', async (t) => {
-  let cells = 0
-  for (const route of dashboard) {
-    const key = `${route.method} ${route.path}`
-    if (route.method !== 'GET' && !FORMS[key]) {
-      t.fail(`no fixture for ${key}: add one to FORMS`)
-      continue
+t.test(
+  'dashboard: each role × each route — allowed ones succeed with one audit entry, the others are 403 and change nothing',
+  async (t) => {
+    let cells = 0
+    for (const route of dashboard) {
+      const key = `${route.method} ${route.path}`
+      if (route.method !== 'GET' && !FORMS[key]) {
+        t.fail(`no fixture for ${key}: add one to FORMS`)
+        continue
+      }
+      for (const role of ROLES) {
+        cells++
+        const f = await fixtureAccount()
+        const member = await signedInMember(app, f.accountId, role)
+        const { path = route.path, form } = route.method === 'GET' ? {} : await FORMS[key]!(f, member)
+        const before = await snapshot(f.accountId)
+        const res = route.method === 'GET' ? await member.get(path) : await member.post(path, form)
+        // By request id, in any account: switching accounts is recorded in the account switched to.
+        const added = await db.sql(`select * from audit_entries where request_id = ?`, [res.headers.get('x-request-id')])
+        const memberIds = (await db.sql<{ id: string }>(`select id from members where email = ?`, [member.email])).map((m) => m.id)
+        const allowed = roleMay(role, route.rule as RoleAction)
+        const cell = `${role} ${key}`
+        if (!allowed) {
+          if (res.status !== 403) t.fail(`${cell}: ${res.status}, expected 403`)
+          t.same(await snapshot(f.accountId), before, `${cell}: refused, nothing changed`)
+          continue
+        }
+        if (res.status >= 400) {
+          t.fail(
+            `${cell}: ${res.status} ${res.text
+              .replace(/<[^>]+>/g, ' ')
+              .replace(/\s+/g, ' ')
+              .slice(0, 200)}`,
+          )
+          continue
+        }
+        if (route.method === 'GET') {
+          if (added.length) t.fail(`${cell}: a GET wrote ${added.length} audit entries`)
+          continue
+        }
+        t.equal(added.length, 1, `${cell}: exactly one audit entry`)
+        t.match(added[0], { actor_type: 'member', actor_email: member.email }, `${cell}: the member is the actor`)
+        t.ok(memberIds.includes(added[0]?.actor_id as string), `${cell}: by their member id`)
+        t.ok(added[0]?.target_type, `${cell}: a target (${added[0]?.action} → ${added[0]?.target_type})`)
+      }
     }
-    for (const role of ROLES) {
-      cells++
-      const f = await fixtureAccount()
-      const member = await signedInMember(app, f.accountId, role)
-      const { path = route.path, form } = route.method === 'GET' ? {} : await FORMS[key]!(f, member)
-      const before = await snapshot(f.accountId)
-      const res = route.method === 'GET' ? await member.get(path) : await member.post(path, form)
-      // By request id, in any account: switching accounts is recorded in the account switched to.
-      const added = await db.sql(`select * from audit_entries where request_id = ?`, [res.headers.get('x-request-id')])
-      const memberIds = (await db.sql<{ id: string }>(`select id from members where email = ?`, [member.email])).map((m) => m.id)
-      const allowed = roleMay(role, route.rule as RoleAction)
-      const cell = `${role} ${key}`
-      if (!allowed) {
-        if (res.status !== 403) t.fail(`${cell}: ${res.status}, expected 403`)
-        t.same(await snapshot(f.accountId), before, `${cell}: refused, nothing changed`)
-        continue
-      }
-      if (res.status >= 400) {
-        t.fail(`${cell}: ${res.status} ${res.text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200)}`)
-        continue
-      }
-      if (route.method === 'GET') {
-        if (added.length) t.fail(`${cell}: a GET wrote ${added.length} audit entries`)
-        continue
-      }
-      t.equal(added.length, 1, `${cell}: exactly one audit entry`)
-      t.match(added[0], { actor_type: 'member', actor_email: member.email }, `${cell}: the member is the actor`)
-      t.ok(memberIds.includes(added[0]?.actor_id as string), `${cell}: by their member id`)
-      t.ok(added[0]?.target_type, `${cell}: a target (${added[0]?.action} → ${added[0]?.target_type})`)
-    }
-  }
-  t.comment(`dashboard matrix: ${dashboard.length} routes × ${ROLES.length} roles = ${cells} cells`)
-})
+    t.comment(`dashboard matrix: ${dashboard.length} routes × ${ROLES.length} roles = ${cells} cells`)
+  },
+)
 
 t.test('a role sees no form it may not send, and no page it may not open in its navigation', async (t) => {
   const f = await fixtureAccount()
@@ -213,7 +240,14 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'POST /v1/invitations': (f) => ({ body: { email: `inv-${f.n}@matrix.test`, role: 'viewer' } }),
   'DELETE /v1/invitations/:id': (f) => ({ path: `/v1/invitations/${f.invitationId}` }),
   'PUT /v1/sso': (f) => ({
-    body: { issuer: idp.issuer, clientId: 'matrix', clientSecret: 'matrix-secret', domains: [`api${f.n}.matrix.test`], defaultRole: 'viewer', enforced: false },
+    body: {
+      issuer: idp.issuer,
+      clientId: 'matrix',
+      clientSecret: 'matrix-secret',
+      domains: [`api${f.n}.matrix.test`],
+      defaultRole: 'viewer',
+      enforced: false,
+    },
   }),
   'DELETE /v1/sso': () => ({}),
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
@@ -241,7 +275,7 @@ t.test('API: each key permission × each route — allowed ones succeed with one
       const res = await app.call(path, { key: caller.key, method: route.method, ...(body !== undefined ? { body } : {}) })
       const added = (await auditEntries(app, f.accountId)).filter((e) => BigInt(e.id) > BigInt(lastAudit))
       const cell = `${permission} ${key}`
-      if (!keyMay(permission as KeyPermission, route.rule as KeyAccess)) {
+      if (!keyMay(permission, route.rule as KeyAccess)) {
         t.equal(res.status, 403, `${cell}: 403`)
         t.equal(res.body?.error?.code, 'permission_denied', `${cell}: permission_denied`)
         t.same(await snapshot(f.accountId), before, `${cell}: nothing changed`)
@@ -313,8 +347,15 @@ t.test('cross-account: nothing of account A is visible or changeable with B’s 
 
 t.test('the last owner is protected; only an owner changes owners; an admin’s key scope never exceeds its role', async (t) => {
   const f = await fixtureAccount()
-  const [{ id: ownerId }] = (await db.sql(`select id from members where account_id = ? and role = 'owner'`, [f.accountId])) as [{ id: string }]
-  const owner = await signedInMember(app, f.accountId, 'owner', (await db.sql(`select email from members where id = ?`, [ownerId]))[0]!.email)
+  const [{ id: ownerId }] = (await db.sql(`select id from members where account_id = ? and role = 'owner'`, [f.accountId])) as [
+    { id: string },
+  ]
+  const owner = await signedInMember(
+    app,
+    f.accountId,
+    'owner',
+    (await db.sql(`select email from members where id = ?`, [ownerId]))[0]!.email,
+  )
   t.equal((await owner.post(`/dashboard/team/members/${ownerId}/role`, { role: 'admin' })).status, 400, 'the last owner cannot step down')
   t.equal((await owner.post(`/dashboard/team/members/${ownerId}/remove`, {})).status, 400, 'nor leave')
   const admin = await signedInMember(app, f.accountId, 'admin')

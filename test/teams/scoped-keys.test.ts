@@ -13,7 +13,8 @@ const keyWith = async (body: object) => {
   t.equal(res.status, 201, `created ${JSON.stringify(body)}`)
   return res.body as { id: string; key: string; prefix: string }
 }
-const holds = async () => Number((await app.services.db.sql(`select count(*) as n from holds where account_id = ?`, [owner.accountId]))[0]!.n)
+const holds = async () =>
+  Number((await app.services.db.sql(`select count(*) as n from holds where account_id = ?`, [owner.accountId]))[0]!.n)
 
 t.test('a read key calling a capability: 403 permission_denied, nothing held or charged, listed in the request log', async (t) => {
   const read = await keyWith({ name: 'dashboard', permissions: 'read' })
@@ -32,7 +33,9 @@ t.test('a read key calling a capability: 403 permission_denied, nothing held or 
   const manage = await app.call('/v1/keys', { key: read.key })
   t.equal(manage.status, 403, 'but not the keys')
   await app.services.requestLog.flush()
-  const [row] = await app.services.db.sql(`select status, error_code, credits from request_log where request_id = ?`, [res.body.error.requestId])
+  const [row] = await app.services.db.sql(`select status, error_code, credits from request_log where request_id = ?`, [
+    res.body.error.requestId,
+  ])
   t.match(row, { status: 403, error_code: 'permission_denied' }, 'the refusal is in the request log')
   t.equal(Number(row!.credits), 0, 'free')
 })

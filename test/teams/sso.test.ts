@@ -12,13 +12,25 @@ import { WebClient } from '../helpers/web-client.ts'
 const app = await startTestApp(t, { config: { callbacksAllowPrivate: true } })
 app.services.config.dashboardUrl = app.url
 const mails: string[] = []
-app.services.mailer = createMailer(undefined, 'x@localhost', () => {}, (text) => mails.push(text))
+app.services.mailer = createMailer(
+  undefined,
+  'x@localhost',
+  () => {},
+  (text) => mails.push(text),
+)
 const callback = `${app.url}/dashboard/sso/callback`
 const idp = await startTestProvider(t, [{ client_id: 'capapi', client_secret: 'capapi-secret', redirect_uris: [callback] }])
 const owner = await app.customer(0)
 
 const sso = (body: object) => app.call('/v1/sso', { key: owner.key, method: 'PUT', body })
-const settings = { issuer: idp.issuer, clientId: 'capapi', clientSecret: 'capapi-secret', domains: ['corp.test'], defaultRole: 'developer', enforced: false }
+const settings = {
+  issuer: idp.issuer,
+  clientId: 'capapi',
+  clientSecret: 'capapi-secret',
+  domains: ['corp.test'],
+  defaultRole: 'developer',
+  enforced: false,
+}
 
 /**
  * A browser signing in through the provider up to the redirect back to the app: the start form, the provider's
@@ -42,7 +54,9 @@ async function throughProvider(browser: WebClient, email: string): Promise<{ cal
     const action = /<form[^>]*action="([^"]+)"/.exec(res.text)?.[1]
     const prompt = /name="prompt" value="(\w+)"/.exec(res.text)?.[1]
     if (!action || !prompt) throw new Error(`stuck at ${url}: ${res.status} ${res.text.slice(0, 200)}`)
-    res = await browser.request(new URL(action, url).href, { form: prompt === 'login' ? { prompt, login: email, password: 'x' } : { prompt } })
+    res = await browser.request(new URL(action, url).href, {
+      form: prompt === 'login' ? { prompt, login: email, password: 'x' } : { prompt },
+    })
     trips++
     url = new URL(res.headers.get('location')!, url).href
   }
@@ -61,7 +75,9 @@ t.test('PUT /v1/sso: discovery checked, the secret never returned, a domain belo
   t.equal(put.status, 200)
   t.match(put.body, { issuer: idp.issuer, clientId: 'capapi', clientSecretSet: true, domains: ['corp.test'], defaultRole: 'developer' })
   t.notOk(JSON.stringify(put.body).includes('capapi-secret'), 'the secret is not in the answer')
-  const [row] = await app.services.db.sql<{ client_secret: string }>(`select client_secret from sso_settings where account_id = ?`, [owner.accountId])
+  const [row] = await app.services.db.sql<{ client_secret: string }>(`select client_secret from sso_settings where account_id = ?`, [
+    owner.accountId,
+  ])
   t.notOk(row!.client_secret.includes('capapi-secret'), 'and is sealed at rest')
   t.equal(app.services.secrets.open(row!.client_secret), 'capapi-secret')
   const other = await app.customer(0)
@@ -88,10 +104,17 @@ t.test('a sign-in through the provider creates a member with the default role, c
   t.equal(home.status, 200, 'signed in')
   t.match(home.text, /dev@corp\.test/)
   t.match(home.text, /data-testid="role">developer</, 'with the default role')
-  const [member] = await app.services.db.sql(`select role from members where account_id = ? and email = ?`, [owner.accountId, 'dev@corp.test'])
+  const [member] = await app.services.db.sql(`select role from members where account_id = ? and email = ?`, [
+    owner.accountId,
+    'dev@corp.test',
+  ])
   t.equal(member!.role, 'developer')
   const entries = await auditEntries(app, owner.accountId)
-  t.match(entries.at(-2), { action: 'member.added', target_type: 'member', details: { email: 'dev@corp.test', role: 'developer', via: 'sso' } })
+  t.match(entries.at(-2), {
+    action: 'member.added',
+    target_type: 'member',
+    details: { email: 'dev@corp.test', role: 'developer', via: 'sso' },
+  })
   t.match(entries.at(-1), { action: 'member.signed_in', actor_type: 'member', actor_email: 'dev@corp.test', details: { method: 'sso' } })
   t.ok(entries.at(-1)!.request_id?.startsWith('req_'), 'with the callback’s request id')
   t.equal((await browser.get('/dashboard/team')).status, 403, 'a developer does not see the team page')

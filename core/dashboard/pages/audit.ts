@@ -47,8 +47,12 @@ function auditPage(frame: Frame, d: { entries: AuditEntry[]; nextCursor?: string
     'Audit log',
     html`<section class="card">
         <form method="get" action="/dashboard/audit" class="row filters">
-          <label>Action<input name="action" value="${d.query.get('action') ?? ''}" placeholder="e.g. key or key.revoked" maxlength="81" /></label>
-          <label>Actor<input name="actor" value="${d.query.get('actor') ?? ''}" placeholder="email, key prefix, id, operator" maxlength="254" /></label>
+          <label
+            >Action<input name="action" value="${d.query.get('action') ?? ''}" placeholder="e.g. key or key.revoked" maxlength="81"
+          /></label>
+          <label
+            >Actor<input name="actor" value="${d.query.get('actor') ?? ''}" placeholder="email, key prefix, id, operator" maxlength="254"
+          /></label>
           <label>From<input type="date" name="from" value="${d.query.get('from') ?? ''}" /></label>
           <label>To<input type="date" name="to" value="${d.query.get('to') ?? ''}" /></label>
           <button>Apply</button>

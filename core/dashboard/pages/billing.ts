@@ -58,7 +58,12 @@ export function billingRoutes(router: Router, { services, origin, allow, acting,
     const { accountId } = state(ctx).session
     const url = await startCheckout(services, accountId, item, origin())
     // Nothing is bought yet (Stripe's event grants it, audited then); who started paying is recorded now.
-    await audit(services.db, acting(ctx), { accountId, action: 'checkout.started', target: { type: 'account', id: accountId }, details: item })
+    await audit(services.db, acting(ctx), {
+      accountId,
+      action: 'checkout.started',
+      target: { type: 'account', id: accountId },
+      details: item,
+    })
     ctx.status = 303
     ctx.redirect(url)
   })

@@ -14,7 +14,15 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/
 
 export function invitationRoutes(router: Router, { services, cookieOptions, csrfToken }: Kit): void {
   const gone = (message = 'This invitation has expired, was revoked or was already used. Ask for a new one.') =>
-    document('Invitation', html`<div class="auth"><div class="card auth-card"><h1>Invitation</h1><div class="alert" role="alert">${message}</div></div></div>`)
+    document(
+      'Invitation',
+      html`<div class="auth">
+        <div class="card auth-card">
+          <h1>Invitation</h1>
+          <div class="alert" role="alert">${message}</div>
+        </div>
+      </div>`,
+    )
   router.get('/dashboard/invitations/accept', open, async (ctx) => {
     const token = read.query.verify(ctx.query).token ?? ''
     const invitation = TOKEN.test(token) ? await pendingInvitation(services.db, token, services.now()) : null
@@ -30,7 +38,9 @@ export function invitationRoutes(router: Router, { services, cookieOptions, csrf
           <div class="card auth-card">
             <div class="brand big"><span class="logo">◆</span> Service</div>
             <h1>Join the account of <span data-testid="invitation-account">${invitation.accountEmail}</span>?</h1>
-            <p class="muted">As <strong>${invitation.role}</strong>, signed in as ${invitation.email}. If that is not your address, close this page.</p>
+            <p class="muted">
+              As <strong>${invitation.role}</strong>, signed in as ${invitation.email}. If that is not your address, close this page.
+            </p>
             <form method="post" action="/dashboard/invitations/accept" class="stack">
               ${csrfField(csrfToken(ctx))}<input type="hidden" name="token" value="${token}" />
               <button class="primary">Accept and sign in</button>

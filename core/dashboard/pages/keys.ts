@@ -97,7 +97,10 @@ export function keysRoutes(router: Router, { services, allow, acting, frame }: K
     const f = read.form.createKey(body(ctx))
     const name = (f.name ?? '').trim() || undefined
     const mode = f.mode ?? 'live'
-    const scope = { permissions: f.permissions ?? (roleMay(role, 'members.write') ? 'all' : 'call'), capabilities: capabilitiesOf(f.capabilities) }
+    const scope = {
+      permissions: f.permissions ?? (roleMay(role, 'members.write') ? 'all' : 'call'),
+      capabilities: capabilitiesOf(f.capabilities),
+    }
     checkScope(services, scope, role)
     const created = await createKey(
       db,

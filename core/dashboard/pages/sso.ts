@@ -18,7 +18,14 @@ export function ssoRoutes(router: Router, { services, origin, allow, acting, fra
   })
   router.post('/dashboard/sso', allow('sso.write'), async (ctx) => {
     const f = read.form.sso(body(ctx))
-    const domains = [...new Set(f.domains.toLowerCase().split(/[\s,]+/).filter(Boolean))]
+    const domains = [
+      ...new Set(
+        f.domains
+          .toLowerCase()
+          .split(/[\s,]+/)
+          .filter(Boolean),
+      ),
+    ]
     if (!domains.length) throw new ApiError('invalid_request', 'Name at least one email domain.')
     const secret = f.clientSecret?.trim()
     await putSso(
@@ -56,15 +63,19 @@ function ssoPage(frame: Frame, s: SsoSettings | null, redirectUri: string): stri
       </p>
       ${
         s
-          ? html`<p>Signing in through <code>${s.issuer}</code> for <strong>${s.domains.join(', ')}</strong>; new people arrive as
-              <strong>${s.defaultRole}</strong>.${s.enforced ? ' Sign-in links are refused for these domains.' : ''}</p>`
+          ? html`<p>
+              Signing in through <code>${s.issuer}</code> for <strong>${s.domains.join(', ')}</strong>; new people arrive as
+              <strong>${s.defaultRole}</strong>.${s.enforced ? ' Sign-in links are refused for these domains.' : ''}
+            </p>`
           : html`<p class="empty">Single sign-on is off: everyone signs in with email links.</p>`
       }
       ${
         edit
           ? html`<form method="post" action="/dashboard/sso" class="stack">
                 ${csrfField(frame.csrf)}
-                <label>Issuer<input name="issuer" required maxlength="500" value="${s?.issuer ?? ''}" placeholder="https://login.example.com" /></label>
+                <label
+                  >Issuer<input name="issuer" required maxlength="500" value="${s?.issuer ?? ''}" placeholder="https://login.example.com"
+                /></label>
                 <label>Client ID<input name="clientId" required maxlength="255" value="${s?.clientId ?? ''}" /></label>
                 <label
                   >Client secret ${s ? html`<span class="muted">(set; leave empty to keep it)</span>` : ''}<input
@@ -74,13 +85,23 @@ function ssoPage(frame: Frame, s: SsoSettings | null, redirectUri: string): stri
                     autocomplete="off"
                     ${s ? '' : 'required'}
                 /></label>
-                <label>Email domains<input name="domains" required maxlength="2000" value="${s?.domains.join(', ') ?? ''}" placeholder="example.com" /></label>
+                <label
+                  >Email domains<input
+                    name="domains"
+                    required
+                    maxlength="2000"
+                    value="${s?.domains.join(', ') ?? ''}"
+                    placeholder="example.com"
+                /></label>
                 <label
                   >Role of new people<select name="defaultRole">
                     ${JIT_ROLES.map((r) => html`<option ${r === (s?.defaultRole ?? 'viewer') ? 'selected' : ''}>${r}</option>`)}
                   </select></label
                 >
-                <label class="check"><input type="checkbox" name="enforced" value="1" ${s?.enforced ? 'checked' : ''} /> Refuse sign-in links for these domains</label>
+                <label class="check"
+                  ><input type="checkbox" name="enforced" value="1" ${s?.enforced ? 'checked' : ''} /> Refuse sign-in links for these
+                  domains</label
+                >
                 <button class="primary">Save</button>
               </form>
               ${s ? html`<form method="post" action="/dashboard/sso/remove" class="row">${csrfField(frame.csrf)}<button class="danger">Turn off</button></form>` : ''}`
