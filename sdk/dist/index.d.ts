@@ -2732,7 +2732,7 @@ export declare class Client extends BaseClient {
     /** List the audit log. Awaited: the first page; `for await`: every item of every page. */
     auditLog(query?: AuditLogQuery, options?: RequestOptions): List<AuditPage, AuditPage["entries"][number]>;
     /** Export the audit log as CSV. */
-    exportAuditLog(query?: ExportAuditLogQuery, options?: RequestOptions): Promise<unknown>;
+    exportAuditLog(query?: ExportAuditLogQuery, options?: RequestOptions): Promise<string>;
     /** Get the single sign-on settings. */
     sso(options?: RequestOptions): Promise<SsoSettings>;
     /** Set up or change single sign-on. */

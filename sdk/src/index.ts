@@ -2937,7 +2937,7 @@ export class Client extends BaseClient {
   }
 
   /** Export the audit log as CSV. */
-  exportAuditLog(query?: ExportAuditLogQuery, options?: RequestOptions): Promise<unknown> {
+  exportAuditLog(query?: ExportAuditLogQuery, options?: RequestOptions): Promise<string> {
     return this.request('GET', `/v1/audit-log/export` + queryString(query), undefined, options, false)
   }
 
