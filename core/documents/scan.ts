@@ -123,7 +123,7 @@ const isZlib = (b: Buffer) => b.length >= 2 && (b[0]! & 0x0f) === 8 && ((b[0]! <
 
 /**
  * Most streams inflate to little: those in one synchronous call, on prefixes of the input that double until the
- * stream ends inside one (so a stream is read about twice its length, never to the end of the file for nothing);
+ * stream ends inside one (zlib reads no further than the stream's end, so a stream costs about twice its length);
  * a larger or damaged one through the streaming API.
  */
 const SMALL = 1024 * 1024
@@ -138,7 +138,7 @@ async function inflatedSize(input: Buffer, cap: number): Promise<Expanded> {
         finishFlush: constants.Z_SYNC_FLUSH, // a prefix that stops inside the stream is not an error
         info: true,
       }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } }
-      read += prefix.length
+      read += engine.bytesWritten
       // Ended inside the prefix (or at the end of the file): what it read is all it reads.
       if (engine.bytesWritten < prefix.length || prefix.length === input.length) return { size: buffer.length, read }
     } catch {
