@@ -34,7 +34,7 @@ export interface TaskOptions {
   /** Wait for a decoder instead of 503 when the queue is full (jobs). */
   wait?: boolean
   signal?: AbortSignal
-  /** Unset: a task of no account (tools, benches): fair turns as an account of its own, no budget. */
+  /** Unset: a task of no account (tools, benches): fair turns as an account of its own, no per-account limits. */
   reader?: Reader
 }
 
@@ -101,8 +101,8 @@ export class DocumentSandbox {
     const { reader } = opts
     if (reader?.unpaid && this.left(reader.accountId) <= 0) return Promise.reject(this.exhausted(reader.accountId))
     const free = this.limits.workers - this.decoders.filter((d) => d.task).length
-    const account = reader?.accountId ?? ''
-    const waiting = this.queue.filter((p) => (p.reader?.accountId ?? '') === account).length
+    // An account may fill at most half the queue, so another account's call still finds a place in it.
+    const waiting = reader ? this.queue.filter((p) => p.reader?.accountId === reader.accountId).length : 0
     if (!opts.wait && (this.queue.length >= this.limits.queue + free || waiting >= Math.max(1, Math.floor(this.limits.queue / 2)))) {
       return Promise.reject(
         new ApiError(
