@@ -195,6 +195,7 @@ export class DocumentSandbox {
 
   private draw(account: string, ms: number): void {
     if (ms <= 0) return
+    if (this.unpaidLeft.size >= 10_000) for (const known of [...this.unpaidLeft.keys()]) this.left(known) // drops the refilled
     this.unpaidLeft.set(account, { ms: this.left(account) - ms, at: Date.now() })
   }
 
