@@ -3,7 +3,7 @@ import { BaseClient, queryString, verifyWebhookSignature, type CallOptions, type
 export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js'
 
 /** The stable error codes (C2) */
-export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable"
+export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable"
 
 export type Usage = {
   /** credits this call charged */
@@ -47,7 +47,7 @@ export type DryRun = {
   /** the refusal the live call would get */
   error?: {
     /** stable; branch on it */
-    code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable"
+    code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable"
     /** for people; may change */
     message: string
     /** JSON-pointer paths of the offending values */
@@ -102,7 +102,7 @@ export type Job = {
   /** when failed: what went wrong, for people */
   error?: string
   /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-  errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded"
+  errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded"
 }
 
 export type Account = {
@@ -165,7 +165,7 @@ export type WebhookEvent = {
     /** when failed: what went wrong, for people */
     error?: string
     /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded"
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded"
   }
 }
 
@@ -2158,7 +2158,7 @@ export type StatementResponse = {
 /** POST /v1/structure request */
 export type StructureRequest = {
   input: string
-  /** A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep; unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request. */
+  /** A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep (past either, 400 schema_too_complex); unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request. */
   schema: Record<string, never>
   instructions?: string
   async?: boolean

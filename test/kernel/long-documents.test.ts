@@ -118,7 +118,7 @@ const require = createRequire(import.meta.url)
 const manifests = await loadManifests()
 const textual = manifests.filter((m) => m.model === 'text' || m.model === 'vision')
 
-t.test("a short call never loads the tokenizer; a long one counts with the model's own", async (t) => {
+t.test("a short call never loads the tokenizer; a long one counts with the model's own, in a decoder", async (t) => {
   const loaded = () => Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'))
   t.notOk(loaded(), 'not loaded before') // first in this file: price by size counts long texts with o200k too
   // gpt-4.1-mini is priced (config/prices.json); the factor keeps the long call within the guard.
@@ -126,7 +126,7 @@ t.test("a short call never loads the tokenizer; a long one counts with the model
   t.equal((await callToEnd(app, 'summarize', key, { text: prose(20_000) })).status, 200)
   t.notOk(loaded(), 'a call far below the budget is measured in bytes')
   t.equal((await callToEnd(app, 'summarize', key, { text: prose(300_000) })).status, 200)
-  t.ok(loaded(), 'a call over it is counted with o200k')
+  t.notOk(loaded(), 'a call over it is counted with o200k in the decoder pool, never in the process that answers HTTP')
   const over = seen.filter((r) => countTokens(`${r.system}${r.prompt}${JSON.stringify(r.jsonSchema)}`, 'gpt-4.1-mini') + RESERVE > BUDGET)
   t.same(over, [], 'no request over the budget by the tokenizer')
   t.ok(seen.length > 3)
