@@ -68,7 +68,10 @@ function verdict(schema: CallerSchema): Promise<ErrorDetail[]> {
   if (found) verdicts.delete(key)
   else {
     found = worker.run({ draft: schema.draft, text: schema.text, validate: false }).then(
-      (a) => (a.message ? [{ path: '/schema', message: a.message }] : formatErrors(a.errors).map((d) => ({ ...d, path: `/schema${d.path === '/' ? '' : d.path}` }))),
+      (a) =>
+        a.message
+          ? [{ path: '/schema', message: a.message }]
+          : formatErrors(a.errors).map((d) => ({ ...d, path: `/schema${d.path === '/' ? '' : d.path}` })),
       (e: unknown) => {
         verdicts.delete(key) // a deadline or a lost worker is not the schema's final verdict
         if (e instanceof Deadline && e.compiling)
@@ -140,7 +143,7 @@ class SchemaWorker {
         clearTimeout(timer)
         resolve(thread)
       })
-      thread.once('error', (e) => this.thread === thread && this.stop(e))
+      thread.once('error', (e: Error) => this.thread === thread && this.stop(e))
       thread.once('exit', (code) => this.thread === thread && this.stop(new Error(`the validation worker stopped (exit code ${code})`)))
       this.thread = thread
       this.fail = (e) => {
@@ -151,10 +154,10 @@ class SchemaWorker {
     return this.ready
   }
 
-  private fail: (e: unknown) => void = () => {}
+  private fail: (e: Error) => void = () => {}
 
   /** The thread is gone (or stopped): the task in hand fails with `reason`, the next one starts a new thread. */
-  private stop(reason: unknown): void {
+  private stop(reason: Error): void {
     const thread = this.thread
     this.thread = null
     this.ready = null

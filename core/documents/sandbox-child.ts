@@ -25,7 +25,6 @@ export type DecodeAnswer =
   | { id: number; refusal: { code: DocumentRefusal['code']; message: string } }
   | { ready: true }
 
-
 const send = (answer: DecodeAnswer) => process.send!(answer)
 
 async function decode(task: DecodeTask): Promise<DecodeAnswer> {

@@ -53,7 +53,14 @@ interface Decoder {
   /** Killed on purpose between documents (it grew): its exit is expected. */
   retired?: boolean
   task:
-    | (Pending & { id: number; account: string; started: number; killedFor?: DocumentRefusal; timer: NodeJS.Timeout; watch: NodeJS.Timeout })
+    | (Pending & {
+        id: number
+        account: string
+        started: number
+        killedFor?: DocumentRefusal
+        timer: NodeJS.Timeout
+        watch: NodeJS.Timeout
+      })
     | null
 }
 

@@ -38,7 +38,7 @@ export function countTokens(text: string, modelId: string): number {
     counters.set(encoding, count)
   }
   let tokens = 0
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const end = pieceEnd(text, at)
     tokens += count(text.slice(at, end))
     at = end

@@ -97,9 +97,7 @@ export function capabilityContext(
         }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
       inspectImage: (bytes, mediaType, path) =>
-        decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait, signal: call.signal, reader }).then(
-          () => {},
-        ),
+        decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait, signal: call.signal, reader }).then(() => {}),
     },
     fetchPublic: (url, opts) => fetchGuarded(url, call.signal, opts),
     db: services.db,

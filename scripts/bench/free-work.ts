@@ -144,8 +144,16 @@ const file = (text: string, mimeType: string) => ({ data: Buffer.from(text).toSt
 const randomCjk = (n: number) => Array.from({ length: n }, () => String.fromCharCode(0x4e00 + Math.floor(Math.random() * 20_000))).join('')
 
 // 1. pages on text documents
-await measure('pages', 'parse dry run: text "x\\f" × 100,000, pages 1-100000', dry('parse', { text: 'x\f'.repeat(100_000), pages: '1-100000' }))
-await measure('pages', 'parse dry run: text "x\\f" × 250,000, pages 1-250000', dry('parse', { text: 'x\f'.repeat(250_000), pages: '1-250000' }))
+await measure(
+  'pages',
+  'parse dry run: text "x\\f" × 100,000, pages 1-100000',
+  dry('parse', { text: 'x\f'.repeat(100_000), pages: '1-100000' }),
+)
+await measure(
+  'pages',
+  'parse dry run: text "x\\f" × 250,000, pages 1-250000',
+  dry('parse', { text: 'x\f'.repeat(250_000), pages: '1-250000' }),
+)
 await measure(
   'pages',
   'parse dry run: text/plain file of 5,000,000 pages, pages 1-999999',
@@ -156,7 +164,11 @@ await measure(
 await measure('tokens', 'classify dry run: "b" × 150,000', dry('classify', { text: 'b'.repeat(150_000), labels: ['a', 'b'] }))
 await measure('tokens', 'classify dry run: "中" × 40,000', dry('classify', { text: '中'.repeat(40_000), labels: ['a', 'b'] }))
 await measure('tokens', 'classify dry run: "b" × 500,000 (the limit)', dry('classify', { text: 'b'.repeat(500_000), labels: ['a', 'b'] }))
-await measure('tokens', 'classify dry run: 500,000 random CJK characters', dry('classify', { text: randomCjk(500_000), labels: ['a', 'b'] }))
+await measure(
+  'tokens',
+  'classify dry run: 500,000 random CJK characters',
+  dry('classify', { text: randomCjk(500_000), labels: ['a', 'b'] }),
+)
 
 // 6. the PDF scan and the decoders
 const slowPdf = unterminatedStreams(500, 4_000_000)
@@ -202,14 +214,18 @@ await measure('schema', `structure, test key: 10 calls at once, each its own ${s
 function statuses(answers: Answer[]): string {
   const counts = new Map<string, number>()
   for (const a of answers) {
-    const key = a.status === 'timeout' ? `> ${CAP_MS / 1000} s` : `${a.status}${a.code ? ` ${a.code}` : ''}${a.liveStatus ? ` (live ${a.liveStatus})` : ''}`
+    const key =
+      a.status === 'timeout'
+        ? `> ${CAP_MS / 1000} s`
+        : `${a.status}${a.code ? ` ${a.code}` : ''}${a.liveStatus ? ` (live ${a.liveStatus})` : ''}`
     counts.set(key, (counts.get(key) ?? 0) + 1)
   }
   return [...counts].map(([k, n]) => (n > 1 ? `${n}× ${k}` : k)).join(', ')
 }
 function summary(r: Row): string {
   const ms = r.answers.map((a) => a.ms)
-  const time = r.answers.length === 1 ? `${Math.round(ms[0]!)} ms` : `median ${Math.round(median(ms))} ms, max ${Math.round(Math.max(...ms))} ms`
+  const time =
+    r.answers.length === 1 ? `${Math.round(ms[0]!)} ms` : `median ${Math.round(median(ms))} ms, max ${Math.round(Math.max(...ms))} ms`
   return `${statuses(r.answers)}; ${time}; /healthz ${Math.round(r.healthzMs)} ms; API CPU ${Math.round(r.apiCpuMs)} ms${r.note ? `; ${r.note}` : ''}`
 }
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
@@ -218,7 +234,8 @@ console.log('| case | answers | time per request | longest /healthz wait | API C
 console.log('|---|---|---|---|---|')
 for (const r of rows) {
   const ms = r.answers.map((a) => a.ms)
-  const time = r.answers.length === 1 ? `${Math.round(ms[0]!)} ms` : `median ${Math.round(median(ms))} ms, max ${Math.round(Math.max(...ms))} ms`
+  const time =
+    r.answers.length === 1 ? `${Math.round(ms[0]!)} ms` : `median ${Math.round(median(ms))} ms, max ${Math.round(Math.max(...ms))} ms`
   const name = r.note ? `${r.name} (${r.note})` : r.name
   console.log(`| ${name} | ${statuses(r.answers)} | ${time} | ${Math.round(r.healthzMs)} ms | ${Math.round(r.apiCpuMs)} ms |`)
 }

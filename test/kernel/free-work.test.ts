@@ -16,7 +16,7 @@ import { startTestApp } from '../helpers/app.ts'
 import { nestedAnyOf, unterminatedStreams } from '../fixtures/hostile.ts'
 
 t.setTimeout(900_000)
-const ONLY = process.env.FUZZ_ONLY?.split(",")
+const ONLY = process.env.FUZZ_ONLY?.split(',')
 const MAX_DELAY_MS = 100
 const names = readdirSync('capabilities', { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -46,7 +46,10 @@ function texts(max: number): Array<[string, string]> {
 const slowPdf = unterminatedStreams(300, 2_000_000).toString('base64') // the bench sends the 4 MB one
 const docs: Array<[string, Record<string, unknown>]> = [
   ['250,000 text pages, all selected', { text: 'x\f'.repeat(250_000), pages: '1-250000' }],
-  ['a text file of 1,000,000 pages', { file: { data: Buffer.from('x\f'.repeat(1_000_000)).toString('base64'), mimeType: 'text/plain' }, pages: '1-999999' }],
+  [
+    'a text file of 1,000,000 pages',
+    { file: { data: Buffer.from('x\f'.repeat(1_000_000)).toString('base64'), mimeType: 'text/plain' }, pages: '1-999999' },
+  ],
   ['a 2 MB PDF of 300 streams that never end', { file: { data: slowPdf, mimeType: 'application/pdf' } }],
 ]
 
@@ -58,12 +61,14 @@ function bodies(cap: Capability): Array<[string, string]> {
   // A document endpoint's body is the Doc itself; compare's has two.
   const root = isDoc(cap.request as Schema)
   const rest = root ? Object.fromEntries(Object.entries(example).filter(([k]) => !DOC_FIELDS.includes(k))) : example
-  const put = (field: string | null, value: unknown) => JSON.stringify(field ? { ...example, [field]: value } : { ...rest, ...(value as object) })
+  const put = (field: string | null, value: unknown) =>
+    JSON.stringify(field ? { ...example, [field]: value } : { ...rest, ...(value as object) })
   if (root) for (const [why, doc] of docs) out.push([why, put(null, doc)])
   for (const [field, schema] of Object.entries(props)) {
     if (isDoc(schema)) for (const [why, doc] of docs) out.push([`${field}: ${why}`, put(field, doc)])
     if (schema.type !== 'string' || (schema.maxLength ?? 0) < 20_000) continue
-    for (const [why, text] of texts(schema.maxLength!)) out.push([`${field}: ${why}`, root && field === 'text' ? put(null, { text }) : put(field, text)])
+    for (const [why, text] of texts(schema.maxLength!))
+      out.push([`${field}: ${why}`, root && field === 'text' ? put(null, { text }) : put(field, text)])
   }
   if (cap.name === 'structure') out.push(['a 65 KB nested-anyOf schema', put('schema', nestedAnyOf(2, 20, 'fuzz'))])
   if (cap.name === 'classify') out.push(['text: 100,000 CJK characters of 20,000 kinds', put('text', manyCjk(100_000))])
@@ -108,7 +113,8 @@ for (const cap of caps.filter((c) => !ONLY || ONLY.includes(c.name))) {
       ] as const) {
         const { res, delayMs, blockedMs } = await served(cap.name, key, raw, dryRun)
         t.ok(res.status < 500, `${why}, ${mode}: answered or refused 4xx (${res.status} ${res.body?.error?.code ?? ''})`)
-        if (dryRun && res.status === 200) t.ok(res.body.liveStatus < 500 || res.body.liveStatus === 503, `${why}: the live call would not fail`)
+        if (dryRun && res.status === 200)
+          t.ok(res.body.liveStatus < 500 || res.body.liveStatus === 503, `${why}: the live call would not fail`)
         t.ok(
           blockedMs < MAX_DELAY_MS,
           `${why}, ${mode}: the event loop ran at most ${blockedMs.toFixed(0)} ms of CPU between two turns (its longest delay ${delayMs.toFixed(0)} ms)`,
@@ -124,12 +130,24 @@ t.test('unpaid work is bounded per account: once its budget is spent, its dry ru
   // A live call of this account read documents for an hour's worth of decoder time and was not charged.
   app.services.sandbox.drawUnpaid({ accountId: spender.accountId, unpaid: false, decoderMs: 3_600_000 })
   const body = { text: 'x\f'.repeat(20_000), labels: ['a', 'b'] }
-  const res = await app.call('/v1/classify', { key: spender.key, body: { ...body, text: 'b '.repeat(40_000) }, headers: { 'service-dry-run': '1' } })
+  const res = await app.call('/v1/classify', {
+    key: spender.key,
+    body: { ...body, text: 'b '.repeat(40_000) },
+    headers: { 'service-dry-run': '1' },
+  })
   t.equal(res.status, 429, res.text)
   t.equal(res.body.error.code, 'free_decoding_exhausted')
   t.ok(Number(res.headers.get('retry-after')) > 0, 'with Retry-After')
-  const small = await app.call('/v1/classify', { key: spender.key, body: { text: 'short', labels: ['a', 'b'] }, headers: { 'service-dry-run': '1' } })
+  const small = await app.call('/v1/classify', {
+    key: spender.key,
+    body: { text: 'short', labels: ['a', 'b'] },
+    headers: { 'service-dry-run': '1' },
+  })
   t.equal(small.status, 200, 'work that needs no decoder is not refused')
-  const others = await app.call('/v1/classify', { key: other.key, body: { ...body, text: 'b '.repeat(40_000) }, headers: { 'service-dry-run': '1' } })
+  const others = await app.call('/v1/classify', {
+    key: other.key,
+    body: { ...body, text: 'b '.repeat(40_000) },
+    headers: { 'service-dry-run': '1' },
+  })
   t.equal(others.status, 200, "another account's dry run is served")
 })
