@@ -214,7 +214,13 @@ function successTypes(m: Method): { sync: string; accepted: string | null } {
   const accepted = jsonOf(m.op.responses['202'])
   return {
     // An export (text/csv) is its text.
-    sync: parts.length ? union(parts) : m.op.responses['204'] ? 'void' : m.op.responses['200']?.content?.['text/csv'] ? 'string' : 'unknown',
+    sync: parts.length
+      ? union(parts)
+      : m.op.responses['204']
+        ? 'void'
+        : m.op.responses['200']?.content?.['text/csv']
+          ? 'string'
+          : 'unknown',
     accepted: accepted ? tsType(accepted, '') : null,
   }
 }
