@@ -118,3 +118,44 @@ t.test('GET /v1/audit-log: filters, cursor pages, CSV, and another account’s e
   t.equal((await app.call('/v1/audit-log?cursor=nonsense', { key: a.key })).status, 400)
   t.equal((await app.call('/v1/audit-log?action=DROP%20TABLE', { key: a.key })).status, 400)
 })
+
+t.test('the operator: /admin lists an account’s members and audit log, and every operator action is one audit entry', async (t) => {
+  const ADMIN = 'admin-token-for-audit-tests'
+  const app = await startTestApp(t, { config: { adminToken: ADMIN } })
+  const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
+    fetch(app.url + path, {
+      method: init.method ?? (init.body ? 'POST' : 'GET'),
+      headers: { authorization: `Bearer ${ADMIN}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    })
+  const created = await admin('/admin/accounts', { body: { email: 'ops@example.test' } })
+  const account = (await created.json()) as { id: string }
+  const members = await admin(`/admin/accounts/${account.id}/members`)
+  t.match(await members.json(), { members: [{ email: 'ops@example.test', role: 'owner' }] }, 'the account’s owner is listed')
+  const actions: Array<[string, { method?: string; body?: unknown }, string]> = [
+    [`/admin/accounts/${account.id}/credits`, { body: { credits: 100, reason: 'goodwill' } }, 'credits.granted'],
+    [`/admin/accounts/${account.id}/plan`, { body: { plan: 'team' } }, 'plan.changed'],
+    [`/admin/accounts/${account.id}/keys`, { body: { name: 'ops' } }, 'key.created'],
+    [`/admin/accounts/${account.id}/webhook-secret`, { body: {} }, 'webhook_secret.created'],
+    [`/admin/accounts/${account.id}`, {}, 'operator.viewed'],
+    [`/admin/accounts/${account.id}/members`, {}, 'operator.viewed'],
+  ]
+  for (const [path, init, action] of actions) {
+    const res = await admin(path, init)
+    t.ok(res.status < 300, `${path}: ${res.status}`)
+    const entries = await app.services.db.sql(`select action, actor_type, account_id from audit_entries where request_id = ?`, [
+      res.headers.get('x-request-id'),
+    ])
+    t.same(
+      entries,
+      [{ action, actor_type: 'operator', account_id: account.id }],
+      `${init.method ?? (init.body ? 'POST' : 'GET')} ${path}: one ${action}`,
+    )
+  }
+  const log = await admin(`/admin/accounts/${account.id}/audit-log?actor=operator&limit=200`)
+  const page = (await log.json()) as { entries: Array<{ action: string; actor: { type: string } }> }
+  t.ok(page.entries.length >= actions.length + 1, 'the operator reads the account’s audit log')
+  t.ok(page.entries.every((e) => e.actor.type === 'operator'))
+  const [looked] = await app.services.db.sql(`select details from audit_entries where request_id = ?`, [log.headers.get('x-request-id')])
+  t.match(looked, { details: { what: 'audit-log' } }, 'and that look is itself an entry')
+})
