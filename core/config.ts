@@ -149,6 +149,11 @@ export interface DocumentLimits {
   /** Arrays and dictionaries inside one another. */
   maxNesting: number
   maxImagePixels: number
+  /**
+   * Decoder time per account and hour for work no call pays for: dry runs and test keys as they read, refused
+   * calls after (DOCUMENT_UNPAID_SECONDS_PER_HOUR).
+   */
+  unpaidSecondsPerHour: number
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
@@ -258,6 +263,10 @@ function fallbacks(env: NodeJS.ProcessEnv, wire: 'responses' | 'chat'): Fallback
   return all
 }
 
+/** The public origin (DASHBOARD_URL, never the request's Host): links in emails, redirects, what MCP hosts are told. */
+export const publicOrigin = (config: Pick<Config, 'dashboardUrl' | 'port'>): string =>
+  config.dashboardUrl ?? `http://localhost:${config.port}`
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const wire = wireApi('AI_WIRE_API', env.AI_WIRE_API, defaults.ai.wireApi)
   const delays = env.WEBHOOK_RETRY_DELAYS?.split(',').map((s) => int('WEBHOOK_RETRY_DELAYS', s.trim()) ?? 0)
@@ -353,6 +362,7 @@ function documentLimits(env: NodeJS.ProcessEnv): DocumentLimits {
     maxCharacters: read('DOCUMENT_MAX_CHARACTERS', d.maxCharacters),
     maxNesting: read('DOCUMENT_MAX_NESTING', d.maxNesting),
     maxImagePixels: read('DOCUMENT_MAX_IMAGE_PIXELS', d.maxImagePixels),
+    unpaidSecondsPerHour: read('DOCUMENT_UNPAID_SECONDS_PER_HOUR', d.unpaidSecondsPerHour),
   }
   if (limits.workers < 1) throw new BootRefusal('DOCUMENT_WORKERS must be at least 1')
   if (limits.memoryMiB < 128)

@@ -1,6 +1,8 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
-// window, plan renewals, expired dashboard sign-in links and sessions, request log rows past their retention.
+// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
+// rows and audit entries past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
+import { pruneAudit } from '../audit/list.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import { pruneRequestLog } from '../requests/list.ts'
@@ -20,6 +22,7 @@ export interface MaintenanceReport extends StaleJobsReport {
   plansRenewed: number
   signInRowsRemoved: number
   requestLogRowsRemoved: number
+  auditEntriesRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -31,6 +34,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
+  const auditEntriesRemoved = await pruneAudit(services.db, now)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -40,5 +44,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     plansRenewed,
     signInRowsRemoved,
     requestLogRowsRemoved,
+    auditEntriesRemoved,
   }
 }

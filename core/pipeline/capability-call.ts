@@ -7,6 +7,7 @@ import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
+import type { Reader } from '../documents/sandbox.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
@@ -19,6 +20,7 @@ import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { requireProvider } from './provider.ts'
+import { requireCapability, type AccessGuard } from './permissions.ts'
 import { quoteCall, type Quote } from './price.ts'
 import { dryRunMode, makeBodyReader, readRequest, type CallRequest, type DryRunMode } from './request.ts'
 import { spendRefusal } from './spend.ts'
@@ -26,7 +28,7 @@ import { throttle } from './throttle.ts'
 
 export const SYNC_HOLD_TTL_SECONDS = 300
 
-export function capabilityCall(capability: Capability, services: Services): Middleware {
+export function capabilityCall(capability: Capability, services: Services): AccessGuard {
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
   const perMinute = services.config.rateLimits[capability.name] ?? capability.ratePerMinute
   /** Stages 3 and 4, the same for live calls and dry runs. */
@@ -36,40 +38,49 @@ export function capabilityCall(capability: Capability, services: Services): Midd
   }
   const testCall = testModeCall(capability, services)
 
-  return async (ctx) => {
+  const call: Middleware = async (ctx) => {
     const caller = await authenticate(ctx, services.keys) // 1
+    requireCapability(caller, capability.name) // the key's scope, from the cached key: before anything is read or held
     await throttle(ctx, services.limiter, capability.name, caller.keyId, perMinute) // 2
     if (caller.mode === 'test') return testCall(ctx, caller, (mode) => admit(ctx, mode)) // the example, never a charge
     requestedOutcome(ctx, 'live') // refuses Service-Test-Outcome
     const mode = dryRunMode(ctx)
     if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
     const call = await admit(ctx, mode) // 3, 4
+    // The account's turn at the decoders; what its reads take is unpaid work if the call ends without a charge.
+    const reader: Reader = { accountId: caller.accountId, unpaid: false, decoderMs: 0 }
     const disconnected = new AbortController()
     const onClose = () => {
       if (!ctx.res.writableFinished) disconnected.abort()
     }
     ctx.res.once('close', onClose)
+    let paid = false
     try {
-      await live(ctx, caller, call, disconnected.signal)
+      paid = await live(ctx, caller, call, disconnected.signal, reader)
     } finally {
       ctx.res.off('close', onClose)
+      if (!paid) services.sandbox.drawUnpaid(reader)
     }
   }
+  return Object.assign(call, { access: 'call' as const })
 
-  /** Stages 5–9 of a live call. */
-  async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal): Promise<void> {
+  /** Stages 5–9 of a live call; true when it was charged (or accepted with its credits held). */
+  async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal, reader: Reader): Promise<boolean> {
     const requestId = ctx.state.requestId as string
     if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
     if (capability.size && call.idempotency) {
       const prior = await priorAnswer(services.db, caller.accountId, call.idempotency, services.now())
-      if (prior) return answerClaimed(ctx, prior) // a replay is not priced again
+      if (prior) {
+        answerClaimed(ctx, prior) // a replay is not priced again
+        return false
+      }
     }
     // The price of this input (issue 27); a sync call's handler reuses the documents it measured.
     let quoted: Quote
     try {
-      quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal })
+      quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal, reader })
     } catch (e) {
-      if (signal.aborted) return // the client left while its document was read: nobody to answer, nothing held
+      if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
       throw e
     }
     const base = {
@@ -87,11 +98,14 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       const accepted = await inAccountTurn(caller.accountId, () =>
         acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
       ) // 5, 6, 7
-      if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, quoted.credits)
+      if (accepted.outcome !== 'accepted') {
+        answerNotHeld(ctx, accepted, quoted.credits)
+        return false
+      }
       ctx.status = 202
       ctx.type = 'application/json'
       ctx.body = accepted.body
-      return
+      return true
     }
 
     // A call that failed while the database was out is released before its key is claimed again (issue 25).
@@ -108,7 +122,10 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         throw lost(e) // its answer may be lost after the commit
       }),
     ) // 5, 6
-    if (held.outcome !== 'ok') return answerNotHeld(ctx, held, quoted.credits)
+    if (held.outcome !== 'ok') {
+      answerNotHeld(ctx, held, quoted.credits)
+      return false
+    }
 
     let body: string
     try {
@@ -120,6 +137,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         timeoutMs: services.config.syncModelTimeoutMs,
         documents: quoted.documents,
         credits: quoted.credits,
+        reader,
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)
@@ -129,12 +147,13 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
         throw lost(e1)
       })
-      if (e instanceof ClientGone) return // nobody to answer; the call was free
+      if (e instanceof ClientGone) return false // nobody to answer; the call was free
       throw e
     }
     ctx.status = 200 // 9
     ctx.type = 'application/json'
     ctx.body = body
+    return true
   }
 }
 

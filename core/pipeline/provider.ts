@@ -1,17 +1,19 @@
-// Stage 7's first refusal (C11), before any model runs: live calls, jobs' acceptance and dry runs ask it.
+// Stage 7's first refusal (C11), before any model runs: live calls, jobs' acceptance and dry runs ask it. The
+// same reason marks the capability unavailable in the OpenAPI document (x-available) and the MCP tool list.
 import { ApiError } from '../errors.ts'
 import type { ModelProvider } from '../models/provider.ts'
 import type { Capability } from '../registry.ts'
 
+/** Why this server's model provider cannot serve the capability, as one clause (null: it can). */
+export function unavailableReason(capability: Capability, provider: ModelProvider): string | null {
+  if (capability.model && !provider.configured) return 'No model provider is configured on this server'
+  if (capability.webSearch && !provider.webSearch())
+    return `/v1/${capability.name} needs a provider with web search (AI_WIRE_API=responses)`
+  return null
+}
+
 /** A model-backed capability with no provider, or no web search where needed. */
 export function requireProvider(capability: Capability, provider: ModelProvider): void {
-  if (capability.model && !provider.configured) {
-    throw new ApiError('inference_unavailable', 'No model provider is configured on this server; nothing was charged.')
-  }
-  if (capability.webSearch && !provider.webSearch()) {
-    throw new ApiError(
-      'inference_unavailable',
-      `/v1/${capability.name} needs a provider with web search (AI_WIRE_API=responses); nothing was charged.`,
-    )
-  }
+  const reason = unavailableReason(capability, provider)
+  if (reason) throw new ApiError('inference_unavailable', `${reason}; nothing was charged.`)
 }

@@ -63,6 +63,16 @@ export function makeBodyReader(limitBytes: number) {
   }
 }
 
+/** The JSON body of a management route (not a capability), checked by `check`: 415 for another type, then the body limit. */
+export function jsonBodyReader(limitBytes: number) {
+  const readBody = makeBodyReader(limitBytes)
+  return async <T>(ctx: Context, check: (b: unknown) => T): Promise<T> => {
+    if (ctx.request.length && !ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON.')
+    await readBody(ctx)
+    return check(ctx.request.body ?? {})
+  }
+}
+
 export async function readRequest(
   ctx: Context,
   cap: Capability,
@@ -84,7 +94,7 @@ export async function readRequest(
     throw new ApiError('invalid_request', 'The body does not match the schema of this endpoint.', formatErrors(cap.validateRequest.errors))
   }
   const { async = false, callbackUrl, ...input } = body as Record<string, unknown> & { async?: boolean; callbackUrl?: string }
-  const problems = cap.check?.(input) ?? []
+  const problems = (await cap.check?.(input)) ?? []
   if (problems.length) throw new ApiError('invalid_request', 'The body does not match the rules of this endpoint.', problems)
   if (async && !cap.async) {
     throw new ApiError('invalid_request', `/v1/${cap.name} does not run asynchronously.`, [

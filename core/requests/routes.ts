@@ -4,7 +4,7 @@
 import type Router from '@koa/router'
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError } from '../errors.ts'
-import { authenticate } from '../pipeline/auth.ts'
+import { callerOf, keyAccess } from '../pipeline/permissions.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
@@ -15,7 +15,7 @@ const DateTime = Type.String({ format: 'date-time' })
 export const RequestsQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|1\\d\\d|200)$', description: '1–200, default 50' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'requests per page, 1–200; default 50' })),
     endpoint: Type.Optional(
       Type.String({
         pattern: '^(?:/v1/)?[a-z0-9-]{1,64}(?:/\\{id\\})?$',
@@ -68,13 +68,13 @@ export function requestFilter(q: Static<typeof RequestsQuery>, keyMode: 'live' |
 
 export function requestsRouter(services: Services): Router {
   const router = strictRouter()
-  router.get('/v1/requests', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
+  router.get('/v1/requests', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
     const q = readQuery({ ...ctx.query })
     const filter = requestFilter(q, caller.mode)
     await services.requestLog.flush() // the calls this process answered just before are listed
     const page: Static<typeof RequestsPage> = await listRequests(services.db, caller.accountId, filter, {
-      limit: q.limit ? Number(q.limit) : 50,
+      limit: q.limit ?? 50,
       ...(q.cursor ? { cursor: q.cursor } : {}),
     })
     ctx.body = page

@@ -2,7 +2,7 @@
 import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 import { Type } from '@sinclair/typebox'
-import { authenticate } from '../pipeline/auth.ts'
+import { callerOf, keyAccess } from '../pipeline/permissions.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { Size } from '../wallet/wallet.ts'
@@ -13,7 +13,7 @@ const DateTime = Type.String({ format: 'date-time' })
 export const UsageQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 64 })),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|1\\d\\d|200)$', description: '1–200, default 50' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'entries per page, 1–200; default 50' })),
     endpoint: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,64}$' })),
     keyId: Type.Optional(Type.String({ format: 'uuid' })),
     from: Type.Optional(DateTime),
@@ -65,8 +65,8 @@ const readQuery = inputReader(UsageQuery, 'query')
 
 export function usageRouter(services: Services): Router {
   const router = strictRouter()
-  router.get('/v1/usage', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
+  router.get('/v1/usage', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
     const q = readQuery({ ...ctx.query })
     // A test key never spends, so its ledger is empty; it does not read the live one (issue 30).
     if (caller.mode === 'test') return void (ctx.body = { entries: [], daily: [] })
@@ -79,7 +79,7 @@ export function usageRouter(services: Services): Router {
       ...(to ? { to } : {}),
     }
     const page = await listLedger(services.db, caller.accountId, filter, {
-      limit: q.limit ? Number(q.limit) : 50,
+      limit: q.limit ?? 50,
       ...(q.cursor ? { cursor: q.cursor } : {}),
     })
     const dailyFrom = from ?? new Date((to ?? services.now()).getTime() - 30 * 86400_000)

@@ -1,7 +1,9 @@
-import { BaseClient, type CallOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
-export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
-/** The stable error codes (C2) */
-export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+import { BaseClient, List, type AcceptedJob, type CallOptions, type RequestOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
+export { ApiError, List, WebhookVerificationError, isRetryable, parseRetryAfter, type AcceptedJob, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type RequestOptions, type ResponseInfo, type VerifyOptions, type WaitOptions } from './runtime.js';
+/** The service's stable error codes: branch on them, never on messages. */
+export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+/** The refusals a test key can ask for with `testOutcome` (Service-Test-Outcome). */
+export type TestOutcome = "rate_limited" | "insufficient_credits" | "spend_cap_reached" | "idempotency_key_in_use" | "idempotency_key_reused" | "inference_unavailable" | "inference_failed" | "unprocessable" | "internal_error" | "service_unavailable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long";
 export type Usage = {
     /** credits this call charged */
     credits: number;
@@ -16,6 +18,21 @@ export type Usage = {
         included: number;
         /** credits per unit beyond included */
         perUnit: number;
+    };
+};
+export type ErrorBody = {
+    error: {
+        /** stable; branch on it */
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+        /** for people; may change */
+        message: string;
+        /** the X-Request-Id of the call */
+        requestId: string;
+        /** JSON-pointer paths of the offending values */
+        details?: Array<{
+            path: string;
+            message: string;
+        }>;
     };
 };
 export type DryRun = {
@@ -43,7 +60,7 @@ export type DryRun = {
     /** the refusal the live call would get */
     error?: {
         /** stable; branch on it */
-        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
         /** for people; may change */
         message: string;
         /** JSON-pointer paths of the offending values */
@@ -58,63 +75,7 @@ export type JobAccepted = {
     status: "queued";
     requestId: string;
 };
-export type Job = {
-    jobId: string;
-    /** e.g. /v1/parse */
-    endpoint: string;
-    status: "queued" | "running" | "succeeded" | "failed";
-    createdAt: string;
-    updatedAt: string;
-    startedAt?: string;
-    finishedAt?: string;
-    requestId: string;
-    /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
-    progress?: {
-        done: number;
-        total: number;
-    };
-    /** when succeeded: the body the synchronous call returns, usage included */
-    result?: {
-        usage: {
-            /** credits this call charged */
-            credits: number;
-            /** credits available after the charge */
-            balanceRemaining: number;
-            /** how this size-priced call was measured (x-price-size) */
-            size?: {
-                unit: "page" | ("1k-tokens");
-                /** pages of the call's documents, or its text in 1,000-token units */
-                units: number;
-                /** units the base price (x-price) covers */
-                included: number;
-                /** credits per unit beyond included */
-                perUnit: number;
-            };
-        };
-        [key: string]: unknown;
-    };
-    /** when failed: what went wrong, for people */
-    error?: string;
-    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
-};
-export type Account = {
-    id: string;
-    /** = balance */
-    balanceCredits: number;
-    /** US dollars per credit */
-    creditUsd: 0.01;
-    /** balance × creditUsd, rounded to cents */
-    balanceUsd: number;
-    /** credits on the account, open holds included */
-    balance: number;
-    /** credits held by calls and jobs in flight */
-    reserved: number;
-    /** balance − reserved: what the next call can spend */
-    available: number;
-    plan: "none" | "developer" | "team";
-};
-export type WebhookEvent = {
+export type WebhookPayload = {
     /** the same on every attempt (= webhook-id): deduplicate on it */
     deliveryId: string;
     event: "job.completed" | "job.failed";
@@ -157,17 +118,88 @@ export type WebhookEvent = {
         /** when failed: what went wrong, for people */
         error?: string;
         /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
     };
 };
-export type UsageQuery = {
-    cursor?: string;
-    /** 1–200, default 50 */
-    limit?: string;
-    endpoint?: string;
-    keyId?: string;
-    from?: string;
-    to?: string;
+export type JobsPage = {
+    jobs: Array<{
+        jobId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        status: "queued" | "running" | "succeeded" | "failed";
+        createdAt: string;
+        updatedAt: string;
+        startedAt?: string;
+        finishedAt?: string;
+        requestId: string;
+        /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
+        progress?: {
+            done: number;
+            total: number;
+        };
+        /** when failed: what went wrong, for people */
+        error?: string;
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type Job = {
+    jobId: string;
+    /** e.g. /v1/parse */
+    endpoint: string;
+    status: "queued" | "running" | "succeeded" | "failed";
+    createdAt: string;
+    updatedAt: string;
+    startedAt?: string;
+    finishedAt?: string;
+    requestId: string;
+    /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
+    progress?: {
+        done: number;
+        total: number;
+    };
+    /** when succeeded: the body the synchronous call returns, usage included */
+    result?: {
+        usage: {
+            /** credits this call charged */
+            credits: number;
+            /** credits available after the charge */
+            balanceRemaining: number;
+            /** how this size-priced call was measured (x-price-size) */
+            size?: {
+                unit: "page" | ("1k-tokens");
+                /** pages of the call's documents, or its text in 1,000-token units */
+                units: number;
+                /** units the base price (x-price) covers */
+                included: number;
+                /** credits per unit beyond included */
+                perUnit: number;
+            };
+        };
+        [key: string]: unknown;
+    };
+    /** when failed: what went wrong, for people */
+    error?: string;
+    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+};
+export type Account = {
+    id: string;
+    /** = balance */
+    balanceCredits: number;
+    /** US dollars per credit */
+    creditUsd: 0.01;
+    /** balance × creditUsd, rounded to cents */
+    balanceUsd: number;
+    /** credits on the account, open holds included */
+    balance: number;
+    /** credits held by calls and jobs in flight */
+    reserved: number;
+    /** balance − reserved: what the next call can spend */
+    available: number;
+    plan: "none" | "developer" | "team";
 };
 export type UsagePage = {
     entries: Array<{
@@ -202,14 +234,204 @@ export type UsagePage = {
         credits: number;
     }>;
 };
+export type RequestsPage = {
+    requests: Array<{
+        /** the X-Request-Id of the call (req_…) */
+        requestId: string;
+        createdAt: string;
+        method: string;
+        /** the route, e.g. /v1/classify or /v1/jobs/{id} */
+        endpoint: string;
+        /** the HTTP status answered */
+        status: number;
+        /** the error code of a refusal (C2) */
+        errorCode?: string;
+        /** credits this request charged (an async job is charged when it succeeds) */
+        credits: number;
+        /** time from receiving the request to answering it */
+        latencyMs: number;
+        idempotencyKey?: string;
+        keyId: string;
+        /** the first 12 characters of the key, as the dashboard shows them */
+        keyPrefix: string;
+        mode: "live" | "test";
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type KeyList = {
+    keys: Array<{
+        id: string;
+        /** the first 12 characters, as the dashboard and the request log show them */
+        prefix: string;
+        name: string | null;
+        mode: "live" | "test";
+        /** all: everything, account management included; call: capabilities and reads; read: reads only */
+        permissions: "all" | "call" | "read";
+        capabilities: Array<string> | null;
+        monthlySpendCap: number | null;
+        createdAt: string;
+        revokedAt: string | null;
+    }>;
+};
+export type ApiKeyCreated = {
+    id: string;
+    /** the first 12 characters, as the dashboard and the request log show them */
+    prefix: string;
+    name: string | null;
+    mode: "live" | "test";
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions: "all" | "call" | "read";
+    capabilities: Array<string> | null;
+    monthlySpendCap: number | null;
+    createdAt: string;
+    revokedAt: string | null;
+    /** shown once */
+    key: string;
+};
+export type KeyInput = {
+    name?: string;
+    mode?: "live" | "test";
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions?: "all" | "call" | "read";
+    /** the only capabilities the key may call; null or absent: every one */
+    capabilities?: Array<string> | null;
+    /** credits per calendar month (UTC); the Team plan */
+    monthlySpendCap?: number | null;
+};
+export type ApiKey = {
+    id: string;
+    /** the first 12 characters, as the dashboard and the request log show them */
+    prefix: string;
+    name: string | null;
+    mode: "live" | "test";
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions: "all" | "call" | "read";
+    capabilities: Array<string> | null;
+    monthlySpendCap: number | null;
+    createdAt: string;
+    revokedAt: string | null;
+};
+export type KeyPatch = {
+    name?: string | null;
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions?: "all" | "call" | "read";
+    /** the only capabilities the key may call; null or absent: every one */
+    capabilities?: Array<string> | null;
+    /** credits per calendar month (UTC); the Team plan */
+    monthlySpendCap?: number | null;
+};
+export type KeyRevoked = {
+    id: string;
+    revokedAt: string;
+};
+export type MemberList = {
+    members: Array<{
+        id: string;
+        email: string;
+        role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        createdAt: string;
+        lastSignInAt: string | null;
+    }>;
+};
+export type Member = {
+    id: string;
+    email: string;
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+    createdAt: string;
+    lastSignInAt: string | null;
+};
+export type MemberInput = {
+    email: string;
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+};
+export type RoleInput = {
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+};
+export type InvitationList = {
+    invitations: Array<{
+        id: string;
+        email: string;
+        role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        createdAt: string;
+        expiresAt: string;
+        status: "pending" | "expired";
+    }>;
+};
+export type Invitation = {
+    id: string;
+    email: string;
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+    createdAt: string;
+    expiresAt: string;
+    status: "pending" | "expired";
+};
+export type AuditPage = {
+    entries: Array<{
+        /** increasing with time; pass nextCursor to page */
+        id: string;
+        at: string;
+        actor: {
+            type: "member" | "key" | "operator" | "system";
+            /** the member or key id */
+            id?: string;
+            /** a member’s email */
+            email?: string;
+            /** a key’s first 12 characters */
+            keyPrefix?: string;
+        };
+        /** <thing>.<what happened>, e.g. key.created, member.role_changed, sign_in.failed */
+        action: string;
+        /** what was changed */
+        target: {
+            type: string;
+            id?: string;
+        };
+        /** the X-Request-Id of the request that made the change */
+        requestId?: string;
+        ip?: string;
+        /** what changed: before/after values, reasons; never a secret */
+        details: {
+            [key: string]: unknown;
+        };
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type SsoSettings = {
+    issuer: string;
+    clientId: string;
+    /** the secret itself is never returned */
+    clientSecretSet: true;
+    domains: Array<string>;
+    /** the role of people who arrive through the provider */
+    defaultRole: "admin" | "developer" | "billing" | "viewer";
+    enforced: boolean;
+    /** register this as the client’s redirect URI at the provider */
+    redirectUri: string;
+    updatedAt: string;
+};
+export type SsoInput = {
+    /** the provider’s issuer; its /.well-known/openid-configuration is read */
+    issuer: string;
+    clientId: string;
+    /** write-only; encrypted at rest */
+    clientSecret?: string;
+    domains: Array<string>;
+    /** the role of people who arrive through the provider */
+    defaultRole: "admin" | "developer" | "billing" | "viewer";
+    /** refuse sign-in links for these domains: their people sign in through the provider only */
+    enforced: boolean;
+};
+export type SsoRemoved = {
+    removed: true;
+};
 /** POST /v1/categorize request */
 export type CategorizeRequest = {
     items: Array<string>;
     taxonomy: Array<string>;
     multi?: boolean;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/categorize result (with the usage of the call) */
 export type CategorizeResponse = {
@@ -233,8 +455,6 @@ export type ChargebackRequest = {
     evidence?: Array<string>;
     context?: string;
     network?: "visa" | "mastercard" | "amex" | "discover";
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/chargeback result (with the usage of the call) */
 export type ChargebackResponse = {
@@ -264,8 +484,6 @@ export type ClassifyRequest = {
     labels: Array<string>;
     multi?: boolean;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/classify result (with the usage of the call) */
 export type ClassifyResponse = {
@@ -476,8 +694,6 @@ export type DescribeRequest = {
     maxTags?: number;
     /** where the image is used, to focus the description */
     context?: string;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     imageUrl: string;
     image?: never;
@@ -521,8 +737,6 @@ export type DunningRequest = {
     steps?: number;
     senderName?: string;
     paymentUrl?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/dunning result (with the usage of the call) */
 export type DunningResponse = {
@@ -540,15 +754,12 @@ export type DunningResponse = {
 };
 /** POST /v1/enrich request */
 export type EnrichRequest = {
-    async?: boolean;
-    callbackUrl?: string;
-} & ({
     domain: string;
     email?: never;
 } | {
     domain?: never;
     email: string;
-});
+};
 /** POST /v1/enrich result (with the usage of the call) */
 export type EnrichResponse = {
     name: string;
@@ -582,8 +793,6 @@ export type ExtractRequest = {
     text: string;
     fields: Array<string>;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/extract result (with the usage of the call) */
 export type ExtractResponse = {
@@ -611,8 +820,6 @@ export type FraudFlagRequest = {
         [key: string]: unknown;
     };
     context?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/fraud-flag result (with the usage of the call) */
 export type FraudFlagResponse = {
@@ -635,8 +842,6 @@ export type ImageRequest = {
     /** e.g. "watercolor", "flat vector illustration" */
     style?: string;
     aspectRatio?: ("1:1") | ("16:9") | ("9:16") | ("4:3") | ("3:4");
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/image result (with the usage of the call) */
 export type ImageResponse = {
@@ -889,8 +1094,6 @@ export type MatchRequest = {
     keys?: Array<string>;
     minConfidence?: number;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/match result (with the usage of the call) */
 export type MatchResponse = {
@@ -907,8 +1110,6 @@ export type MatchResponse = {
 /** POST /v1/memory request */
 export type MemoryRequest = {
     namespace?: string;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     op: "store";
     content: string;
@@ -969,8 +1170,6 @@ export type MinutesRequest = {
     attendees?: Array<string>;
     /** YYYY-MM-DD; relative deadlines ("by Friday") are resolved against it */
     meetingDate?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/minutes result (with the usage of the call) */
 export type MinutesResponse = {
@@ -991,8 +1190,6 @@ export type ModerateRequest = {
     policy?: string;
     /** The category names to report against; when given, every returned category is one of them */
     categories?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     text: string;
     image?: never;
@@ -1033,8 +1230,6 @@ export type NormalizeRequest = {
     fields?: Array<string>;
     /** Normalisation rules in your words (formats, casing, code lists). */
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/normalize result (with the usage of the call) */
 export type NormalizeResponse = {
@@ -1072,8 +1267,6 @@ export type OutreachRequest = {
     steps?: number;
     goal?: string;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/outreach result (with the usage of the call) */
 export type OutreachResponse = {
@@ -1220,8 +1413,6 @@ export type PoMatchRequest = {
     purchaseOrder: string;
     receipt?: string;
     tolerancePct?: number;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/po-match result (with the usage of the call) */
 export type PoMatchResponse = {
@@ -1261,8 +1452,6 @@ export type ProductCopyRequest = {
     };
     channel?: "amazon" | "shopify" | "generic";
     voice?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/product-copy result (with the usage of the call) */
 export type ProductCopyResponse = {
@@ -1283,8 +1472,6 @@ export type QuoteRequest = {
     pastQuotes?: string | Array<string>;
     currency?: string;
     taxRatePct?: number;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/quote result (with the usage of the call) */
 export type QuoteResponse = {
@@ -1494,8 +1681,6 @@ export type RedactRequest = {
     types?: Array<"name" | "email" | "phone" | "ssn" | "card" | "address" | "dob" | "medical" | "account">;
     /** Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]". */
     placeholder?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/redact result (with the usage of the call) */
 export type RedactResponse = {
@@ -1516,8 +1701,6 @@ export type ReplyRequest = {
     tone?: "professional" | "friendly" | "apologetic" | "firm";
     goal?: string;
     senderName?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/reply result (with the usage of the call) */
 export type ReplyResponse = {
@@ -1531,8 +1714,6 @@ export type ResearchRequest = {
     query: string;
     focus?: string;
     depth?: "standard" | "deep";
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/research result (with the usage of the call) */
 export type ResearchResponse = {
@@ -1765,8 +1946,6 @@ export type ReviewReplyRequest = {
         voice?: string;
     };
     resolution?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/review-reply result (with the usage of the call) */
 export type ReviewReplyResponse = {
@@ -1788,8 +1967,6 @@ export type RewriteRequest = {
     length?: "shorter" | "same" | "longer";
     /** Phrases (product names, legal lines) that must come back unchanged wherever they occur in text */
     preserve?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/rewrite result (with the usage of the call) */
 export type RewriteResponse = {
@@ -1806,8 +1983,6 @@ export type ScreenRequest = {
     };
     criteria: string | Array<string>;
     depth?: "standard" | "deep";
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/screen result (with the usage of the call) */
 export type ScreenResponse = {
@@ -1842,8 +2017,6 @@ export type ScreenResponse = {
 export type SentimentRequest = {
     text: string;
     aspects?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/sentiment result (with the usage of the call) */
 export type SentimentResponse = {
@@ -1867,8 +2040,6 @@ export type SpeakRequest = {
     format?: "mp3" | "wav";
     /** tone and delivery, e.g. "warm and calm"; gpt-4o-mini-tts only */
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/speak result (with the usage of the call) */
 export type SpeakResponse = {
@@ -2079,11 +2250,11 @@ export type StatementResponse = {
 /** POST /v1/structure request */
 export type StructureRequest = {
     input: string;
-    /** A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep; unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request. */
-    schema: Record<string, never>;
+    /** A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep (past either, 400 schema_too_complex); unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request. */
+    schema: {
+        [key: string]: unknown;
+    };
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/structure result (with the usage of the call) */
 export type StructureResponse = {
@@ -2100,8 +2271,6 @@ export type SummarizeRequest = {
     text: string;
     length?: "brief" | "standard" | "detailed";
     actionItems?: boolean;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/summarize result (with the usage of the call) */
 export type SummarizeResponse = {
@@ -2162,8 +2331,6 @@ export type TranscribeRequest = {
     language?: string;
     /** names and terms to spell right, or the text before this audio */
     prompt?: string;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     audioUrl: string;
     audio?: never;
@@ -2202,8 +2369,6 @@ export type TriageRequest = {
     ticket: string;
     categories?: Array<string>;
     teams?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/triage result (with the usage of the call) */
 export type TriageResponse = {
@@ -2216,7 +2381,72 @@ export type TriageResponse = {
     suggestedFirstResponse?: string;
     usage: Usage;
 };
-/** The API client: one method per capability, plus account(), getJob() and waitForJob(). */
+/** GET /v1/jobs query parameters */
+export type JobsQuery = {
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** jobs per page, 1–100; default 20 */
+    limit?: number;
+    status?: "queued" | "running" | "succeeded" | "failed";
+    /** e.g. parse or /v1/parse */
+    endpoint?: string;
+};
+/** GET /v1/usage query parameters */
+export type UsageQuery = {
+    cursor?: string;
+    /** entries per page, 1–200; default 50 */
+    limit?: number;
+    endpoint?: string;
+    keyId?: string;
+    from?: string;
+    to?: string;
+};
+/** GET /v1/requests query parameters */
+export type RequestsQuery = {
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** requests per page, 1–200; default 50 */
+    limit?: number;
+    /** the route: a capability (classify or /v1/classify) or e.g. /v1/jobs/{id} */
+    endpoint?: string;
+    /** an exact status (402) or a class (4xx) */
+    status?: string;
+    keyId?: string;
+    /** default: the calling key's; a test key reads test only */
+    mode?: "live" | "test";
+    from?: string;
+    /** exclusive */
+    to?: string;
+};
+/** GET /v1/audit-log query parameters */
+export type AuditLogQuery = {
+    /** key.created, or key for every key.* action */
+    action?: string;
+    /** a member or key id, an email, a key prefix, or operator | system | member | key */
+    actor?: string;
+    from?: string;
+    /** exclusive */
+    to?: string;
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** 1–200, default 50 */
+    limit?: string;
+};
+/** GET /v1/audit-log/export query parameters */
+export type ExportAuditLogQuery = {
+    /** key.created, or key for every key.* action */
+    action?: string;
+    /** a member or key id, an email, a key prefix, or operator | system | member | key */
+    actor?: string;
+    from?: string;
+    /** exclusive */
+    to?: string;
+};
+/** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */
+export type JobOf<R> = Omit<Job, 'result'> & {
+    result?: R;
+};
+/** The API client: one method per operation of the published document. */
 export declare class Client extends BaseClient {
     /** Categorize up to 100 items against a taxonomy, with per-item confidence. 3 credits. */
     categorize(input: CategorizeRequest, options: CallOptions & {
@@ -2239,22 +2469,22 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     compare(input: CompareRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<CompareResponse>>;
     compare(input: CompareRequest & {
         async?: false;
     }, options?: CallOptions): Promise<CompareResponse>;
-    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse | JobAccepted>;
+    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse | AcceptedJob<CompareResponse>>;
     /** Parties, effective date, term, renewal, governing law, obligations, risk clauses; each value with the evidence code found in the document (evidence, grounded, confidence). 12 credits; async: true returns a job. */
     contract(input: ContractRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
     contract(input: ContractRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ContractResponse>>;
     contract(input: ContractRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ContractResponse>;
-    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse | JobAccepted>;
+    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse | AcceptedJob<ContractResponse>>;
     /** Alt text, caption, tags and text found inside an image. 3 credits. */
     describe(input: DescribeRequest, options: CallOptions & {
         dryRun: true;
@@ -2291,11 +2521,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     invoice(input: InvoiceRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<InvoiceResponse>>;
     invoice(input: InvoiceRequest & {
         async?: false;
     }, options?: CallOptions): Promise<InvoiceResponse>;
-    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse | JobAccepted>;
+    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse | AcceptedJob<InvoiceResponse>>;
     /** Match rows across two record sets, with confidence and reasoning. 8 credits. */
     match(input: MatchRequest, options: CallOptions & {
         dryRun: true;
@@ -2332,11 +2562,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     parse(input: ParseRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ParseResponse>>;
     parse(input: ParseRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ParseResponse>;
-    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse | JobAccepted>;
+    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse | AcceptedJob<ParseResponse>>;
     /** Invoice vs purchase order vs receipt: matched, partial or mismatched, with sized discrepancies. 10 credits. */
     poMatch(input: PoMatchRequest, options: CallOptions & {
         dryRun: true;
@@ -2358,11 +2588,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     receipt(input: ReceiptRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ReceiptResponse>>;
     receipt(input: ReceiptRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ReceiptResponse>;
-    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse | JobAccepted>;
+    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse | AcceptedJob<ReceiptResponse>>;
     /** Detect and strip names, emails, phones, SSNs, cards and PHI from text. 3 credits. */
     redact(input: RedactRequest, options: CallOptions & {
         dryRun: true;
@@ -2384,11 +2614,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     resume(input: ResumeRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ResumeResponse>>;
     resume(input: ResumeRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ResumeResponse>;
-    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse | JobAccepted>;
+    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse | AcceptedJob<ResumeResponse>>;
     /** Public response to a review, issues to log, escalation flag. 3 credits. */
     reviewReply(input: ReviewReplyRequest, options: CallOptions & {
         dryRun: true;
@@ -2420,22 +2650,22 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     split(input: SplitRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<SplitResponse>>;
     split(input: SplitRequest & {
         async?: false;
     }, options?: CallOptions): Promise<SplitResponse>;
-    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse | JobAccepted>;
+    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse | AcceptedJob<SplitResponse>>;
     /** Bank or card statement: account, period, balances, normalized transactions; each value with the evidence code found in the document (evidence, grounded, confidence). 12 credits; async: true returns a job. */
     statement(input: StatementRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
     statement(input: StatementRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<StatementResponse>>;
     statement(input: StatementRequest & {
         async?: false;
     }, options?: CallOptions): Promise<StatementResponse>;
-    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse | JobAccepted>;
+    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse | AcceptedJob<StatementResponse>>;
     /** Shape messy input to a caller-supplied JSON schema; validates, retries once on failure, returns a `valid` flag. 6 credits. */
     structure(input: StructureRequest, options: CallOptions & {
         dryRun: true;
@@ -2452,11 +2682,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     tables(input: TablesRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<TablesResponse>>;
     tables(input: TablesRequest & {
         async?: false;
     }, options?: CallOptions): Promise<TablesResponse>;
-    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse | JobAccepted>;
+    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse | AcceptedJob<TablesResponse>>;
     /** Audio to text with speakers and paragraph timestamps. 10 credits. */
     transcribe(input: TranscribeRequest, options: CallOptions & {
         dryRun: true;
@@ -2467,15 +2697,56 @@ export declare class Client extends BaseClient {
         dryRun: true;
     }): Promise<DryRun>;
     triage(input: TriageRequest, options?: CallOptions): Promise<TriageResponse>;
-    /** Balance, reserved and available credits, and plan. Free. */
-    account(options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Account>;
-    /** An async job: status, and result or error once it has ended. Free. */
-    getJob(id: string, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Job>;
-    /** Ledger entries (newest first, with a cursor) and daily totals per endpoint. Free. */
-    usage(query?: UsageQuery, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<UsagePage>;
-    /** Reads the job until it has succeeded or failed (interval, timeout, abort signal). */
-    waitForJob(id: string, options?: WaitOptions): Promise<Job>;
+    /** List the account’s jobs. Awaited: the first page; `for await`: every item of every page. */
+    jobs(query?: JobsQuery, options?: RequestOptions): List<JobsPage, JobsPage["jobs"][number]>;
+    /** Get an async job. */
+    getJob(id: string, options?: RequestOptions): Promise<Job>;
+    /** Get the balance and plan. */
+    account(options?: RequestOptions): Promise<Account>;
+    /** List ledger entries and daily totals. Awaited: the first page; `for await`: every item of every page. */
+    usage(query?: UsageQuery, options?: RequestOptions): List<UsagePage, UsagePage["entries"][number]>;
+    /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
+    requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]>;
+    /** List the account’s keys. */
+    keys(options?: RequestOptions): Promise<KeyList>;
+    /** Create a key. */
+    createKey(input: KeyInput, options?: RequestOptions): Promise<ApiKeyCreated>;
+    /** Change a key’s name, scope or cap. */
+    updateKey(id: string, input: KeyPatch, options?: RequestOptions): Promise<ApiKey>;
+    /** Revoke a key. */
+    revokeKey(id: string, options?: RequestOptions): Promise<KeyRevoked>;
+    /** List the account’s members. */
+    members(options?: RequestOptions): Promise<MemberList>;
+    /** Add a member. */
+    addMember(input: MemberInput, options?: RequestOptions): Promise<Member>;
+    /** Change a member’s role. */
+    changeMemberRole(id: string, input: RoleInput, options?: RequestOptions): Promise<Member>;
+    /** Remove a member. */
+    removeMember(id: string, options?: RequestOptions): Promise<Member>;
+    /** List open invitations. */
+    invitations(options?: RequestOptions): Promise<InvitationList>;
+    /** Invite someone by email. */
+    invite(input: MemberInput, options?: RequestOptions): Promise<Invitation>;
+    /** Revoke an invitation. */
+    revokeInvitation(id: string, options?: RequestOptions): Promise<Invitation>;
+    /** List the audit log. Awaited: the first page; `for await`: every item of every page. */
+    auditLog(query?: AuditLogQuery, options?: RequestOptions): List<AuditPage, AuditPage["entries"][number]>;
+    /** Export the audit log as CSV. */
+    exportAuditLog(query?: ExportAuditLogQuery, options?: RequestOptions): Promise<string>;
+    /** Get the single sign-on settings. */
+    sso(options?: RequestOptions): Promise<SsoSettings>;
+    /** Set up or change single sign-on. */
+    putSso(input: SsoInput, options?: RequestOptions): Promise<SsoSettings>;
+    /** Turn single sign-on off. */
+    removeSso(options?: RequestOptions): Promise<SsoRemoved>;
+    /**
+     * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
+     * an async call, the job's `result` is typed as that endpoint's result.
+     */
+    waitForJob<R = NonNullable<Job['result']>>(job: string | AcceptedJob<R>, options?: WaitOptions): Promise<JobOf<R>>;
 }
+/** The body of a webhook delivery (WebhookPayload). */
+export type WebhookEvent = WebhookPayload;
 /** Verifies a webhook delivery (see README) and returns the typed event. */
 export declare function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent>;
 /** Every capability: name, price in credits, and whether it can run as an async job. */

@@ -14,8 +14,8 @@ import { keyRows } from './keys.ts'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
-export function requestsRoutes(router: Router, { services, signedIn, frame }: Kit): void {
-  router.get('/dashboard/requests', signedIn, async (ctx) => {
+export function requestsRoutes(router: Router, { services, allow, frame }: Kit): void {
+  router.get('/dashboard/requests', allow('requests.read'), async (ctx) => {
     const { accountId } = state(ctx).session
     const data = await requestsPageData(services.db, services.requestLog, accountId, ctx)
     const keys = (await keyRows(services, accountId)).map((k) => ({ id: k.id, label: `${k.name ?? 'unnamed'} (${k.prefix}…)` }))
