@@ -376,14 +376,24 @@ export async function revokeKey(
 ): Promise<{ id: string; revokedAt: string }> {
   if (!UUID.test(keyId)) throw new ApiError('not_found', 'No such key.')
   const row = await db.tx(async (q) => {
-    const [key] = await q.sql<{ id: string; account_id: string; prefix: string; revoked_at: string | null }>(
-      `select id, account_id, prefix, revoked_at from api_keys where id = ? and (?::uuid is null or (account_id = ?::uuid and revoked_at is null))
-       for update`,
-      [keyId, accountId ?? null, accountId ?? null],
+    // One statement, no row lock outside the money functions' lock order: the update re-checks revoked_at on the
+    // row it waited for, so of two concurrent revocations only one revokes (and is audited).
+    const [key] = await q.sql<{ id: string; account_id: string; prefix: string; revoked_at: string | null; revoked_now: boolean }>(
+      `with target as (
+         select id, account_id, prefix, revoked_at from api_keys where id = ? and (?::uuid is null or (account_id = ?::uuid and revoked_at is null))
+       ), revoked as (
+         update api_keys k set revoked_at = ? from target t where k.id = t.id and k.revoked_at is null returning k.id
+       )
+       select t.id, t.account_id, t.prefix, t.revoked_at, r.id is not null as revoked_now from target t left join revoked r on r.id = t.id`,
+      [keyId, accountId ?? null, accountId ?? null, now],
     )
     if (!key) throw new ApiError('not_found', 'No such key.')
-    if (key.revoked_at) return { id: key.id, revoked_at: key.revoked_at }
-    await q.sql(`update api_keys set revoked_at = ? where id = ?`, [now, keyId])
+    if (!key.revoked_now) {
+      if (key.revoked_at) return { id: key.id, revoked_at: key.revoked_at }
+      // Revoked by a concurrent call after this statement's snapshot: read its time.
+      const [later] = await q.sql<{ revoked_at: string }>(`select revoked_at from api_keys where id = ?`, [key.id])
+      return { id: key.id, revoked_at: later!.revoked_at }
+    }
     await audit(q, acting, {
       accountId: key.account_id,
       action: 'key.revoked',
@@ -410,11 +420,11 @@ export async function rotateWebhookSecret(
   await getAccount(db, accountId)
   const secret = 'whsec_' + randomBytes(24).toString('base64')
   await db.tx(async (q) => {
-    const [before] = await q.sql<{ had: boolean }>(`select webhook_secret is not null as had from accounts where id = ? for update`, [
-      accountId,
-    ])
-    await q.sql(
-      `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?`,
+    // previous_webhook_secret takes the old value, so RETURNING says whether there was one: no separate row lock
+    // outside the money functions' lock order.
+    const [before] = await q.sql<{ had: boolean }>(
+      `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?
+       returning previous_webhook_secret is not null as had`,
       [box.seal(secret), now, accountId],
     )
     await audit(q, acting, {
