@@ -22,7 +22,7 @@ import { authenticate } from './pipeline/auth.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
-import { METHOD_REFUSALS, operatorGate, strictRouter } from './pipeline/routing.ts'
+import { methodRefusals, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
 
 export function buildApp(services: Services): Koa {
@@ -83,15 +83,14 @@ export function buildApp(services: Services): Koa {
   app.use(requestId)
   app.use(requestSpans)
   app.use(accessLog(services.logger, services.metrics))
-  app.use(requestRecorder(services.requestLog, services.now))
+  app.use(requestRecorder(services.requestLog, services.now, services.keys))
   app.use(errorHandler(services.logger))
   app.use(operatorGate(services.config))
+  app.use(methodRefusals)
   app.use(router.routes())
   app.use(docsRouter().routes())
-  app.use(router.allowedMethods(METHOD_REFUSALS))
   for (const r of [usageRouter(services), requestsRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
   app.use(admin.routes())
-  app.use(admin.allowedMethods(METHOD_REFUSALS))
   return app
 }
 

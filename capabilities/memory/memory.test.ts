@@ -16,7 +16,7 @@ t.test('memory', async (t) => {
   const s1 = await store(a, 'The user prefers oat milk in coffee', { metadata: { source: 'chat', tags: ['drinks'] } })
   t.equal(s1.status, 200, s1.text)
   t.match(s1.body, { op: 'store', namespace: 'default', id: /^[0-9a-f-]{36}$/ })
-  t.same(s1.body.usage, { credits: 2, balanceRemaining: 198 })
+  t.same(s1.body.usage, { credits: 2, balanceRemaining: 198, livemode: true })
   await store(a, 'Meeting with the design team every Tuesday')
   await store(a, 'Drinks green tea in the afternoon', { namespace: 'work' })
   const secret = await store(b, 'Account B secret: prefers espresso coffee with milk')

@@ -5,6 +5,7 @@ import type { Context, Middleware } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
+import { answerAccepted } from '../jobs/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import { capabilityContext } from '../run/context.ts'
@@ -88,10 +89,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
       ) // 5, 6, 7
       if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, quoted.credits)
-      ctx.status = 202
-      ctx.type = 'application/json'
-      ctx.body = accepted.body
-      return
+      return answerAccepted(ctx, accepted.body)
     }
 
     // A call that failed while the database was out is released before its key is claimed again (issue 25).

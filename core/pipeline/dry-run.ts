@@ -64,6 +64,12 @@ export interface DryRunMoney {
   size?: Quote['size']
 }
 
+/** What a dry run leaves in ctx.state for the request log: the status it quoted and the refusal, if any. */
+export interface DryRunState {
+  liveStatus: number
+  error?: { code: string; message: string }
+}
+
 /** The DryRun report of `stages`, which answer the status the live call would get or throw its refusal. */
 export async function answerDryRun(
   ctx: Context,
@@ -81,6 +87,7 @@ export async function answerDryRun(
     error = { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
   }
   ctx.status = 200
+  ctx.state.dryRun = { liveStatus, ...(error ? { error } : {}) } satisfies DryRunState
   const report: Static<typeof DryRun> = {
     dryRun: true,
     endpoint: `/v1/${capability.name}`,

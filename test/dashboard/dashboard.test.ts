@@ -329,6 +329,14 @@ t.test('sign-up reaches a first call: SIGNUP_CREDITS and a test key; the Request
   t.ok(testLog.text.includes(first.headers.get('x-request-id')!), 'the test call, under Test')
   t.notOk(testLog.text.includes(paid.headers.get('x-request-id')!))
   t.equal((await c.post('/dashboard/keys', { mode: 'sandbox' })).status, 400)
+
+  // A GET never makes a key: with the test key revoked, /docs gets none and asks for one.
+  t.equal((await c.post(`/dashboard/keys/${testKeyId}/revoke`)).status, 302)
+  const testKeys = async () =>
+    Number((await app.services.db.sql(`select count(*) as n from api_keys where account_id = ? and mode = 'test'`, [account!.id]))[0]!.n)
+  const before = await testKeys()
+  t.same(JSON.parse((await c.get('/dashboard/docs-key')).text), { key: null }, 'no test key to lend')
+  t.equal(await testKeys(), before, 'and none was created by the GET')
 })
 
 t.test('finding 3: arrays, nested objects and NUL in a form are 400 pages; nothing is stored, nothing sent', async (t) => {
