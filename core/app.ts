@@ -11,6 +11,7 @@ import { requestSpans } from './observability/tracing.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
 import { mcpEndpoint, mcpTools, RESOURCE_METADATA_PATHS, resourceMetadata } from './mcp.ts'
+import { modelCheckLine } from './models/provider.ts'
 import { buildOpenApi } from './openapi.ts'
 import { stripeRouter } from './billing/routes.ts'
 import { dashboardRouter } from './dashboard/routes.ts'
@@ -64,7 +65,12 @@ export function buildApp(services: Services): Koa {
   router.get('/readyz', async (ctx) => {
     try {
       await services.db.sql(`select 1 from schema_migrations limit 1`)
-      ctx.body = { status: 'ready' }
+      // Ready whatever the model check said (the other calls are served); a model it found missing is said here.
+      const models = services.provider.modelReport?.()
+      ctx.body = {
+        status: 'ready',
+        ...(models?.missing.length ? { models: { missing: models.missing, detail: modelCheckLine(models) } } : {}),
+      }
     } catch {
       ctx.status = 503
       ctx.body = { status: 'unavailable' }

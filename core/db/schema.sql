@@ -180,7 +180,7 @@ create table model_requests (
   reasoning_tokens integer,
   cost_usd numeric(20,12),
   created_at timestamp with time zone not null,
-  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'refused'::text]))),
+  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'model_not_found'::text, 'refused'::text]))),
   constraint model_requests_pkey PRIMARY KEY (id)
 );
 

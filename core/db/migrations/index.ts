@@ -11,7 +11,7 @@ import { Migration0011LockOrder } from './0011-lock-order.ts'
 import { Migration0012JobProgress } from './0012-job-progress.ts'
 import { Migration0013RevocationsAndAcceptance } from './0013-revocations-and-acceptance.ts'
 import { Migration0014PriceBySize } from './0014-price-by-size.ts'
-import { Migration0018RequestLogDebugging } from './0018-request-log-debugging.ts'
+import { Migration0018LivemodeAndDebugging } from './0018-livemode-and-debugging.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -25,5 +25,5 @@ export const migrations = [
   { name: '0012-job-progress', class: Migration0012JobProgress },
   { name: '0013-revocations-and-acceptance', class: Migration0013RevocationsAndAcceptance },
   { name: '0014-price-by-size', class: Migration0014PriceBySize },
-  { name: '0018-request-log-debugging', class: Migration0018RequestLogDebugging },
+  { name: '0018-livemode-and-debugging', class: Migration0018LivemodeAndDebugging },
 ]
