@@ -339,6 +339,24 @@ t.test('sign-up reaches a first call: SIGNUP_CREDITS and a test key; the Request
   t.equal(await testKeys(), before, 'and none was created by the GET')
 })
 
+t.test('each row of the Requests page links to its detail: message, dry run, replay, tags', async (t) => {
+  const c = await signIn('debugger@example.test')
+  const live = await c.post('/dashboard/keys', { name: 'debug', mode: 'live' })
+  const key = /data-testid="new-key">(ksk_live_[0-9A-Za-z]{32})</.exec(live.text)![1]!
+  const bad = await app.call('/v1/echo-test', { key, body: { text: '' }, headers: { 'service-metadata': '{"order":"A-17"}' } })
+  t.equal(bad.status, 400)
+  const id = bad.headers.get('x-request-id')!
+  const list = await c.get('/dashboard/requests')
+  t.match(list.text, `href="/dashboard/requests/${id}"`, 'the row links to its detail')
+  const detail = await c.get(`/dashboard/requests/${id}`)
+  t.equal(detail.status, 200)
+  t.match(detail.text, /does not match the schema of this endpoint/, 'the error message')
+  t.match(detail.text, /<code>order<\/code> = <code>A-17<\/code>/, 'the Service-Metadata tags')
+  t.equal((await c.get('/dashboard/requests/req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3')).status, 404, 'an id of nobody')
+  const other = await signIn('someone-else@example.test')
+  t.equal((await other.get(`/dashboard/requests/${id}`)).status, 404, "another account's request")
+})
+
 t.test('finding 3: arrays, nested objects and NUL in a form are 400 pages; nothing is stored, nothing sent', async (t) => {
   const c = await signIn('frank@example.test')
   /** A form body written by hand: URLSearchParams cannot say `name[a][b]` the way qs reads it. */
