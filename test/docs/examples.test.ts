@@ -23,6 +23,8 @@ t.test('docs/examples.md is what npm run docs:examples generates', async (t) => 
 })
 
 const app = await startTestApp(t)
+/** A request id of nobody: GET /v1/requests/$REQUESTID is a 404, as GET /v1/jobs/$ID is. */
+const NO_REQUEST = 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3'
 const routes = Object.entries((await app.call('/v1/openapi.json')).body.paths).flatMap(([path, ops]) =>
   Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`),
 )
@@ -39,7 +41,7 @@ t.test('the Python examples run (standard library only) and every capability exa
   // Every call as a dry run: the helper's own headers argument, as the page says.
   const program = `${helper}\n_call = call\ncall = lambda path, body=None, headers=None: _call(path, body, {"Service-Dry-Run": "1"})\n${calls.join('\n')}`
   const { stdout } = await run('python3', ['-c', program.replace(/^print\(/gm, 'print(json.dumps(').replace(/\)\)$/gm, ')))')], {
-    env: { ...process.env, BASE: app.url, KEY: c.key, ID: '00000000-0000-4000-8000-000000000000' },
+    env: { ...process.env, BASE: app.url, KEY: c.key, ID: '00000000-0000-4000-8000-000000000000', REQUESTID: NO_REQUEST },
   })
   const answers = stdout
     .trim()
@@ -49,7 +51,7 @@ t.test('the Python examples run (standard library only) and every capability exa
   for (const [i, answer] of answers.entries()) {
     const route = routes[i]!
     if (route.startsWith('POST /v1/')) accepted(t, answer, route)
-    else if (route === 'GET /v1/jobs/{id}') t.equal(answer.error.code, 'not_found', route)
+    else if (route === 'GET /v1/jobs/{id}' || route === 'GET /v1/requests/{requestId}') t.equal(answer.error.code, 'not_found', route)
     else t.notOk(answer.error, route)
   }
   await app.expectLedger(t, c.accountId, 10_000)
@@ -60,7 +62,9 @@ t.test('the curl examples run', async (t) => {
   const curls = blocks('sh').slice(1)
   for (const [i, curl] of curls.entries()) {
     const command = curl.replace(/^curl -s /, "curl -s -H 'Service-Dry-Run: 1' ")
-    const { stdout } = await run('bash', ['-c', command], { env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job' } })
+    const { stdout } = await run('bash', ['-c', command], {
+      env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job', REQUESTID: NO_REQUEST },
+    })
     const answer = JSON.parse(stdout) as Record<string, any>
     const route = routes[i]!
     if (route.startsWith('POST /v1/')) accepted(t, answer, route)
