@@ -17,6 +17,8 @@ export type Usage = {
         /** credits per unit beyond included */
         perUnit: number;
     };
+    /** false: a test key's call, answered without a model and never charged */
+    livemode: boolean;
 };
 export type DryRun = {
     dryRun: true;
@@ -53,10 +55,17 @@ export type DryRun = {
         }>;
     };
 };
+/** The job is at `Location` (GET /v1/jobs/{id}) */
 export type JobAccepted = {
     jobId: string;
     status: "queued";
     requestId: string;
+    /** false: a test key's job (no model, no charge) */
+    livemode: boolean;
+    credits: {
+        /** this input's price, held until the job ends: charged if it succeeds, released if not */
+        held: number;
+    };
 };
 export type Job = {
     jobId: string;
@@ -68,6 +77,8 @@ export type Job = {
     startedAt?: string;
     finishedAt?: string;
     requestId: string;
+    /** false: a test key's job (no model, no charge) */
+    livemode: boolean;
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
         done: number;
@@ -90,6 +101,8 @@ export type Job = {
                 /** credits per unit beyond included */
                 perUnit: number;
             };
+            /** false: a test key's call, answered without a model and never charged */
+            livemode: boolean;
         };
         [key: string]: unknown;
     };
@@ -129,6 +142,8 @@ export type WebhookEvent = {
         startedAt?: string;
         finishedAt?: string;
         requestId: string;
+        /** false: a test key's job (no model, no charge) */
+        livemode: boolean;
         /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
         progress?: {
             done: number;
@@ -151,6 +166,8 @@ export type WebhookEvent = {
                     /** credits per unit beyond included */
                     perUnit: number;
                 };
+                /** false: a test key's call, answered without a model and never charged */
+                livemode: boolean;
             };
             [key: string]: unknown;
         };

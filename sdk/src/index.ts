@@ -20,6 +20,8 @@ export type Usage = {
     /** credits per unit beyond included */
     perUnit: number
   }
+  /** false: a test key's call, answered without a model and never charged */
+  livemode: boolean
 }
 
 export type DryRun = {
@@ -58,10 +60,17 @@ export type DryRun = {
   }
 }
 
+/** The job is at `Location` (GET /v1/jobs/{id}) */
 export type JobAccepted = {
   jobId: string
   status: "queued"
   requestId: string
+  /** false: a test key's job (no model, no charge) */
+  livemode: boolean
+  credits: {
+    /** this input's price, held until the job ends: charged if it succeeds, released if not */
+    held: number
+  }
 }
 
 export type Job = {
@@ -74,6 +83,8 @@ export type Job = {
   startedAt?: string
   finishedAt?: string
   requestId: string
+  /** false: a test key's job (no model, no charge) */
+  livemode: boolean
   /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
   progress?: {
     done: number
@@ -96,6 +107,8 @@ export type Job = {
         /** credits per unit beyond included */
         perUnit: number
       }
+      /** false: a test key's call, answered without a model and never charged */
+      livemode: boolean
     }
     [key: string]: unknown
   }
@@ -137,6 +150,8 @@ export type WebhookEvent = {
     startedAt?: string
     finishedAt?: string
     requestId: string
+    /** false: a test key's job (no model, no charge) */
+    livemode: boolean
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
       done: number
@@ -159,6 +174,8 @@ export type WebhookEvent = {
           /** credits per unit beyond included */
           perUnit: number
         }
+        /** false: a test key's call, answered without a model and never charged */
+        livemode: boolean
       }
       [key: string]: unknown
     }
