@@ -58,6 +58,7 @@ export const KERNEL_ROUTES: KernelRoute[] = [
             startedAt: '2026-03-01T10:00:00.310Z',
             finishedAt: '2026-03-01T10:00:04.120Z',
             requestId: 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3',
+            livemode: true,
           },
         ],
       },
