@@ -31,7 +31,7 @@ export function buildApp(services: Services): Koa {
   app.proxy = services.config.trustProxy
   const router = strictRouter()
   const capabilities = [...services.capabilities.values()]
-  const document = buildOpenApi(capabilities, services.config)
+  const document = buildOpenApi(capabilities, services.config, services.provider)
   const openapi = JSON.stringify(document)
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
@@ -56,7 +56,7 @@ export function buildApp(services: Services): Koa {
   let listener: ReturnType<Koa['callback']> | null = null
   router.post(
     '/mcp',
-    mcpEndpoint(services, mcpTools(capabilities, services.config, document), () => (listener ??= app.callback())),
+    mcpEndpoint(services, mcpTools(capabilities, document), () => (listener ??= app.callback())),
   )
   for (const path of RESOURCE_METADATA_PATHS) router.get(path, resourceMetadata(services.config))
   router.get('/healthz', (ctx) => {

@@ -5,17 +5,27 @@
 // Tool input schemas are the request schemas in the JSON Schema subset LLM tool-calling APIs accept (no
 // combinator at the top, no oneOf/allOf anywhere): a rule they cannot carry is said in the description and
 // enforced by the HTTP validation the call goes through.
+// A tool the server cannot serve (paused, or beyond its model provider) is listed, marked as the OpenAPI
+// document marks it (x-available), and answers inference_unavailable for free. JSON-RPC errors are the ones
+// the MCP specification lists: a tools/call naming no known tool, or whose arguments are not an object, is
+// -32602 with a one-line message.
 import type { Context } from 'koa'
 import type { Middleware } from 'koa'
 import { inject } from 'light-my-request'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { Capability } from './registry.ts'
 import type { Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
-import { pausedReason } from './pipeline/paused.ts'
 import { priceRule } from './pipeline/price.ts'
 import { makeBodyReader } from './pipeline/request.ts'
 import type { Services } from './services.ts'
@@ -42,9 +52,22 @@ export const MCP_MAX_BATCH = 20
  * their endpoint's own limit, as over HTTP. */
 export const MCP_CALLS_PER_MINUTE = 600
 
+/** Told to the MCP host in `initialize`: what the tools are and how a paid call behaves. */
+export const MCP_INSTRUCTIONS =
+  'Tools of the Metered AI Capability API, paid from the prepaid credit wallet of the key you connected with (1 credit = 0.01 USD). ' +
+  'Each tool description states its price; a call is charged only when it succeeds, and a refusal costs nothing. ' +
+  'Before a costly call, pass dryRun: true for a free quote of its price and of the answer a live call would get. ' +
+  'Pass an idempotencyKey to retry safely: a call repeated with the same key and arguments replays the first answer and is never charged twice. ' +
+  '`account` reads the balance. Document tools accept async: true and return a job; `get_job` reads it until it has succeeded or failed. ' +
+  'A refused call returns {"error": {"code", "message", "requestId"}} with a stable code (insufficient_credits, rate_limited, invalid_request, inference_unavailable …). ' +
+  'Tools marked PAUSED or UNAVAILABLE cannot run on this server now: they answer inference_unavailable and are free.'
+
 /** What the tools read of an operation of the published document. */
 interface Operation {
+  requestBody: { content: { 'application/json': { schema: Schema & { properties: Schema } } } }
   responses: Record<string, { content: { 'application/json': { schema: unknown } } }>
+  'x-paused-reason'?: string
+  'x-unavailable-reason'?: string
 }
 
 interface ToolRoute {
@@ -54,7 +77,6 @@ interface ToolRoute {
 
 export function mcpTools(
   capabilities: Capability[],
-  config: Config,
   openapi: { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } },
 ): Map<string, ToolRoute> {
   const resolve = (schema: unknown): Schema => inlineRefs(schema, openapi.components.schemas) as Schema
@@ -62,29 +84,33 @@ export function mcpTools(
   const routes = new Map<string, ToolRoute>()
 
   for (const cap of capabilities) {
-    const request = cap.requestSchema as unknown as Schema & { properties: Schema }
+    const operation = openapi.paths[`/v1/${cap.name}`]!.post as Operation
+    // The body as published: `async` and `callbackUrl` only where the capability runs as a job.
+    const request = operation.requestBody.content['application/json'].schema
     for (const option of Object.keys(CALL_OPTIONS)) {
       if (option in request.properties)
         throw new Error(`${cap.path}: request field "${option}" collides with the MCP call option of that name.`)
     }
-    const reason = pausedReason(config, cap)
+    // As the document says it: paused by the operator, or beyond this server's model provider.
+    const paused = operation['x-paused-reason']
+    const unavailable = paused
+      ? `PAUSED (${paused})`
+      : operation['x-unavailable-reason'] && `UNAVAILABLE (${operation['x-unavailable-reason']})`
     const price = `${priceRule(cap)} on success.`
-    // `async` and `callbackUrl` are kernel fields of every request; only an async capability's tool offers them.
     const { description: rule, ...input } = agentSchema(request)
-    const { async: _async, callbackUrl: _callbackUrl, ...fields } = input.properties as Schema
     routes.set(cap.name, {
       tool: {
         name: cap.name,
         // The result is the body of POST /v1/{name} (with usage), published in /v1/openapi.json; output schemas
         // and titles are left out of tools/list, which would otherwise be 170 KB for 39 tools.
         description: [
-          ...(reason ? [`PAUSED (${reason}); calls answer inference_unavailable and are free.`] : []),
+          ...(unavailable ? [`${unavailable}; calls answer inference_unavailable and are free.`] : []),
           `${cap.summary}.`,
           ...(rule ? [(rule as string).replace(/([^.])$/, '$1.')] : []),
           price,
           ...(cap.async ? ['async: true runs a job (get_job reads it; callbackUrl gets a webhook).'] : []),
         ].join(' '),
-        inputSchema: { ...input, type: 'object', properties: { ...(cap.async ? (input.properties as Schema) : fields), ...CALL_OPTIONS } },
+        inputSchema: { ...input, type: 'object', properties: { ...(input.properties as Schema), ...CALL_OPTIONS } },
         annotations: { destructiveHint: false },
       },
       request: ({ dryRun, idempotencyKey, ...body }) => ({
@@ -173,7 +199,10 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
       ])
     const perMinute = services.config.rateLimits.mcp ?? MCP_CALLS_PER_MINUTE
     const authorization = ctx.get('Authorization')
-    const server = new Server({ name: 'metered-capability-api', version: '1.0.0' }, { capabilities: { tools: {} } })
+    const server = new Server(
+      { name: 'metered-capability-api', version: '1.0.0' },
+      { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS },
+    )
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }))
     server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
       const limit = await services.limiter.consume('mcp', caller.keyId, perMinute)
@@ -182,9 +211,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
         const text = JSON.stringify(errorBody('rate_limited', message, ctx.state.requestId as string))
         return { isError: true, content: [{ type: 'text', text }] }
       }
-      const route = tools.get(req.params.name)
-      if (!route) return { isError: true, content: [{ type: 'text', text: `Unknown tool "${req.params.name}".` }] }
-      const call = route.request(req.params.arguments ?? {})
+      const call = tools.get(req.params.name)!.request(req.params.arguments ?? {}) // toolCallProblem checked the name
       const res = await inject(dispatch(), {
         method: call.method,
         url: call.url,
@@ -202,9 +229,36 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
       void server.close()
     })
     await server.connect(transport)
+    // Between the transport and the server: a tools/call whose params the server would refuse with a schema dump
+    // (or answer as a tool result, for an unknown name) is answered -32602 here, in one line.
+    const deliver = transport.onmessage!
+    transport.onmessage = (message, extra) => {
+      const problem = toolCallProblem(message, tools)
+      if (problem === null) return deliver(message, extra)
+      void transport.send({
+        jsonrpc: '2.0',
+        id: (message as { id: string | number }).id,
+        error: { code: ErrorCode.InvalidParams, message: problem },
+      })
+    }
     ctx.respond = false // the transport writes the response itself
     await transport.handleRequest(ctx.req, ctx.res, ctx.request.body)
   }
+}
+
+/** Why a tools/call request cannot name a call (the JSON-RPC -32602 message), or null when it can or is not one. */
+export function toolCallProblem(message: JSONRPCMessage, tools: Map<string, ToolRoute>): string | null {
+  const m = message as { method?: unknown; id?: unknown; params?: unknown }
+  if (m.method !== 'tools/call' || m.id === undefined) return null
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`)
+  // (params that are there but no object never get here: the transport answers them -32700 itself.)
+  if (!m.params || typeof m.params !== 'object' || Array.isArray(m.params)) return 'Invalid params: give {"name", "arguments"}.'
+  const { name, arguments: args } = m.params as { name?: unknown; arguments?: unknown }
+  if (typeof name !== 'string') return `Invalid params: "name" must be a tool name (tools/list lists them), not ${kind(name)}.`
+  if (!tools.has(name)) return `Unknown tool: ${JSON.stringify(name.slice(0, 100))}. tools/list lists the tools of this server.`
+  if (args !== undefined && (!args || typeof args !== 'object' || Array.isArray(args)))
+    return `Invalid params: "arguments" must be a JSON object of the tool's input fields, not ${kind(args)}.`
+  return null
 }
 
 /** The JSON Schema keywords OpenAI's function calling documents as supported (Structured Outputs, "Supported schemas"). */

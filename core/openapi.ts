@@ -3,6 +3,7 @@
 // schema (run/result.ts) with `usage`; the tests validate every 200/202 they receive against this document.
 // The parts live in core/openapi/: the kernel routes table, the path of a capability, the shared components.
 import type { Config } from './config.ts'
+import type { ModelProvider } from './models/provider.ts'
 import { ErrorBody } from './errors.ts'
 import { JobAccepted } from './jobs/view.ts'
 import { DryRun } from './pipeline/dry-run.ts'
@@ -15,9 +16,10 @@ import { kernelOperation } from './openapi/kernel-path.ts'
 import { KERNEL_ROUTES, TAGS } from './openapi/kernel-routes.ts'
 import { webhooks } from './openapi/webhooks.ts'
 
-export function buildOpenApi(capabilities: Capability[], config: Config) {
+/** `provider`: the server's model provider, which decides whether each capability can be served (x-available). */
+export function buildOpenApi(capabilities: Capability[], config: Config, provider: ModelProvider) {
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const cap of capabilities) paths[`/v1/${cap.name}`] = capabilityPath(cap, config)
+  for (const cap of capabilities) paths[`/v1/${cap.name}`] = capabilityPath(cap, config, provider)
   const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
   for (const route of KERNEL_ROUTES) {
     schemas[route.response.name] = route.response.schema

@@ -94,11 +94,36 @@ export const FormText = (maxLength: number, options: StringOptions = {}) =>
 /**
  * The input boundary of a form body or a query string, as API bodies have one: the value is checked against
  * `schema` (compiled once) and returned typed, or refused with 400 invalid_request naming the offending fields.
+ * A query's integer parameters are published as integers: `?limit=3` arrives as the string "3" and is read as
+ * the number 3 when it is written in plain decimal digits; anything else ("abc", "3.0", "1e2") stays a string,
+ * which the schema refuses.
  */
 export function inputReader<T extends TSchema>(schema: T, what: 'body' | 'form' | 'query' | 'event'): (value: unknown) => Static<T> {
   const check = ajv.compile<Static<T>>(schema)
-  return (value) => {
+  const integers = what === 'query' ? integerFields(schema) : []
+  return (raw) => {
+    const value = integers.length ? withIntegers(raw, integers) : raw
     if (!check(value)) throw new ApiError('invalid_request', `The ${what} does not match its schema.`, formatErrors(check.errors))
     return value
   }
+}
+
+/** The top-level properties an object schema types as integers. */
+function integerFields(schema: TSchema): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  return Object.entries(properties)
+    .filter(([, s]) => s.type === 'integer')
+    .map(([name]) => name)
+}
+
+const DECIMAL = /^-?\d{1,15}$/
+
+function withIntegers(value: unknown, names: string[]): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  for (const name of names) {
+    const v = out[name]
+    if (typeof v === 'string' && DECIMAL.test(v)) out[name] = Number(v)
+  }
+  return out
 }

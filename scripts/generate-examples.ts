@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../core/config.ts'
+import { openAIProvider } from '../core/models/provider.ts'
 import { buildOpenApi } from '../core/openapi.ts'
 import { loadCapabilities } from '../core/registry.ts'
 
@@ -24,7 +25,8 @@ interface Operation {
 /** The Markdown of docs/examples.md, from the document the app publishes by default. */
 export async function examplesMarkdown(): Promise<string> {
   const capabilities = await loadCapabilities(path.join(root, 'capabilities'))
-  const document = buildOpenApi(capabilities, loadConfig({}))
+  const config = loadConfig({})
+  const document = buildOpenApi(capabilities, config, openAIProvider(config.ai))
   const out = [
     '# Examples: every route in curl and Python',
     '',

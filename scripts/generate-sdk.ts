@@ -1,103 +1,156 @@
-// `npm run sdk`: generates sdk/src/index.ts from the published OpenAPI document (each capability's request body
-// and 200 result schemas → TypeScript types, one method per capability) and the kernel table
-// (scripts/sdk/kernel.ts), then compiles sdk/ with tsc into sdk/dist (ESM + .d.ts). The drift test runs this
-// into a temporary folder and compares; test/sdk/types.test.ts proves the types with tsc --strict.
+// `npm run sdk`: generates sdk/src/index.ts from the published OpenAPI document, then compiles sdk/ with tsc
+// into sdk/dist (ESM + .d.ts). Nothing here names a route: every schema under components becomes a type, every
+// operation a method (a capability's operationId is its name; a kernel route's `listX` becomes `x()`, a `getX`
+// without path parameters `x()`, anything else keeps its operationId), so a route added to the document gets
+// its method by regeneration alone. The drift test runs this into a temporary folder and compares;
+// test/sdk/types.test.ts and test/sdk/operations.test.ts prove the types with tsc --strict.
 import { execFileSync } from 'node:child_process'
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TSchema } from '@sinclair/typebox'
 import { loadConfig } from '../core/config.ts'
+import { openAIProvider } from '../core/models/provider.ts'
 import { buildOpenApi } from '../core/openapi.ts'
-import { loadCapabilities, type Capability } from '../core/registry.ts'
-import { KERNEL_METHODS, KERNEL_TYPES } from './sdk/kernel.ts'
+import { loadCapabilities } from '../core/registry.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-export async function generateSdk(outDir = path.join(root, 'sdk')): Promise<void> {
+/** The document as published by default (no environment): the paused list and the provider change no type. */
+export async function publishedDocument(): Promise<OpenApiDocument> {
+  const config = loadConfig({})
   const capabilities = await loadCapabilities(path.join(root, 'capabilities'))
+  return buildOpenApi(capabilities, config, openAIProvider(config.ai)) as unknown as OpenApiDocument
+}
+
+export async function generateSdk(outDir = path.join(root, 'sdk')): Promise<void> {
   if (path.resolve(outDir) !== path.join(root, 'sdk')) {
     await mkdir(path.join(outDir, 'src'), { recursive: true })
     for (const file of ['package.json', 'tsconfig.json', 'README.md', 'src/runtime.ts'])
       await cp(path.join(root, 'sdk', file), path.join(outDir, file))
   }
-  await writeFile(path.join(outDir, 'src', 'index.ts'), sdkSource(capabilities))
+  await writeFile(path.join(outDir, 'src', 'index.ts'), sdkSource(await publishedDocument()))
   await rm(path.join(outDir, 'dist'), { recursive: true, force: true })
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(outDir, 'tsconfig.json')], {
     stdio: 'inherit',
   })
 }
 
-/** The request body and the 200 result (not the DryRun alternative) of a capability, as the document publishes them. */
-function publishedSchemas(document: ReturnType<typeof buildOpenApi>, name: string): { request: JsonSchema; result: JsonSchema } {
-  const post = document.paths[`/v1/${name}`]!.post as {
-    requestBody: { content: { 'application/json': { schema: JsonSchema } } }
-    responses: { '200': { content: { 'application/json': { schema: { anyOf: [JsonSchema, JsonSchema] } } } } }
-  }
-  return {
-    request: post.requestBody.content['application/json'].schema,
-    result: post.responses['200'].content['application/json'].schema.anyOf[0],
-  }
+/** What the generator reads of the document. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, JsonSchema>; parameters: Record<string, Parameter> }
 }
 
-export function sdkSource(capabilities: Capability[]): string {
-  // The document as published by default (no environment): the paused list does not change any type.
-  const document = buildOpenApi(capabilities, loadConfig({}))
+export interface Operation {
+  operationId: string
+  summary: string
+  parameters?: Array<Parameter | { $ref: string }>
+  requestBody?: { required?: boolean; content: { 'application/json': { schema: JsonSchema; example?: unknown } } }
+  responses: Record<string, { description: string; content?: { 'application/json': { schema: JsonSchema; example?: unknown } } }>
+  'x-price'?: number
+  'x-async'?: boolean
+  'x-pagination'?: { cursor: string; nextCursor: string; items: string }
+}
+
+export interface Parameter {
+  name: string
+  in: 'path' | 'query' | 'header'
+  required?: boolean
+  description?: string
+  schema: JsonSchema
+}
+
+/** The header parameters the SDK takes as call options, by the component that publishes them. */
+const HEADER_OPTIONS: Record<string, 'dryRun' | 'idempotencyKey' | 'testOutcome'> = {
+  DryRun: 'dryRun',
+  IdempotencyKey: 'idempotencyKey',
+  TestOutcome: 'testOutcome',
+}
+
+/** Names a component may not take as a type (they would shadow a global): published as `<name>Body`. */
+const GLOBALS = new Set(['Error', 'Object', 'Array', 'Date', 'Request', 'Response', 'Headers', 'Record', 'Promise', 'Map', 'Set'])
+const typeName = (component: string) => (GLOBALS.has(component) ? `${component}Body` : component)
+
+/** Members of BaseClient and the hand-written methods: no operation may take their name. */
+const TAKEN = new Set([
+  'constructor',
+  'baseUrl',
+  'apiKey',
+  'maxRetries',
+  'maxRetryDelayMs',
+  'fetcher',
+  'lastResponse',
+  'request',
+  'list',
+  'poll',
+  'waitForJob',
+])
+
+/** A generated method: its operation and the names the generator gave it. */
+interface Method {
+  path: string
+  verb: string
+  op: Operation
+  name: string
+  /** Prefix of its own types (Request, Response, Query). */
+  type: string
+}
+
+export function sdkSource(document: OpenApiDocument): string {
+  const { schemas, parameters } = document.components
+  const errorCode = (schemas.Error?.properties?.error as JsonSchema | undefined)?.properties?.code
+  const testOutcome = parameters.TestOutcome?.schema
+  if (!errorCode || !testOutcome) throw new Error('generate-sdk: the document publishes no Error code or TestOutcome parameter')
   const out: string[] = [
     '// Generated by scripts/generate-sdk.ts from the published OpenAPI document; do not edit (npm run sdk).',
-    `import { BaseClient, ${KERNEL_METHODS.some((m) => m.query) ? 'queryString, ' : ''}verifyWebhookSignature, type CallOptions, type VerifyOptions, type WaitOptions } from './runtime.js'`,
-    "export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js'",
+    "import { BaseClient, List, queryString, verifyWebhookSignature, type AcceptedJob, type CallOptions, type RequestOptions, type VerifyOptions, type WaitOptions } from './runtime.js'",
+    "export { ApiError, List, WebhookVerificationError, isRetryable, parseRetryAfter, type AcceptedJob, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type RequestOptions, type ResponseInfo, type VerifyOptions, type WaitOptions } from './runtime.js'",
     '',
+    "/** The service's stable error codes: branch on them, never on messages. */",
+    `export type ErrorCode = ${tsType(errorCode, '')}\n`,
+    '/** The refusals a test key can ask for with `testOutcome` (Service-Test-Outcome). */',
+    `export type TestOutcome = ${tsType(testOutcome, '')}\n`,
   ]
-  for (const [name, schema] of Object.entries(KERNEL_TYPES)) out.push(declare(name, schema))
-  const methods: string[] = []
-  for (const cap of capabilities) {
-    const type = pascal(cap.name)
-    const method = camel(cap.name)
-    const { request, result } = publishedSchemas(document, cap.name)
-    out.push(declare(`${type}Request`, request, `POST /v1/${cap.name} request`))
-    out.push(`/** POST /v1/${cap.name} result (with the usage of the call) */\nexport type ${type}Response = ${tsType(result, '')}\n`)
-    const doc = `  /** ${cap.summary}. ${cap.price} credit${cap.price === 1 ? '' : 's'}${cap.async ? '; async: true returns a job' : ''}. */\n`
-    // A dry run answers DryRun whatever the body; then `async: true` answers the accepted job, `async` false or
-    // absent the result; a body whose `async` is only known as boolean gets either.
-    methods.push(
-      doc,
-      `  ${method}(input: ${type}Request, options: CallOptions & { dryRun: true }): Promise<DryRun>\n`,
-      ...(cap.async
-        ? [
-            `  ${method}(input: ${type}Request & { async: true }, options?: CallOptions): Promise<JobAccepted>\n`,
-            `  ${method}(input: ${type}Request & { async?: false }, options?: CallOptions): Promise<${type}Response>\n`,
-            `  ${method}(input: ${type}Request, options?: CallOptions): Promise<${type}Response | JobAccepted>\n`,
-          ]
-        : [`  ${method}(input: ${type}Request, options?: CallOptions): Promise<${type}Response>\n`]),
-      `  ${method}(input: ${type}Request, options?: CallOptions): Promise<unknown> {\n    return this.request('POST', '/v1/${cap.name}', input, options)\n  }\n\n`,
+  for (const [name, schema] of Object.entries(schemas)) out.push(declare(typeName(name), schema))
+
+  const methods = operations(document)
+  const body: string[] = []
+  for (const m of methods) {
+    out.push(...operationTypes(m, document))
+    body.push(...methodSource(m, document), '\n')
+  }
+  const getJob = methods.find((m) => m.verb === 'get' && m.op.operationId === 'getJob')
+  if (getJob && schemas.Job) {
+    out.push('/** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */')
+    out.push("export type JobOf<R> = Omit<Job, 'result'> & { result?: R }\n")
+    body.push(
+      '  /**\n   * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of\n',
+      "   * an async call, the job's `result` is typed as that endpoint's result.\n   */\n",
+      `  waitForJob<R = NonNullable<Job['result']>>(job: string | AcceptedJob<R>, options?: WaitOptions): Promise<JobOf<R>> {\n`,
+      "    const id = typeof job === 'string' ? job : job.jobId\n",
+      `    return this.poll(() => this.${getJob.name}(id, { signal: options?.signal }) as Promise<JobOf<R>>, options)\n  }\n`,
     )
   }
-  for (const m of KERNEL_METHODS) {
-    const params = [...(m.params ?? []).map((p) => `${p}: string`), ...(m.query ? [`query?: ${m.query}`] : [])]
-    const url = m.path.replace(/\{(\w+)\}/g, (_, p: string) => `\${encodeURIComponent(${p})}`) + (m.query ? '${queryString(query)}' : '')
-    methods.push(
-      `  /** ${m.summary} */\n`,
-      `  ${m.name}(${[...params, 'options?: Pick<CallOptions, "signal" | "maxRetries">'].join(', ')}): Promise<${m.returns}> {\n`,
-      `    return this.request('GET', \`${url}\`, undefined, options)\n  }\n\n`,
-    )
-  }
-  methods.push(
-    '  /** Reads the job until it has succeeded or failed (interval, timeout, abort signal). */\n',
-    '  waitForJob(id: string, options?: WaitOptions): Promise<Job> {\n',
-    '    return this.poll(() => this.getJob(id, { signal: options?.signal }), options)\n  }\n',
-  )
   out.push(
-    '/** The API client: one method per capability, plus account(), getJob() and waitForJob(). */',
-    `export class Client extends BaseClient {\n${methods.join('')}}\n`,
-    '/** Verifies a webhook delivery (see README) and returns the typed event. */',
-    'export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent> {',
-    '  return verifyWebhookSignature<WebhookEvent>(rawBody, headers, secret, options)',
-    '}',
-    '',
+    '/** The API client: one method per operation of the published document. */',
+    `export class Client extends BaseClient {\n${body.join('').replace(/\n\n$/, '\n')}}\n`,
+  )
+  if (schemas.WebhookPayload) {
+    out.push(
+      '/** The body of a webhook delivery (WebhookPayload). */',
+      'export type WebhookEvent = WebhookPayload\n',
+      '/** Verifies a webhook delivery (see README) and returns the typed event. */',
+      'export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent> {',
+      '  return verifyWebhookSignature<WebhookEvent>(rawBody, headers, secret, options)',
+      '}\n',
+    )
+  }
+  const capabilities = methods.filter((m) => m.op['x-price'] !== undefined)
+  out.push(
     '/** Every capability: name, price in credits, and whether it can run as an async job. */',
     `export const CAPABILITIES = ${JSON.stringify(
-      Object.fromEntries(capabilities.map((c) => [c.name, { price: c.price, async: c.async }])),
+      Object.fromEntries(capabilities.map((m) => [m.op.operationId, { price: m.op['x-price'], async: m.op['x-async'] === true }])),
       null,
       2,
     )} as const\n`,
@@ -105,17 +158,173 @@ export function sdkSource(capabilities: Capability[]): string {
   return out.join('\n')
 }
 
-function declare(name: string, schema: TSchema | JsonSchema, fallbackDoc?: string): string {
-  const doc = (schema as { description?: string }).description ?? fallbackDoc
-  return `${doc ? `/** ${doc} */\n` : ''}export type ${name} = ${tsType(schema, '')}\n`
+/** Every operation of the document with its method name; two operations with one name stop the generator. */
+export function operations(document: OpenApiDocument): Method[] {
+  const methods: Method[] = []
+  const seen = new Map<string, string>()
+  for (const [route, item] of Object.entries(document.paths)) {
+    for (const [verb, op] of Object.entries(item)) {
+      const name = methodName(op, route)
+      const where = `${verb.toUpperCase()} ${route}`
+      if (TAKEN.has(name) || seen.has(name))
+        throw new Error(
+          `generate-sdk: ${where} would be the method ${name}(), already ${seen.get(name) ?? 'a member of the client'}; give it another operationId.`,
+        )
+      seen.set(name, where)
+      methods.push({ path: route, verb, op, name, type: pascal(op['x-price'] !== undefined ? op.operationId : name) })
+    }
+  }
+  return methods
 }
 
-const pascal = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase())
+function methodName(op: Operation, route: string): string {
+  if (op['x-price'] !== undefined) return camel(op.operationId)
+  const list = /^list([A-Z]\w*)$/.exec(op.operationId)
+  if (list) return lowerFirst(list[1]!)
+  const get = /^get([A-Z]\w*)$/.exec(op.operationId)
+  if (get && !route.includes('{')) return lowerFirst(get[1]!)
+  return op.operationId
+}
+
+function resolveParameter(p: Parameter | { $ref: string }, document: OpenApiDocument): Parameter & { component?: string } {
+  if (!('$ref' in p)) return p
+  const component = p.$ref.replace('#/components/parameters/', '')
+  return { ...document.components.parameters[component]!, component }
+}
+
+const jsonOf = (response: Operation['responses'][string] | undefined) => response?.content?.['application/json']?.schema
+
+/** The success bodies of an operation but the DryRun report (answered only to `dryRun: true`). */
+function successTypes(m: Method): { sync: string; accepted: string | null } {
+  const isDryRun = (s: JsonSchema) => s.$ref === '#/components/schemas/DryRun'
+  const parts: string[] = []
+  for (const status of ['200', '201']) {
+    const schema = jsonOf(m.op.responses[status])
+    if (!schema) continue
+    const alternatives = (schema.anyOf ?? [schema]).filter((s) => !isDryRun(s))
+    parts.push(
+      schema.$ref || alternatives.length !== 1 || alternatives[0]!.$ref
+        ? union(alternatives.map((s) => tsType(s, '')))
+        : `${m.type}Response`,
+    )
+  }
+  const accepted = jsonOf(m.op.responses['202'])
+  return {
+    sync: parts.length ? union(parts) : m.op.responses['204'] ? 'void' : 'unknown',
+    accepted: accepted ? tsType(accepted, '') : null,
+  }
+}
+
+/** The types an operation declares of its own: its request body, its query, its inline result. */
+function operationTypes(m: Method, document: OpenApiDocument): string[] {
+  const out: string[] = []
+  const where = `${m.verb.toUpperCase()} ${m.path}`
+  const request = m.op.requestBody?.content['application/json'].schema
+  if (request && !request.$ref) out.push(declare(`${m.type}Request`, request, `${where} request`))
+  const query = queryParameters(m, document)
+  if (query.length) {
+    const schema: JsonSchema = {
+      type: 'object',
+      additionalProperties: false,
+      required: query.filter((p) => p.required).map((p) => p.name),
+      properties: Object.fromEntries(query.map((p) => [p.name, { ...p.schema, ...(p.description ? { description: p.description } : {}) }])),
+    }
+    out.push(declare(`${m.type}Query`, schema, `${where} query parameters`))
+  }
+  for (const status of ['200', '201']) {
+    const schema = jsonOf(m.op.responses[status])
+    if (!schema || schema.$ref) continue
+    const alternatives = (schema.anyOf ?? [schema]).filter((s) => s.$ref !== '#/components/schemas/DryRun')
+    if (alternatives.length === 1 && !alternatives[0]!.$ref)
+      out.push(
+        `/** ${where} result${m.op['x-price'] !== undefined ? ' (with the usage of the call)' : ''} */\nexport type ${m.type}Response = ${tsType(alternatives[0]!, '')}\n`,
+      )
+  }
+  return out
+}
+
+const queryParameters = (m: Method, document: OpenApiDocument) =>
+  (m.op.parameters ?? []).map((p) => resolveParameter(p, document)).filter((p) => p.in === 'query')
+
+function methodSource(m: Method, document: OpenApiDocument): string[] {
+  const parameters = (m.op.parameters ?? []).map((p) => resolveParameter(p, document))
+  const pathParams = [...m.path.matchAll(/\{(\w+)\}/g)].map((x) => x[1]!)
+  const query = queryParameters(m, document)
+  const headerOptions = parameters.flatMap((p) =>
+    p.in === 'header' && p.component && HEADER_OPTIONS[p.component] ? [HEADER_OPTIONS[p.component]!] : [],
+  )
+  const idempotent = headerOptions.includes('idempotencyKey')
+  const dryRun = headerOptions.includes('dryRun')
+  const options =
+    headerOptions.length === 3
+      ? 'CallOptions'
+      : headerOptions.length
+        ? `RequestOptions & Pick<CallOptions, ${headerOptions.map((o) => `'${o}'`).join(' | ')}>`
+        : 'RequestOptions'
+  const request = m.op.requestBody?.content['application/json'].schema
+  const input = request ? (request.$ref ? tsType(request, '') : `${m.type}Request`) : null
+  const queryRequired = query.some((p) => p.required)
+  const args = [
+    ...pathParams.map((p) => `${p}: string`),
+    ...(input ? [`input${m.op.requestBody?.required ? '' : '?'}: ${input}`] : []),
+    ...(query.length ? [`query${queryRequired ? '' : '?'}: ${m.type}Query`] : []),
+  ]
+  const url = '`' + m.path.replace(/\{(\w+)\}/g, (_, p: string) => `\${encodeURIComponent(${p})}`) + '`'
+  const price = m.op['x-price']
+  const doc = `  /** ${m.op.summary.replace(/\.$/, '')}.${price !== undefined ? ` ${price} credit${price === 1 ? '' : 's'}${m.op['x-async'] ? '; async: true returns a job' : ''}.` : ''} */\n`
+  const signature = (inputType: string | null, optionsArg: string) =>
+    [
+      ...pathParams.map((p) => `${p}: string`),
+      ...(inputType ? [`input: ${inputType}`] : []),
+      ...(query.length ? [`query${queryRequired ? '' : '?'}: ${m.type}Query`] : []),
+      optionsArg,
+    ].join(', ')
+
+  const paging = m.op['x-pagination']
+  if (paging) {
+    if (m.verb !== 'get' || input) throw new Error(`generate-sdk: ${m.verb} ${m.path}: only a GET without a body can be a list`)
+    const page = successTypes(m).sync
+    return [
+      doc.replace(/ \*\/\n$/, ` Awaited: the first page; \`for await\`: every item of every page. */\n`),
+      `  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): List<${page}, ${page}[${JSON.stringify(paging.items)}][number]> {\n`,
+      `    return this.list(${url}, ${query.length ? 'query' : 'undefined'}, (page: ${page}) => page[${JSON.stringify(paging.items)}], options)\n  }\n`,
+    ]
+  }
+  const { sync, accepted } = successTypes(m)
+  const call = `this.request('${m.verb.toUpperCase()}', ${url}${query.length ? ' + queryString(query)' : ''}, ${input ? 'input' : 'undefined'}, options, ${idempotent})`
+  const overloads: string[] = []
+  if (dryRun) overloads.push(`  ${m.name}(${signature(input, `options: ${options} & { dryRun: true }`)}): Promise<DryRun>\n`)
+  if (m.op['x-async'] && accepted && input) {
+    // `async: true` answers the accepted job (typed with its result), `async` false or absent the result; a body
+    // whose `async` is only known as boolean gets either.
+    const job = `AcceptedJob<${sync}>`
+    overloads.push(
+      `  ${m.name}(${signature(`${input} & { async: true }`, `options?: ${options}`)}): Promise<${job}>\n`,
+      `  ${m.name}(${signature(`${input} & { async?: false }`, `options?: ${options}`)}): Promise<${sync}>\n`,
+      `  ${m.name}(${signature(input, `options?: ${options}`)}): Promise<${sync} | ${job}>\n`,
+    )
+  } else {
+    const result = accepted ? union([sync, accepted]) : sync
+    if (!overloads.length) {
+      return [doc, `  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): Promise<${result}> {\n    return ${call}\n  }\n`]
+    }
+    overloads.push(`  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): Promise<${result}>\n`)
+  }
+  return [doc, ...overloads, `  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): Promise<unknown> {\n    return ${call}\n  }\n`]
+}
+
+function declare(name: string, schema: TSchema | JsonSchema, fallbackDoc?: string): string {
+  const doc = (schema as { description?: string }).description ?? fallbackDoc
+  return `${doc ? `/** ${doc.replace(/\*\//g, '*\\/')} */\n` : ''}export type ${name} = ${tsType(schema, '')}\n`
+}
+
+const pascal = (name: string) => name.replace(/(^|-)([a-zA-Z0-9])/g, (_, __, c: string) => c.toUpperCase())
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+const lowerFirst = (name: string) => name[0]!.toLowerCase() + name.slice(1)
 const key = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k))
 
 /** The JSON Schema keywords the generator reads. */
-interface JsonSchema {
+export interface JsonSchema {
   $ref?: string
   const?: unknown
   enum?: unknown[]
@@ -138,7 +347,7 @@ interface JsonSchema {
 /** JSON Schema (as TypeBox writes it) → a TypeScript type expression. */
 export function tsType(schema: TSchema | JsonSchema, indent: string): string {
   const s = schema as JsonSchema
-  if (s.$ref) return s.$ref.replace(/^#\/components\/schemas\//, '')
+  if (s.$ref) return typeName(s.$ref.replace(/^#\/components\/schemas\//, ''))
   if (s.const !== undefined) return JSON.stringify(s.const)
   if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ')
   if (s.properties && (s.anyOf || s.oneOf || s.allOf)) return objectVariants(s, indent)
@@ -169,6 +378,10 @@ export function tsType(schema: TSchema | JsonSchema, indent: string): string {
   }
 }
 
+/**
+ * An object's properties, and an index signature unless `additionalProperties: false` closes it: JSON Schema
+ * objects are open by default, so `properties: {}` alone (a caller's JSON Schema, a map of tags) takes any key.
+ */
 function objectType(s: JsonSchema, indent: string): string {
   const inner = indent + '  '
   const required = new Set(s.required ?? [])
@@ -185,7 +398,8 @@ function objectType(s: JsonSchema, indent: string): string {
     ...(typeof s.additionalProperties === 'object' ? [s.additionalProperties] : []),
     ...Object.values(s.patternProperties ?? {}),
   ]
-  if (extra.length || s.additionalProperties === true || (s.additionalProperties === undefined && !s.properties)) {
+  if (extra.length || s.additionalProperties !== false) {
+    // The declared properties must fit the index signature too, so it is `unknown` beside them.
     const value = lines.length || !extra.length ? 'unknown' : union(extra.map((x) => tsType(x, inner)))
     lines.push(`${inner}[key: string]: ${value}`)
   }

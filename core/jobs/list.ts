@@ -10,7 +10,7 @@ import { jobView, JobView } from './view.ts'
 export const JobsQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 100, description: 'nextCursor of the previous page' })),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|100)$', description: '1–100, default 20' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jobs per page, 1–100; default 20' })),
     status: Type.Optional(JobView.properties.status),
     endpoint: Type.Optional(Type.String({ pattern: '^(?:/v1/)?[a-z0-9-]{1,64}$', description: 'e.g. parse or /v1/parse' })),
   },
@@ -43,7 +43,7 @@ function decodeCursor(cursor: string): [Date, string] {
 
 export async function listJobs(db: Query, caller: Caller, rawQuery: unknown): Promise<Static<typeof JobsPage>> {
   const q = readQuery({ ...(rawQuery as object) })
-  const limit = q.limit ? Number(q.limit) : 20
+  const limit = q.limit ?? 20
   const conditions: Array<[string, unknown[]]> = [
     ['account_id = ?', [caller.accountId]],
     ['mode = ?', [caller.mode]],

@@ -3,14 +3,18 @@
 import { contextConfig, type Config } from '../config.ts'
 import { MAX_MEDIA_BYTES } from '../documents/media.ts'
 import { contextBudget } from '../models/chunks.ts'
+import type { ModelProvider } from '../models/provider.ts'
 import { pausedReason } from '../pipeline/paused.ts'
 import { priceRule } from '../pipeline/price.ts'
+import { unavailableReason } from '../pipeline/provider.ts'
 import type { Capability } from '../registry.ts'
 import type { JsonSchema } from '../run/result.ts'
 import { ERROR_STATUSES, RATE_LIMIT, REQUEST_ID, errorResponse, header, json, ref } from './responses.ts'
 
-export function capabilityPath(cap: Capability, config: Config) {
+export function capabilityPath(cap: Capability, config: Config, provider: ModelProvider) {
   const reason = pausedReason(config, cap)
+  // Paused by the operator, or not servable by this server's model provider: a live call is 503 either way.
+  const unavailable = reason ? `paused: ${reason}` : unavailableReason(cap, provider)
   const success = { ...REQUEST_ID, ...RATE_LIMIT, 'Idempotent-Replayed': header('Idempotent-Replayed') }
   return {
     post: {
@@ -24,6 +28,8 @@ export function capabilityPath(cap: Capability, config: Config) {
       'x-rate-limit': config.rateLimits[cap.name] ?? cap.ratePerMinute,
       'x-paused': reason !== null,
       ...(reason ? { 'x-paused-reason': reason } : {}),
+      'x-available': unavailable === null,
+      ...(unavailable ? { 'x-unavailable-reason': unavailable } : {}),
       'x-limits': limitsOf(cap, config),
       security: [{ bearer: [] }],
       parameters: [
@@ -31,7 +37,7 @@ export function capabilityPath(cap: Capability, config: Config) {
         { $ref: '#/components/parameters/IdempotencyKey' },
         { $ref: '#/components/parameters/TestOutcome' },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: cap.requestSchema, example: cap.example.request } } },
+      requestBody: { required: true, content: { 'application/json': { schema: publishedRequest(cap), example: cap.example.request } } },
       responses: {
         '200': {
           description: `The result with usage (${priceRule(cap)} charged), or a DryRun report when Service-Dry-Run is sent`,
@@ -73,6 +79,17 @@ function limitsOf(cap: Capability, config: Config) {
       ? { maxPages: config.documents.maxPages, maxFileBytes: MAX_MEDIA_BYTES, maxCharacters: config.documents.maxCharacters }
       : {}),
   }
+}
+
+/**
+ * The request body as published: `async` and `callbackUrl` only where the capability runs as a job. The server
+ * refuses `async: true` elsewhere (and ignores a callbackUrl without it), so clients generated from the document
+ * offer neither there.
+ */
+function publishedRequest(cap: Capability) {
+  if (cap.async) return cap.requestSchema
+  const { async: _async, callbackUrl: _callbackUrl, ...properties } = cap.requestSchema.properties
+  return { ...cap.requestSchema, properties }
 }
 
 /** The published result with `usage` merged in, so one schema (not allOf) validates the body as sent. */

@@ -22,6 +22,8 @@ export interface KernelRoute {
   authenticated: boolean
   parameters?: object[]
   response: { name: string; schema: TSchema | object; description: string; example?: unknown }
+  /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
+  items?: string
   /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */
   errors?: number[]
 }
@@ -98,6 +100,7 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     tag: 'account',
     authenticated: true,
     parameters: usageParameters,
+    items: 'entries',
     response: { name: 'UsagePage', schema: UsageResponse, description: 'One page of the ledger, newest first' },
     errors: [400],
   },

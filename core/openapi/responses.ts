@@ -25,7 +25,8 @@ export function errorResponse(status: number, rateLimited: boolean) {
   return json(ref('Error'), `${codesFor(status).join(', ')}`, {
     ...REQUEST_ID,
     ...(rateLimited && status !== 401 ? RATE_LIMIT : {}),
-    ...(status === 429 || status === 409 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
+    // 502: a provider that timed out or was busy says when a retry may succeed.
+    ...(status === 429 || status === 409 || status === 502 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
   })
 }
 

@@ -18,7 +18,7 @@ const REQUEST_ID = '^req_[0-9A-Z]{26}$'
 export const RequestsQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page' })),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|1\\d\\d|200)$', description: '1–200, default 50' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'requests per page, 1–200; default 50' })),
     endpoint: Type.Optional(
       Type.String({
         pattern: '^(?:/v1/)?[a-z0-9-]{1,64}(?:/\\{id\\})?$',
@@ -98,7 +98,7 @@ export function requestsRouter(services: Services): Router {
     const filter = requestFilter(q, caller.mode)
     await services.requestLog.flush() // the calls this process answered just before are listed
     const page: Static<typeof RequestsPage> = await listRequests(services.db, caller.accountId, filter, {
-      limit: q.limit ? Number(q.limit) : 50,
+      limit: q.limit ?? 50,
       ...(q.cursor ? { cursor: q.cursor } : {}),
     })
     ctx.body = page

@@ -13,7 +13,7 @@ const DateTime = Type.String({ format: 'date-time' })
 export const UsageQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 64 })),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9]\\d?|1\\d\\d|200)$', description: '1–200, default 50' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'entries per page, 1–200; default 50' })),
     endpoint: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,64}$' })),
     keyId: Type.Optional(Type.String({ format: 'uuid' })),
     from: Type.Optional(DateTime),
@@ -79,7 +79,7 @@ export function usageRouter(services: Services): Router {
       ...(to ? { to } : {}),
     }
     const page = await listLedger(services.db, caller.accountId, filter, {
-      limit: q.limit ? Number(q.limit) : 50,
+      limit: q.limit ?? 50,
       ...(q.cursor ? { cursor: q.cursor } : {}),
     })
     const dailyFrom = from ?? new Date((to ?? services.now()).getTime() - 30 * 86400_000)

@@ -1,7 +1,9 @@
-import { BaseClient, type CallOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
-export { ApiError, WebhookVerificationError, isRetryable, parseRetryAfter, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type VerifyOptions, type WaitOptions } from './runtime.js';
-/** The stable error codes (C2) */
+import { BaseClient, List, type AcceptedJob, type CallOptions, type RequestOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
+export { ApiError, List, WebhookVerificationError, isRetryable, parseRetryAfter, type AcceptedJob, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type RequestOptions, type ResponseInfo, type VerifyOptions, type WaitOptions } from './runtime.js';
+/** The service's stable error codes: branch on them, never on messages. */
 export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+/** The refusals a test key can ask for with `testOutcome` (Service-Test-Outcome). */
+export type TestOutcome = "rate_limited" | "insufficient_credits" | "spend_cap_reached" | "idempotency_key_in_use" | "idempotency_key_reused" | "inference_unavailable" | "inference_failed" | "unprocessable" | "internal_error" | "service_unavailable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long";
 export type Usage = {
     /** credits this call charged */
     credits: number;
@@ -19,6 +21,21 @@ export type Usage = {
     };
     /** false: a test key's call, answered without a model and never charged */
     livemode: boolean;
+};
+export type ErrorBody = {
+    error: {
+        /** stable; branch on it */
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+        /** for people; may change */
+        message: string;
+        /** the X-Request-Id of the call */
+        requestId: string;
+        /** JSON-pointer paths of the offending values */
+        details?: Array<{
+            path: string;
+            message: string;
+        }>;
+    };
 };
 export type DryRun = {
     dryRun: true;
@@ -66,6 +83,82 @@ export type JobAccepted = {
         /** this input's price, held until the job ends: charged if it succeeds, released if not */
         held: number;
     };
+};
+export type WebhookPayload = {
+    /** the same on every attempt (= webhook-id): deduplicate on it */
+    deliveryId: string;
+    event: "job.completed" | "job.failed";
+    createdAt: string;
+    job: {
+        jobId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        status: "queued" | "running" | "succeeded" | "failed";
+        createdAt: string;
+        updatedAt: string;
+        startedAt?: string;
+        finishedAt?: string;
+        requestId: string;
+        /** false: a test key's job (no model, no charge) */
+        livemode: boolean;
+        /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
+        progress?: {
+            done: number;
+            total: number;
+        };
+        /** when succeeded: the body the synchronous call returns, usage included */
+        result?: {
+            usage: {
+                /** credits this call charged */
+                credits: number;
+                /** credits available after the charge */
+                balanceRemaining: number;
+                /** how this size-priced call was measured (x-price-size) */
+                size?: {
+                    unit: "page" | ("1k-tokens");
+                    /** pages of the call's documents, or its text in 1,000-token units */
+                    units: number;
+                    /** units the base price (x-price) covers */
+                    included: number;
+                    /** credits per unit beyond included */
+                    perUnit: number;
+                };
+                /** false: a test key's call, answered without a model and never charged */
+                livemode: boolean;
+            };
+            [key: string]: unknown;
+        };
+        /** when failed: what went wrong, for people */
+        error?: string;
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+    };
+};
+export type JobsPage = {
+    jobs: Array<{
+        jobId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        status: "queued" | "running" | "succeeded" | "failed";
+        createdAt: string;
+        updatedAt: string;
+        startedAt?: string;
+        finishedAt?: string;
+        requestId: string;
+        /** false: a test key's job (no model, no charge) */
+        livemode: boolean;
+        /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
+        progress?: {
+            done: number;
+            total: number;
+        };
+        /** when failed: what went wrong, for people */
+        error?: string;
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
 };
 export type Job = {
     jobId: string;
@@ -127,65 +220,6 @@ export type Account = {
     available: number;
     plan: "none" | "developer" | "team";
 };
-export type WebhookEvent = {
-    /** the same on every attempt (= webhook-id): deduplicate on it */
-    deliveryId: string;
-    event: "job.completed" | "job.failed";
-    createdAt: string;
-    job: {
-        jobId: string;
-        /** e.g. /v1/parse */
-        endpoint: string;
-        status: "queued" | "running" | "succeeded" | "failed";
-        createdAt: string;
-        updatedAt: string;
-        startedAt?: string;
-        finishedAt?: string;
-        requestId: string;
-        /** false: a test key's job (no model, no charge) */
-        livemode: boolean;
-        /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
-        progress?: {
-            done: number;
-            total: number;
-        };
-        /** when succeeded: the body the synchronous call returns, usage included */
-        result?: {
-            usage: {
-                /** credits this call charged */
-                credits: number;
-                /** credits available after the charge */
-                balanceRemaining: number;
-                /** how this size-priced call was measured (x-price-size) */
-                size?: {
-                    unit: "page" | ("1k-tokens");
-                    /** pages of the call's documents, or its text in 1,000-token units */
-                    units: number;
-                    /** units the base price (x-price) covers */
-                    included: number;
-                    /** credits per unit beyond included */
-                    perUnit: number;
-                };
-                /** false: a test key's call, answered without a model and never charged */
-                livemode: boolean;
-            };
-            [key: string]: unknown;
-        };
-        /** when failed: what went wrong, for people */
-        error?: string;
-        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
-    };
-};
-export type UsageQuery = {
-    cursor?: string;
-    /** 1–200, default 50 */
-    limit?: string;
-    endpoint?: string;
-    keyId?: string;
-    from?: string;
-    to?: string;
-};
 export type UsagePage = {
     entries: Array<{
         id: string;
@@ -219,14 +253,90 @@ export type UsagePage = {
         credits: number;
     }>;
 };
+export type RequestsPage = {
+    requests: Array<{
+        /** the X-Request-Id of the call (req_…) */
+        requestId: string;
+        createdAt: string;
+        method: string;
+        /** the route, e.g. /v1/classify or /v1/jobs/{id} */
+        endpoint: string;
+        /** the HTTP status answered */
+        status: number;
+        /** the error code of a refusal (C2) */
+        errorCode?: string;
+        /** credits this request charged (an async job is charged when it succeeds) */
+        credits: number;
+        /** time from receiving the request to answering it */
+        latencyMs: number;
+        idempotencyKey?: string;
+        keyId: string;
+        /** the first 12 characters of the key, as the dashboard shows them */
+        keyPrefix: string;
+        mode: "live" | "test";
+        /** false: a test key made the call */
+        livemode: boolean;
+        /** the message of the refusal (for people; may change) */
+        errorMessage?: string;
+        /** a Service-Dry-Run quote: nothing ran; liveStatus is what the call would have answered */
+        dryRun: boolean;
+        /** on a dry run: the status the live call would have answered (errorCode: its refusal) */
+        liveStatus?: number;
+        /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
+        replayed: boolean;
+        /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
+        jobId?: string;
+        /** the tags the call sent in Service-Metadata */
+        metadata?: {
+            [key: string]: string;
+        };
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type RequestLogEntry = {
+    /** the X-Request-Id of the call (req_…) */
+    requestId: string;
+    createdAt: string;
+    method: string;
+    /** the route, e.g. /v1/classify or /v1/jobs/{id} */
+    endpoint: string;
+    /** the HTTP status answered */
+    status: number;
+    /** the error code of a refusal (C2) */
+    errorCode?: string;
+    /** credits this request charged (an async job is charged when it succeeds) */
+    credits: number;
+    /** time from receiving the request to answering it */
+    latencyMs: number;
+    idempotencyKey?: string;
+    keyId: string;
+    /** the first 12 characters of the key, as the dashboard shows them */
+    keyPrefix: string;
+    mode: "live" | "test";
+    /** false: a test key made the call */
+    livemode: boolean;
+    /** the message of the refusal (for people; may change) */
+    errorMessage?: string;
+    /** a Service-Dry-Run quote: nothing ran; liveStatus is what the call would have answered */
+    dryRun: boolean;
+    /** on a dry run: the status the live call would have answered (errorCode: its refusal) */
+    liveStatus?: number;
+    /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
+    replayed: boolean;
+    /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
+    jobId?: string;
+    /** the tags the call sent in Service-Metadata */
+    metadata?: {
+        [key: string]: string;
+    };
+};
 /** POST /v1/categorize request */
 export type CategorizeRequest = {
     items: Array<string>;
     taxonomy: Array<string>;
     multi?: boolean;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/categorize result (with the usage of the call) */
 export type CategorizeResponse = {
@@ -250,8 +360,6 @@ export type ChargebackRequest = {
     evidence?: Array<string>;
     context?: string;
     network?: "visa" | "mastercard" | "amex" | "discover";
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/chargeback result (with the usage of the call) */
 export type ChargebackResponse = {
@@ -281,8 +389,6 @@ export type ClassifyRequest = {
     labels: Array<string>;
     multi?: boolean;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/classify result (with the usage of the call) */
 export type ClassifyResponse = {
@@ -493,8 +599,6 @@ export type DescribeRequest = {
     maxTags?: number;
     /** where the image is used, to focus the description */
     context?: string;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     imageUrl: string;
     image?: never;
@@ -538,8 +642,6 @@ export type DunningRequest = {
     steps?: number;
     senderName?: string;
     paymentUrl?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/dunning result (with the usage of the call) */
 export type DunningResponse = {
@@ -557,15 +659,12 @@ export type DunningResponse = {
 };
 /** POST /v1/enrich request */
 export type EnrichRequest = {
-    async?: boolean;
-    callbackUrl?: string;
-} & ({
     domain: string;
     email?: never;
 } | {
     domain?: never;
     email: string;
-});
+};
 /** POST /v1/enrich result (with the usage of the call) */
 export type EnrichResponse = {
     name: string;
@@ -599,8 +698,6 @@ export type ExtractRequest = {
     text: string;
     fields: Array<string>;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/extract result (with the usage of the call) */
 export type ExtractResponse = {
@@ -628,8 +725,6 @@ export type FraudFlagRequest = {
         [key: string]: unknown;
     };
     context?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/fraud-flag result (with the usage of the call) */
 export type FraudFlagResponse = {
@@ -652,8 +747,6 @@ export type ImageRequest = {
     /** e.g. "watercolor", "flat vector illustration" */
     style?: string;
     aspectRatio?: ("1:1") | ("16:9") | ("9:16") | ("4:3") | ("3:4");
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/image result (with the usage of the call) */
 export type ImageResponse = {
@@ -906,8 +999,6 @@ export type MatchRequest = {
     keys?: Array<string>;
     minConfidence?: number;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/match result (with the usage of the call) */
 export type MatchResponse = {
@@ -924,8 +1015,6 @@ export type MatchResponse = {
 /** POST /v1/memory request */
 export type MemoryRequest = {
     namespace?: string;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     op: "store";
     content: string;
@@ -986,8 +1075,6 @@ export type MinutesRequest = {
     attendees?: Array<string>;
     /** YYYY-MM-DD; relative deadlines ("by Friday") are resolved against it */
     meetingDate?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/minutes result (with the usage of the call) */
 export type MinutesResponse = {
@@ -1008,8 +1095,6 @@ export type ModerateRequest = {
     policy?: string;
     /** The category names to report against; when given, every returned category is one of them */
     categories?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     text: string;
     image?: never;
@@ -1050,8 +1135,6 @@ export type NormalizeRequest = {
     fields?: Array<string>;
     /** Normalisation rules in your words (formats, casing, code lists). */
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/normalize result (with the usage of the call) */
 export type NormalizeResponse = {
@@ -1089,8 +1172,6 @@ export type OutreachRequest = {
     steps?: number;
     goal?: string;
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/outreach result (with the usage of the call) */
 export type OutreachResponse = {
@@ -1237,8 +1318,6 @@ export type PoMatchRequest = {
     purchaseOrder: string;
     receipt?: string;
     tolerancePct?: number;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/po-match result (with the usage of the call) */
 export type PoMatchResponse = {
@@ -1278,8 +1357,6 @@ export type ProductCopyRequest = {
     };
     channel?: "amazon" | "shopify" | "generic";
     voice?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/product-copy result (with the usage of the call) */
 export type ProductCopyResponse = {
@@ -1300,8 +1377,6 @@ export type QuoteRequest = {
     pastQuotes?: string | Array<string>;
     currency?: string;
     taxRatePct?: number;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/quote result (with the usage of the call) */
 export type QuoteResponse = {
@@ -1511,8 +1586,6 @@ export type RedactRequest = {
     types?: Array<"name" | "email" | "phone" | "ssn" | "card" | "address" | "dob" | "medical" | "account">;
     /** Replaces each entity; "{type}" and "{TYPE}" become its type. Default "[REDACTED:{TYPE}]". */
     placeholder?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/redact result (with the usage of the call) */
 export type RedactResponse = {
@@ -1533,8 +1606,6 @@ export type ReplyRequest = {
     tone?: "professional" | "friendly" | "apologetic" | "firm";
     goal?: string;
     senderName?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/reply result (with the usage of the call) */
 export type ReplyResponse = {
@@ -1548,8 +1619,6 @@ export type ResearchRequest = {
     query: string;
     focus?: string;
     depth?: "standard" | "deep";
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/research result (with the usage of the call) */
 export type ResearchResponse = {
@@ -1782,8 +1851,6 @@ export type ReviewReplyRequest = {
         voice?: string;
     };
     resolution?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/review-reply result (with the usage of the call) */
 export type ReviewReplyResponse = {
@@ -1805,8 +1872,6 @@ export type RewriteRequest = {
     length?: "shorter" | "same" | "longer";
     /** Phrases (product names, legal lines) that must come back unchanged wherever they occur in text */
     preserve?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/rewrite result (with the usage of the call) */
 export type RewriteResponse = {
@@ -1823,8 +1888,6 @@ export type ScreenRequest = {
     };
     criteria: string | Array<string>;
     depth?: "standard" | "deep";
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/screen result (with the usage of the call) */
 export type ScreenResponse = {
@@ -1859,8 +1922,6 @@ export type ScreenResponse = {
 export type SentimentRequest = {
     text: string;
     aspects?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/sentiment result (with the usage of the call) */
 export type SentimentResponse = {
@@ -1884,8 +1945,6 @@ export type SpeakRequest = {
     format?: "mp3" | "wav";
     /** tone and delivery, e.g. "warm and calm"; gpt-4o-mini-tts only */
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/speak result (with the usage of the call) */
 export type SpeakResponse = {
@@ -2097,10 +2156,10 @@ export type StatementResponse = {
 export type StructureRequest = {
     input: string;
     /** A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep; unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request. */
-    schema: Record<string, never>;
+    schema: {
+        [key: string]: unknown;
+    };
     instructions?: string;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/structure result (with the usage of the call) */
 export type StructureResponse = {
@@ -2117,8 +2176,6 @@ export type SummarizeRequest = {
     text: string;
     length?: "brief" | "standard" | "detailed";
     actionItems?: boolean;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/summarize result (with the usage of the call) */
 export type SummarizeResponse = {
@@ -2179,8 +2236,6 @@ export type TranscribeRequest = {
     language?: string;
     /** names and terms to spell right, or the text before this audio */
     prompt?: string;
-    async?: boolean;
-    callbackUrl?: string;
 } & ({
     audioUrl: string;
     audio?: never;
@@ -2219,8 +2274,6 @@ export type TriageRequest = {
     ticket: string;
     categories?: Array<string>;
     teams?: Array<string>;
-    async?: boolean;
-    callbackUrl?: string;
 };
 /** POST /v1/triage result (with the usage of the call) */
 export type TriageResponse = {
@@ -2233,7 +2286,52 @@ export type TriageResponse = {
     suggestedFirstResponse?: string;
     usage: Usage;
 };
-/** The API client: one method per capability, plus account(), getJob() and waitForJob(). */
+/** GET /v1/jobs query parameters */
+export type JobsQuery = {
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** jobs per page, 1–100; default 20 */
+    limit?: number;
+    status?: "queued" | "running" | "succeeded" | "failed";
+    /** e.g. parse or /v1/parse */
+    endpoint?: string;
+};
+/** GET /v1/usage query parameters */
+export type UsageQuery = {
+    cursor?: string;
+    /** entries per page, 1–200; default 50 */
+    limit?: number;
+    endpoint?: string;
+    keyId?: string;
+    from?: string;
+    to?: string;
+};
+/** GET /v1/requests query parameters */
+export type RequestsQuery = {
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** requests per page, 1–200; default 50 */
+    limit?: number;
+    /** the route: a capability (classify or /v1/classify) or e.g. /v1/jobs/{id} */
+    endpoint?: string;
+    /** an exact status (402) or a class (4xx) */
+    status?: string;
+    keyId?: string;
+    /** default: the calling key's; a test key reads test only */
+    mode?: "live" | "test";
+    from?: string;
+    /** exclusive */
+    to?: string;
+    /** the X-Request-Id of a call */
+    requestId?: string;
+    /** the Idempotency-Key the calls sent */
+    idempotencyKey?: string;
+};
+/** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */
+export type JobOf<R> = Omit<Job, 'result'> & {
+    result?: R;
+};
+/** The API client: one method per operation of the published document. */
 export declare class Client extends BaseClient {
     /** Categorize up to 100 items against a taxonomy, with per-item confidence. 3 credits. */
     categorize(input: CategorizeRequest, options: CallOptions & {
@@ -2256,22 +2354,22 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     compare(input: CompareRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<CompareResponse>>;
     compare(input: CompareRequest & {
         async?: false;
     }, options?: CallOptions): Promise<CompareResponse>;
-    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse | JobAccepted>;
+    compare(input: CompareRequest, options?: CallOptions): Promise<CompareResponse | AcceptedJob<CompareResponse>>;
     /** Parties, effective date, term, renewal, governing law, obligations, risk clauses; each value with the evidence code found in the document (evidence, grounded, confidence). 12 credits; async: true returns a job. */
     contract(input: ContractRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
     contract(input: ContractRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ContractResponse>>;
     contract(input: ContractRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ContractResponse>;
-    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse | JobAccepted>;
+    contract(input: ContractRequest, options?: CallOptions): Promise<ContractResponse | AcceptedJob<ContractResponse>>;
     /** Alt text, caption, tags and text found inside an image. 3 credits. */
     describe(input: DescribeRequest, options: CallOptions & {
         dryRun: true;
@@ -2308,11 +2406,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     invoice(input: InvoiceRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<InvoiceResponse>>;
     invoice(input: InvoiceRequest & {
         async?: false;
     }, options?: CallOptions): Promise<InvoiceResponse>;
-    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse | JobAccepted>;
+    invoice(input: InvoiceRequest, options?: CallOptions): Promise<InvoiceResponse | AcceptedJob<InvoiceResponse>>;
     /** Match rows across two record sets, with confidence and reasoning. 8 credits. */
     match(input: MatchRequest, options: CallOptions & {
         dryRun: true;
@@ -2349,11 +2447,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     parse(input: ParseRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ParseResponse>>;
     parse(input: ParseRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ParseResponse>;
-    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse | JobAccepted>;
+    parse(input: ParseRequest, options?: CallOptions): Promise<ParseResponse | AcceptedJob<ParseResponse>>;
     /** Invoice vs purchase order vs receipt: matched, partial or mismatched, with sized discrepancies. 10 credits. */
     poMatch(input: PoMatchRequest, options: CallOptions & {
         dryRun: true;
@@ -2375,11 +2473,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     receipt(input: ReceiptRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ReceiptResponse>>;
     receipt(input: ReceiptRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ReceiptResponse>;
-    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse | JobAccepted>;
+    receipt(input: ReceiptRequest, options?: CallOptions): Promise<ReceiptResponse | AcceptedJob<ReceiptResponse>>;
     /** Detect and strip names, emails, phones, SSNs, cards and PHI from text. 3 credits. */
     redact(input: RedactRequest, options: CallOptions & {
         dryRun: true;
@@ -2401,11 +2499,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     resume(input: ResumeRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<ResumeResponse>>;
     resume(input: ResumeRequest & {
         async?: false;
     }, options?: CallOptions): Promise<ResumeResponse>;
-    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse | JobAccepted>;
+    resume(input: ResumeRequest, options?: CallOptions): Promise<ResumeResponse | AcceptedJob<ResumeResponse>>;
     /** Public response to a review, issues to log, escalation flag. 3 credits. */
     reviewReply(input: ReviewReplyRequest, options: CallOptions & {
         dryRun: true;
@@ -2437,22 +2535,22 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     split(input: SplitRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<SplitResponse>>;
     split(input: SplitRequest & {
         async?: false;
     }, options?: CallOptions): Promise<SplitResponse>;
-    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse | JobAccepted>;
+    split(input: SplitRequest, options?: CallOptions): Promise<SplitResponse | AcceptedJob<SplitResponse>>;
     /** Bank or card statement: account, period, balances, normalized transactions; each value with the evidence code found in the document (evidence, grounded, confidence). 12 credits; async: true returns a job. */
     statement(input: StatementRequest, options: CallOptions & {
         dryRun: true;
     }): Promise<DryRun>;
     statement(input: StatementRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<StatementResponse>>;
     statement(input: StatementRequest & {
         async?: false;
     }, options?: CallOptions): Promise<StatementResponse>;
-    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse | JobAccepted>;
+    statement(input: StatementRequest, options?: CallOptions): Promise<StatementResponse | AcceptedJob<StatementResponse>>;
     /** Shape messy input to a caller-supplied JSON schema; validates, retries once on failure, returns a `valid` flag. 6 credits. */
     structure(input: StructureRequest, options: CallOptions & {
         dryRun: true;
@@ -2469,11 +2567,11 @@ export declare class Client extends BaseClient {
     }): Promise<DryRun>;
     tables(input: TablesRequest & {
         async: true;
-    }, options?: CallOptions): Promise<JobAccepted>;
+    }, options?: CallOptions): Promise<AcceptedJob<TablesResponse>>;
     tables(input: TablesRequest & {
         async?: false;
     }, options?: CallOptions): Promise<TablesResponse>;
-    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse | JobAccepted>;
+    tables(input: TablesRequest, options?: CallOptions): Promise<TablesResponse | AcceptedJob<TablesResponse>>;
     /** Audio to text with speakers and paragraph timestamps. 10 credits. */
     transcribe(input: TranscribeRequest, options: CallOptions & {
         dryRun: true;
@@ -2484,15 +2582,26 @@ export declare class Client extends BaseClient {
         dryRun: true;
     }): Promise<DryRun>;
     triage(input: TriageRequest, options?: CallOptions): Promise<TriageResponse>;
-    /** Balance, reserved and available credits, and plan. Free. */
-    account(options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Account>;
-    /** An async job: status, and result or error once it has ended. Free. */
-    getJob(id: string, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<Job>;
-    /** Ledger entries (newest first, with a cursor) and daily totals per endpoint. Free. */
-    usage(query?: UsageQuery, options?: Pick<CallOptions, "signal" | "maxRetries">): Promise<UsagePage>;
-    /** Reads the job until it has succeeded or failed (interval, timeout, abort signal). */
-    waitForJob(id: string, options?: WaitOptions): Promise<Job>;
+    /** List the account’s jobs. Awaited: the first page; `for await`: every item of every page. */
+    jobs(query?: JobsQuery, options?: RequestOptions): List<JobsPage, JobsPage["jobs"][number]>;
+    /** Get an async job. */
+    getJob(id: string, options?: RequestOptions): Promise<Job>;
+    /** Get the balance and plan. */
+    account(options?: RequestOptions): Promise<Account>;
+    /** List ledger entries and daily totals. Awaited: the first page; `for await`: every item of every page. */
+    usage(query?: UsageQuery, options?: RequestOptions): List<UsagePage, UsagePage["entries"][number]>;
+    /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
+    requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]>;
+    /** Get one request of the log by its request id. */
+    getRequest(requestId: string, options?: RequestOptions): Promise<RequestLogEntry>;
+    /**
+     * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
+     * an async call, the job's `result` is typed as that endpoint's result.
+     */
+    waitForJob<R = NonNullable<Job['result']>>(job: string | AcceptedJob<R>, options?: WaitOptions): Promise<JobOf<R>>;
 }
+/** The body of a webhook delivery (WebhookPayload). */
+export type WebhookEvent = WebhookPayload;
 /** Verifies a webhook delivery (see README) and returns the typed event. */
 export declare function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent>;
 /** Every capability: name, price in credits, and whether it can run as an async job. */

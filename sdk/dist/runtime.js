@@ -1,6 +1,3 @@
-// The hand-written part of the SDK: transport, retries, errors, job polling, webhook verification.
-// index.ts (generated from the capability manifests by scripts/generate-sdk.ts) adds one typed method per
-// endpoint on top of this. Zero dependencies: global fetch and Web Crypto (Node ≥ 20, browsers, Deno, Bun).
 /** Every non-2xx answer, with the service's stable code (C2). Network failures are `code: 'network_error'`. */
 export class ApiError extends Error {
     status;
@@ -44,20 +41,39 @@ export function parseRetryAfter(value, now = Date.now()) {
     const at = Date.parse(value);
     return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000);
 }
-/** Whether a refusal may succeed if sent again unchanged: rate limits, unavailability, a key still running. */
-export function isRetryable(status, code) {
-    return status === 429 || status === 503 || (status === 409 && code === 'idempotency_key_in_use');
+/**
+ * Whether a refusal may succeed if sent again unchanged: rate limits, unavailability, a key still running, and
+ * a 502 whose Retry-After says when the provider may answer (nothing was charged for it).
+ */
+export function isRetryable(status, code, retryAfter = null) {
+    return (status === 429 || status === 503 || (status === 409 && code === 'idempotency_key_in_use') || (status === 502 && retryAfter !== null));
 }
-/** Exponential backoff with full jitter over [base/2, base]; Retry-After, when sent, is the floor. */
-export function backoffMs(attempt, retryAfterSeconds, maxMs) {
+/** Exponential backoff with full jitter over [base/2, base], at most maxMs: the wait when no Retry-After was sent. */
+export function backoffMs(attempt, maxMs) {
     const base = Math.min(maxMs, 500 * 2 ** attempt);
-    const jittered = base / 2 + Math.random() * (base / 2);
-    return Math.min(maxMs, Math.max(jittered, (retryAfterSeconds ?? 0) * 1000));
+    return base / 2 + Math.random() * (base / 2);
 }
 /** `?a=1&b=x` from the defined values of a flat object ('' when there are none). */
 export function queryString(query) {
     const entries = Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== null);
     return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}` : '';
+}
+function responseInfo(res) {
+    const limit = res.headers.get('ratelimit-limit');
+    return {
+        status: res.status,
+        requestId: res.headers.get('x-request-id'),
+        replayed: res.headers.get('idempotent-replayed') === 'true',
+        rateLimit: limit === null
+            ? null
+            : {
+                limit: Number(limit),
+                remaining: Number(res.headers.get('ratelimit-remaining')),
+                resetSeconds: Number(res.headers.get('ratelimit-reset')),
+            },
+        retryAfter: parseRetryAfter(res.headers.get('retry-after')),
+        headers: res.headers,
+    };
 }
 export class BaseClient {
     baseUrl;
@@ -65,6 +81,7 @@ export class BaseClient {
     maxRetries;
     maxRetryDelayMs;
     fetcher;
+    #last = null;
     constructor(options) {
         if (!options?.apiKey)
             throw new TypeError('apiKey is required');
@@ -74,17 +91,32 @@ export class BaseClient {
         this.maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
         this.fetcher = options.fetch ?? ((...args) => fetch(...args));
     }
-    /** One call with retries. A POST that may be retried always carries an Idempotency-Key, so it is charged once. */
-    async request(method, path, body, options = {}) {
+    /**
+     * The request id, rate-limit headers and replay flag of this client's latest answer (success or error); null
+     * before the first. With calls in flight at once, use a call's `onResponse` instead.
+     */
+    get lastResponse() {
+        return this.#last;
+    }
+    /**
+     * One call with retries. `idempotent`: the operation honours Idempotency-Key, so a POST that may be retried
+     * carries one (the caller's or the SDK's own) and is charged once whatever happens to the answers.
+     */
+    async request(method, path, body, options = {}, idempotent = false) {
         const maxRetries = options.maxRetries ?? this.maxRetries;
         const headers = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' };
         if (body !== undefined)
             headers['content-type'] = 'application/json';
+        for (const [name, value] of Object.entries(options.headers ?? {}))
+            headers[name.toLowerCase()] = value;
         if (options.dryRun)
             headers['service-dry-run'] = '1';
-        const idempotencyKey = options.idempotencyKey ?? (method === 'POST' && maxRetries > 0 && !options.dryRun ? `sdk_${crypto.randomUUID()}` : undefined);
-        if (idempotencyKey)
-            headers['idempotency-key'] = idempotencyKey;
+        if (options.testOutcome)
+            headers['service-test-outcome'] = options.testOutcome;
+        if (options.idempotencyKey)
+            headers['idempotency-key'] = options.idempotencyKey;
+        else if (idempotent && method !== 'GET' && maxRetries > 0 && !options.dryRun && !headers['idempotency-key'])
+            headers['idempotency-key'] = `sdk_${crypto.randomUUID()}`;
         const payload = body === undefined ? undefined : JSON.stringify(body);
         for (let attempt = 0;; attempt++) {
             let res;
@@ -95,20 +127,32 @@ export class BaseClient {
                 if (options.signal?.aborted)
                     throw e;
                 // The request may or may not have arrived; resending is safe only under an idempotency key (or a GET).
-                const safe = method === 'GET' || idempotencyKey !== undefined;
+                const safe = method === 'GET' || headers['idempotency-key'] !== undefined;
                 if (!safe || attempt >= maxRetries)
                     throw new ApiError(0, 'network_error', `Could not reach ${this.baseUrl}: ${e.message}`, null);
-                await sleep(backoffMs(attempt, null, this.maxRetryDelayMs), options.signal);
+                await sleep(backoffMs(attempt, this.maxRetryDelayMs), options.signal);
                 continue;
             }
             const text = await res.text();
-            if (res.ok)
-                return JSON.parse(text);
-            const error = toApiError(res, text);
-            if (attempt >= maxRetries || !isRetryable(error.status, error.code))
+            const info = responseInfo(res);
+            this.#last = info;
+            if (res.ok) {
+                options.onResponse?.(info);
+                return (text ? JSON.parse(text) : undefined);
+            }
+            const error = toApiError(res, text, info);
+            // A Retry-After longer than the client waits is the answer: throw now rather than retry early.
+            const tooLong = error.retryAfter !== null && error.retryAfter * 1000 > this.maxRetryDelayMs;
+            if (attempt >= maxRetries || tooLong || !isRetryable(error.status, error.code, error.retryAfter)) {
+                options.onResponse?.(info);
                 throw error;
-            await sleep(backoffMs(attempt, error.retryAfter, this.maxRetryDelayMs), options.signal);
+            }
+            await sleep(error.retryAfter !== null ? error.retryAfter * 1000 : backoffMs(attempt, this.maxRetryDelayMs), options.signal);
         }
+    }
+    /** A cursor-paginated GET: awaited, its first page; iterated (`for await`), every item of every page. */
+    list(path, query, items, options) {
+        return new List((cursor) => this.request('GET', path + queryString(cursor ? { ...query, cursor } : query), undefined, options), items);
     }
     /** Polls `read` until the job has ended (succeeded or failed), or the timeout or signal stops it. */
     async poll(read, options = {}) {
@@ -124,15 +168,45 @@ export class BaseClient {
         }
     }
 }
-function toApiError(res, text) {
-    const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
-    const requestId = res.headers.get('x-request-id');
+/**
+ * The answer of a list method. `await` it for the first page (with `nextCursor`); `for await` over it for every
+ * item, newest first, the next page fetched when the last one is used up; `pages()` for every page.
+ */
+export class List {
+    fetchPage;
+    items;
+    #first;
+    constructor(fetchPage, items) {
+        this.fetchPage = fetchPage;
+        this.items = items;
+    }
+    then(onfulfilled, onrejected) {
+        this.#first ??= this.fetchPage(undefined);
+        return this.#first.then(onfulfilled, onrejected);
+    }
+    catch(onrejected) {
+        return this.then(undefined, onrejected);
+    }
+    async *pages() {
+        let cursor;
+        do {
+            const page = await this.fetchPage(cursor);
+            yield page;
+            cursor = page.nextCursor;
+        } while (cursor);
+    }
+    async *[Symbol.asyncIterator]() {
+        for await (const page of this.pages())
+            yield* this.items(page);
+    }
+}
+function toApiError(res, text, info) {
     try {
         const { error } = JSON.parse(text);
-        return new ApiError(res.status, error.code, error.message, error.requestId ?? requestId, error.details ?? [], retryAfter);
+        return new ApiError(res.status, error.code, error.message, error.requestId ?? info.requestId, error.details ?? [], info.retryAfter);
     }
     catch {
-        return new ApiError(res.status, `http_${res.status}`, text.slice(0, 200) || res.statusText, requestId, [], retryAfter);
+        return new ApiError(res.status, `http_${res.status}`, text.slice(0, 200) || res.statusText, info.requestId, [], info.retryAfter);
     }
 }
 /** Raised when a webhook's signature or timestamp does not check out; answer it with 400 or 401. */

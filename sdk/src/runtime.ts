@@ -1,31 +1,61 @@
-// The hand-written part of the SDK: transport, retries, errors, job polling, webhook verification.
-// index.ts (generated from the capability manifests by scripts/generate-sdk.ts) adds one typed method per
-// endpoint on top of this. Zero dependencies: global fetch and Web Crypto (Node ≥ 20, browsers, Deno, Bun).
+// The hand-written part of the SDK: transport, retries, errors, response metadata, list pagination, job
+// polling, webhook verification. index.ts (generated from the published OpenAPI document by
+// scripts/generate-sdk.ts) adds one typed method per operation on top of this. Zero dependencies: global fetch
+// and Web Crypto (Node ≥ 20, browsers, Deno, Bun).
+import type { ErrorCode, JobAccepted, TestOutcome } from './index.js'
 
 export interface ClientOptions {
-  /** The ksk_live_… key, sent as `Authorization: Bearer`. */
+  /** The ksk_live_… (or ksk_test_…) key, sent as `Authorization: Bearer`. */
   apiKey: string
   /** Default http://localhost:3000. */
   baseUrl?: string
-  /** Retries of 429, 503, 409 idempotency_key_in_use and network errors. Default 2; 0 turns retries off. */
+  /** Retries of 429, 503, 502 with Retry-After, 409 idempotency_key_in_use and network errors. Default 2; 0 turns retries off. */
   maxRetries?: number
-  /** Upper bound of one backoff wait, Retry-After included. Default 30 000 ms. */
+  /**
+   * The longest wait before a retry. A Retry-After up to this long is waited exactly; a longer one is not
+   * waited at all: the call throws at once, with the ApiError's `retryAfter` saying when to come back.
+   * Default 30 000 ms.
+   */
   maxRetryDelayMs?: number
   /** Another fetch (tests, proxies). Default: the global one. */
   fetch?: typeof fetch
 }
 
-export interface CallOptions {
+/** Options of every call. */
+export interface RequestOptions {
+  /** Extra request headers of this call (e.g. tracing). The SDK's own options below win over them. */
+  headers?: Record<string, string>
+  signal?: AbortSignal
+  /** Overrides the client's maxRetries for this call. */
+  maxRetries?: number
+  /** Called with the metadata of the answer the call returns or throws (safe with concurrent calls, unlike `lastResponse`). */
+  onResponse?: (response: ResponseInfo) => void
+}
+
+/** Options of a capability call. */
+export interface CallOptions extends RequestOptions {
   /** Quote the call (`Service-Dry-Run: 1`): nothing runs, nothing is charged; returns the DryRun report. */
   dryRun?: boolean
   /** Sent as `Idempotency-Key`. When retries are on and none is given, the SDK makes one per call. */
   idempotencyKey?: string
-  signal?: AbortSignal
-  /** Overrides the client's maxRetries for this call. */
-  maxRetries?: number
+  /** Test keys only (`Service-Test-Outcome`): the call answers this error as a live call would. */
+  testOutcome?: TestOutcome
 }
 
-import type { ErrorCode } from './index.js'
+/** What the service said about one answer besides its body. */
+export interface ResponseInfo {
+  status: number
+  /** X-Request-Id: quote it when asking about a call. */
+  requestId: string | null
+  /** Idempotent-Replayed: the recorded answer of an earlier call with the same Idempotency-Key, not charged again. */
+  replayed: boolean
+  /** The RateLimit-* headers of a capability call; null where the route sends none. */
+  rateLimit: { limit: number; remaining: number; resetSeconds: number } | null
+  /** Retry-After in seconds, when sent. */
+  retryAfter: number | null
+  /** Every header, for anything else. */
+  headers: Headers
+}
 
 /** The service's stable codes, plus the SDK's own: `network_error`, `timeout`, and `http_<status>` for a non-JSON answer. */
 export type ApiErrorCode = ErrorCode | 'network_error' | 'timeout' | `http_${number}`
@@ -51,6 +81,13 @@ export class ApiError extends Error {
   }
 }
 
+declare const resultType: unique symbol
+/**
+ * The 202 answer of an async call, typed with the result its job will have: `waitForJob` on it returns a job
+ * whose `result` is R, without a cast. (`R` lives in the type only; the object is the JobAccepted body.)
+ */
+export type AcceptedJob<R> = JobAccepted & { readonly [resultType]?: R }
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     // An abort's reason is an Error: the caller's, or the AbortError DOMException abort() makes.
@@ -75,16 +112,20 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000)
 }
 
-/** Whether a refusal may succeed if sent again unchanged: rate limits, unavailability, a key still running. */
-export function isRetryable(status: number, code: string): boolean {
-  return status === 429 || status === 503 || (status === 409 && code === 'idempotency_key_in_use')
+/**
+ * Whether a refusal may succeed if sent again unchanged: rate limits, unavailability, a key still running, and
+ * a 502 whose Retry-After says when the provider may answer (nothing was charged for it).
+ */
+export function isRetryable(status: number, code: string, retryAfter: number | null = null): boolean {
+  return (
+    status === 429 || status === 503 || (status === 409 && code === 'idempotency_key_in_use') || (status === 502 && retryAfter !== null)
+  )
 }
 
-/** Exponential backoff with full jitter over [base/2, base]; Retry-After, when sent, is the floor. */
-export function backoffMs(attempt: number, retryAfterSeconds: number | null, maxMs: number): number {
+/** Exponential backoff with full jitter over [base/2, base], at most maxMs: the wait when no Retry-After was sent. */
+export function backoffMs(attempt: number, maxMs: number): number {
   const base = Math.min(maxMs, 500 * 2 ** attempt)
-  const jittered = base / 2 + Math.random() * (base / 2)
-  return Math.min(maxMs, Math.max(jittered, (retryAfterSeconds ?? 0) * 1000))
+  return base / 2 + Math.random() * (base / 2)
 }
 
 /** `?a=1&b=x` from the defined values of a flat object ('' when there are none). */
@@ -93,12 +134,34 @@ export function queryString(query: object | undefined): string {
   return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}` : ''
 }
 
+function responseInfo(res: Response): ResponseInfo {
+  const limit = res.headers.get('ratelimit-limit')
+  return {
+    status: res.status,
+    requestId: res.headers.get('x-request-id'),
+    replayed: res.headers.get('idempotent-replayed') === 'true',
+    rateLimit:
+      limit === null
+        ? null
+        : {
+            limit: Number(limit),
+            remaining: Number(res.headers.get('ratelimit-remaining')),
+            resetSeconds: Number(res.headers.get('ratelimit-reset')),
+          },
+    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
+    headers: res.headers,
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
 export class BaseClient {
   readonly baseUrl: string
   protected readonly apiKey: string
   protected readonly maxRetries: number
   protected readonly maxRetryDelayMs: number
   protected readonly fetcher: typeof fetch
+  #last: ResponseInfo | null = null
 
   constructor(options: ClientOptions) {
     if (!options?.apiKey) throw new TypeError('apiKey is required')
@@ -109,15 +172,28 @@ export class BaseClient {
     this.fetcher = options.fetch ?? ((...args) => fetch(...args))
   }
 
-  /** One call with retries. A POST that may be retried always carries an Idempotency-Key, so it is charged once. */
-  protected async request<T>(method: 'GET' | 'POST', path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+  /**
+   * The request id, rate-limit headers and replay flag of this client's latest answer (success or error); null
+   * before the first. With calls in flight at once, use a call's `onResponse` instead.
+   */
+  get lastResponse(): ResponseInfo | null {
+    return this.#last
+  }
+
+  /**
+   * One call with retries. `idempotent`: the operation honours Idempotency-Key, so a POST that may be retried
+   * carries one (the caller's or the SDK's own) and is charged once whatever happens to the answers.
+   */
+  protected async request<T>(method: Method, path: string, body: unknown, options: CallOptions = {}, idempotent = false): Promise<T> {
     const maxRetries = options.maxRetries ?? this.maxRetries
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value
     if (options.dryRun) headers['service-dry-run'] = '1'
-    const idempotencyKey =
-      options.idempotencyKey ?? (method === 'POST' && maxRetries > 0 && !options.dryRun ? `sdk_${crypto.randomUUID()}` : undefined)
-    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
+    if (options.testOutcome) headers['service-test-outcome'] = options.testOutcome
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey
+    else if (idempotent && method !== 'GET' && maxRetries > 0 && !options.dryRun && !headers['idempotency-key'])
+      headers['idempotency-key'] = `sdk_${crypto.randomUUID()}`
     const payload = body === undefined ? undefined : JSON.stringify(body)
     for (let attempt = 0; ; attempt++) {
       let res: Response
@@ -126,18 +202,41 @@ export class BaseClient {
       } catch (e) {
         if (options.signal?.aborted) throw e
         // The request may or may not have arrived; resending is safe only under an idempotency key (or a GET).
-        const safe = method === 'GET' || idempotencyKey !== undefined
+        const safe = method === 'GET' || headers['idempotency-key'] !== undefined
         if (!safe || attempt >= maxRetries)
           throw new ApiError(0, 'network_error', `Could not reach ${this.baseUrl}: ${(e as Error).message}`, null)
-        await sleep(backoffMs(attempt, null, this.maxRetryDelayMs), options.signal)
+        await sleep(backoffMs(attempt, this.maxRetryDelayMs), options.signal)
         continue
       }
       const text = await res.text()
-      if (res.ok) return JSON.parse(text) as T
-      const error = toApiError(res, text)
-      if (attempt >= maxRetries || !isRetryable(error.status, error.code)) throw error
-      await sleep(backoffMs(attempt, error.retryAfter, this.maxRetryDelayMs), options.signal)
+      const info = responseInfo(res)
+      this.#last = info
+      if (res.ok) {
+        options.onResponse?.(info)
+        return (text ? JSON.parse(text) : undefined) as T
+      }
+      const error = toApiError(res, text, info)
+      // A Retry-After longer than the client waits is the answer: throw now rather than retry early.
+      const tooLong = error.retryAfter !== null && error.retryAfter * 1000 > this.maxRetryDelayMs
+      if (attempt >= maxRetries || tooLong || !isRetryable(error.status, error.code, error.retryAfter)) {
+        options.onResponse?.(info)
+        throw error
+      }
+      await sleep(error.retryAfter !== null ? error.retryAfter * 1000 : backoffMs(attempt, this.maxRetryDelayMs), options.signal)
     }
+  }
+
+  /** A cursor-paginated GET: awaited, its first page; iterated (`for await`), every item of every page. */
+  protected list<Page extends { nextCursor?: string }, Item>(
+    path: string,
+    query: object | undefined,
+    items: (page: Page) => Item[],
+    options?: RequestOptions,
+  ): List<Page, Item> {
+    return new List(
+      (cursor) => this.request<Page>('GET', path + queryString(cursor ? { ...query, cursor } : query), undefined, options),
+      items,
+    )
   }
 
   /** Polls `read` until the job has ended (succeeded or failed), or the timeout or signal stops it. */
@@ -159,6 +258,43 @@ export class BaseClient {
   }
 }
 
+/**
+ * The answer of a list method. `await` it for the first page (with `nextCursor`); `for await` over it for every
+ * item, newest first, the next page fetched when the last one is used up; `pages()` for every page.
+ */
+export class List<Page extends { nextCursor?: string }, Item> implements PromiseLike<Page>, AsyncIterable<Item> {
+  #first: Promise<Page> | undefined
+  constructor(
+    private readonly fetchPage: (cursor: string | undefined) => Promise<Page>,
+    private readonly items: (page: Page) => Item[],
+  ) {}
+
+  then<A = Page, B = never>(
+    onfulfilled?: ((page: Page) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    this.#first ??= this.fetchPage(undefined)
+    return this.#first.then(onfulfilled, onrejected)
+  }
+
+  catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Page | B> {
+    return this.then(undefined, onrejected)
+  }
+
+  async *pages(): AsyncGenerator<Page, void, undefined> {
+    let cursor: string | undefined
+    do {
+      const page = await this.fetchPage(cursor)
+      yield page
+      cursor = page.nextCursor
+    } while (cursor)
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
+    for await (const page of this.pages()) yield* this.items(page)
+  }
+}
+
 export interface WaitOptions {
   /** Between two reads. Default 1000 ms. */
   intervalMs?: number
@@ -167,14 +303,12 @@ export interface WaitOptions {
   signal?: AbortSignal
 }
 
-function toApiError(res: Response, text: string): ApiError {
-  const retryAfter = parseRetryAfter(res.headers.get('retry-after'))
-  const requestId = res.headers.get('x-request-id')
+function toApiError(res: Response, text: string, info: ResponseInfo): ApiError {
   try {
     const { error } = JSON.parse(text) as { error: { code: ErrorCode; message: string; requestId?: string; details?: ErrorDetail[] } }
-    return new ApiError(res.status, error.code, error.message, error.requestId ?? requestId, error.details ?? [], retryAfter)
+    return new ApiError(res.status, error.code, error.message, error.requestId ?? info.requestId, error.details ?? [], info.retryAfter)
   } catch {
-    return new ApiError(res.status, `http_${res.status}`, text.slice(0, 200) || res.statusText, requestId, [], retryAfter)
+    return new ApiError(res.status, `http_${res.status}`, text.slice(0, 200) || res.statusText, info.requestId, [], info.retryAfter)
   }
 }
 

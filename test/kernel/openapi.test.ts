@@ -29,6 +29,16 @@ t.test('every capability with its schemas, price, async flag, limit and paused s
   t.match(op, { 'x-price': 4, 'x-async': true, 'x-rate-limit': 45, 'x-paused': false })
   t.same(op.requestBody.content['application/json'].example, { text: 'hi' })
   t.ok(op.requestBody.content['application/json'].schema.properties.callbackUrl, 'the kernel fields are published')
+  const sync = doc.paths['/v1/resting'].post.requestBody.content['application/json'].schema
+  t.same(
+    ['async', 'callbackUrl'].filter((k) => k in sync.properties),
+    [],
+    'but not on an endpoint that runs no job (the server refuses async: true there)',
+  )
+  t.notOk(doc.paths['/v1/resting'].post.responses['202'], 'nor its 202')
+  t.match(doc.paths['/v1/resting'].post, { 'x-available': false, 'x-unavailable-reason': /^paused: Resting\./ }, 'paused: unavailable')
+  t.match(op, { 'x-available': true }, 'served: available')
+  t.notOk('x-unavailable-reason' in op)
   t.ok(op.responses['202'], 'async endpoints document 202')
   t.ok(op.responses['402'] && op.responses['429'] && op.responses['503'])
   const paused = doc.paths['/v1/resting'].post
@@ -120,4 +130,21 @@ t.test('the shipped config pauses /v1/transcribe and says why (C10)', async (t) 
   t.equal(res.body.error.code, 'inference_unavailable')
   t.match(res.body.error.message, /no-training agreement/)
   t.equal((await app.ledger(c.accountId)).balance, 100)
+})
+
+t.test('lists say how they page; integers are integers; a 502 may say when to retry', async (t) => {
+  const app = await startTestApp(t, { capabilities: [served] })
+  const { doc } = app.contract
+  for (const [path, items] of [
+    ['/v1/jobs', 'jobs'],
+    ['/v1/requests', 'requests'],
+    ['/v1/usage', 'entries'],
+  ] as const) {
+    const op = doc.paths[path].get
+    t.same(op['x-pagination'], { cursor: 'cursor', nextCursor: 'nextCursor', items }, `${path} pages through ${items}`)
+    const limit = op.parameters.find((p: { name: string }) => p.name === 'limit').schema
+    t.match(limit, { type: 'integer', minimum: 1, maximum: Number }, `${path}: limit is an integer with its bounds`)
+  }
+  t.notOk(doc.paths['/v1/jobs/{id}'].get['x-pagination'], 'a single job is no list')
+  t.ok(doc.paths['/v1/served'].post.responses['502'].headers['Retry-After'], 'a 502 documents Retry-After')
 })

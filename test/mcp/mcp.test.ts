@@ -4,6 +4,8 @@ import t from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } from '@modelcontextprotocol/sdk/client/auth.js'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { MCP_INSTRUCTIONS } from '../../core/mcp.ts'
 import { openAiToolProblems } from '../helpers/openai-tool-schema.ts'
 import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
 import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
@@ -45,11 +47,97 @@ t.test('every capability is a tool with its price, input and output schema, plus
     const fields = Object.keys(cap.requestSchema.properties).filter((k) => cap.async || (k !== 'async' && k !== 'callbackUrl'))
     t.same(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...fields, 'dryRun', 'idempotencyKey'].sort())
   }
-  const paused = (await app.call('/v1/openapi.json')).body.paths
+  const paths = (await app.call('/v1/openapi.json')).body.paths
   for (const cap of capabilities) {
-    const isPaused = paused[`/v1/${cap.name}`].post['x-paused']
-    t.equal(tools.find((x) => x.name === cap.name)!.description!.startsWith('PAUSED'), isPaused, `${cap.name}: paused as in OpenAPI`)
+    const op = paths[`/v1/${cap.name}`].post
+    const description = tools.find((x) => x.name === cap.name)!.description!
+    t.equal(description.startsWith('PAUSED'), op['x-paused'], `${cap.name}: paused as in OpenAPI`)
+    t.equal(/^(PAUSED|UNAVAILABLE) /.test(description), !op['x-available'], `${cap.name}: unavailable as in OpenAPI`)
+    if (!op['x-available']) t.ok(description.includes(op['x-paused-reason'] ?? op['x-unavailable-reason']), `${cap.name}: with the reason`)
   }
+})
+
+t.test('a tool the server cannot serve (web search on a provider without it) is marked so, here and in OpenAPI', async (t) => {
+  const c = await app.customer(100)
+  const client = await connect(app, c.key)
+  const { tools } = await client.listTools()
+  const paths = (await app.call('/v1/openapi.json')).body.paths
+  for (const name of ['research', 'screen']) {
+    const op = paths[`/v1/${name}`].post
+    t.match(
+      op,
+      { 'x-paused': false, 'x-available': false, 'x-unavailable-reason': /needs a provider with web search/ },
+      `${name} in OpenAPI`,
+    )
+    t.match(
+      tools.find((x) => x.name === name)!.description,
+      /^UNAVAILABLE \(\/v1\/\w+ needs a provider with web search \(AI_WIRE_API=responses\)\); calls answer inference_unavailable and are free\./,
+    )
+    const r = await client.callTool({ name, arguments: paths[`/v1/${name}`].post.requestBody.content['application/json'].example })
+    t.ok(r.isError)
+    t.equal(
+      JSON.parse((r.content as Array<{ text: string }>)[0]!.text).error.code,
+      'inference_unavailable',
+      `${name}: calling it says why, free`,
+    )
+  }
+  t.equal(paths['/v1/classify'].post['x-available'], true, 'a capability the provider serves is available')
+  t.notOk(tools.find((x) => x.name === 'classify')!.description!.startsWith('UNAVAILABLE'))
+  await app.expectLedger(t, c.accountId, 100)
+  // With a provider that has web search, the same capabilities are available.
+  const searching = await startTestApp(t, { provider: mockProvider(() => ({}), { webSearch: () => ({}) as never }) })
+  const available = (await searching.call('/v1/openapi.json')).body.paths['/v1/research'].post
+  t.match(available, { 'x-available': true })
+  t.notOk('x-unavailable-reason' in available)
+})
+
+t.test('initialize carries instructions: what the tools cost and how to quote, retry and follow jobs', async (t) => {
+  const c = await app.customer(0)
+  const instructions = (await connect(app, c.key)).getInstructions()
+  t.equal(instructions, MCP_INSTRUCTIONS)
+  for (const word of ['credit', 'dryRun', 'idempotencyKey', 'get_job', 'account', 'UNAVAILABLE']) t.match(instructions, word)
+})
+
+t.test('JSON-RPC errors as the MCP specification lists them: -32602 for an unknown tool or arguments that are no object', async (t) => {
+  const c = await app.customer(10)
+  const client = await connect(app, c.key)
+  const unknown = await client.callTool({ name: 'no-such-tool', arguments: {} }).catch((e: unknown) => e)
+  t.ok(unknown instanceof McpError, 'the official client receives a JSON-RPC error, not a tool result')
+  t.equal((unknown as McpError).code, ErrorCode.InvalidParams)
+  t.match((unknown as McpError).message, 'Unknown tool: "no-such-tool"')
+
+  const headers = { accept: 'application/json, text/event-stream' }
+  const rpc = (id: number, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params })
+  const bad: Array<[unknown, RegExp]> = [
+    [
+      { name: 'classify', arguments: JSON.stringify(classify) },
+      /^Invalid params: "arguments" must be a JSON object of the tool's input fields, not a string\.$/,
+    ],
+    [{ name: 'classify', arguments: [classify] }, /not an array/],
+    [{ name: 'classify', arguments: null }, /not null/],
+    [{ name: 42, arguments: {} }, /"name" must be a tool name/],
+    [{ arguments: {} }, /"name" must be a tool name/],
+    [undefined, /^Invalid params: give \{"name", "arguments"\}\.$/],
+    [{ name: 'x'.repeat(5000) }, /^Unknown tool: "x{100}"\./],
+  ]
+  for (const [params, message] of bad) {
+    const res = await app.call('/mcp', { body: rpc(7, params), key: c.key, headers })
+    t.equal(res.status, 200, `${String(JSON.stringify(params)).slice(0, 60)}: a JSON-RPC answer`)
+    t.equal(res.body.error.code, -32602)
+    t.match(res.body.error.message, message)
+    t.ok(res.body.error.message.length < 200, 'one short line, no schema dump')
+    t.equal(res.body.id, 7)
+  }
+  // In a batch, each message gets its own answer: the bad one its error, the good one its result.
+  const batch = await app.call('/mcp', {
+    body: [rpc(1, { name: 'classify', arguments: 'x' }), rpc(2, { name: 'classify', arguments: classify })],
+    key: c.key,
+    headers,
+  })
+  const byId = new Map((batch.body as Array<{ id: number }>).map((m) => [m.id, m as any]))
+  t.equal(byId.get(1).error.code, -32602)
+  t.same(byId.get(2).result.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
+  await app.expectLedger(t, c.accountId, 8)
 })
 
 t.test('tools/list is what LLM tool-calling APIs accept: no top-level combinator, OpenAI subset, at most 40 KB', async (t) => {

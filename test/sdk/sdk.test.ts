@@ -1,6 +1,8 @@
 // The generated SDK (sdk/dist, as a user imports it) against the real app: typed results, charges and
 // refusals with the same ledger checks as the HTTP tests (C4), dry runs (C3), idempotent retries (C5),
-// jobs (C7) and webhook verification (C11).
+// jobs (C7), per-call options and response metadata, list methods paging through a real PostgreSQL,
+// Retry-After, and webhook verification (C11). Every answer the SDK reads from the app is also held to the
+// published OpenAPI document.
 import { createHmac } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -13,14 +15,29 @@ import {
   type ClassifyResponse,
   type DryRun,
   type Job,
+  type JobsPage,
+  type ResponseInfo,
+  type UsagePage,
 } from '../../sdk/dist/index.js'
+import { createKey } from '../../core/accounts/accounts.ts'
 import { sign } from '../../core/webhooks/webhooks.ts'
-import { startTestApp, mockProvider } from '../helpers/app.ts'
+import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
 const classifyAnswer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge is a billing question.' }
 const app = await startTestApp(t, { provider: mockProvider(() => classifyAnswer) })
 const input = { text: 'I was charged twice', labels: ['billing', 'technical'] }
+
+/** A fetch that holds every answer of the app to the published document before the SDK reads it. */
+function checked(a: TestApp): typeof fetch {
+  return async (url, init) => {
+    const res = await fetch(url, init)
+    const text = await res.text()
+    const { pathname, search } = new URL(url instanceof Request ? url.url : url)
+    a.contract.check(init?.method ?? 'GET', pathname + search, res.status, res.headers, text)
+    return new Response(res.status === 204 ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers })
+  }
+}
 
 /** A fetch that records every request's headers before sending it. */
 function recording() {
@@ -130,7 +147,7 @@ t.test('getJob() and waitForJob() follow an async job to its end; charged once (
   t.same({ status: missing.status, code: missing.code }, { status: 404, code: 'not_found' })
 })
 
-t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-After; never other 4xx', async (t) => {
+t.test('retries: 429, 503, 502 with Retry-After and idempotency_key_in_use; Retry-After waited exactly or thrown at once', async (t) => {
   let script: Array<{ status: number; code?: string; retryAfter?: string }> = []
   const seen: IncomingHttpHeaders[] = []
   const times: number[] = []
@@ -178,6 +195,29 @@ t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-Afte
   await run([{ status: 429, code: 'rate_limited', retryAfter: '1' }])
   t.ok(times[1]! - times[0]! >= 950, `Retry-After: 1 is honoured (waited ${times[1]! - times[0]!} ms)`)
 
+  // A Retry-After longer than maxRetryDelayMs (2 s here) is not waited, nor retried early: the caller decides.
+  for (const refusal of [
+    { status: 429, code: 'rate_limited', retryAfter: '60' },
+    { status: 503, code: 'service_unavailable', retryAfter: '5' },
+    { status: 502, code: 'inference_failed', retryAfter: '30' },
+  ]) {
+    const started = Date.now()
+    r = await run([refusal, refusal, refusal])
+    t.same(
+      [(r as ApiError).status, (r as ApiError).retryAfter, seen.length],
+      [refusal.status, Number(refusal.retryAfter), 1],
+      `${refusal.status} with Retry-After: ${refusal.retryAfter} throws at once`,
+    )
+    t.ok(Date.now() - started < 900, `without waiting (${Date.now() - started} ms)`)
+  }
+  t.equal(client.lastResponse?.retryAfter, 30, 'lastResponse says when to come back')
+
+  // A 502 whose Retry-After fits is a provider that said "later": retried under the same key, charged once.
+  r = await run([{ status: 502, code: 'inference_failed', retryAfter: '1' }])
+  t.notOk(r instanceof ApiError, 'a 502 with Retry-After: 1 is retried and succeeds')
+  t.ok(times[1]! - times[0]! >= 950, `after the second it asked for (${times[1]! - times[0]!} ms)`)
+  t.equal(new Set(seen.map((h) => h['idempotency-key'])).size, 1)
+
   for (const refusal of [
     { status: 409, code: 'idempotency_key_reused' },
     { status: 400, code: 'invalid_request' },
@@ -199,6 +239,87 @@ t.test('retries: 429, 503 and idempotency_key_in_use with backoff and Retry-Afte
   t.equal(once.status, 503)
   t.equal(seen.length, 1, 'maxRetries: 0 sends once')
   t.equal(seen[0]!['idempotency-key'], undefined, 'and adds no key of its own')
+})
+
+t.test('lastResponse and onResponse: request id, rate-limit headers and the replay flag of each answer', async (t) => {
+  const c = await app.customer(10)
+  const client = new Client({ apiKey: c.key, baseUrl: app.url, fetch: checked(app) })
+  t.equal(client.lastResponse, null, 'nothing before the first call')
+  const seen: ResponseInfo[] = []
+  const first = await client.classify(input, { idempotencyKey: 'order-1182', onResponse: (r) => seen.push(r) })
+  const info = client.lastResponse!
+  t.match(info, { status: 200, requestId: /^req_/, replayed: false, rateLimit: { limit: 60, remaining: 59 }, retryAfter: null })
+  t.ok(info.rateLimit!.resetSeconds > 0 && info.rateLimit!.resetSeconds <= 60, 'the window resets within a minute')
+  t.equal(seen[0], info, 'onResponse gets the same metadata')
+  const again = await client.classify(input, { idempotencyKey: 'order-1182' })
+  t.same(again, first, 'the same answer')
+  t.equal(client.lastResponse!.replayed, true, 'marked as a replay')
+  t.not(client.lastResponse!.requestId, info.requestId, 'with a request id of its own')
+  await app.expectLedger(t, c.accountId, 8)
+  await client.classify({ text: 'x' } as never).catch(() => {})
+  t.equal(client.lastResponse!.status, 400, 'an error answer is the last response too')
+  t.equal((await client.account(), client.lastResponse!.rateLimit), null, 'a route without rate-limit headers says null')
+})
+
+t.test('per-call headers and testOutcome reach the server; a test key answers the outcome asked for', async (t) => {
+  const c = await app.customer(10)
+  const testKey = await createKey(app.services.db, c.accountId, { mode: 'test' })
+  const { sent, fetcher } = recording()
+  const client = new Client({ apiKey: testKey.key, baseUrl: app.url, fetch: fetcher, maxRetries: 0 })
+  const poor = (await client
+    .classify(input, { testOutcome: 'insufficient_credits', headers: { 'X-Trace': 'abc' } })
+    .catch((e) => e)) as ApiError
+  t.same([poor.status, poor.code], [402, 'insufficient_credits'])
+  t.same([sent[0]!['service-test-outcome'], sent[0]!['x-trace']], ['insufficient_credits', 'abc'])
+  const limited = (await client.classify(input, { headers: { 'Service-Test-Outcome': 'rate_limited' } }).catch((e) => e)) as ApiError
+  t.same([limited.status, limited.code], [429, 'rate_limited'], 'a header given by hand works the same')
+  t.ok(limited.retryAfter! > 0, 'with its Retry-After')
+  t.equal((await client.classify(input)).usage.credits, 0, 'and without one, the example answer, free')
+  const live = new Client({ apiKey: c.key, baseUrl: app.url, maxRetries: 0 })
+  const refused = (await live.classify(input, { testOutcome: 'rate_limited' }).catch((e) => e)) as ApiError
+  t.same([refused.status, refused.code], [400, 'invalid_request'], 'a live key may not ask for an outcome')
+  await app.expectLedger(t, c.accountId, 10)
+})
+
+t.test('list methods page through 250 jobs, requests and ledger entries of a real database', async (t) => {
+  const lists = await startTestApp(t, { capabilities: [jobCapability] })
+  const c = await lists.customer(250 * 7 * 2)
+  const client = new Client({ apiKey: c.key, baseUrl: lists.url, fetch: checked(lists) })
+  // 250 calls charged at once (ledger entries) and 250 accepted as jobs (no worker: they stay queued).
+  const calls = Array.from({ length: 500 }, (_, i) => ({ text: `row ${i}`, ...(i % 2 ? { async: true } : {}) }))
+  const statuses: number[] = []
+  for (let i = 0; i < calls.length; i += 20)
+    for (const res of await Promise.all(calls.slice(i, i + 20).map((body) => lists.call('/v1/jobdoc', { body, key: c.key }))))
+      statuses.push(res.status)
+  t.same([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 202).length], [250, 250], '250 charged, 250 accepted')
+
+  const pages: number[] = []
+  for await (const page of client.jobs({ limit: 100 }).pages()) pages.push(page.jobs.length)
+  t.same(pages, [100, 100, 50], 'jobs: three pages of at most 100')
+  const jobs: Array<JobsPage['jobs'][number]> = []
+  for await (const job of client.jobs({ limit: 100 })) jobs.push(job)
+  t.equal(new Set(jobs.map((j) => j.jobId)).size, 250, 'every job once')
+  t.ok(
+    jobs.every((j, i) => i === 0 || j.createdAt <= jobs[i - 1]!.createdAt),
+    'newest first',
+  )
+  const first = await client.jobs({ limit: 100 })
+  t.same([first.jobs.length, typeof first.nextCursor], [100, 'string'], 'awaited: the first page, with its cursor')
+
+  const entries: Array<UsagePage['entries'][number]> = []
+  for await (const entry of client.usage({ limit: 200, endpoint: 'jobdoc' })) entries.push(entry)
+  t.equal(entries.length, 250, 'usage: every charge')
+  t.same(new Set(entries.map((e) => e.kind)), new Set(['charge']))
+  t.equal(new Set(entries.map((e) => e.id)).size, 250)
+
+  let accepted = 0
+  let served = 0
+  for await (const row of client.requests({ limit: 37, status: '202' })) accepted += row.status === 202 ? 1 : 0
+  for await (const row of client.requests({ endpoint: 'jobdoc' })) served += row.status === 200 || row.status === 202 ? 1 : 0
+  t.same([accepted, served], [250, 500], 'requests: the 250 accepted ones in pages of 37, and all 500')
+
+  const bad = (await client.usage({ limit: 500 }).catch((e) => e)) as ApiError
+  t.same([bad.status, bad.code], [400, 'invalid_request'], 'a limit over the maximum is refused by the server')
 })
 
 t.test('verifyWebhook: X-Service-Signature and Standard Webhooks, constant-time HMAC, timestamps (C11)', async (t) => {

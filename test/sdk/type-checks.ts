@@ -3,12 +3,17 @@
 import {
   Client,
   ApiError,
+  type AcceptedJob,
   type ApiErrorCode,
   type DryRun,
   type InvoiceResponse,
-  type JobAccepted,
+  type Job,
+  type JobsPage,
   type ParseRequest,
   type ParseResponse,
+  type RequestsPage,
+  type ResponseInfo,
+  type UsagePage,
 } from '../../sdk/dist/index.js'
 
 declare const api: Client
@@ -48,14 +53,62 @@ await api.memory({ op: 'store', content: 'x', query: 'y' })
 // @ts-expect-error an unknown op
 await api.memory({ op: 'update', content: 'x' })
 
-// What a call returns: the result, the accepted job, or the DryRun report.
+// An open object takes any keys: structure's `schema` is a caller's JSON Schema.
+await api.structure({
+  input: 'Jane, 34, Berlin',
+  schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] },
+})
+// @ts-expect-error but it is an object, not a string
+await api.structure({ input: 'x', schema: '{"type":"object"}' })
+
+// What a call returns: the result, the accepted job (typed with its result), or the DryRun report.
 isExactly<InvoiceResponse>()(await api.invoice({ text: 'Invoice 1' }), true)
-isExactly<JobAccepted>()(await api.invoice({ fileUrl: 'https://example.com/a.pdf', async: true }), true)
+const accepted = await api.invoice({ fileUrl: 'https://example.com/a.pdf', async: true, callbackUrl: 'https://example.com/hook' })
+isExactly<AcceptedJob<InvoiceResponse>>()(accepted, true)
 isExactly<DryRun>()(await api.invoice({ text: 'Invoice 1', async: true }, { dryRun: true }), true)
 declare const maybe: boolean
-isExactly<ParseResponse | JobAccepted>()(await api.parse({ text: 'x', async: maybe }), true)
+isExactly<ParseResponse | AcceptedJob<ParseResponse>>()(await api.parse({ text: 'x', async: maybe }), true)
 // @ts-expect-error a sync result has no jobId
 void (await api.invoice({ text: 'Invoice 1' })).jobId
+// async and callbackUrl exist only on the endpoints that run as jobs.
+// @ts-expect-error classify does not run asynchronously
+await api.classify({ text: 'x', labels: ['a', 'b'], async: true })
+// @ts-expect-error nor take a callbackUrl
+await api.classify({ text: 'x', labels: ['a', 'b'], callbackUrl: 'https://example.com/hook' })
+
+// A job's result is the result of the endpoint that created it, without a cast.
+const done = await api.waitForJob(accepted, { intervalMs: 500 })
+isExactly<InvoiceResponse | undefined>()(done.result, true)
+isExactly<number | undefined>()(done.result?.total, true)
+// By id alone, the result is any endpoint's (usage known, the rest unknown).
+isExactly<Job['result']>()((await api.waitForJob('0b7e4c52-3f0a-4a43-9d0e-5b8f1c7a2e10')).result, true)
+
+// Lists: integers are numbers; awaited, the first page; iterated, every item.
+isExactly<UsagePage>()(await api.usage({ limit: 3 }), true)
+// @ts-expect-error a limit is a number, not a string
+await api.usage({ limit: '3' })
+// @ts-expect-error a parameter the route does not have
+await api.jobs({ page: 2 })
+isExactly<JobsPage>()(await api.jobs({ status: 'failed', limit: 100 }), true)
+for await (const job of api.jobs({ status: 'failed' })) isExactly<JobsPage['jobs'][number]>()(job, true)
+for await (const request of api.requests({ status: '4xx' })) isExactly<RequestsPage['requests'][number]>()(request, true)
+for await (const page of api.usage().pages()) isExactly<UsagePage>()(page, true)
+
+// Per-call options and what the service said besides the body.
+await api.classify(
+  { text: 'x', labels: ['a', 'b'] },
+  {
+    headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    idempotencyKey: 'order-1182',
+    testOutcome: 'rate_limited',
+  },
+)
+// @ts-expect-error not an outcome a test key can ask for
+await api.classify({ text: 'x', labels: ['a', 'b'] }, { testOutcome: 'teapot' })
+// @ts-expect-error a read has no dry run
+await api.account({ dryRun: true })
+isExactly<ResponseInfo | null>()(api.lastResponse, true)
+isExactly<boolean | undefined>()(api.lastResponse?.replayed, true)
 
 // Errors: a closed set of codes.
 try {

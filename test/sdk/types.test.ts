@@ -1,13 +1,16 @@
-// The SDK's types, proven by the compiler (issue 30): every TypeScript example published in README.md,
-// sdk/README.md and docs/ compiles with tsc --strict against the committed sdk/, and type-checks.ts (wrong
-// bodies marked `@ts-expect-error`, return types pinned) compiles too, so a type that is too loose fails here.
+// The SDK's types, proven by the compiler: every TypeScript example published in README.md, sdk/README.md and
+// docs/ compiles with tsc --strict against the committed sdk/; so do type-checks.ts (wrong bodies marked
+// `@ts-expect-error`, return types pinned) and, for every operation of the published OpenAPI document, its
+// published example called through the SDK with wrong bodies and queries refused (operation-checks.ts). A
+// type that is too loose, or too strict for what the document publishes, fails here.
 import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { tsType } from '../../scripts/generate-sdk.ts'
+import { publishedDocument, tsType } from '../../scripts/generate-sdk.ts'
+import { operationChecks } from './operation-checks.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
@@ -45,6 +48,18 @@ t.test('every published TypeScript example and the type checks compile with tsc 
   }
   t.ok(files.length >= 3, `${files.length} examples found in ${sources.join(', ')}`)
   files.push(path.join(root, 'test/sdk/type-checks.ts'))
+  // The document as the server publishes it (JSON), every operation through the SDK.
+  const document = JSON.parse(JSON.stringify(await publishedDocument()))
+  const checks = operationChecks(document)
+  await writeFile(path.join(dir, 'operations.ts'), `${checks.source}\nexport {}\n`)
+  files.push('operations.ts')
+  const operationCount = Object.values(document.paths as Record<string, object>).reduce((n, item) => n + Object.keys(item).length, 0)
+  t.equal(checks.operations, operationCount, `every operation of the document has a method (${operationCount})`)
+  t.same(checks.problems, [], 'every body field and query parameter has a wrong value to refuse')
+  t.comment(
+    `${checks.operations} operations; ${checks.requestExamples} request examples and ${checks.responseExamples} published answers compiled; ` +
+      `${checks.wrongInputs} wrong bodies and queries must be refused`,
+  )
   await writeFile(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -67,12 +82,20 @@ t.test('every published TypeScript example and the type checks compile with tsc 
     () => '',
     (e: { stdout: string }) => e.stdout,
   )
-  // Name the Markdown file and line of a failing example rather than the temporary file.
+  // Name the Markdown file and line of a failing example, or the operation, rather than the temporary file.
+  const operationLines = checks.source.split('\n')
   const report = result.replace(/^(\S+?\.ts)\((\d+),\d+\)/gm, (whole, file: string, line: string) => {
+    if (path.basename(file) === 'operations.ts') {
+      const header = operationLines
+        .slice(0, Number(line))
+        .reverse()
+        .find((l) => l.startsWith('// ') && l.includes('→'))
+      return `${header ?? 'operations.ts'}: ${operationLines[Number(line) - 1]?.trim().slice(0, 160)}`
+    }
     const where = origin.get(path.basename(file))
     return where ? `${where} (+${Number(line)})` : whole
   })
-  t.equal(report, '', 'tsc --strict reports nothing')
+  t.equal(report, '', 'tsc --strict reports nothing: every example compiles and every wrong input is refused')
 })
 
 t.test('an op no `if` names keeps the plain fields (the generator never forbids what the server accepts)', async (t) => {
