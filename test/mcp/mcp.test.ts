@@ -136,7 +136,7 @@ t.test('JSON-RPC errors as the MCP specification lists them: -32602 for an unkno
   })
   const byId = new Map((batch.body as Array<{ id: number }>).map((m) => [m.id, m as any]))
   t.equal(byId.get(1).error.code, -32602)
-  t.same(byId.get(2).result.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
+  t.same(byId.get(2).result.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8, livemode: true } })
   await app.expectLedger(t, c.accountId, 8)
 })
 
