@@ -5,6 +5,7 @@ import type { Context } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../registry.ts'
+import type { DryRunState } from '../requests/state.ts'
 import type { Services } from '../services.ts'
 import { quote, Size } from '../wallet/wallet.ts'
 import { quoteCall, type Quote } from './price.ts'
@@ -62,12 +63,6 @@ export interface DryRunMoney {
   charge: number
   price: number
   size?: Quote['size']
-}
-
-/** What a dry run leaves in ctx.state for the request log: the status it quoted and the refusal, if any. */
-export interface DryRunState {
-  liveStatus: number
-  error?: { code: string; message: string }
 }
 
 /** The DryRun report of `stages`, which answer the status the live call would get or throw its refusal. */

@@ -8,10 +8,9 @@
 import type { Context, Middleware } from 'koa'
 import type { KeyCache, KeyMode } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
-import type { AccessState } from '../observability/log.ts'
 import { knownCaller } from '../pipeline/auth.ts'
-import type { DryRunState } from '../pipeline/dry-run.ts'
 import type { Metadata } from './metadata.ts'
+import type { CallState, DryRunState } from './state.ts'
 
 export interface RequestRecord {
   accountId: string
@@ -141,17 +140,6 @@ export class RequestLog {
       ],
     )
   }
-}
-
-/** What authenticate() and the pipeline leave in ctx.state about a call. */
-interface CallState extends AccessState {
-  keyId?: string
-  keyMode?: KeyMode
-  errorMessage?: string
-  dryRun?: DryRunState
-  replayed?: boolean
-  jobId?: string
-  metadata?: Metadata
 }
 
 /** Reading the log is not recorded: paging through it would fill it. */
