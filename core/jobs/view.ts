@@ -13,7 +13,7 @@ export const JobAccepted = Type.Object(
     jobId: Uuid,
     status: Type.Literal('queued'),
     requestId: Type.String(),
-    livemode: Type.Boolean({ description: "false: a test key's job (no model, no charge)" }),
+    livemode: Type.Boolean(),
     credits: Type.Object(
       {
         held: Type.Integer({
@@ -51,7 +51,7 @@ export const JobView = Type.Object(
     startedAt: Type.Optional(Time),
     finishedAt: Type.Optional(Time),
     requestId: Type.String(),
-    livemode: Type.Boolean({ description: "false: a test key's job (no model, no charge)" }),
+    livemode: Type.Boolean(),
     progress: Type.Optional(
       Type.Object(
         { done: Type.Integer({ minimum: 0 }), total: Type.Integer({ minimum: 1 }) },

@@ -19,7 +19,7 @@ export type Usage = {
         /** credits per unit beyond included */
         perUnit: number;
     };
-    /** false: a test key's call, answered without a model and never charged */
+    /** false: a test key */
     livemode: boolean;
 };
 export type ErrorBody = {
@@ -77,7 +77,6 @@ export type JobAccepted = {
     jobId: string;
     status: "queued";
     requestId: string;
-    /** false: a test key's job (no model, no charge) */
     livemode: boolean;
     credits: {
         /** this input's price, held until the job ends: charged if it succeeds, released if not */
@@ -99,7 +98,6 @@ export type WebhookPayload = {
         startedAt?: string;
         finishedAt?: string;
         requestId: string;
-        /** false: a test key's job (no model, no charge) */
         livemode: boolean;
         /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
         progress?: {
@@ -123,7 +121,7 @@ export type WebhookPayload = {
                     /** credits per unit beyond included */
                     perUnit: number;
                 };
-                /** false: a test key's call, answered without a model and never charged */
+                /** false: a test key */
                 livemode: boolean;
             };
             [key: string]: unknown;
@@ -145,7 +143,6 @@ export type JobsPage = {
         startedAt?: string;
         finishedAt?: string;
         requestId: string;
-        /** false: a test key's job (no model, no charge) */
         livemode: boolean;
         /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
         progress?: {
@@ -170,7 +167,6 @@ export type Job = {
     startedAt?: string;
     finishedAt?: string;
     requestId: string;
-    /** false: a test key's job (no model, no charge) */
     livemode: boolean;
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
@@ -194,7 +190,7 @@ export type Job = {
                 /** credits per unit beyond included */
                 perUnit: number;
             };
-            /** false: a test key's call, answered without a model and never charged */
+            /** false: a test key */
             livemode: boolean;
         };
         [key: string]: unknown;

@@ -23,7 +23,7 @@ export type Usage = {
     /** credits per unit beyond included */
     perUnit: number
   }
-  /** false: a test key's call, answered without a model and never charged */
+  /** false: a test key */
   livemode: boolean
 }
 
@@ -84,7 +84,6 @@ export type JobAccepted = {
   jobId: string
   status: "queued"
   requestId: string
-  /** false: a test key's job (no model, no charge) */
   livemode: boolean
   credits: {
     /** this input's price, held until the job ends: charged if it succeeds, released if not */
@@ -107,7 +106,6 @@ export type WebhookPayload = {
     startedAt?: string
     finishedAt?: string
     requestId: string
-    /** false: a test key's job (no model, no charge) */
     livemode: boolean
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
@@ -131,7 +129,7 @@ export type WebhookPayload = {
           /** credits per unit beyond included */
           perUnit: number
         }
-        /** false: a test key's call, answered without a model and never charged */
+        /** false: a test key */
         livemode: boolean
       }
       [key: string]: unknown
@@ -154,7 +152,6 @@ export type JobsPage = {
     startedAt?: string
     finishedAt?: string
     requestId: string
-    /** false: a test key's job (no model, no charge) */
     livemode: boolean
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
@@ -180,7 +177,6 @@ export type Job = {
   startedAt?: string
   finishedAt?: string
   requestId: string
-  /** false: a test key's job (no model, no charge) */
   livemode: boolean
   /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
   progress?: {
@@ -204,7 +200,7 @@ export type Job = {
         /** credits per unit beyond included */
         perUnit: number
       }
-      /** false: a test key's call, answered without a model and never charged */
+      /** false: a test key */
       livemode: boolean
     }
     [key: string]: unknown
