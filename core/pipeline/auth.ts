@@ -6,6 +6,9 @@ import { ApiError } from '../errors.ts'
 import { readMetadata } from '../requests/metadata.ts'
 import { secretsEqual } from '../secrets.ts'
 
+/** What an API key looks like (accounts.ts mints them): anything else is not looked up by knownCaller. */
+const API_KEY = /^ksk_(?:live|test)_/
+
 export function bearerToken(header: string): string | null {
   return /^bearer +([!-~]{1,200}) *$/i.exec(header)?.[1] ?? null
 }
@@ -29,11 +32,12 @@ export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller
 
 /**
  * The key of a request no handler authenticated (a 404, a 405), for the request log: its account sees every
- * call its keys made. Null for no key, an unknown one, or a client throttled for failed keys.
+ * call its keys made. Null for no API key (an operator token is not looked up), an unknown one, or a client
+ * throttled for failed keys.
  */
 export async function knownCaller(ctx: Context, keys: KeyCache): Promise<Caller | null> {
   const token = bearerToken(ctx.get('Authorization'))
-  const caller = token ? await keys.lookup(token, ctx.ip).catch(() => null) : null
+  const caller = token && API_KEY.test(token) ? await keys.lookup(token, ctx.ip).catch(() => null) : null
   if (!caller) return null
   identify(ctx, caller, token!)
   try {

@@ -150,8 +150,8 @@ const MESSAGE_CHARS = 500
 
 /**
  * Records every request of a known key once it is answered (an unknown key has no account to show it to), and
- * says what it charged in Service-Credits-Charged, so a proxy can meter without reading bodies. A request no
- * handler authenticated (a 404 or 405, any spelling of a path) is attributed by its key here.
+ * says what it charged in Service-Credits-Charged, so a proxy can meter without reading bodies. A 404 or 405 (any
+ * spelling of a path), which no handler authenticated, is attributed by its API key here.
  */
 export function requestRecorder(requestLog: RequestLog, now: () => Date, keys: KeyCache): Middleware {
   return async (ctx, next) => {
@@ -162,7 +162,9 @@ export function requestRecorder(requestLog: RequestLog, now: () => Date, keys: K
     } finally {
       const state = ctx.state as CallState
       const route = (ctx as { _matchedRoute?: string })._matchedRoute
-      if (!(route && LOG_READS.has(route)) && (state.keyId || (await knownCaller(ctx, keys)))) {
+      // A 404 or 405 ran no handler, so nothing authenticated it; a 401 was looked up already (once is enough).
+      const unrouted = ctx.status === 404 || ctx.status === 405
+      if (!(route && LOG_READS.has(route)) && (state.keyId || (unrouted && (await knownCaller(ctx, keys))))) {
         const credits = state.credits ?? 0
         ctx.set('Service-Credits-Charged', String(credits))
         const idempotencyKey = ctx.headers['idempotency-key']
