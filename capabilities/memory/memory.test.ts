@@ -174,14 +174,14 @@ t.test('memory', async (t) => {
   })
 
   await t.test('an embedding failure stores nothing and is free', async (t) => {
-    // The fake server's embeddings at a URL that does not exist.
+    // The fake server's embeddings at a URL that does not exist: a 404, the provider does not serve the model.
     const { baseURL } = await cap.useFake()
     const broken = fakeServerProvider(baseURL + '/broken', 'responses', 'test-embedding')
     cap.use({ embedding: () => broken.embedding() })
     const { customer } = await cap.expectRefused(
       t,
       { op: 'store', content: 'something' },
-      { funds: 10, status: 502, code: 'inference_failed' },
+      { funds: 10, status: 503, code: 'inference_unavailable', message: /does not serve the model "test-embedding"/ },
     )
     t.same(await app.services.db.sql(`select id from memories where account_id = ?`, [customer.accountId]), [])
   })
