@@ -125,7 +125,7 @@ export interface CapabilityManifest<Req extends TObject = TObject, Res extends T
    * Checks the schema cannot express (sizes of open objects, a caller-supplied schema …), run at stage 4
    * like the schema, so dry runs report them too. Return the problems; none means valid.
    */
-  check?: (input: Static<Req>) => Array<{ path: string; message: string }>
+  check?: (input: Static<Req>) => Array<{ path: string; message: string }> | Promise<Array<{ path: string; message: string }>>
   response: Res
   example?: { request: Static<Req>; response: Static<Res> }
   handler: (input: Static<Req>, ctx: CapabilityContext) => Promise<Static<Res>>

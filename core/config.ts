@@ -136,6 +136,11 @@ export interface DocumentLimits {
   /** Arrays and dictionaries inside one another. */
   maxNesting: number
   maxImagePixels: number
+  /**
+   * Decoder time per account and hour for work no call pays for: dry runs and test keys as they read, refused
+   * calls after (DOCUMENT_UNPAID_SECONDS_PER_HOUR).
+   */
+  unpaidSecondsPerHour: number
 }
 
 const defaults = JSON.parse(readFileSync(new URL('../config/defaults.json', import.meta.url), 'utf8')) as Config
@@ -324,6 +329,7 @@ function documentLimits(env: NodeJS.ProcessEnv): DocumentLimits {
     maxCharacters: read('DOCUMENT_MAX_CHARACTERS', d.maxCharacters),
     maxNesting: read('DOCUMENT_MAX_NESTING', d.maxNesting),
     maxImagePixels: read('DOCUMENT_MAX_IMAGE_PIXELS', d.maxImagePixels),
+    unpaidSecondsPerHour: read('DOCUMENT_UNPAID_SECONDS_PER_HOUR', d.unpaidSecondsPerHour),
   }
   if (limits.workers < 1) throw new BootRefusal('DOCUMENT_WORKERS must be at least 1')
   if (limits.memoryMiB < 128)

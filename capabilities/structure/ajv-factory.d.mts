@@ -5,4 +5,3 @@ export type Draft = 'draft-07' | '2019-09' | '2020-12'
 export declare const META: Record<Draft, string>
 export declare function draftOf(schema: Record<string, unknown>): Draft | null
 export declare function makeAjv(draft: Draft): Ajv
-export declare function sharedAjv(draft: Draft): Ajv

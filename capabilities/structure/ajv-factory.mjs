@@ -1,8 +1,8 @@
 // The validator for caller-supplied schemas (capabilities/structure). Plain JavaScript so the validation worker
-// (validate-worker.mjs) loads it without a TypeScript loader; ajv-factory.d.mts types it for handler.ts.
+// (schema-worker.mjs) loads it without a TypeScript loader; ajv-factory.d.mts types it for schemas.ts.
 // Never the kernel's shared Ajv (core/validation.ts): its cache would keep every caller's schema forever and its $id
 // registry would let one caller's schema collide with another's. Here one instance per draft (building one costs
-// ~80 ms), with addUsedSchema: false so no $id is ever registered, and handler.ts removes each schema after use.
+// ~80 ms), with addUsedSchema: false so no $id is ever registered, and the worker removes each schema after use.
 import { createRequire } from 'node:module'
 
 // Loaded on first use: a validation worker starts faster when it loads only the draft it needs.
@@ -50,14 +50,5 @@ export function makeAjv(draft) {
   })
   const addFormats = require('ajv-formats')
   ;(addFormats.default ?? addFormats)(ajv)
-  return ajv
-}
-
-const shared = new Map()
-
-/** The process's instance for a draft, for compiling callers' schemas on the main thread. */
-export function sharedAjv(draft) {
-  let ajv = shared.get(draft)
-  if (!ajv) shared.set(draft, (ajv = makeAjv(draft)))
   return ajv
 }

@@ -22,7 +22,7 @@ export const Request = Type.Object(
       {
         maxProperties: 100,
         description:
-          'A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep; ' +
+          'A JSON Schema: draft-07 by default, 2019-09 or 2020-12 via $schema; at most 100,000 characters of JSON and 32 levels deep (past either, 400 schema_too_complex); ' +
           'unknown keywords and formats are errors; $ref only within the schema. A schema that does not compile is 400 invalid_request.',
       },
     ),

@@ -134,19 +134,24 @@ t.test('a bad schema is 400 invalid_request with details, free, and no model cal
   const deep: Record<string, unknown> = { type: 'object' }
   let node = deep
   for (let i = 0; i < 40; i++) node = (node.properties = { x: { type: 'object' } }).x
-  const cases: Array<[string, unknown, string | RegExp]> = [
+  const nested: Record<string, unknown> = { type: 'object' }
+  node = nested
+  for (let i = 0; i < 16; i++) node = (node.properties = { x: { type: 'object' } }).x // 33 levels
+  const cases: Array<[string, unknown, string | RegExp, string?]> = [
     ['type typo', { type: 'strin' }, '/schema/type'],
     ['unknown keyword', { type: 'object', requird: ['a'] }, '/schema'],
     ['unknown format', { type: 'string', format: 'zipcode' }, '/schema'],
     ['remote $ref', { $ref: 'https://example.com/schema.json' }, '/schema'],
     ['unsupported draft', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, '/schema/$schema'],
-    ['too large', { type: 'object', description: 'x'.repeat(100_001) }, '/schema'],
+    // Past the bounds that keep compiling cheap: refused before anything compiles it, with their own code.
+    ['too large', { type: 'object', description: 'x'.repeat(100_001) }, '/schema', 'schema_too_complex'],
+    ['nested 33 levels', nested, '/schema', 'schema_too_complex'],
     // Deeper than the kernel's 64 JSON levels: refused at stage 4, naming the first level too deep.
     ['too deep', deep, /^\/schema(\/properties\/x)+[/a-z]*…$/],
     ['bad regex', { type: 'string', pattern: '(' }, '/schema'],
   ]
-  for (const [why, s, path] of cases) {
-    const { res } = await cap.expectRefused(t, { input, schema: s }, { why })
+  for (const [why, s, path, code] of cases) {
+    const { res } = await cap.expectRefused(t, { input, schema: s }, { why, ...(code ? { code } : {}) })
     if (typeof path === 'string') t.equal(res.body.error.details?.[0]?.path, path, why)
     else t.match(res.body.error.details?.[0]?.path, path, why)
   }

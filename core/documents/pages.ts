@@ -21,6 +21,17 @@ export function textPages(text: string): string[] {
 }
 
 /**
+ * How many pages textPages finds in `text`, counted without splitting it and only up to `max` + 1: a text
+ * with millions of form feeds costs no more than one with `max`.
+ */
+export function textPageCount(text: string, max: number): number {
+  const end = text.trimEnd().length // trailing blank pages are not pages
+  let pages = 1
+  for (let at = text.indexOf('\f'); at >= 0 && at < end && pages <= max; at = text.indexOf('\f', at + 1)) pages++
+  return pages
+}
+
+/**
  * The document's pages: PDF pages, text split at form feeds, 1 for an image. With a page selection, every page
  * of the original is there, '' where it was not selected, so page N stays page N (evidence, citations).
  */
@@ -55,13 +66,18 @@ export function parsePageRanges(spec: string, path: string): PageRanges {
   return ranges
 }
 
-/** The selected page numbers, ascending and distinct; a page past `count` is 400 invalid_request naming the count. */
+/**
+ * The selected page numbers, ascending and distinct; a page past `count` is 400 invalid_request naming the count.
+ * Linear in `count` whatever the ranges (they may overlap, each up to 999,999 pages long).
+ */
 export function selectPages(ranges: PageRanges, count: number, path: string): number[] {
-  const last = Math.max(...ranges.map(([, b]) => b))
+  const last = ranges.reduce((max, [, b]) => Math.max(max, b), 0)
   if (last > count) throw badPages(path, `page ${last} is out of range: the document has ${count} page${count === 1 ? '' : 's'}`)
-  const selected = new Set<number>()
-  for (const [a, b] of ranges) for (let n = a; n <= b; n++) selected.add(n)
-  return [...selected].sort((x, y) => x - y)
+  const chosen = new Uint8Array(count + 1)
+  for (const [a, b] of ranges) chosen.fill(1, a, b + 1)
+  const selected: number[] = []
+  for (let n = 1; n <= count; n++) if (chosen[n]) selected.push(n)
+  return selected
 }
 
 const badPages = (path: string, why: string) => {

@@ -5,9 +5,9 @@ import { ApiError, type ErrorCode } from '../errors.ts'
 import type { Resolver } from '../net/address-guard.ts'
 import { FetchError, fetchPublic } from '../net/safe-fetch.ts'
 import { decodeBase64, fetchFailureMessage, IMAGE_TYPES, MAX_MEDIA_BYTES, urlProblem } from './media.ts'
-import { markPages, parsePageRanges, selectPages, textPages, type PageRanges } from './pages.ts'
+import { markPages, parsePageRanges, selectPages, textPageCount, textPages, type PageRanges } from './pages.ts'
 import { DocumentRefusal } from './refusal.ts'
-import type { DocumentSandbox } from './sandbox.ts'
+import type { DocumentSandbox, Reader, TaskOptions } from './sandbox.ts'
 import type { DocumentInput, ResolvedDocument } from './schema.ts'
 import { sniffMediaType } from './sniff.ts'
 
@@ -15,10 +15,12 @@ export type DocumentFetcher = (url: string, signal?: AbortSignal) => Promise<{ b
 
 export interface ResolveDeps {
   fetch: DocumentFetcher
-  /** Where PDFs and images are decoded (never on this event loop). */
-  sandbox: Pick<DocumentSandbox, 'decode'>
+  /** Where PDFs and images are decoded (never on this event loop); its maxPages bounds a text's pages too. */
+  sandbox: Pick<DocumentSandbox, 'decode' | 'budgets'>
   /** Wait for a free decoder instead of 503 when the pool's queue is full (jobs). */
   waitForDecoder?: boolean
+  /** Whom the decoders work for (fair turns, the unpaid budget). */
+  reader?: Reader
   signal?: AbortSignal
   /** JSON pointer of the Doc object in the request body, for error paths (e.g. '/a' in compare); default '' */
   at?: string
@@ -61,6 +63,7 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
 
   if (input.text !== undefined) {
     if (input.text.trim() === '') throw unprocessable('/text', 'the document is empty')
+    checkTextPages(input.text, deps.sandbox.budgets.maxPages, `${at}/text`)
     const doc: ResolvedDocument = { kind: 'text', mediaType: 'text/plain', text: input.text, pages: [input.text], hasTextLayer: true }
     return ranges ? selectText(doc, ranges, at, unprocessable) : doc
   }
@@ -90,6 +93,13 @@ export async function resolveDocument(input: DocumentInput, deps: ResolveDeps): 
   return fromBytes(fetched.bytes, fetched.contentType, 'fileUrl', at, deps, ranges)
 }
 
+/** A text of more pages than a PDF may have (DOCUMENT_MAX_PAGES) is refused like such a PDF, before anything splits it. */
+function checkTextPages(text: string, maxPages: number, path: string): void {
+  if (textPageCount(text, maxPages) <= maxPages) return
+  const message = `the text has more than ${maxPages} pages (a form feed starts a page); the limit is ${maxPages}`
+  throw new ApiError('document_too_complex', message, [{ path, message }])
+}
+
 /** A text document cut to the selected pages (form feeds separate pages). */
 function selectText(
   doc: ResolvedDocument,
@@ -99,7 +109,8 @@ function selectText(
 ): ResolvedDocument {
   const all = textPages(doc.text)
   const selected = selectPages(ranges, all.length, `${at}/pages`)
-  const pages = all.map((p, i) => (selected.includes(i + 1) ? p : ''))
+  const pages = new Array<string>(all.length).fill('')
+  for (const n of selected) pages[n - 1] = all[n - 1]!
   const text = selected.map((n) => all[n - 1]!).join('\f')
   if (text.trim() === '') throw unprocessable('/pages', 'the selected pages are empty')
   return { ...doc, text, pages, selected }
@@ -120,6 +131,7 @@ async function fromBytes(
     const pages = await decodeOrRefuse(deps.sandbox, sniffed, bytes, `${at}/${source}`, {
       wait: deps.waitForDecoder ?? false,
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.reader ? { reader: deps.reader } : {}),
       ...(ranges ? { only: ranges } : {}),
     })
     if (sniffed !== 'application/pdf') {
@@ -140,6 +152,7 @@ async function fromBytes(
     const text = decodeUtf8(bytes)
     if (text !== null) {
       if (text.trim() === '') throw fail('unprocessable', `the ${source === 'file' ? 'file' : 'file at fileUrl'} is empty`)
+      checkTextPages(text, deps.sandbox.budgets.maxPages, `${at}/${source}`)
       const doc: ResolvedDocument = { kind: 'text', mediaType: baseType(declared), text, pages: [text], hasTextLayer: true }
       return ranges
         ? selectText(doc, ranges, at, (path, message) => new ApiError('unprocessable', message, [{ path: at + path, message }]))
@@ -158,15 +171,20 @@ export async function decodeOrRefuse(
   mediaType: string,
   bytes: Uint8Array,
   path: string,
-  opts: { wait: boolean; signal?: AbortSignal; only?: PageRanges },
+  opts: TaskOptions & { only?: PageRanges },
 ): Promise<string[]> {
   try {
     return await sandbox.decode(mediaType, bytes, opts)
   } catch (err) {
     if (!(err instanceof DocumentRefusal)) throw err
-    const message = `${path.split('/').filter(Boolean).join('.')}: ${err.message}; nothing was charged`
-    throw new ApiError(err.code, message, [{ path, message }])
+    throw refusalAt(err, path)
   }
+}
+
+/** A decoder's refusal as the 422 of the request field at `path` (the call is free). */
+export function refusalAt(err: DocumentRefusal, path: string): ApiError {
+  const message = `${path.split('/').filter(Boolean).join('.') || 'the input'}: ${err.message}; nothing was charged`
+  return new ApiError(err.code, message, [{ path, message }])
 }
 
 const baseType = (t: string | null) => (t ?? '').split(';')[0]!.trim().toLowerCase()

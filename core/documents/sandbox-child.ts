@@ -1,27 +1,35 @@
-// One decoder process of the pool (sandbox.ts): decodes one document at a time and answers over IPC. It holds
-// nothing but the document, so the pool may kill it at any moment (memory, time) without losing anything.
+// One decoder process of the pool (sandbox.ts): decodes one document (or counts the tokens of texts) at a time and
+// answers over IPC. It holds nothing but the task, so the pool may kill it at any moment (memory, time) without
+// losing anything.
 import { getResolvedPDFJS } from 'unpdf'
+import { countTokens } from '../models/tokens.ts'
 import { checkImage } from './image.ts'
 import type { PageRanges } from './pages.ts'
 import { extractPdfText } from './pdf.ts'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
 
-export interface DecodeTask {
-  id: number
-  mediaType: string
-  bytes: Uint8Array
-  budgets: DocumentBudgets
-  /** a PDF's pages to read (the caller's `pages`); all when absent */
-  only?: PageRanges
-}
+export type DecodeTask =
+  | {
+      id: number
+      mediaType: string
+      bytes: Uint8Array
+      budgets: DocumentBudgets
+      /** a PDF's pages to read (the caller's `pages`); all when absent */
+      only?: PageRanges
+    }
+  | { id: number; /** tokens of each, as `modelId` counts them */ texts: string[]; modelId: string }
 
 export type DecodeAnswer =
-  { id: number; pages: string[] } | { id: number; refusal: { code: DocumentRefusal['code']; message: string } } | { ready: true }
+  | { id: number; pages: string[] }
+  | { id: number; tokens: number[] }
+  | { id: number; refusal: { code: DocumentRefusal['code']; message: string } }
+  | { ready: true }
 
 const send = (answer: DecodeAnswer) => process.send!(answer)
 
 async function decode(task: DecodeTask): Promise<DecodeAnswer> {
   try {
+    if ('texts' in task) return { id: task.id, tokens: task.texts.map((text) => countTokens(text, task.modelId)) }
     if (task.mediaType === 'application/pdf')
       return { id: task.id, pages: (await extractPdfText(task.bytes, task.budgets, task.only)).pages }
     checkImage(task.bytes, task.mediaType, task.budgets)

@@ -1,9 +1,12 @@
 // The kernel's pool of decoder processes: every untrusted document (PDF, image) is decoded in one of them, never
-// on the server's event loop. Processes rather than worker threads: a decoder's resident memory is its own to
+// on the server's event loop, and so are the token counts of long texts (gpt-tokenizer takes seconds on some). Processes rather than worker threads: a decoder's resident memory is its own to
 // measure and a SIGKILL ends a CPU-bound loop, a runaway native allocation or a crash without touching the
 // server. Per document: the budgets the decoder checks while it decodes (sandbox-child.ts), a V8 heap cap and an
 // RSS watchdog, a wall-clock limit. Per server process: `workers` decoders and `queue` waiting documents; past
 // that a sync call gets 503 with Retry-After (jobs wait: the job runner bounds how many are in flight).
+// Per account (the Reader a task is for): fair turns (the account with the fewest tasks decoding goes first), at
+// most half the queue waiting, and unpaid work (dry runs, test keys) never on every decoder and within a budget
+// of decoder time per hour (`unpaidSecondsPerHour`), refused with 429 free_decoding_exhausted once spent.
 import { fork, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { DocumentLimits } from '../config.ts'
@@ -18,11 +21,29 @@ export const BUSY_RETRY_AFTER_SECONDS = 2
 const retryAfter = { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) }
 const shuttingDown = () => new ApiError('service_unavailable', 'The server is shutting down; retry shortly.', undefined, retryAfter)
 
+/** Whom a decoder works for: fair turns between accounts and the budget of unpaid work are per account. */
+export interface Reader {
+  accountId: string
+  /** A dry run or a test key's call: its decoder time is drawn from the account's unpaid budget as it is used. */
+  unpaid: boolean
+  /** Decoder time this reader's tasks took so far, ms; a live call that ends without a charge draws it (drawUnpaid). */
+  decoderMs: number
+}
+
+export interface TaskOptions {
+  /** Wait for a decoder instead of 503 when the queue is full (jobs). */
+  wait?: boolean
+  signal?: AbortSignal
+  /** Unset: a task of no account (tools, benches): fair turns as an account of its own, no per-account limits. */
+  reader?: Reader
+}
+
+type Work = { mediaType: string; bytes: Uint8Array; only: PageRanges | undefined } | { texts: string[]; modelId: string }
+
 interface Pending {
-  mediaType: string
-  bytes: Uint8Array
-  only: PageRanges | undefined
-  resolve(pages: string[]): void
+  work: Work
+  reader: Reader | undefined
+  resolve(answer: string[] | number[]): void
   reject(err: unknown): void
 }
 
@@ -31,17 +52,29 @@ interface Decoder {
   ready: boolean
   /** Killed on purpose between documents (it grew): its exit is expected. */
   retired?: boolean
-  task: (Pending & { id: number; killedFor?: DocumentRefusal; timer: NodeJS.Timeout; watch: NodeJS.Timeout }) | null
+  task:
+    | (Pending & {
+        id: number
+        account: string
+        started: number
+        killedFor?: DocumentRefusal
+        timer: NodeJS.Timeout
+        watch: NodeJS.Timeout
+      })
+    | null
 }
 
 export class DocumentSandbox {
   private readonly decoders: Decoder[] = []
   private readonly queue: Pending[] = []
-  private readonly budgets: DocumentBudgets
+  /** What a decoder checks while it decodes (maxPages also bounds a text document's pages). */
+  readonly budgets: DocumentBudgets
   private nextId = 0
   private closed = false
   private readonly limits: DocumentLimits
   private readonly log: (message: string) => void
+  /** Unpaid decoder time an account has left, ms, as of `at` (refilled at unpaidSecondsPerHour; full ones dropped). */
+  private readonly unpaidLeft = new Map<string, { ms: number; at: number }>()
 
   constructor(limits: DocumentLimits, log: (message: string) => void = () => {}) {
     this.limits = limits
@@ -55,10 +88,29 @@ export class DocumentSandbox {
    * over a limit or unreadable, and with 503 service_unavailable when every decoder is busy and the queue is full
    * (unless `wait`). With `only`, the PDF's pages outside those ranges are not read ('').
    */
-  decode(mediaType: string, bytes: Uint8Array, opts: { wait?: boolean; signal?: AbortSignal; only?: PageRanges } = {}): Promise<string[]> {
+  decode(mediaType: string, bytes: Uint8Array, opts: TaskOptions & { only?: PageRanges } = {}): Promise<string[]> {
+    return this.enqueue({ mediaType, bytes, only: opts.only }, opts) as Promise<string[]>
+  }
+
+  /** Tokens of each text as `modelId` counts them (core/models/tokens.ts), in a decoder: a long text can take seconds. */
+  countTokens(texts: string[], modelId: string, opts: TaskOptions = {}): Promise<number[]> {
+    return this.enqueue({ texts, modelId }, opts) as Promise<number[]>
+  }
+
+  /** A live call that ended without a charge: the decoder time it used becomes unpaid work of its account. */
+  drawUnpaid(reader: Reader): void {
+    if (!reader.unpaid) this.draw(reader.accountId, reader.decoderMs)
+    reader.decoderMs = 0
+  }
+
+  private enqueue(work: Work, opts: TaskOptions): Promise<string[] | number[]> {
     if (this.closed) return Promise.reject(shuttingDown())
+    const { reader } = opts
+    if (reader?.unpaid && this.left(reader.accountId) <= 0) return Promise.reject(this.exhausted(reader.accountId))
     const free = this.limits.workers - this.decoders.filter((d) => d.task).length
-    if (!opts.wait && this.queue.length >= this.limits.queue + free) {
+    // An account may fill at most half the queue, so another account's call still finds a place in it.
+    const waiting = reader ? this.queue.filter((p) => p.reader?.accountId === reader.accountId).length : 0
+    if (!opts.wait && (this.queue.length >= this.limits.queue + free || waiting >= Math.max(1, Math.floor(this.limits.queue / 2)))) {
       return Promise.reject(
         new ApiError(
           'service_unavailable',
@@ -69,7 +121,7 @@ export class DocumentSandbox {
       )
     }
     return new Promise((resolve, reject) => {
-      const pending: Pending = { mediaType, bytes, only: opts.only, resolve, reject }
+      const pending: Pending = { work, reader, resolve, reject }
       this.queue.push(pending)
       opts.signal?.addEventListener(
         'abort',
@@ -101,10 +153,69 @@ export class DocumentSandbox {
   private pump(): void {
     while (this.queue.length > 0) {
       const decoder = this.decoders.find((d) => d.ready && !d.task)
-      if (decoder) this.run(decoder, this.queue.shift()!)
-      else if (this.decoders.length < this.limits.workers) this.spawn()
-      else return
+      if (!decoder) {
+        if (this.decoders.length < this.limits.workers) this.spawn()
+        return
+      }
+      const next = this.next()
+      if (!next) return
+      this.run(decoder, next)
     }
+  }
+
+  /**
+   * The task to run next: of the account with the fewest tasks decoding, its oldest; unpaid work (and an account's
+   * work once its unpaid budget is spent) never takes the last decoder from other accounts. An unpaid task whose
+   * budget ran out while it waited is refused here.
+   */
+  private next(): Pending | undefined {
+    const running = new Map<string, number>()
+    for (const d of this.decoders) if (d.task) running.set(d.task.account, (running.get(d.task.account) ?? 0) + 1)
+    const share = Math.max(1, this.limits.workers - 1)
+    let best: Pending | undefined
+    let fewest = Infinity
+    for (const p of [...this.queue]) {
+      const account = p.reader?.accountId ?? ''
+      const limited = p.reader !== undefined && (p.reader.unpaid || this.left(account) <= 0)
+      if (p.reader?.unpaid && this.left(account) <= 0) {
+        this.queue.splice(this.queue.indexOf(p), 1)
+        p.reject(this.exhausted(account))
+        continue
+      }
+      const n = running.get(account) ?? 0
+      if (limited && n >= share) continue
+      if (n < fewest) [best, fewest] = [p, n]
+    }
+    if (best) this.queue.splice(this.queue.indexOf(best), 1)
+    return best
+  }
+
+  /** Unpaid decoder time `account` has left now, ms. */
+  private left(account: string): number {
+    const perHourMs = this.limits.unpaidSecondsPerHour * 1000
+    const entry = this.unpaidLeft.get(account)
+    if (!entry) return perHourMs
+    const ms = Math.min(perHourMs, entry.ms + ((Date.now() - entry.at) * perHourMs) / 3_600_000)
+    if (ms >= perHourMs) this.unpaidLeft.delete(account)
+    return ms
+  }
+
+  private draw(account: string, ms: number): void {
+    if (ms <= 0) return
+    if (this.unpaidLeft.size >= 10_000) for (const known of [...this.unpaidLeft.keys()]) this.left(known) // drops the refilled
+    this.unpaidLeft.set(account, { ms: this.left(account) - ms, at: Date.now() })
+  }
+
+  private exhausted(account: string): ApiError {
+    const perHourMs = this.limits.unpaidSecondsPerHour * 1000
+    const seconds = perHourMs > 0 ? Math.max(1, Math.ceil(((1 - this.left(account)) * 3600) / perHourMs)) : 3600
+    return new ApiError(
+      'free_decoding_exhausted',
+      `This account has used its ${this.limits.unpaidSecondsPerHour} s an hour of document reading for calls that are not charged ` +
+        `(dry runs, test keys, refused calls); retry in ${seconds} s. Live calls are not limited.`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    )
   }
 
   private spawn(): void {
@@ -139,31 +250,32 @@ export class DocumentSandbox {
       decoder.process.kill('SIGKILL')
     }
     const seconds = this.limits.timeoutMs / 1000
+    const what = 'texts' in pending.work ? "counting the text's tokens" : 'decoding the document'
     decoder.task = {
       ...pending,
       id,
+      account: pending.reader?.accountId ?? '',
+      started: performance.now(),
       timer: setTimeout(
-        () => kill(new DocumentRefusal('document_too_complex', `decoding the document took longer than ${seconds} s (the limit)`)),
+        () => kill(new DocumentRefusal('document_too_complex', `${what} took longer than ${seconds} s (the limit)`)),
         this.limits.timeoutMs,
       ),
       watch: setInterval(() => {
         if (residentMiB(pid) > this.limits.memoryMiB) {
-          kill(
-            new DocumentRefusal(
-              'document_too_complex',
-              `decoding the document needed more than ${this.limits.memoryMiB} MiB of memory (the limit)`,
-            ),
-          )
+          kill(new DocumentRefusal('document_too_complex', `${what} needed more than ${this.limits.memoryMiB} MiB of memory (the limit)`))
         }
       }, WATCH_MS),
     }
-    const task: DecodeTask = {
-      id,
-      mediaType: pending.mediaType,
-      bytes: pending.bytes,
-      budgets: this.budgets,
-      ...(pending.only ? { only: pending.only } : {}),
-    }
+    const task: DecodeTask =
+      'texts' in pending.work
+        ? { id, texts: pending.work.texts, modelId: pending.work.modelId }
+        : {
+            id,
+            mediaType: pending.work.mediaType,
+            bytes: pending.work.bytes,
+            budgets: this.budgets,
+            ...(pending.work.only ? { only: pending.work.only } : {}),
+          }
     decoder.process.send(task)
   }
 
@@ -176,6 +288,7 @@ export class DocumentSandbox {
     if (!task || task.id !== answer.id || task.killedFor) return
     this.finish(decoder)
     if ('pages' in answer) task.resolve(answer.pages)
+    else if ('tokens' in answer) task.resolve(answer.tokens)
     else task.reject(new DocumentRefusal(answer.refusal.code, answer.refusal.message))
     // A decoder that grew on a large document starts afresh rather than holding that memory while idle.
     if (residentMiB(decoder.process.pid!) > this.limits.memoryMiB / 2) {
@@ -214,10 +327,16 @@ export class DocumentSandbox {
     if (!this.closed) this.pump()
   }
 
+  /** The task's end: its clocks stopped, its decoder time the reader's (and the unpaid budget's, for unpaid work). */
   private finish(decoder: Decoder): void {
-    clearTimeout(decoder.task!.timer)
-    clearInterval(decoder.task!.watch)
+    const task = decoder.task!
+    clearTimeout(task.timer)
+    clearInterval(task.watch)
     decoder.task = null
+    if (!task.reader) return
+    const ms = performance.now() - task.started
+    task.reader.decoderMs += ms
+    if (task.reader.unpaid) this.draw(task.reader.accountId, ms)
   }
 }
 

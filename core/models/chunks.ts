@@ -3,7 +3,8 @@
 // and its provider cost against what the call earns. Within both, the call goes out as it always did (a short
 // call never loads a tokenizer). Over the budget, the capability's manifest decides: `map-reduce` (parts answered
 // in parallel, then combined by the model), `merge` (parts answered in parallel, combined by code) or `refuse`
-// (422 document_too_long, free). Every part is a model request inside the one charged call.
+// (422 document_too_long, free). Every part is a model request inside the one charged call. Exact token counts
+// come from BudgetedCall.count (the decoder pool's, for the API: a long text can take the tokenizer seconds).
 import type { TSchema } from '@sinclair/typebox'
 import type { UserContent } from 'ai'
 import type { ModelPrice } from '../config.ts'
@@ -11,7 +12,7 @@ import { ApiError } from '../errors.ts'
 import type { ModelLink } from './fallback.ts'
 import type { CallDeadline, ObjectRequest, ObjectResult } from './generate.ts'
 import { strictSchema } from './strict.ts'
-import { countTokens, encodingOf } from './tokens.ts'
+import { encodingOf, tokenBound } from './tokens.ts'
 
 export type Chunking = 'map-reduce' | 'merge' | 'refuse'
 export const CHUNKINGS: readonly Chunking[] = ['map-reduce', 'merge', 'refuse']
@@ -37,8 +38,12 @@ export interface Budget {
   costGuardFactor: number
 }
 
+/** Exact tokens of each text as `modelId` counts them (core/models/tokens.ts countTokens, off the event loop). */
+export type TokenCounter = (texts: string[], modelId: string) => Promise<number[]>
+
 export interface BudgetedCall {
   strategy: Chunking
+  count: TokenCounter
   /** What the call earns in USD (credits held × the credit's value); the cost guard's ceiling before the factor. */
   earnsUsd: number
   /** Told how many of the call's model requests have ended, of how many (async jobs show it). */
@@ -89,21 +94,19 @@ function shapeOf(content: string | UserContent): Shape {
 
 /**
  * Tokens of a prompt as the kernel counts them (the model's tokenizer, else characters / 3), output reserve
- * excluded. `cheap`: an upper bound from UTF-8 bytes instead (a token is at least one byte), no tokenizer.
+ * excluded. Without `count`: an upper bound from UTF-8 bytes instead (a token is at least one byte), no tokenizer.
  */
-export function promptTokens(
+export async function promptTokens(
   system: string,
   texts: readonly string[],
   schema: string,
   pictures: number,
   modelId: string,
-  cheap = false,
-): number {
-  const known = encodingOf(modelId) !== null
-  const count = (s: string) => (!known ? Math.ceil(s.length / 3) : cheap ? Buffer.byteLength(s) : countTokens(s, modelId))
-  let n = FRAMING_TOKENS + count(system) + count(schema) + pictures * IMAGE_TOKENS
-  for (const t of texts) n += count(t)
-  return n
+  count?: TokenCounter,
+): Promise<number> {
+  const all = [system, schema, ...texts]
+  const counts = count && encodingOf(modelId) ? await count(all, modelId) : all.map((s) => tokenBound(s, modelId))
+  return FRAMING_TOKENS + pictures * IMAGE_TOKENS + counts.reduce((a, b) => a + b, 0)
 }
 
 /** The price a call's requests may be charged at: the dearest model of its fallback chain, or null when none has one. */
@@ -144,9 +147,9 @@ export async function budgetedObject<T>(
       )
   }
   // The common case costs what it did: a byte count shows it fits, no tokenizer.
-  let tokens = promptTokens(request.system, shape.texts, schema, shape.pictures, modelId, true)
+  let tokens = await promptTokens(request.system, shape.texts, schema, shape.pictures, modelId)
   if (tokens > room || (price && costUsd(price, tokens, 1, budget) > call.earnsUsd * budget.costGuardFactor))
-    tokens = promptTokens(request.system, shape.texts, schema, shape.pictures, modelId)
+    tokens = await promptTokens(request.system, shape.texts, schema, shape.pictures, modelId, call.count)
   if (tokens <= room) {
     guard(tokens, 1)
     return generate<T>(request, opts)
@@ -162,8 +165,9 @@ export async function budgetedObject<T>(
     throw tooLong(
       `This input needs about ${tokens + budget.outputReserve} tokens; this endpoint answers from one model request of at most ${limit}. Send fewer pages or less text.`,
     )
-  const plan = planParts(request, shape, schema, modelId, room, limit)
-  const reduceRequests = call.strategy === 'map-reduce' ? reduceCalls(plan.parts.length, budget, room, modelId, request.system, schema) : 0
+  const plan = await planParts(request, shape, schema, modelId, room, limit, call.count)
+  const reduceRequests =
+    call.strategy === 'map-reduce' ? await reduceCalls(plan.parts.length, budget, room, modelId, request.system, schema, call.count) : 0
   // The reduce requests read the instructions and the parts' answers, each at most the output reserve.
   guard(plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * budget.outputReserve, plan.parts.length + reduceRequests)
 
@@ -215,7 +219,7 @@ export async function budgetedObject<T>(
     answer: a.object,
   }))
   for (;;) {
-    const groups = reduceGroups(partials, room, modelId, request.system, schema)
+    const groups = await reduceGroups(partials, room, modelId, request.system, schema, call.count)
     if (groups.length === 1) {
       const r = await generate<T>(
         { ...request, system: reduceSystem(request.system, partials.length), content: JSON.stringify(groups[0]) },
@@ -286,18 +290,26 @@ interface Plan {
  * each part with the rest of the request (other text, system, schema); file and image parts are left out (the
  * document's text was extracted from them). One segment that cannot fit alone → 422.
  */
-function planParts(request: ObjectRequest, shape: Shape, schema: string, modelId: string, room: number, limit: string): Plan {
+async function planParts(
+  request: ObjectRequest,
+  shape: Shape,
+  schema: string,
+  modelId: string,
+  room: number,
+  limit: string,
+  counter: TokenCounter,
+): Promise<Plan> {
   const { texts } = shape
   if (!texts.length) throw tooLong(`This input has no text to split and does not fit ${limit}.`)
   const longest = texts.reduce((best, t, i) => (t.length > texts[best]!.length ? i : best), 0)
   const doc = texts[longest]!
   const others = texts.filter((_, i) => i !== longest)
-  const count = (s: string) => promptTokens('', [s], '', 0, modelId) - FRAMING_TOKENS
-  const fixed = promptTokens(request.system + PART_NOTE, others, schema, 0, modelId)
+  const count = async (texts: string[]) => (encodingOf(modelId) ? counter(texts, modelId) : texts.map((t) => tokenBound(t, modelId)))
+  const fixed = await promptTokens(request.system + PART_NOTE, others, schema, 0, modelId, counter)
   const space = room - fixed
   if (space < MIN_PART_TOKENS)
     throw tooLong(`The instructions and other inputs of this request leave no room for the document within ${limit}.`)
-  const segments = segmentsOf(doc, space, count, limit)
+  const segments = await segmentsOf(doc, space, count, limit)
   const parts: Part[] = []
   let inputTokens = 0
   let current: Segment[] = []
@@ -335,35 +347,54 @@ interface Segment {
 }
 
 /** Pages (with their markers, so their numbers survive) or paragraphs, each within `space` tokens. */
-function segmentsOf(doc: string, space: number, count: (s: string) => number, limit: string): Segment[] {
+async function segmentsOf(doc: string, space: number, count: (texts: string[]) => Promise<number[]>, limit: string): Promise<Segment[]> {
   const starts = [...doc.matchAll(PAGE_MARKER)].map((m) => m.index)
   if (starts.length) {
     const cuts = starts[0] === 0 ? starts : [0, ...starts]
-    return cuts.map((at, i) => {
-      const text = doc.slice(at, cuts[i + 1] ?? doc.length)
+    const texts = cuts.map((at, i) => doc.slice(at, cuts[i + 1] ?? doc.length))
+    const tokens = await count(texts)
+    return texts.map((text, i) => {
       const page = /^--- page (\d+) ---$/m.exec(text)
-      const tokens = count(text)
-      if (tokens > space)
+      if (tokens[i]! > space)
         throw tooLong(
-          `Page ${page?.[1] ?? 1} alone needs about ${tokens} tokens, more than fits in ${limit} with this endpoint's instructions.`,
+          `Page ${page?.[1] ?? 1} alone needs about ${tokens[i]} tokens, more than fits in ${limit} with this endpoint's instructions.`,
         )
-      return { text, tokens, page: page && page.index === 0 ? Number(page[1]) : null }
+      return { text, tokens: tokens[i]!, page: page && page.index === 0 ? Number(page[1]) : null }
     })
   }
-  const out: Segment[] = []
-  const add = (text: string): void => {
-    const tokens = count(text)
-    if (tokens <= space) return void out.push({ text, tokens, page: null })
-    // Too long for a part: cut at the whitespace nearest its middle, the halves each the same way.
-    const mid = text.length >> 1
-    const after = text.slice(mid).search(/\s/)
-    const before = text.slice(0, mid).search(/\s\S*$/)
-    const at = after >= 0 && (before < 0 || after <= mid - before) ? mid + after + 1 : before >= 0 ? before + 1 : mid
-    add(text.slice(0, at))
-    add(text.slice(at))
+  // Paragraphs; one too long for a part is cut at the whitespace nearest its middle, the halves each the same
+  // way, every round of cuts counted at once.
+  let segments: Array<{ text: string; tokens?: number }> = paragraphs(doc).map((text) => ({ text }))
+  for (;;) {
+    const uncounted = segments.filter((s) => s.tokens === undefined)
+    const tokens = await count(uncounted.map((s) => s.text))
+    uncounted.forEach((s, i) => (s.tokens = tokens[i]!))
+    if (segments.every((s) => s.tokens! <= space)) return segments.map((s) => ({ text: s.text, tokens: s.tokens!, page: null }))
+    segments = segments.flatMap((s) => (s.tokens! <= space ? [s] : halves(s.text).map((text) => ({ text }))))
   }
-  for (const p of doc.split(/(?<=\n\s*\n)/)) add(p)
+}
+
+/** The text cut after each blank line (a linear scan: a lookbehind split is quadratic on long runs of newlines). */
+function paragraphs(doc: string): string[] {
+  const out: string[] = []
+  let from = 0
+  for (const m of doc.matchAll(/\n\s*\n/g)) {
+    const end = m.index + m[0].length
+    if (end === doc.length) break
+    out.push(doc.slice(from, end))
+    from = end
+  }
+  out.push(doc.slice(from))
   return out
+}
+
+/** A text cut in two at the whitespace nearest its middle (at the middle when it has none). */
+function halves(text: string): [string, string] {
+  const mid = text.length >> 1
+  const after = text.slice(mid).search(/\s/)
+  const before = text.slice(0, mid).search(/\s\S*$/)
+  const at = after >= 0 && (before < 0 || after <= mid - before) ? mid + after + 1 : before >= 0 ? before + 1 : mid
+  return [text.slice(0, at), text.slice(at)]
 }
 
 function replaceText(content: string | UserContent, index: number, text: string): string | UserContent {
@@ -376,8 +407,16 @@ function replaceText(content: string | UserContent, index: number, text: string)
 }
 
 /** How many reduce requests `parts` answers take (rounds of groups that fit), for the cost guard and progress. */
-function reduceCalls(parts: number, budget: Budget, room: number, modelId: string, system: string, schema: string): number {
-  const fixed = promptTokens(reduceSystem(system, parts), [], schema, 0, modelId)
+async function reduceCalls(
+  parts: number,
+  budget: Budget,
+  room: number,
+  modelId: string,
+  system: string,
+  schema: string,
+  count: TokenCounter,
+): Promise<number> {
+  const fixed = await promptTokens(reduceSystem(system, parts), [], schema, 0, modelId, count)
   const perGroup = Math.max(2, Math.floor((room - fixed) / budget.outputReserve))
   let calls = 0
   for (let n = parts; ; n = Math.ceil(n / perGroup)) {
@@ -387,13 +426,22 @@ function reduceCalls(parts: number, budget: Budget, room: number, modelId: strin
 }
 
 /** Partial answers grouped so each group's reduce request fits; one group when all fit. */
-function reduceGroups<P>(partials: P[], room: number, modelId: string, system: string, schema: string): P[][] {
-  const space = room - promptTokens(reduceSystem(system, partials.length), [], schema, 0, modelId)
+async function reduceGroups<P>(
+  partials: P[],
+  room: number,
+  modelId: string,
+  system: string,
+  schema: string,
+  count: TokenCounter,
+): Promise<P[][]> {
+  const space = room - (await promptTokens(reduceSystem(system, partials.length), [], schema, 0, modelId, count))
+  const texts = partials.map((p) => JSON.stringify(p))
+  const sizes = encodingOf(modelId) ? await count(texts, modelId) : texts.map((t) => tokenBound(t, modelId))
   const groups: P[][] = []
   let group: P[] = []
   let used = 2
-  for (const p of partials) {
-    const tokens = promptTokens('', [JSON.stringify(p)], '', 0, modelId) - FRAMING_TOKENS + 1
+  partials.forEach((p, i) => {
+    const tokens = sizes[i]! + 1
     if (group.length && used + tokens > space) {
       groups.push(group)
       group = []
@@ -401,7 +449,7 @@ function reduceGroups<P>(partials: P[], room: number, modelId: string, system: s
     }
     group.push(p)
     used += tokens
-  }
+  })
   groups.push(group)
   return groups
 }

@@ -8,6 +8,7 @@ import { acceptJob } from '../jobs/accept.ts'
 import { answerAccepted } from '../jobs/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
+import type { Reader } from '../documents/sandbox.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
@@ -45,32 +46,39 @@ export function capabilityCall(capability: Capability, services: Services): Midd
     const mode = dryRunMode(ctx)
     if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
     const call = await admit(ctx, mode) // 3, 4
+    // The account's turn at the decoders; what its reads take is unpaid work if the call ends without a charge.
+    const reader: Reader = { accountId: caller.accountId, unpaid: false, decoderMs: 0 }
     const disconnected = new AbortController()
     const onClose = () => {
       if (!ctx.res.writableFinished) disconnected.abort()
     }
     ctx.res.once('close', onClose)
+    let paid = false
     try {
-      await live(ctx, caller, call, disconnected.signal)
+      paid = await live(ctx, caller, call, disconnected.signal, reader)
     } finally {
       ctx.res.off('close', onClose)
+      if (!paid) services.sandbox.drawUnpaid(reader)
     }
   }
 
-  /** Stages 5–9 of a live call. */
-  async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal): Promise<void> {
+  /** Stages 5–9 of a live call; true when it was charged (or accepted with its credits held). */
+  async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal, reader: Reader): Promise<boolean> {
     const requestId = ctx.state.requestId as string
     if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
     if (capability.size && call.idempotency) {
       const prior = await priorAnswer(services.db, caller.accountId, call.idempotency, services.now())
-      if (prior) return answerClaimed(ctx, prior) // a replay is not priced again
+      if (prior) {
+        answerClaimed(ctx, prior) // a replay is not priced again
+        return false
+      }
     }
     // The price of this input (issue 27); a sync call's handler reuses the documents it measured.
     let quoted: Quote
     try {
-      quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal })
+      quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal, reader })
     } catch (e) {
-      if (signal.aborted) return // the client left while its document was read: nobody to answer, nothing held
+      if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
       throw e
     }
     const base = {
@@ -88,8 +96,12 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       const accepted = await inAccountTurn(caller.accountId, () =>
         acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
       ) // 5, 6, 7
-      if (accepted.outcome !== 'accepted') return answerNotHeld(ctx, accepted, quoted.credits)
-      return answerAccepted(ctx, accepted.body)
+      if (accepted.outcome !== 'accepted') {
+        answerNotHeld(ctx, accepted, quoted.credits)
+        return false
+      }
+      answerAccepted(ctx, accepted.body)
+      return true
     }
 
     // A call that failed while the database was out is released before its key is claimed again (issue 25).
@@ -106,7 +118,10 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         throw lost(e) // its answer may be lost after the commit
       }),
     ) // 5, 6
-    if (held.outcome !== 'ok') return answerNotHeld(ctx, held, quoted.credits)
+    if (held.outcome !== 'ok') {
+      answerNotHeld(ctx, held, quoted.credits)
+      return false
+    }
 
     let body: string
     try {
@@ -118,6 +133,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
         timeoutMs: services.config.syncModelTimeoutMs,
         documents: quoted.documents,
         credits: quoted.credits,
+        reader,
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)
@@ -127,12 +143,13 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
         throw lost(e1)
       })
-      if (e instanceof ClientGone) return // nobody to answer; the call was free
+      if (e instanceof ClientGone) return false // nobody to answer; the call was free
       throw e
     }
     ctx.status = 200 // 9
     ctx.type = 'application/json'
     ctx.body = body
+    return true
   }
 }
 

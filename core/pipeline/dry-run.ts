@@ -46,7 +46,8 @@ export async function reportDryRun(
   await answerDryRun(ctx, capability, money, async () => {
     const call = await admit() // 3, 4
     if (call.async) requireProvider(capability, services.provider) // as live: before the document is read
-    const priced = await quoteCall(capability, call.input, services, { waitForDecoder: false })
+    const reader = { accountId: caller.accountId, unpaid: true, decoderMs: 0 } // a dry run is never paid
+    const priced = await quoteCall(capability, call.input, services, { waitForDecoder: false, reader })
     Object.assign(money, { charge: priced.credits, price: priced.credits }, priced.size ? { size: priced.size } : {})
     if (priced.credits !== capability.price) quoted = await spend(priced.credits)
     money.balance = quoted.available
@@ -77,7 +78,8 @@ export async function answerDryRun(
   try {
     liveStatus = await stages()
   } catch (e) {
-    if (!(e instanceof ApiError)) throw e
+    // The dry run's own refusal (its account's unpaid budget is spent) is not the live call's: it answers 429 itself.
+    if (!(e instanceof ApiError) || e.code === 'free_decoding_exhausted') throw e
     liveStatus = e.status
     error = { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
   }

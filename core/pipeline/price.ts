@@ -1,9 +1,14 @@
 // Price by size (issue 27): a capability's price for THIS input, measured before the hold, the one rule live
 // calls, async acceptance and dry runs share. price + max(0, units − included) × perUnit, where units are the
-// pages of the call's documents (read in the decoder pool) or the input's text in 1,000-token units.
+// pages of the call's documents (read in the decoder pool) or the input's text in 1,000-token units (counted
+// in the decoder pool too once bytes no longer bound it below the included size). Every read is for a Reader:
+// the account's turn at the decoders, and for unpaid work (a dry run, a test key's call) its budget of decoder
+// time; a live caller draws what its reads took when its call ends without a charge (sandbox.drawUnpaid).
 import type { Static, TObject } from '@sinclair/typebox'
 import { pageTexts } from '../documents/pages.ts'
-import { resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
+import { refusalAt, resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
+import { DocumentRefusal } from '../documents/refusal.ts'
+import type { Reader } from '../documents/sandbox.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import { tokenBound } from '../models/tokens.ts'
 import type { Capability } from '../registry.ts'
@@ -39,7 +44,7 @@ export async function quoteCall(
   capability: Capability,
   input: Record<string, unknown>,
   services: Services,
-  opts: { waitForDecoder: boolean; signal?: AbortSignal },
+  opts: { waitForDecoder: boolean; signal?: AbortSignal; reader: Reader },
 ): Promise<Quote> {
   const rule = capability.size
   if (!rule) return { credits: capability.price }
@@ -51,8 +56,13 @@ export async function quoteCall(
   })
   if (rule.unit === '1k-tokens') {
     // Below the included size the exact count is not needed (and the tokenizer not loaded): bytes bound it.
-    const limit = rule.included * 1000
-    return priced(Math.ceil(tokenBound(stringsOf(input).join('\n'), PRICE_TOKENIZER_MODEL, limit) / 1000))
+    const text = stringsOf(input).join('\n')
+    if (tokenBound(text, PRICE_TOKENIZER_MODEL) <= rule.included * 1000) return priced(rule.included)
+    const task = { wait: opts.waitForDecoder, reader: opts.reader, ...(opts.signal ? { signal: opts.signal } : {}) }
+    const [tokens] = await services.sandbox.countTokens([text], PRICE_TOKENIZER_MODEL, task).catch((e: unknown) => {
+      throw e instanceof DocumentRefusal ? refusalAt(e, '') : e
+    })
+    return priced(Math.ceil(tokens! / 1000))
   }
   const fetch = serverDocumentFetcher(services)
   const documents = new Map<DocumentInput, ResolvedDocument>()
@@ -62,6 +72,7 @@ export async function quoteCall(
       fetch,
       sandbox: services.sandbox,
       waitForDecoder: opts.waitForDecoder,
+      reader: opts.reader,
       at,
       ...(opts.signal ? { signal: opts.signal } : {}),
     })

@@ -85,7 +85,7 @@ export async function readRequest(
     throw new ApiError('invalid_request', 'The body does not match the schema of this endpoint.', formatErrors(cap.validateRequest.errors))
   }
   const { async = false, callbackUrl, ...input } = body as Record<string, unknown> & { async?: boolean; callbackUrl?: string }
-  const problems = cap.check?.(input) ?? []
+  const problems = (await cap.check?.(input)) ?? []
   if (problems.length) throw new ApiError('invalid_request', 'The body does not match the rules of this endpoint.', problems)
   if (async && !cap.async) {
     throw new ApiError('invalid_request', `/v1/${cap.name} does not run asynchronously.`, [

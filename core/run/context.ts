@@ -3,6 +3,7 @@ import { CREDIT_USD } from '../accounts/accounts.ts'
 import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capability.ts'
 import { contextConfig } from '../config.ts'
 import { decodeOrRefuse, documentParts, resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
+import type { Reader } from '../documents/sandbox.ts'
 import { budgetedObject, contextBudget } from '../models/chunks.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
@@ -28,6 +29,8 @@ export function capabilityContext(
     progress?: (done: number, total: number) => void
     /** The call's documents as its price measured them (pipeline/price.ts): not decoded twice. */
     documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
+    /** The call's turn at the decoders, when its caller accounts for it (a live call that fails draws it as unpaid). */
+    reader?: Reader
   },
 ): CapabilityContext {
   const { config } = services
@@ -39,6 +42,9 @@ export function capabilityContext(
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
   const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name })
   const context = config.ai.context ?? DEFAULT_CONTEXT
+  // The account's turn at the decoders (paid work: the call holds its credits).
+  const reader: Reader = call.reader ?? { accountId: call.accountId, unpaid: false, decoderMs: 0 }
+  const wait = call.waitForDecoder ?? false
   const objectWithSources = <T>(request: ObjectRequest) =>
     services.metrics.modelCall(capability.name, 'text', async () => {
       try {
@@ -58,6 +64,7 @@ export function capabilityContext(
           },
           {
             strategy: capability.chunking ?? 'refuse',
+            count: (texts, modelId) => services.sandbox.countTokens(texts, modelId, { wait, signal: call.signal, reader }),
             earnsUsd: call.credits * CREDIT_USD,
             ...(call.progress && { progress: call.progress }),
           },
@@ -84,14 +91,13 @@ export function capabilityContext(
         resolveDocument(input, {
           fetch: fetchGuarded,
           sandbox: services.sandbox,
-          waitForDecoder: call.waitForDecoder ?? false,
+          waitForDecoder: wait,
           signal: call.signal,
+          reader,
         }),
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
       inspectImage: (bytes, mediaType, path) =>
-        decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait: call.waitForDecoder ?? false, signal: call.signal }).then(
-          () => {},
-        ),
+        decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait, signal: call.signal, reader }).then(() => {}),
     },
     fetchPublic: (url, opts) => fetchGuarded(url, call.signal, opts),
     db: services.db,

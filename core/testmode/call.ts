@@ -33,8 +33,12 @@ type Admit = (mode: DryRunMode) => Promise<CallRequest>
 export function testModeCall(capability: Capability, services: Services) {
   const example = JSON.stringify(capability.example.response)
   const available = async (q: Query, accountId: string) => (await balances(q, accountId))?.available ?? 0
-  /** The live price of this input: documents read and refused as live (a test call is no cheaper to refuse). */
-  const price = (call: CallRequest) => quoteCall(capability, call.input, services, { waitForDecoder: false })
+  /**
+   * The live price of this input: documents read and refused as live (a test call is no cheaper to refuse), its
+   * decoder time drawn from the account's unpaid budget (no test call is ever paid).
+   */
+  const price = (call: CallRequest, accountId: string) =>
+    quoteCall(capability, call.input, services, { waitForDecoder: false, reader: { accountId, unpaid: true, decoderMs: 0 } })
 
   return async (ctx: Context, caller: Caller, admit: Admit): Promise<void> => {
     const outcome = requestedOutcome(ctx, 'test')
@@ -44,7 +48,7 @@ export function testModeCall(capability: Capability, services: Services) {
       const money: DryRunMoney = { balance: await available(services.db, caller.accountId), charge: 0, price: capability.price }
       return answerDryRun(ctx, capability, money, async () => {
         const call = await admit(mode) // 3, 4
-        const quoted = await price(call)
+        const quoted = await price(call, caller.accountId)
         Object.assign(money, { price: quoted.credits }, quoted.size ? { size: quoted.size } : {})
         if (outcome && !(outcome.stage === 'run' && call.async)) throw outcome.error(ctx, capability, figures(quoted, money.balance))
         return call.async ? 202 : 200
@@ -58,7 +62,7 @@ export function testModeCall(capability: Capability, services: Services) {
       const prior = await priorAnswer(services.db, caller.accountId, idempotency, services.now())
       if (prior) return answerClaimed(ctx, prior) // a replay is not priced again, as live
     }
-    const quoted = await price(call)
+    const quoted = await price(call, caller.accountId)
     const known = () => available(services.db, caller.accountId).then((balance) => figures(quoted, balance))
     if (outcome?.stage === 'admission') throw outcome.error(ctx, capability, await known()) // 5, 6
     const requestId = ctx.state.requestId as string

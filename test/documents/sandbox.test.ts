@@ -103,3 +103,35 @@ t.test('a caller that gives up leaves the queue', async (t) => {
   await t.rejects(second, { message: 'client went away' })
   t.same(await first, ['first'])
 })
+
+t.test("accounts take turns: one account's unpaid work never holds every decoder, and draws on its budget", async (t) => {
+  const s = sandbox(t, { workers: 2, queue: 8, unpaidSecondsPerHour: 1 })
+  const slow = hostile.unterminatedStreams(500, 4_000_000) // refused after about a second of decoding
+  const flooder = { accountId: 'flooder', unpaid: true, decoderMs: 0 }
+  const order: string[] = []
+  const flood = [1, 2, 3].map((i) =>
+    s.decode(pdf, slow, { reader: flooder }).then(
+      () => order.push(`flood ${i}`),
+      (e: ApiError | DocumentRefusal) => order.push(`flood ${i} ${e.code}`),
+    ),
+  )
+  await sleep(50)
+  const paying = { accountId: 'paying', unpaid: false, decoderMs: 0 }
+  t.same(await s.decode(pdf, hostile.plainPdf('paid'), { reader: paying }), ['paid'])
+  order.push('paid')
+  await Promise.all(flood)
+  t.equal(order[0], 'paid', "the other account's document took the decoder the flood could not")
+  t.ok(paying.decoderMs > 0, 'its decoder time is counted for its reader')
+  t.same(order.slice(1), ['flood 1 document_too_complex', 'flood 2 free_decoding_exhausted', 'flood 3 free_decoding_exhausted'])
+  const refused = await s.decode(pdf, hostile.plainPdf('more'), { reader: flooder }).catch((e: unknown) => e)
+  t.equal((refused as ApiError).status, 429, 'spent: refused before it queues')
+  t.ok(Number((refused as ApiError).headers?.['Retry-After']) >= 1, 'with Retry-After')
+  t.same(await s.decode(pdf, hostile.plainPdf('live'), { reader: { ...flooder, unpaid: false } }), ['live'], 'its paid work still runs')
+
+  // A live call that ended without a charge draws what its reads took.
+  const refusedCall = { accountId: 'refused', unpaid: false, decoderMs: 0 }
+  await s.decode(pdf, hostile.plainPdf('read, then refused'), { reader: refusedCall })
+  s.drawUnpaid({ ...refusedCall, decoderMs: 2000 })
+  const next = await s.decode(pdf, hostile.plainPdf('dry run'), { reader: { ...refusedCall, unpaid: true } }).catch((e: unknown) => e)
+  t.equal((next as ApiError).code, 'free_decoding_exhausted')
+})

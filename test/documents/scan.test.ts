@@ -42,3 +42,17 @@ t.test('objects are counted, also those packed in object streams', async (t) => 
     message: 'the document has 7 objects; the limit is 6',
   })
 })
+
+t.test('streams that never end are read a bounded number of times, not once per stream', async (t) => {
+  // 500 streams whose ASCII85, LZW and RunLength data run on to the end of a 4 MB file: read once per stream,
+  // that is 1 GB of decoding (minutes); the scan stops once their filters have read 4× the file.
+  await t.rejects(scanPdf(hostile.unterminatedStreams(500, 4_000_000), limits), {
+    code: 'document_too_complex',
+    message: /do not end where they should/,
+  })
+  // A few such streams in a file are read to its end each, and the file is still read.
+  await scanPdf(hostile.unterminatedStreams(3, 100_000), limits)
+  // Many well-formed streams are each read once.
+  const many = hostile.manySmallBombs(2_000, 100)
+  await scanPdf(many, limits)
+})
