@@ -2,9 +2,11 @@
 // and webhooks live in their own modules.
 import { createServer, type Server } from 'node:http'
 import Koa from 'koa'
-import type { Config } from './config.ts'
+import { publicOrigin, type Config } from './config.ts'
 import { accountSummary } from './accounts/accounts.ts'
+import { keysRouter } from './accounts/key-routes.ts'
 import { adminRouter } from './admin/routes.ts'
+import { auditRouter } from './audit/routes.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
 import { requestSpans } from './observability/tracing.ts'
@@ -19,12 +21,14 @@ import { usageRouter } from './usage/routes.ts'
 import { requestRecorder } from './requests/record.ts'
 import { requestsRouter } from './requests/routes.ts'
 import { listJobs } from './jobs/list.ts'
-import { authenticate } from './pipeline/auth.ts'
+import { callerOf, keyAccess } from './pipeline/permissions.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
 import { methodRefusals, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
+import { ssoRouter } from './sso/routes.ts'
+import { teamRouter } from './teams/routes.ts'
 
 export function buildApp(services: Services): Koa {
   const app = new Koa()
@@ -36,17 +40,15 @@ export function buildApp(services: Services): Koa {
 
   for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
 
-  router.get('/v1/jobs', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
-    ctx.body = await listJobs(services.db, caller, ctx.query)
+  const reads = keyAccess(services.keys, 'read')
+  router.get('/v1/jobs', reads, async (ctx) => {
+    ctx.body = await listJobs(services.db, callerOf(ctx), ctx.query)
   })
-  router.get('/v1/jobs/:id', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
-    ctx.body = await getJob(services.db, caller, ctx.params.id!)
+  router.get('/v1/jobs/:id', reads, async (ctx) => {
+    ctx.body = await getJob(services.db, callerOf(ctx), ctx.params.id!)
   })
-  router.get('/v1/account', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
-    ctx.body = await accountSummary(services.db, caller.accountId)
+  router.get('/v1/account', reads, async (ctx) => {
+    ctx.body = await accountSummary(services.db, callerOf(ctx).accountId)
   })
   router.get('/v1/openapi.json', (ctx) => {
     ctx.type = 'application/json'
@@ -95,7 +97,18 @@ export function buildApp(services: Services): Koa {
   app.use(methodRefusals)
   app.use(router.routes())
   app.use(docsRouter().routes())
-  for (const r of [usageRouter(services), requestsRouter(services), stripeRouter(services), dashboardRouter(services)]) app.use(r.routes())
+  const origin = () => publicOrigin(services.config)
+  for (const r of [
+    usageRouter(services),
+    requestsRouter(services),
+    keysRouter(services),
+    teamRouter(services, origin),
+    auditRouter(services),
+    ssoRouter(services, origin),
+    stripeRouter(services),
+    dashboardRouter(services),
+  ])
+    app.use(r.routes())
   app.use(admin.routes())
   return app
 }

@@ -14,6 +14,7 @@ import { RequestLog } from './requests/record.ts'
 import { loadCapabilities, type Capability } from './registry.ts'
 import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
+import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
 
 export interface Booted {
@@ -64,6 +65,7 @@ export async function boot(
     requestLog: overrides.requestLog ?? new RequestLog(db.asyncCommit, log),
     modelRequests: modelRequestLog(db.asyncCommit, logger),
     sandbox: overrides.sandbox ?? new DocumentSandbox(config.documents, log),
+    oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]

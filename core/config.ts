@@ -250,6 +250,10 @@ function fallbacks(env: NodeJS.ProcessEnv, wire: 'responses' | 'chat'): Fallback
   return all
 }
 
+/** The public origin (DASHBOARD_URL, never the request's Host): links in emails, redirects, what MCP hosts are told. */
+export const publicOrigin = (config: Pick<Config, 'dashboardUrl' | 'port'>): string =>
+  config.dashboardUrl ?? `http://localhost:${config.port}`
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const wire = wireApi('AI_WIRE_API', env.AI_WIRE_API, defaults.ai.wireApi)
   const delays = env.WEBHOOK_RETRY_DELAYS?.split(',').map((s) => int('WEBHOOK_RETRY_DELAYS', s.trim()) ?? 0)

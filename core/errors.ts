@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   insufficient_credits: 402,
   spend_cap_reached: 402,
+  permission_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_key_reused: 409,

@@ -22,10 +22,12 @@ import {
   type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { Caller } from './accounts/accounts.ts'
 import type { Capability } from './registry.ts'
-import type { Config } from './config.ts'
+import { publicOrigin, type Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
 import { authenticate } from './pipeline/auth.ts'
+import { requireAccess, requireCapability, type AccessGuard } from './pipeline/permissions.ts'
 import { priceRule } from './pipeline/price.ts'
 import { makeBodyReader } from './pipeline/request.ts'
 import type { Services } from './services.ts'
@@ -152,9 +154,6 @@ export function mcpTools(
   return routes
 }
 
-/** The public origin (DASHBOARD_URL, never the request's Host) that MCP hosts are told about. */
-const publicOrigin = (config: Config) => config.dashboardUrl ?? `http://localhost:${config.port}`
-
 /** Where RFC 9728 puts the metadata of the resource `<origin>/mcp` (MCP hosts also try the root form). */
 export const RESOURCE_METADATA_PATHS = ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']
 
@@ -178,11 +177,22 @@ export function resourceMetadata(config: Config): Middleware {
 }
 
 /** The Koa handler of /mcp. `dispatch` is the app's own request listener (app.callback()). */
-export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): Middleware {
+export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): AccessGuard {
   const list = [...tools.values()].map((r) => r.tool)
+  /** The tools this key may call (C18): a capability needs `call` and its allowlist; get_job and account any key. */
+  const allowed = (caller: Caller) =>
+    list.filter((tool) => {
+      try {
+        if (services.capabilities.has(tool.name)) requireCapability(caller, tool.name)
+        else requireAccess(caller, 'read')
+        return true
+      } catch {
+        return false
+      }
+    })
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
   const challenge = `Bearer resource_metadata="${publicOrigin(services.config)}${RESOURCE_METADATA_PATHS[0]}"`
-  return async (ctx: Context) => {
+  const endpoint: Middleware = async (ctx: Context) => {
     // The same bearer key as HTTP (tool calls forward it); a 401 tells MCP hosts where the key comes from (RFC 6750, 9728).
     const caller = await authenticate(ctx, services.keys).catch((e: unknown) => {
       if (!(e instanceof ApiError) || e.status !== 401) throw e
@@ -203,7 +213,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
       { name: 'metered-capability-api', version: '1.0.0' },
       { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS },
     )
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }))
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: allowed(caller) }))
     server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
       const limit = await services.limiter.consume('mcp', caller.keyId, perMinute)
       if (!limit.allowed) {
@@ -244,6 +254,7 @@ export function mcpEndpoint(services: Services, tools: Map<string, ToolRoute>, d
     ctx.respond = false // the transport writes the response itself
     await transport.handleRequest(ctx.req, ctx.res, ctx.request.body)
   }
+  return Object.assign(endpoint, { access: 'read' as const })
 }
 
 /** Why a tools/call request cannot name a call (the JSON-RPC -32602 message), or null when it can or is not one. */

@@ -14,6 +14,7 @@ import type { Metrics } from './observability/metrics.ts'
 import type { DocumentSandbox } from './documents/sandbox.ts'
 import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
+import type { OidcClient } from './sso/oidc.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -47,4 +48,6 @@ export interface Services {
   modelRequests: ModelRequestLog
   /** The decoder processes every untrusted document goes through (core/documents/sandbox.ts). */
   sandbox: DocumentSandbox
+  /** The OpenID Connect client of single sign-on (core/sso/oidc.ts). */
+  oidc: OidcClient
 }

@@ -6,7 +6,8 @@
 //
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
-// BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, peer, replay, spread, jobs, slow, scaleout, accept.
+// BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
+// accept. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability.
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
@@ -14,7 +15,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
 import pg from 'pg'
-import { addCredits, createAccount, createKey } from '../core/accounts/accounts.ts'
+import { addCredits, createAccount, createKey, type Caller } from '../core/accounts/accounts.ts'
+import { requireCapability } from '../core/pipeline/permissions.ts'
+import { loadCapabilities } from '../core/registry.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { benchJobs } from './bench/jobs.ts'
@@ -276,6 +279,60 @@ if (wants('live')) {
       { headers: headersFor(hot!.key) },
       { api: [v.api.proc], model: [model.proc] },
     )
+}
+// The scoped-key check (C18): the same live call with the hot account's `all` key and with a scoped key (`call`, an
+// allowlist of every capability but one), taking turns; and the check alone, timed in this process.
+const scopedLines: string[] = []
+if (wants('scoped')) {
+  const names = (await loadCapabilities()).map((c) => c.name)
+  const allowlist = names.filter((n) => n !== 'research')
+  const scoped = await createKey(db, hot!.accountId, { name: 'bench scoped', permissions: 'call', capabilities: allowlist })
+  // Both at one fixed rate (CPU per call falls as the rate rises), in alternating order (the machine's load drifts).
+  const ROUNDS = 4
+  const RATE = 100
+  const sum = { all: { api: 0, n: 0 }, scoped: { api: 0, n: 0 } }
+  const keys = [
+    ['all', hot!.key],
+    ['scoped', scoped.key],
+  ] as const
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [which, key] of round % 2 ? [...keys].reverse() : keys) {
+      const row = await measured(
+        `live, ${which} key`,
+        `${api.url}/v1/classify`,
+        { connections: 10, overallRate: RATE, headers: headersFor(key) },
+        liveProcs,
+      )
+      sum[which].api += row.cpu.api!
+      sum[which].n += row.r.requests
+    }
+  }
+  const caller: Caller = {
+    keyId: scoped.id,
+    accountId: hot!.accountId,
+    mode: 'live',
+    permissions: 'call',
+    capabilities: new Set(allowlist),
+  }
+  const N = 1_000_000
+  const t = process.cpuUsage()
+  for (let i = 0; i < N; i++) requireCapability(caller, 'classify')
+  const used = process.cpuUsage(t)
+  const checkNs = ((used.user + used.system) * 1000) / N
+  const allMs = sum.all.api / sum.all.n
+  const scopedMs = sum.scoped.api / sum.scoped.n
+  scopedLines.push(
+    `${ROUNDS} rounds of ${SECONDS} s each per key at ${RATE} calls/s (10 connections), taking turns in alternating order, one hot account; the scoped key allows ${allowlist.length} capabilities`,
+    '',
+    '| key | API CPU ms/call | calls |',
+    '|---|---:|---:|',
+    `| permissions all, no allowlist | ${allMs.toFixed(3)} | ${sum.all.n} |`,
+    `| permissions call, ${allowlist.length}-name allowlist | ${scopedMs.toFixed(3)} | ${sum.scoped.n} |`,
+    `| **scoped / all** | **${(scopedMs / allMs).toFixed(3)}** | |`,
+    '',
+    `- the check alone (requireCapability, ${N.toLocaleString('en-US')} times in this process): ${checkNs.toFixed(1)} ns CPU per call, ` +
+      `${((checkNs / 1e6 / allMs) * 100).toFixed(4)} % of the API's CPU per live call; no query (the scope comes with the cached key)`,
+  )
 }
 // The peer (issue 32): the same short JSON call at 20 connections, through this API (one hot account) and through
 // Portkey's gateway to the same fake model, taking turns so a burst of load elsewhere hits both alike.
@@ -580,6 +637,9 @@ ${[false, true]
 - durable commit on this machine during the run: ${commitMs.toFixed(2)} ms (a \`select 1\` round trip: ${selectMs.toFixed(2)} ms)
 - statements (= round trips) per live call, from pg_stat_database, sequential calls, warm key cache: **${tripsPerCall.toFixed(2)}**
 ${exactness.map((l) => `- ${l}`).join('\n')}
+
+## Scoped keys: the permission check per live call
+${scopedLines.join('\n')}
 
 ## The peer: Portkey's gateway on the same fake model
 ${peerLines.join('\n')}

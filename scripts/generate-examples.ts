@@ -49,13 +49,14 @@ export async function examplesMarkdown(): Promise<string> {
     'BASE, KEY = os.environ["BASE"], os.environ["KEY"]',
     '',
     '',
-    'def call(path, body=None, headers=None):',
+    'def call(path, body=None, headers=None, method=None):',
     '    data = None if body is None else json.dumps(body).encode()',
     '    auth = {"Authorization": "Bearer " + KEY, "Content-Type": "application/json"}',
-    '    req = urllib.request.Request(BASE + path, data=data, headers={**auth, **(headers or {})})',
+    '    req = urllib.request.Request(BASE + path, data=data, headers={**auth, **(headers or {})}, method=method)',
     '    try:',
     '        with urllib.request.urlopen(req) as res:',
-    '            return json.load(res)',
+    '            text = res.read().decode()',
+    '            return json.loads(text) if res.headers.get_content_type() == "application/json" else text',
     '    except urllib.error.HTTPError as e:',
     '        return json.load(e)',
     '```',
@@ -88,10 +89,17 @@ export async function examplesMarkdown(): Promise<string> {
             .map((part) => (/^\{\w+\}$/.test(part) ? `os.environ["${part.slice(1, -1).toUpperCase()}"]` : JSON.stringify(part)))
             .join(' + ')
         : JSON.stringify(route)
-      const curl = [`curl -s "$BASE${shellPath}"${authed ? ' -H "Authorization: Bearer $KEY"' : ''}`]
+      // GET is curl's and urllib's own default, POST theirs with a body; any other method is named.
+      const named = method !== 'get' && method !== 'post' ? method.toUpperCase() : null
+      const curl = [`curl -s${named ? ` -X ${named}` : ''} "$BASE${shellPath}"${authed ? ' -H "Authorization: Bearer $KEY"' : ''}`]
       if (body !== undefined) curl.push(`  -H 'Content-Type: application/json' -d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`)
       out.push('```sh', curl.join(' \\\n'), '```', '', '```python')
-      out.push(body === undefined ? `print(call(${pyPath}))` : `print(call(${pyPath}, ${python(body, '')}))`, '```', '')
+      const args = [
+        pyPath,
+        ...(body === undefined ? (named ? ['None'] : []) : [python(body, '')]),
+        ...(named ? ['None', `"${named}"`] : []),
+      ]
+      out.push(`print(call(${args.join(', ')}))`, '```', '')
     }
   }
   return out.join('\n')

@@ -47,7 +47,10 @@ export interface Operation {
   summary: string
   parameters?: Array<Parameter | { $ref: string }>
   requestBody?: { required?: boolean; content: { 'application/json': { schema: JsonSchema; example?: unknown } } }
-  responses: Record<string, { description: string; content?: { 'application/json': { schema: JsonSchema; example?: unknown } } }>
+  responses: Record<
+    string,
+    { description: string; content?: { 'application/json'?: { schema: JsonSchema; example?: unknown }; 'text/csv'?: object } }
+  >
   'x-price'?: number
   'x-async'?: boolean
   'x-pagination'?: { cursor: string; nextCursor: string; items: string }
@@ -210,7 +213,14 @@ function successTypes(m: Method): { sync: string; accepted: string | null } {
   }
   const accepted = jsonOf(m.op.responses['202'])
   return {
-    sync: parts.length ? union(parts) : m.op.responses['204'] ? 'void' : 'unknown',
+    // An export (text/csv) is its text.
+    sync: parts.length
+      ? union(parts)
+      : m.op.responses['204']
+        ? 'void'
+        : m.op.responses['200']?.content?.['text/csv']
+          ? 'string'
+          : 'unknown',
     accepted: accepted ? tsType(accepted, '') : null,
   }
 }

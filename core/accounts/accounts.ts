@@ -1,10 +1,12 @@
-// Accounts, plans, packs and API keys (C9, C13). Keys are stored as SHA-256 only.
+// Accounts, plans, packs and API keys (C9, C13, C18). Keys are stored as SHA-256 only. Every change is audited in its
+// transaction; `acting` says who made it (the system when a caller has no request, e.g. a test fixture).
 import { hash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import pg from 'pg'
 import { Type, type Static } from '@sinclair/typebox'
+import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
-import { ApiKeySchema } from '../db/entities.ts'
 import { ApiError } from '../errors.ts'
+import type { KeyPermission } from '../teams/roles.ts'
 import type { SecretBox } from '../secrets.ts'
 import { RateLimiterMemory } from 'rate-limiter-flexible'
 import { UUID } from '../validation.ts'
@@ -57,22 +59,34 @@ function nextMonth(from: Date): Date {
   return d
 }
 
-/** `signupCredits`: the trial credits of a self-serve sign-up (SIGNUP_CREDITS), granted with the account, so once. */
+/**
+ * A new account and its owner (the email). `signupCredits`: the trial credits of a self-serve sign-up
+ * (SIGNUP_CREDITS), granted with the account, so once.
+ */
 export async function createAccount(
   db: Database,
   input: { email: string; plan?: Plan; signupCredits?: number },
   now: Date,
+  acting: Acting = systemActing(now),
 ): Promise<AccountView> {
   const id = randomUUID()
+  const email = input.email.toLowerCase()
   try {
     await db.tx(async (q) => {
-      await q.sql(`insert into accounts (id, email, plan, first_pack_used, created_at) values (?, ?, 'none', false, ?)`, [
-        id,
-        input.email.toLowerCase(),
-        now,
-      ])
-      if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, now)
-      if (input.signupCredits) await credit(q, id, 'adjustment', input.signupCredits, 'sign-up credits', now)
+      await q.sql(`insert into accounts (id, email, plan, first_pack_used, created_at) values (?, ?, 'none', false, ?)`, [id, email, now])
+      const owner = randomUUID()
+      await q.sql(`insert into members (id, account_id, email, role, created_at) values (?, ?, ?, 'owner', ?)`, [owner, id, email, now])
+      await audit(q, acting, { accountId: id, action: 'account.created', target: { type: 'account', id }, details: { email, owner } })
+      if (input.plan && input.plan !== 'none') await applyPlan(q, id, input.plan, now, acting)
+      if (input.signupCredits) {
+        await credit(q, id, 'adjustment', input.signupCredits, 'sign-up credits', now)
+        await audit(q, acting, {
+          accountId: id,
+          action: 'credits.granted',
+          target: { type: 'account', id },
+          details: { credits: input.signupCredits, reason: 'sign-up credits' },
+        })
+      }
     })
   } catch (e) {
     if ((e as { code?: string }).code === '23505')
@@ -82,14 +96,27 @@ export async function createAccount(
   return getAccount(db, id)
 }
 
-export async function applyPlan(q: Query, accountId: string, plan: Plan, now: Date): Promise<void> {
+/** The plan and its first bundle, in the caller's transaction. */
+export async function applyPlan(q: Query, accountId: string, plan: Plan, now: Date, acting: Acting): Promise<void> {
   await q.sql(`update accounts set plan = ?, plan_renews_at = ? where id = ?`, [plan, plan === 'none' ? null : nextMonth(now), accountId])
   if (PLANS[plan] > 0) await credit(q, accountId, 'plan_grant', PLANS[plan], `plan ${plan}`, now)
+  await audit(q, acting, {
+    accountId,
+    action: 'plan.changed',
+    target: { type: 'account', id: accountId },
+    details: { plan, credits: PLANS[plan] },
+  })
 }
 
-export async function setPlan(db: Database, accountId: string, plan: Plan, now: Date): Promise<AccountView> {
+export async function setPlan(
+  db: Database,
+  accountId: string,
+  plan: Plan,
+  now: Date,
+  acting: Acting = systemActing(now),
+): Promise<AccountView> {
   await getAccount(db, accountId)
-  await db.tx((q) => applyPlan(q, accountId, plan, now))
+  await db.tx((q) => applyPlan(q, accountId, plan, now, acting))
   return getAccount(db, accountId)
 }
 
@@ -102,7 +129,14 @@ export async function renewPlans(db: Database, now: Date): Promise<number> {
         `update accounts set plan_renews_at = plan_renews_at + interval '1 month' where id = ? and plan_renews_at <= ? returning id`,
         [row.id, now],
       )
-      if (claimed) await credit(q, row.id, 'plan_grant', PLANS[row.plan], `plan ${row.plan} renewal`, now)
+      if (!claimed) return
+      await credit(q, row.id, 'plan_grant', PLANS[row.plan], `plan ${row.plan} renewal`, now)
+      await audit(q, systemActing(now), {
+        accountId: row.id,
+        action: 'plan.renewed',
+        target: { type: 'account', id: row.id },
+        details: { plan: row.plan, credits: PLANS[row.plan] },
+      })
     })
   }
   return due.length
@@ -113,19 +147,32 @@ export async function addCredits(
   accountId: string,
   input: { pack: Pack } | { credits: number; reason: string },
   now: Date,
+  acting: Acting = systemActing(now),
 ): Promise<AccountView> {
   await getAccount(db, accountId)
   await db.tx(async (q) => {
     if ('pack' in input) {
       await grantPack(q, accountId, input.pack, `pack ${input.pack}`, now)
+      await audit(q, acting, {
+        accountId,
+        action: 'pack.granted',
+        target: { type: 'account', id: accountId },
+        details: { pack: input.pack, credits: PACKS[input.pack] },
+      })
     } else {
       await credit(q, accountId, 'adjustment', input.credits, input.reason, now)
+      await audit(q, acting, {
+        accountId,
+        action: 'credits.granted',
+        target: { type: 'account', id: accountId },
+        details: { credits: input.credits, reason: input.reason },
+      })
     }
   })
   return getAccount(db, accountId)
 }
 
-/** A pack's credits in the caller's transaction; the first pack only once per account (C9). */
+/** A pack's credits in the caller's transaction; the first pack only once per account (C9). The caller audits it. */
 export async function grantPack(q: Query, accountId: string, pack: Pack, reference: string, now: Date): Promise<void> {
   if (pack === 'first') {
     const [row] = await q.sql(`update accounts set first_pack_used = true where id = ? and not first_pack_used returning id`, [accountId])
@@ -139,16 +186,40 @@ export interface KeyView {
   prefix: string
   name: string | null
   mode: KeyMode
+  /** all: also manages the account through the API; call: capabilities and reads; read: reads only (C18). */
+  permissions: KeyPermission
+  /** The capabilities the key may call; null: every one. */
+  capabilities: string[] | null
   monthlySpendCap: number | null
+  createdAt: string
+  revokedAt: string | null
 }
 
-function keyView(k: { id: string; prefix: string; name?: string | null; mode: KeyMode; monthlySpendCap?: string | null }): KeyView {
+interface KeyRow {
+  id: string
+  prefix: string
+  name: string | null
+  mode: KeyMode
+  permissions: KeyPermission
+  capabilities: string[] | null
+  monthly_spend_cap: string | null
+  created_at: string
+  revoked_at: string | null
+}
+
+const KEY_COLUMNS = 'id, prefix, name, mode, permissions, capabilities, monthly_spend_cap, created_at, revoked_at'
+
+function keyView(k: KeyRow): KeyView {
   return {
     id: k.id,
     prefix: k.prefix,
-    name: k.name ?? null,
+    name: k.name,
     mode: k.mode,
-    monthlySpendCap: k.monthlySpendCap == null ? null : Number(k.monthlySpendCap),
+    permissions: k.permissions,
+    capabilities: k.capabilities,
+    monthlySpendCap: k.monthly_spend_cap == null ? null : Number(k.monthly_spend_cap),
+    createdAt: new Date(k.created_at).toISOString(),
+    revokedAt: k.revoked_at ? new Date(k.revoked_at).toISOString() : null,
   }
 }
 
@@ -158,6 +229,18 @@ async function requireTeamForSpendCap(db: Query, accountId: string, spendCap: nu
   if (account.plan !== 'team') throw new ApiError('plan_required', 'Per-key monthly spend caps need the Team plan.')
 }
 
+export interface KeyScope {
+  permissions?: KeyPermission
+  /** An allowlist of capability names (checked against the registry by the route), or null for all. */
+  capabilities?: string[] | null
+}
+
+/** The account's keys, newest first (revoked ones included). */
+export async function listKeys(db: Query, accountId: string): Promise<KeyView[]> {
+  const rows = await db.sql<KeyRow>(`select ${KEY_COLUMNS} from api_keys where account_id = ? order by created_at desc, id`, [accountId])
+  return rows.map(keyView)
+}
+
 /**
  * A new key, shown once. `box`: a test key is also stored sealed with it, so the dashboard can show it again (live
  * keys are only ever stored as a hash).
@@ -165,8 +248,9 @@ async function requireTeamForSpendCap(db: Query, accountId: string, spendCap: nu
 export async function createKey(
   db: Database,
   accountId: string,
-  input: { name?: string; monthlySpendCap?: number | null; mode?: KeyMode },
+  input: { name?: string; monthlySpendCap?: number | null; mode?: KeyMode } & KeyScope,
   box?: SecretBox,
+  acting: Acting = systemActing(new Date()),
 ): Promise<KeyView & { key: string }> {
   const mode = input.mode ?? 'live'
   await getAccount(db, accountId)
@@ -176,32 +260,91 @@ export async function createKey(
     ])
   await requireTeamForSpendCap(db, accountId, input.monthlySpendCap)
   const key = mintKey(mode)
-  const em = db.orm.em.fork()
-  const entity = em.create(ApiKeySchema, {
-    id: randomUUID(),
-    accountId,
-    name: input.name ?? null,
-    mode,
-    sealedKey: mode === 'test' && box ? box.seal(key) : null,
-    keyHash: hashKey(key),
-    prefix: key.slice(0, 12),
-    monthlySpendCap: input.monthlySpendCap == null ? null : String(input.monthlySpendCap),
-  } as never)
-  await em.flush()
-  return { ...keyView(entity), key }
+  const permissions = input.permissions ?? 'all'
+  const capabilities = input.capabilities ?? null
+  const created = await db.tx(async (q) => {
+    const [row] = await q.sql<KeyRow>(
+      `insert into api_keys (id, account_id, name, mode, sealed_key, key_hash, prefix, monthly_spend_cap, permissions, capabilities)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${KEY_COLUMNS}`,
+      [
+        randomUUID(),
+        accountId,
+        input.name ?? null,
+        mode,
+        mode === 'test' && box ? box.seal(key) : null,
+        hashKey(key),
+        key.slice(0, 12),
+        input.monthlySpendCap ?? null,
+        permissions,
+        capabilities,
+      ],
+    )
+    const view = keyView(row!)
+    await audit(q, acting, {
+      accountId,
+      action: 'key.created',
+      target: { type: 'key', id: view.id },
+      details: { prefix: view.prefix, name: view.name, mode, permissions, capabilities, monthlySpendCap: view.monthlySpendCap },
+    })
+    return view
+  })
+  return { ...created, key }
 }
 
-export async function updateKey(db: Database, keyId: string, input: { monthlySpendCap: number | null }): Promise<KeyView> {
+export interface KeyChange extends KeyScope {
+  name?: string | null
+  monthlySpendCap?: number | null
+}
+
+/**
+ * Changes a live (unrevoked) key's name, scope or cap; fields left out stay. `accountId`: only a key of that account
+ * (the API and the dashboard); the operator names any key.
+ */
+export async function updateKey(
+  db: Database,
+  keyId: string,
+  input: KeyChange,
+  acting: Acting = systemActing(new Date()),
+  accountId?: string,
+): Promise<KeyView> {
   if (!UUID.test(keyId)) throw new ApiError('not_found', 'No such key.')
-  const em = db.orm.em.fork()
-  const entity = await em.findOne(ApiKeySchema, { id: keyId, revokedAt: null })
-  if (!entity) throw new ApiError('not_found', 'No such key.')
-  if (entity.mode === 'test' && input.monthlySpendCap != null)
-    throw new ApiError('invalid_request', 'A test key never spends credits, so it takes no spend cap.')
-  await requireTeamForSpendCap(db, entity.accountId, input.monthlySpendCap)
-  entity.monthlySpendCap = input.monthlySpendCap == null ? null : String(input.monthlySpendCap)
-  await em.flush()
-  return keyView(entity)
+  const [current] = await db.sql<KeyRow & { account_id: string }>(
+    `select ${KEY_COLUMNS}, account_id from api_keys where id = ? and revoked_at is null and (?::uuid is null or account_id = ?::uuid)`,
+    [keyId, accountId ?? null, accountId ?? null],
+  )
+  if (!current) throw new ApiError('not_found', 'No such key.')
+  if (current.mode === 'test' && input.monthlySpendCap != null)
+    throw new ApiError('invalid_request', 'A test key never spends credits, so it takes no spend cap.', [
+      { path: '/monthlySpendCap', message: 'not for a test key' },
+    ])
+  if (input.monthlySpendCap !== undefined) await requireTeamForSpendCap(db, current.account_id, input.monthlySpendCap)
+  const before = keyView(current)
+  const after = {
+    name: input.name === undefined ? before.name : input.name,
+    permissions: input.permissions ?? before.permissions,
+    capabilities: input.capabilities === undefined ? before.capabilities : input.capabilities,
+    monthlySpendCap: input.monthlySpendCap === undefined ? before.monthlySpendCap : input.monthlySpendCap,
+  }
+  const changed = Object.fromEntries(
+    (Object.keys(after) as Array<keyof typeof after>)
+      .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+      .map((k) => [k, { from: before[k], to: after[k] }]),
+  )
+  return db.tx(async (q) => {
+    const [row] = await q.sql<KeyRow>(
+      `update api_keys set name = ?, permissions = ?, capabilities = ?, monthly_spend_cap = ? where id = ? and revoked_at is null
+       returning ${KEY_COLUMNS}`,
+      [after.name, after.permissions, after.capabilities, after.monthlySpendCap, keyId],
+    )
+    if (!row) throw new ApiError('not_found', 'No such key.')
+    await audit(q, acting, {
+      accountId: current.account_id,
+      action: 'key.updated',
+      target: { type: 'key', id: keyId },
+      details: { prefix: current.prefix, changed },
+    })
+    return keyView(row)
+  })
 }
 
 /** The account's sealed test key `keyId` (one the dashboard minted), opened; null when there is none. */
@@ -219,12 +362,36 @@ export async function openTestKey(
   return row ? { id: row.id, key: box.open(row.sealed_key) } : null
 }
 
-export async function revokeKey(db: Database, keyId: string, keys: KeyCache, now: Date): Promise<{ id: string; revokedAt: string }> {
-  const [row] = await db.sql<{ id: string; revoked_at: string }>(
-    `update api_keys set revoked_at = coalesce(revoked_at, ?) where id::text = ? returning id, revoked_at`,
-    [now, keyId],
-  )
-  if (!row) throw new ApiError('not_found', 'No such key.')
+/**
+ * Revokes a key (again: nothing changes, nothing is audited). `accountId`: only a live key of that account, else
+ * 404 (the API and the dashboard); the operator names any key.
+ */
+export async function revokeKey(
+  db: Database,
+  keyId: string,
+  keys: KeyCache,
+  now: Date,
+  acting: Acting = systemActing(now),
+  accountId?: string,
+): Promise<{ id: string; revokedAt: string }> {
+  if (!UUID.test(keyId)) throw new ApiError('not_found', 'No such key.')
+  const row = await db.tx(async (q) => {
+    const [key] = await q.sql<{ id: string; account_id: string; prefix: string; revoked_at: string | null }>(
+      `select id, account_id, prefix, revoked_at from api_keys where id = ? and (?::uuid is null or (account_id = ?::uuid and revoked_at is null))
+       for update`,
+      [keyId, accountId ?? null, accountId ?? null],
+    )
+    if (!key) throw new ApiError('not_found', 'No such key.')
+    if (key.revoked_at) return { id: key.id, revoked_at: key.revoked_at }
+    await q.sql(`update api_keys set revoked_at = ? where id = ?`, [now, keyId])
+    await audit(q, acting, {
+      accountId: key.account_id,
+      action: 'key.revoked',
+      target: { type: 'key', id: key.id },
+      details: { prefix: key.prefix },
+    })
+    return { id: key.id, revoked_at: now }
+  })
   keys.forget(row.id)
   return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() }
 }
@@ -233,13 +400,29 @@ export async function revokeKey(db: Database, keyId: string, keys: KeyCache, now
  * A new signing secret, `whsec_` + base64 of 24 random bytes (the Standard Webhooks form: its libraries take
  * the secret as given). The previous one keeps signing next to it for 24 hours (webhooks.ts).
  */
-export async function rotateWebhookSecret(db: Database, accountId: string, box: SecretBox, now: Date): Promise<{ secret: string }> {
+export async function rotateWebhookSecret(
+  db: Database,
+  accountId: string,
+  box: SecretBox,
+  now: Date,
+  acting: Acting = systemActing(now),
+): Promise<{ secret: string }> {
   await getAccount(db, accountId)
   const secret = 'whsec_' + randomBytes(24).toString('base64')
-  await db.sql(
-    `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?`,
-    [box.seal(secret), now, accountId],
-  )
+  await db.tx(async (q) => {
+    const [before] = await q.sql<{ had: boolean }>(`select webhook_secret is not null as had from accounts where id = ? for update`, [
+      accountId,
+    ])
+    await q.sql(
+      `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?`,
+      [box.seal(secret), now, accountId],
+    )
+    await audit(q, acting, {
+      accountId,
+      action: before?.had ? 'webhook_secret.rotated' : 'webhook_secret.created',
+      target: { type: 'webhook_secret', id: accountId },
+    })
+  })
   return { secret }
 }
 
@@ -273,6 +456,10 @@ export interface Caller {
   keyId: string
   accountId: string
   mode: KeyMode
+  /** The key's scope (C18), read with the key, so checking it costs no query. */
+  permissions: KeyPermission
+  /** The capabilities it may call; null: every one. */
+  capabilities: ReadonlySet<string> | null
 }
 
 /** How long a cached key may be served without news from the revocation listener (C9: revocation within 1 s). */
@@ -280,7 +467,7 @@ export const REVOCATION_MS = 1000
 
 /**
  * Bearer key → caller, cached so a live call costs no lookup. Revocation (C9) reaches every instance within
- * `REVOCATION_MS`: migration 0013 NOTIFYs `api_key_revoked` for every revoked or deleted key, and `listen()` keeps a
+ * `REVOCATION_MS`: migration 0013 NOTIFYs `api_key_revoked` for every revoked or deleted key (0020: and a changed scope), and `listen()` keeps a
  * connection LISTENing that forgets the key at once. An entry is served past `REVOCATION_MS` only while that
  * connection is known to be current: it answers a ping every `REVOCATION_MS / 4` while keys are being looked up
  * (none in an idle process), and PostgreSQL delivers every notification committed before a query ahead of the
@@ -332,7 +519,13 @@ export class KeyCache {
       await this.failures.penalty(client, 1)
       return null
     }
-    const caller: Caller = { keyId: row.id, accountId: row.account_id, mode: row.mode }
+    const caller: Caller = {
+      keyId: row.id,
+      accountId: row.account_id,
+      mode: row.mode,
+      permissions: row.permissions,
+      capabilities: row.capabilities ? new Set(row.capabilities) : null,
+    }
     if (this.entries.size > 10_000) this.entries.clear()
     this.entries.set(cacheKey, { caller, hash, until: this.clock() + this.ttlMs, at, epoch })
     return caller
@@ -355,10 +548,14 @@ export class KeyCache {
   }
 
   private async findKey(hash: Buffer) {
-    const [row] = await this.db.sql<{ id: string; account_id: string; key_hash: Buffer; mode: KeyMode }>(
-      `select id, account_id, key_hash, mode from api_keys where key_hash = ? and revoked_at is null`,
-      [hash],
-    )
+    const [row] = await this.db.sql<{
+      id: string
+      account_id: string
+      key_hash: Buffer
+      mode: KeyMode
+      permissions: KeyPermission
+      capabilities: string[] | null
+    }>(`select id, account_id, key_hash, mode, permissions, capabilities from api_keys where key_hash = ? and revoked_at is null`, [hash])
     return row && timingSafeEqual(row.key_hash, hash) ? row : undefined
   }
 

@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import Stripe from 'stripe'
 import type { Context } from 'koa'
 import { applyPlan, getAccount, grantPack, PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
+import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Config } from '../config.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
@@ -105,17 +106,26 @@ export async function setAutoRecharge(
   services: Services,
   accountId: string,
   setting: { threshold: number; pack: RechargePack } | null,
+  acting: Acting,
 ): Promise<void> {
   if (setting) {
     const [row] = await services.db.sql(`select stripe_payment_method from accounts where id = ?`, [accountId])
     if (!row?.stripe_payment_method)
       throw new ApiError('invalid_request', 'Buy a pack by card first: auto-recharge charges the card saved with it.')
   }
-  await services.db.sql(`update accounts set auto_recharge_threshold = ?, auto_recharge_pack = ?, recharge_pending = false where id = ?`, [
-    setting?.threshold ?? null,
-    setting?.pack ?? null,
-    accountId,
-  ])
+  await services.db.tx(async (q) => {
+    await q.sql(`update accounts set auto_recharge_threshold = ?, auto_recharge_pack = ?, recharge_pending = false where id = ?`, [
+      setting?.threshold ?? null,
+      setting?.pack ?? null,
+      accountId,
+    ])
+    await audit(q, acting, {
+      accountId,
+      action: setting ? 'auto_recharge.updated' : 'auto_recharge.disabled',
+      target: { type: 'account', id: accountId },
+      details: setting ?? {},
+    })
+  })
 }
 
 /**
@@ -199,6 +209,9 @@ const idOf = (ref: Static<typeof Reference> | undefined) => (typeof ref === 'str
 const priceMatches = (paid: { amount: number | null; currency: string | null }, cents: number) =>
   paid.amount === cents && paid.currency === 'usd'
 
+/** Stripe's events change accounts as the system, the event id standing in for a request id. */
+const stripeActing = (services: Services, event: { id: string }): Acting => systemActing(services.now(), event.id)
+
 async function applyEvent(services: Services, event: Stripe.Event): Promise<Outcome> {
   const object: unknown = (event as { data?: { object?: unknown } }).data?.object
   if (event.type === 'checkout.session.completed') {
@@ -211,10 +224,19 @@ async function applyEvent(services: Services, event: Stripe.Event): Promise<Outc
   }
   if (event.type === 'customer.subscription.deleted') {
     if (!checks.subscription(object)) return { ignored: 'not a subscription' }
-    await services.db.sql(
-      `update accounts set plan = 'none', plan_renews_at = null, stripe_subscription_id = null where stripe_subscription_id = ?`,
-      [object.id],
-    )
+    await services.db.tx(async (q) => {
+      const ended = await q.sql<{ id: string }>(
+        `update accounts set plan = 'none', plan_renews_at = null, stripe_subscription_id = null where stripe_subscription_id = ? returning id`,
+        [object.id],
+      )
+      for (const { id } of ended)
+        await audit(q, stripeActing(services, event), {
+          accountId: id,
+          action: 'plan.changed',
+          target: { type: 'account', id },
+          details: { plan: 'none', reason: 'subscription ended', subscription: object.id },
+        })
+    })
     return {}
   }
   return { ignored: 'an event type this service does not use' }
@@ -260,8 +282,14 @@ async function checkoutCompleted(services: Services, eventId: string, session: S
       const [first] = pack === 'first' ? await q.sql(`select first_pack_used from accounts where id = ?`, [accountId]) : [null]
       if (first?.first_pack_used) await credit(q, accountId, 'purchase', PACKS.first, `pack first (repeat) ${session.id}`, services.now())
       else await grantPack(q, accountId, pack as Pack, `pack ${pack} ${session.id}`, services.now())
+      await audit(q, stripeActing(services, { id: eventId }), {
+        accountId,
+        action: 'pack.purchased',
+        target: { type: 'account', id: accountId },
+        details: { pack, credits: PACKS[pack as Pack], checkoutSession: session.id },
+      })
     } else {
-      await applyPlan(q, accountId, plan as Plan, services.now())
+      await applyPlan(q, accountId, plan as Plan, services.now(), stripeActing(services, { id: eventId }))
       // Stripe's invoices drive renewals of this plan, not the maintenance pass.
       await q.sql(`update accounts set stripe_subscription_id = ?, plan_renews_at = null where id = ?`, [
         idOf(session.subscription),
@@ -291,6 +319,12 @@ async function invoicePaid(services: Services, eventId: string, invoice: Static<
     if (!(await claimGrant(q, invoice.id, account.id, 'invoice.paid', eventId)))
       return void (outcome = { ignored: `invoice ${invoice.id} was granted before` })
     await credit(q, account.id, 'plan_grant', PLANS[account.plan], `plan ${account.plan} renewal ${invoice.id}`, services.now())
+    await audit(q, stripeActing(services, { id: eventId }), {
+      accountId: account.id,
+      action: 'plan.renewed',
+      target: { type: 'account', id: account.id },
+      details: { plan: account.plan, credits: PLANS[account.plan], invoice: invoice.id },
+    })
   })
   return outcome
 }
@@ -350,13 +384,28 @@ export function autoRechargeTask(services: Services) {
     }
     if (intent && !failure) {
       await db.tx(async (q) => {
-        if (await claimGrant(q, intent.id, accountId, 'auto_recharge'))
+        if (await claimGrant(q, intent.id, accountId, 'auto_recharge')) {
           await grantPack(q, accountId, pack, `auto-recharge ${pack} ${intent.id}`, services.now())
+          await audit(q, systemActing(services.now()), {
+            accountId,
+            action: 'pack.purchased',
+            target: { type: 'account', id: accountId },
+            details: { pack, credits: PACKS[pack], via: 'auto-recharge', paymentIntent: intent.id },
+          })
+        }
         await q.sql(`update accounts set recharge_pending = false where id = ?`, [accountId])
       })
       return
     }
-    await db.sql(`update accounts set auto_recharge_threshold = null, recharge_pending = false where id = ?`, [accountId])
+    await db.tx(async (q) => {
+      await q.sql(`update accounts set auto_recharge_threshold = null, recharge_pending = false where id = ?`, [accountId])
+      await audit(q, systemActing(services.now()), {
+        accountId,
+        action: 'auto_recharge.disabled',
+        target: { type: 'account', id: accountId },
+        details: { reason: 'payment failed', failure: failure.slice(0, 200) },
+      })
+    })
     services.log(`[billing] auto-recharge failed for account ${accountId}; turned off`)
     await services.mailer.send(
       a.email,

@@ -4,6 +4,7 @@
 import { Type, type TLiteral } from '@sinclair/typebox'
 import { PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
 import { RECHARGE_PACKS } from '../billing/billing.ts'
+import { JIT_ROLES, KEY_PERMISSIONS, ROLES } from '../teams/roles.ts'
 import { FormText, inputReader } from '../validation.ts'
 
 const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v): TLiteral<T> => Type.Literal(v)))
@@ -12,7 +13,23 @@ const Csrf = FormText(64)
 const blankOr = (schema: ReturnType<typeof FormText>) => Type.Optional(Type.Union([Type.Literal(''), schema]))
 const closed = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object(properties, { additionalProperties: false })
 
-export const NOTICE_NAMES = ['revoked', 'cap', 'cancelled', 'recharge'] as const
+/** An email address a person can receive a sign-in link at (the sign-in forms check it before anything is sent). */
+export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>"]{1,60}$/
+
+export const NOTICE_NAMES = [
+  'revoked',
+  'cap',
+  'cancelled',
+  'recharge',
+  'scope',
+  'invited',
+  'invitation-revoked',
+  'role',
+  'removed',
+  'sso',
+  'sso-removed',
+  'switched',
+] as const
 
 /** Form bodies, by what they do. */
 export const FORMS = {
@@ -23,7 +40,24 @@ export const FORMS = {
     _csrf: Csrf,
     name: Type.Optional(FormText(200)),
     mode: Type.Optional(oneOf(['live', 'test'] as const)),
+    permissions: Type.Optional(oneOf(KEY_PERMISSIONS)),
+    capabilities: Type.Optional(FormText(2000)),
     monthlySpendCap: Type.Optional(FormText(20)),
+  }),
+  keyScope: closed({ _csrf: Csrf, permissions: oneOf(KEY_PERMISSIONS), capabilities: Type.Optional(FormText(2000)) }),
+  switchAccount: closed({ _csrf: Csrf, accountId: FormText(36, { format: 'uuid' }) }),
+  invite: closed({ _csrf: Csrf, email: FormText(254, { format: 'email' }), role: oneOf(ROLES) }),
+  role: closed({ _csrf: Csrf, role: oneOf(ROLES) }),
+  invitation: closed({ _csrf: Csrf, token: FormText(64) }),
+  ssoStart: closed({ _csrf: Csrf, email: FormText(254) }),
+  sso: closed({
+    _csrf: Csrf,
+    issuer: FormText(500),
+    clientId: FormText(255),
+    clientSecret: Type.Optional(FormText(1000)),
+    domains: FormText(2000),
+    defaultRole: oneOf(JIT_ROLES),
+    enforced: Type.Optional(Type.Literal('1')),
   }),
   keyCap: closed({ _csrf: Csrf, monthlySpendCap: Type.Optional(FormText(20)) }),
   checkout: closed({
@@ -44,6 +78,13 @@ export const QUERIES = {
   none: closed({}),
   page: closed({ done: Type.Optional(oneOf(NOTICE_NAMES)) }),
   verify: closed({ token: Type.Optional(FormText(64)) }),
+  audit: closed({
+    action: blankOr(FormText(81, { pattern: '^[a-z_]{1,40}(?:\\.[a-z_]{1,40})?$' })),
+    actor: blankOr(FormText(254)),
+    from: blankOr(FormText(10, { format: 'date' })),
+    to: blankOr(FormText(10, { format: 'date' })),
+    cursor: Type.Optional(FormText(64)),
+  }),
   usage: closed({
     endpoint: blankOr(FormText(64, { pattern: '^[a-z0-9-]{1,64}$' })),
     keyId: blankOr(FormText(36, { format: 'uuid' })),

@@ -1,11 +1,15 @@
 // What every page module of pages/ is given: the services, the dashboard's public origin, its cookie rule, the
-// session guard and the frame of a signed-in page. A page registers its routes with these and renders its view.
-import type { Context, Middleware } from 'koa'
+// role guard and the frame of a signed-in page. A page registers its routes with these and renders its view.
+import type { Context } from 'koa'
 import { getAccount } from '../accounts/accounts.ts'
+import type { Acting } from '../audit/audit.ts'
+import { publicOrigin } from '../config.ts'
 import type { Services } from '../services.ts'
+import { roleMay, type RoleAction } from '../teams/roles.ts'
 import { preSessionToken } from './csrf.ts'
-import { signedIn, state } from './guards.ts'
+import { allow, memberActing, state, type RoleGuard } from './guards.ts'
 import type { Frame, Page } from './layout.ts'
+import { memberships } from './session.ts'
 
 export interface Kit {
   services: Services
@@ -15,7 +19,10 @@ export interface Kit {
   cookieOptions: (ctx: Context) => { httpOnly: true; sameSite: 'lax'; secure: boolean; path: string; overwrite: true }
   /** The pre-session CSRF token of the sign-in forms. */
   csrfToken: (ctx: Context) => string
-  signedIn: Middleware
+  /** The guard of a signed-in route: the session's role may do `action` (C18), else 403. */
+  allow: (action: RoleAction) => RoleGuard
+  /** The signed-in member as the actor of a change. */
+  acting: (ctx: Context) => Acting
   frame: (ctx: Context, active: Page, extra?: { notice?: string; error?: string }) => Promise<Frame>
 }
 
@@ -27,6 +34,14 @@ const NOTICES = new Map<string, string>([
   ['checkout-cancelled', 'Checkout cancelled; nothing was charged.'],
   ['cancelled', 'Your plan is cancelled. Credits already granted stay on your balance.'],
   ['recharge', 'Auto-recharge settings saved.'],
+  ['scope', 'The key’s permissions are saved. Its next call uses them.'],
+  ['invited', 'Invitation sent. The link in it works once, for 7 days.'],
+  ['invitation-revoked', 'The invitation is revoked; its link no longer works.'],
+  ['role', 'The role is changed. It applies at once.'],
+  ['removed', 'The member is removed and signed out.'],
+  ['sso', 'Single sign-on settings saved.'],
+  ['sso-removed', 'Single sign-on is off. Everyone signs in with email links.'],
+  ['switched', 'You are now in this account.'],
 ])
 
 /** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */
@@ -41,7 +56,7 @@ export const page = (ctx: Context, body: string) => {
 }
 
 export function dashboardKit(services: Services): Kit {
-  const origin = () => services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
+  const origin = () => publicOrigin(services.config)
   // Secure whenever the public URL is https (a TLS-terminating proxy may speak plain http to us), or the
   // connection itself is (TRUST_PROXY and X-Forwarded-Proto).
   const secureCookies = (ctx: Context) => {
@@ -60,11 +75,22 @@ export function dashboardKit(services: Services): Kit {
       overwrite: true,
     }),
     csrfToken: (ctx) => preSessionToken(ctx, secureCookies(ctx)),
-    signedIn: signedIn(services),
+    allow: (action) => allow(services, action),
+    acting: (ctx) => memberActing(ctx, services.now()),
     frame: async (ctx, active, extra = {}) => {
       const { session } = state(ctx)
       const account = await getAccount(services.db, session.accountId)
-      return { email: account.email, csrf: session.csrfToken, active, ...extra }
+      return {
+        email: session.email,
+        accountEmail: account.email,
+        accountId: session.accountId,
+        role: session.role,
+        can: (action: RoleAction) => roleMay(session.role, action),
+        accounts: await memberships(services.db, session),
+        csrf: session.csrfToken,
+        active,
+        ...extra,
+      }
     },
   }
 }

@@ -40,6 +40,8 @@ export interface ApiKey {
   keyHash: Buffer
   prefix: string
   monthlySpendCap?: string | null
+  permissions: 'all' | 'call' | 'read'
+  capabilities?: string[] | null
   createdAt: Date
   revokedAt?: Date | null
 }
@@ -56,6 +58,8 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
     keyHash: { type: 'blob', fieldName: 'key_hash', lazy: true },
     prefix: { type: 'text' },
     monthlySpendCap: { type: 'bigint', nullable: true, fieldName: 'monthly_spend_cap' },
+    permissions: { type: 'text' },
+    capabilities: { type: 'text[]', nullable: true },
     createdAt: { type: 'datetime', fieldName: 'created_at', onCreate: () => new Date() },
     revokedAt: { type: 'datetime', nullable: true, fieldName: 'revoked_at' },
   },

@@ -42,13 +42,35 @@ create table api_keys (
   revoked_at timestamp with time zone,
   mode text not null default 'live'::text,
   sealed_key text,
+  permissions text not null default 'all'::text,
+  capabilities text[],
   constraint api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint api_keys_capabilities_check CHECK (((capabilities IS NULL) OR ((cardinality(capabilities) >= 1) AND (cardinality(capabilities) <= 100)))),
   constraint api_keys_check CHECK (((sealed_key IS NULL) OR (mode = 'test'::text))),
   constraint api_keys_held_check CHECK ((held >= 0)),
   constraint api_keys_key_hash_key UNIQUE (key_hash),
   constraint api_keys_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint api_keys_monthly_spend_cap_check CHECK ((monthly_spend_cap >= 0)),
+  constraint api_keys_permissions_check CHECK ((permissions = ANY (ARRAY['all'::text, 'call'::text, 'read'::text]))),
   constraint api_keys_pkey PRIMARY KEY (id)
+);
+
+create table audit_entries (
+  id bigint not null,
+  account_id uuid,
+  at timestamp with time zone not null,
+  actor_type text not null,
+  actor_id text,
+  actor_email text,
+  actor_key_prefix text,
+  action text not null,
+  target_type text not null,
+  target_id text,
+  request_id text,
+  ip text,
+  details jsonb not null default '{}'::jsonb,
+  constraint audit_entries_actor_type_check CHECK ((actor_type = ANY (ARRAY['member'::text, 'key'::text, 'operator'::text, 'system'::text]))),
+  constraint audit_entries_pkey PRIMARY KEY (id)
 );
 
 create table dashboard_sessions (
@@ -57,8 +79,13 @@ create table dashboard_sessions (
   csrf_token text not null,
   expires_at timestamp with time zone not null,
   created_at timestamp with time zone not null default now(),
+  member_id uuid not null,
+  email text not null,
+  sso_account_id uuid,
   constraint dashboard_sessions_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
-  constraint dashboard_sessions_pkey PRIMARY KEY (id_hash)
+  constraint dashboard_sessions_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id) ON DELETE CASCADE,
+  constraint dashboard_sessions_pkey PRIMARY KEY (id_hash),
+  constraint dashboard_sessions_sso_account_id_fkey FOREIGN KEY (sso_account_id) REFERENCES accounts(id) ON DELETE CASCADE
 );
 
 create table holds (
@@ -91,6 +118,22 @@ create table idempotency_records (
   constraint idempotency_records_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint idempotency_records_pkey PRIMARY KEY (account_id, key),
   constraint idempotency_records_state_check CHECK ((state = ANY (ARRAY['running'::text, 'done'::text])))
+);
+
+create table invitations (
+  id uuid not null,
+  account_id uuid not null,
+  email text not null,
+  role text not null,
+  token_hash bytea not null,
+  created_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  accepted_at timestamp with time zone,
+  revoked_at timestamp with time zone,
+  constraint invitations_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint invitations_pkey PRIMARY KEY (id),
+  constraint invitations_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'billing'::text, 'viewer'::text]))),
+  constraint invitations_token_hash_key UNIQUE (token_hash)
 );
 
 create table job_inputs (
@@ -149,6 +192,19 @@ create table login_links (
   expires_at timestamp with time zone not null,
   used_at timestamp with time zone,
   constraint login_links_pkey PRIMARY KEY (token_hash)
+);
+
+create table members (
+  id uuid not null,
+  account_id uuid not null,
+  email text not null,
+  role text not null,
+  created_at timestamp with time zone not null default now(),
+  last_sign_in_at timestamp with time zone,
+  constraint members_account_id_email_key UNIQUE (account_id, email),
+  constraint members_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint members_pkey PRIMARY KEY (id),
+  constraint members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'billing'::text, 'viewer'::text])))
 );
 
 create table memories (
@@ -218,6 +274,38 @@ create table request_log (
   constraint request_log_pkey PRIMARY KEY (id)
 );
 
+create table sso_domains (
+  domain text not null,
+  account_id uuid not null,
+  constraint sso_domains_account_id_fkey FOREIGN KEY (account_id) REFERENCES sso_settings(account_id) ON DELETE CASCADE,
+  constraint sso_domains_pkey PRIMARY KEY (domain)
+);
+
+create table sso_flows (
+  state_hash bytea not null,
+  browser_hash bytea not null,
+  account_id uuid not null,
+  code_verifier text not null,
+  nonce text not null,
+  expires_at timestamp with time zone not null,
+  used_at timestamp with time zone,
+  constraint sso_flows_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint sso_flows_pkey PRIMARY KEY (state_hash)
+);
+
+create table sso_settings (
+  account_id uuid not null,
+  issuer text not null,
+  client_id text not null,
+  client_secret text not null,
+  default_role text not null,
+  enforced boolean not null default false,
+  updated_at timestamp with time zone not null,
+  constraint sso_settings_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint sso_settings_default_role_check CHECK ((default_role = ANY (ARRAY['admin'::text, 'developer'::text, 'billing'::text, 'viewer'::text]))),
+  constraint sso_settings_pkey PRIMARY KEY (account_id)
+);
+
 create table usage_events (
   id bigint not null default nextval('usage_events_id_seq'::regclass),
   account_id uuid not null,
@@ -261,13 +349,18 @@ create table webhook_deliveries (
 );
 
 CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id);
+CREATE INDEX audit_entries_account ON public.audit_entries USING btree (account_id, id DESC);
+CREATE INDEX audit_entries_at ON public.audit_entries USING btree (at);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
+CREATE INDEX dashboard_sessions_member ON public.dashboard_sessions USING btree (member_id);
 CREATE INDEX holds_open ON public.holds USING btree (expires_at) WHERE (state = 'open'::text);
 CREATE INDEX idempotency_records_created ON public.idempotency_records USING btree (created_at);
+CREATE INDEX invitations_account ON public.invitations USING btree (account_id, created_at DESC);
 CREATE INDEX jobs_account ON public.jobs USING btree (account_id);
 CREATE INDEX jobs_account_list ON public.jobs USING btree (account_id, mode, created_at DESC, id DESC);
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
+CREATE INDEX members_email ON public.members USING btree (email);
 CREATE INDEX memories_account_namespace ON public.memories USING btree (account_id, namespace, created_at);
 CREATE INDEX memories_tsv ON public.memories USING gin (tsv);
 CREATE INDEX model_requests_created ON public.model_requests USING btree (created_at);
@@ -277,6 +370,7 @@ CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
 CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
 CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
+CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
@@ -452,6 +546,17 @@ begin
   return new;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.refuse_audit_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_op = 'DELETE' and old.at < now() - interval '400 days' then
+    return old;
+  end if;
+  raise exception 'audit entries are append-only (% refused)', tg_op using errcode = '42501';
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.release_hold(p_hold uuid, p_idem_key text)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -579,3 +684,6 @@ end $function$;
 CREATE TRIGGER accounts_auto_recharge BEFORE UPDATE OF balance ON public.accounts FOR EACH ROW WHEN (((new.balance < old.balance) AND (new.auto_recharge_threshold IS NOT NULL) AND (NOT new.recharge_pending) AND (new.stripe_payment_method IS NOT NULL) AND ((new.balance - new.reserved) < new.auto_recharge_threshold))) EXECUTE FUNCTION queue_auto_recharge();
 CREATE TRIGGER api_key_deleted AFTER DELETE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION notify_api_key_revoked();
 CREATE TRIGGER api_key_revoked AFTER UPDATE OF revoked_at ON public.api_keys FOR EACH ROW WHEN ((old.revoked_at IS DISTINCT FROM new.revoked_at)) EXECUTE FUNCTION notify_api_key_revoked();
+CREATE TRIGGER api_key_scope_changed AFTER UPDATE OF permissions, capabilities ON public.api_keys FOR EACH ROW WHEN (((old.permissions IS DISTINCT FROM new.permissions) OR (old.capabilities IS DISTINCT FROM new.capabilities))) EXECUTE FUNCTION notify_api_key_revoked();
+CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();

@@ -1,6 +1,8 @@
 // The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals,
-// expired dashboard sign-in links and sessions, request log rows past their retention.
+// expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log rows and audit entries
+// past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
+import { pruneAudit } from '../audit/list.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import { pruneRequestLog } from '../requests/list.ts'
@@ -16,6 +18,7 @@ export interface MaintenanceReport extends StaleJobsReport {
   plansRenewed: number
   signInRowsRemoved: number
   requestLogRowsRemoved: number
+  auditEntriesRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -26,5 +29,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
-  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved, requestLogRowsRemoved }
+  const auditEntriesRemoved = await pruneAudit(services.db, now)
+  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved, requestLogRowsRemoved, auditEntriesRemoved }
 }

@@ -209,3 +209,48 @@ export async function postPublic(
     throw toFetchError(err, timeout, timeoutMs)
   }
 }
+
+/**
+ * One request to a user-supplied URL, redirects not followed (an OpenID provider's endpoints): the status, headers
+ * and body (at most `maxBytes`), through the same guard and pinned connection as every other outbound request.
+ */
+export async function requestPublic(
+  url: string,
+  opts: {
+    method: 'GET' | 'POST'
+    headers?: Record<string, string>
+    body?: string
+    allowPrivate: boolean
+    resolver?: Resolver
+    schemes: readonly string[]
+    maxBytes?: number
+    timeoutMs?: number
+    signal?: AbortSignal
+  },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+  const timeoutMs = opts.timeoutMs ?? 10_000
+  const maxBytes = opts.maxBytes ?? MiB
+  const timeout = AbortSignal.timeout(timeoutMs)
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout
+  try {
+    let target: URL
+    try {
+      target = new URL(url)
+    } catch {
+      throw new FetchError('refused', 'invalid URL')
+    }
+    const res = await openHop(target, {
+      allowPrivate: opts.allowPrivate,
+      resolver: opts.resolver,
+      schemes: opts.schemes,
+      method: opts.method,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      signal,
+    })
+    const bytes = await readBody(res, maxBytes, signal, false)
+    return { status: res.statusCode ?? 0, headers: res.headers, bytes }
+  } catch (err) {
+    throw toFetchError(err, timeout, timeoutMs, opts.signal)
+  }
+}

@@ -16,8 +16,23 @@ export function kernelOperation(route: KernelRoute) {
     security: route.authenticated ? [{ bearer: [] }] : [],
     ...(route.parameters ? { parameters: route.parameters } : {}),
     ...(paging ? { 'x-pagination': paging } : {}),
+    ...(route.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref(route.requestBody.name),
+                ...(route.requestBody.example === undefined ? {} : { example: route.requestBody.example }),
+              },
+            },
+          },
+        }
+      : {}),
     responses: {
-      '200': json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
+      [String(route.status ?? 200)]: route.response.csv
+        ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
+        : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
       ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
     },
   }

@@ -21,6 +21,7 @@ import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { requireProvider } from './provider.ts'
+import { requireCapability, type AccessGuard } from './permissions.ts'
 import { quoteCall, type Quote } from './price.ts'
 import { dryRunMode, makeBodyReader, readRequest, type CallRequest, type DryRunMode } from './request.ts'
 import { spendRefusal } from './spend.ts'
@@ -28,7 +29,7 @@ import { throttle } from './throttle.ts'
 
 export const SYNC_HOLD_TTL_SECONDS = 300
 
-export function capabilityCall(capability: Capability, services: Services): Middleware {
+export function capabilityCall(capability: Capability, services: Services): AccessGuard {
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
   const perMinute = services.config.rateLimits[capability.name] ?? capability.ratePerMinute
   /** Stages 3 and 4, the same for live calls and dry runs. */
@@ -38,8 +39,9 @@ export function capabilityCall(capability: Capability, services: Services): Midd
   }
   const testCall = testModeCall(capability, services)
 
-  return async (ctx) => {
+  const call: Middleware = async (ctx) => {
     const caller = await authenticate(ctx, services.keys) // 1
+    requireCapability(caller, capability.name) // the key's scope, from the cached key: before anything is read or held
     await throttle(ctx, services.limiter, capability.name, caller.keyId, perMinute) // 2
     if (caller.mode === 'test') return testCall(ctx, caller, (mode) => admit(ctx, mode)) // the example, never a charge
     requestedOutcome(ctx, 'live') // refuses Service-Test-Outcome
@@ -61,6 +63,7 @@ export function capabilityCall(capability: Capability, services: Services): Midd
       if (!paid) services.sandbox.drawUnpaid(reader)
     }
   }
+  return Object.assign(call, { access: 'call' as const })
 
   /** Stages 5–9 of a live call; true when it was charged (or accepted with its credits held). */
   async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal, reader: Reader): Promise<boolean> {

@@ -64,6 +64,16 @@ export function makeBodyReader(limitBytes: number) {
   }
 }
 
+/** The JSON body of a management route (not a capability), checked by `check`: 415 for another type, then the body limit. */
+export function jsonBodyReader(limitBytes: number) {
+  const readBody = makeBodyReader(limitBytes)
+  return async <T>(ctx: Context, check: (b: unknown) => T): Promise<T> => {
+    if (ctx.request.length && !ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON.')
+    await readBody(ctx)
+    return check(ctx.request.body ?? {})
+  }
+}
+
 export async function readRequest(
   ctx: Context,
   cap: Capability,

@@ -4,7 +4,7 @@
 import type Router from '@koa/router'
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError } from '../errors.ts'
-import { authenticate } from '../pipeline/auth.ts'
+import { callerOf, keyAccess } from '../pipeline/permissions.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
@@ -92,8 +92,8 @@ function tagsOf(q: Record<string, unknown>): Record<string, string> {
 
 export function requestsRouter(services: Services): Router {
   const router = strictRouter()
-  router.get('/v1/requests', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
+  router.get('/v1/requests', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
     const q = readQuery({ ...ctx.query })
     const filter = requestFilter(q, caller.mode)
     await services.requestLog.flush() // the calls this process answered just before are listed
@@ -103,8 +103,8 @@ export function requestsRouter(services: Services): Router {
     })
     ctx.body = page
   })
-  router.get('/v1/requests/:requestId', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
+  router.get('/v1/requests/:requestId', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
     await services.requestLog.flush()
     const id = ctx.params.requestId!
     const found = new RegExp(REQUEST_ID).test(id) ? await findRequest(services.db, caller.accountId, id, caller.mode) : null

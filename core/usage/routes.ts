@@ -2,7 +2,7 @@
 import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
 import { Type } from '@sinclair/typebox'
-import { authenticate } from '../pipeline/auth.ts'
+import { callerOf, keyAccess } from '../pipeline/permissions.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { Size } from '../wallet/wallet.ts'
@@ -65,8 +65,8 @@ const readQuery = inputReader(UsageQuery, 'query')
 
 export function usageRouter(services: Services): Router {
   const router = strictRouter()
-  router.get('/v1/usage', async (ctx) => {
-    const caller = await authenticate(ctx, services.keys)
+  router.get('/v1/usage', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
     const q = readQuery({ ...ctx.query })
     // A test key never spends, so its ledger is empty; it does not read the live one (issue 30).
     if (caller.mode === 'test') return void (ctx.body = { entries: [], daily: [] })

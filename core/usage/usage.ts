@@ -1,5 +1,6 @@
 // The account's ledger as the usage API and the dashboard show it: entries newest first with a cursor,
 // filters, and daily totals per endpoint from the usage events. Every query filters by account_id.
+import { csvLine } from '../csv.ts'
 import type { Static } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
@@ -125,12 +126,7 @@ export async function ledgerCsv(db: Query, accountId: string, f: UsageFilter): P
     all.push(...page.entries)
     cursor = page.nextCursor
   } while (cursor)
-  const cell = (v: string | number | undefined) => {
-    const s = v === undefined ? '' : String(v)
-    // Quote every text cell; a leading = + - @ is neutralised so spreadsheets do not run it as a formula.
-    return /^[=+\-@\t\r]/.test(s) && !/^-?\d+$/.test(s) ? `"'${s.replace(/"/g, '""')}"` : `"${s.replace(/"/g, '""')}"`
-  }
   for (const e of all.reverse())
-    lines.push([e.id, e.createdAt, e.kind, e.amount, e.balanceAfter, e.endpoint, e.requestId, e.keyId, e.reference].map(cell).join(','))
+    lines.push(csvLine([e.id, e.createdAt, e.kind, e.amount, e.balanceAfter, e.endpoint, e.requestId, e.keyId, e.reference]))
   return lines.join('\r\n') + '\r\n'
 }

@@ -1,7 +1,7 @@
 import { BaseClient, List, type AcceptedJob, type CallOptions, type RequestOptions, type VerifyOptions, type WaitOptions } from './runtime.js';
 export { ApiError, List, WebhookVerificationError, isRetryable, parseRetryAfter, type AcceptedJob, type ApiErrorCode, type CallOptions, type ClientOptions, type ErrorDetail, type RequestOptions, type ResponseInfo, type VerifyOptions, type WaitOptions } from './runtime.js';
 /** The service's stable error codes: branch on them, never on messages. */
-export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+export type ErrorCode = "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
 /** The refusals a test key can ask for with `testOutcome` (Service-Test-Outcome). */
 export type TestOutcome = "rate_limited" | "insufficient_credits" | "spend_cap_reached" | "idempotency_key_in_use" | "idempotency_key_reused" | "inference_unavailable" | "inference_failed" | "unprocessable" | "internal_error" | "service_unavailable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long";
 export type Usage = {
@@ -25,7 +25,7 @@ export type Usage = {
 export type ErrorBody = {
     error: {
         /** stable; branch on it */
-        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
         /** for people; may change */
         message: string;
         /** the X-Request-Id of the call */
@@ -62,7 +62,7 @@ export type DryRun = {
     /** the refusal the live call would get */
     error?: {
         /** stable; branch on it */
-        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
+        code: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable";
         /** for people; may change */
         message: string;
         /** JSON-pointer paths of the offending values */
@@ -129,7 +129,7 @@ export type WebhookPayload = {
         /** when failed: what went wrong, for people */
         error?: string;
         /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
     };
 };
 export type JobsPage = {
@@ -152,7 +152,7 @@ export type JobsPage = {
         /** when failed: what went wrong, for people */
         error?: string;
         /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
     }>;
     /** Pass as cursor for the next (older) page; absent on the last page */
     nextCursor?: string;
@@ -198,7 +198,7 @@ export type Job = {
     /** when failed: what went wrong, for people */
     error?: string;
     /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "rate_limited" | "free_decoding_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
 };
 export type Account = {
     id: string;
@@ -326,6 +326,173 @@ export type RequestLogEntry = {
     metadata?: {
         [key: string]: string;
     };
+};
+export type KeyList = {
+    keys: Array<{
+        id: string;
+        /** the first 12 characters, as the dashboard and the request log show them */
+        prefix: string;
+        name: string | null;
+        mode: "live" | "test";
+        /** all: everything, account management included; call: capabilities and reads; read: reads only */
+        permissions: "all" | "call" | "read";
+        capabilities: Array<string> | null;
+        monthlySpendCap: number | null;
+        createdAt: string;
+        revokedAt: string | null;
+    }>;
+};
+export type ApiKeyCreated = {
+    id: string;
+    /** the first 12 characters, as the dashboard and the request log show them */
+    prefix: string;
+    name: string | null;
+    mode: "live" | "test";
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions: "all" | "call" | "read";
+    capabilities: Array<string> | null;
+    monthlySpendCap: number | null;
+    createdAt: string;
+    revokedAt: string | null;
+    /** shown once */
+    key: string;
+};
+export type KeyInput = {
+    name?: string;
+    mode?: "live" | "test";
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions?: "all" | "call" | "read";
+    /** the only capabilities the key may call; null or absent: every one */
+    capabilities?: Array<string> | null;
+    /** credits per calendar month (UTC); the Team plan */
+    monthlySpendCap?: number | null;
+};
+export type ApiKey = {
+    id: string;
+    /** the first 12 characters, as the dashboard and the request log show them */
+    prefix: string;
+    name: string | null;
+    mode: "live" | "test";
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions: "all" | "call" | "read";
+    capabilities: Array<string> | null;
+    monthlySpendCap: number | null;
+    createdAt: string;
+    revokedAt: string | null;
+};
+export type KeyPatch = {
+    name?: string | null;
+    /** all: everything, account management included; call: capabilities and reads; read: reads only */
+    permissions?: "all" | "call" | "read";
+    /** the only capabilities the key may call; null or absent: every one */
+    capabilities?: Array<string> | null;
+    /** credits per calendar month (UTC); the Team plan */
+    monthlySpendCap?: number | null;
+};
+export type KeyRevoked = {
+    id: string;
+    revokedAt: string;
+};
+export type MemberList = {
+    members: Array<{
+        id: string;
+        email: string;
+        role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        createdAt: string;
+        lastSignInAt: string | null;
+    }>;
+};
+export type Member = {
+    id: string;
+    email: string;
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+    createdAt: string;
+    lastSignInAt: string | null;
+};
+export type MemberInput = {
+    email: string;
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+};
+export type RoleInput = {
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+};
+export type InvitationList = {
+    invitations: Array<{
+        id: string;
+        email: string;
+        role: "owner" | "admin" | "developer" | "billing" | "viewer";
+        createdAt: string;
+        expiresAt: string;
+        status: "pending" | "expired";
+    }>;
+};
+export type Invitation = {
+    id: string;
+    email: string;
+    role: "owner" | "admin" | "developer" | "billing" | "viewer";
+    createdAt: string;
+    expiresAt: string;
+    status: "pending" | "expired";
+};
+export type AuditPage = {
+    entries: Array<{
+        /** increasing with time; pass nextCursor to page */
+        id: string;
+        at: string;
+        actor: {
+            type: "member" | "key" | "operator" | "system";
+            /** the member or key id */
+            id?: string;
+            /** a member’s email */
+            email?: string;
+            /** a key’s first 12 characters */
+            keyPrefix?: string;
+        };
+        /** <thing>.<what happened>, e.g. key.created, member.role_changed, sign_in.failed */
+        action: string;
+        /** what was changed */
+        target: {
+            type: string;
+            id?: string;
+        };
+        /** the X-Request-Id of the request that made the change */
+        requestId?: string;
+        ip?: string;
+        /** what changed: before/after values, reasons; never a secret */
+        details: {
+            [key: string]: unknown;
+        };
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type SsoSettings = {
+    issuer: string;
+    clientId: string;
+    /** the secret itself is never returned */
+    clientSecretSet: true;
+    domains: Array<string>;
+    /** the role of people who arrive through the provider */
+    defaultRole: "admin" | "developer" | "billing" | "viewer";
+    enforced: boolean;
+    /** register this as the client’s redirect URI at the provider */
+    redirectUri: string;
+    updatedAt: string;
+};
+export type SsoInput = {
+    /** the provider’s issuer; its /.well-known/openid-configuration is read */
+    issuer: string;
+    clientId: string;
+    /** write-only; encrypted at rest */
+    clientSecret?: string;
+    domains: Array<string>;
+    /** the role of people who arrive through the provider */
+    defaultRole: "admin" | "developer" | "billing" | "viewer";
+    /** refuse sign-in links for these domains: their people sign in through the provider only */
+    enforced: boolean;
+};
+export type SsoRemoved = {
+    removed: true;
 };
 /** POST /v1/categorize request */
 export type CategorizeRequest = {
@@ -2323,6 +2490,30 @@ export type RequestsQuery = {
     /** the Idempotency-Key the calls sent */
     idempotencyKey?: string;
 };
+/** GET /v1/audit-log query parameters */
+export type AuditLogQuery = {
+    /** key.created, or key for every key.* action */
+    action?: string;
+    /** a member or key id, an email, a key prefix, or operator | system | member | key */
+    actor?: string;
+    from?: string;
+    /** exclusive */
+    to?: string;
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** 1–200, default 50 */
+    limit?: string;
+};
+/** GET /v1/audit-log/export query parameters */
+export type ExportAuditLogQuery = {
+    /** key.created, or key for every key.* action */
+    action?: string;
+    /** a member or key id, an email, a key prefix, or operator | system | member | key */
+    actor?: string;
+    from?: string;
+    /** exclusive */
+    to?: string;
+};
 /** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */
 export type JobOf<R> = Omit<Job, 'result'> & {
     result?: R;
@@ -2590,6 +2781,38 @@ export declare class Client extends BaseClient {
     requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]>;
     /** Get one request of the log by its request id. */
     getRequest(requestId: string, options?: RequestOptions): Promise<RequestLogEntry>;
+    /** List the account’s keys. */
+    keys(options?: RequestOptions): Promise<KeyList>;
+    /** Create a key. */
+    createKey(input: KeyInput, options?: RequestOptions): Promise<ApiKeyCreated>;
+    /** Change a key’s name, scope or cap. */
+    updateKey(id: string, input: KeyPatch, options?: RequestOptions): Promise<ApiKey>;
+    /** Revoke a key. */
+    revokeKey(id: string, options?: RequestOptions): Promise<KeyRevoked>;
+    /** List the account’s members. */
+    members(options?: RequestOptions): Promise<MemberList>;
+    /** Add a member. */
+    addMember(input: MemberInput, options?: RequestOptions): Promise<Member>;
+    /** Change a member’s role. */
+    changeMemberRole(id: string, input: RoleInput, options?: RequestOptions): Promise<Member>;
+    /** Remove a member. */
+    removeMember(id: string, options?: RequestOptions): Promise<Member>;
+    /** List open invitations. */
+    invitations(options?: RequestOptions): Promise<InvitationList>;
+    /** Invite someone by email. */
+    invite(input: MemberInput, options?: RequestOptions): Promise<Invitation>;
+    /** Revoke an invitation. */
+    revokeInvitation(id: string, options?: RequestOptions): Promise<Invitation>;
+    /** List the audit log. Awaited: the first page; `for await`: every item of every page. */
+    auditLog(query?: AuditLogQuery, options?: RequestOptions): List<AuditPage, AuditPage["entries"][number]>;
+    /** Export the audit log as CSV. */
+    exportAuditLog(query?: ExportAuditLogQuery, options?: RequestOptions): Promise<string>;
+    /** Get the single sign-on settings. */
+    sso(options?: RequestOptions): Promise<SsoSettings>;
+    /** Set up or change single sign-on. */
+    putSso(input: SsoInput, options?: RequestOptions): Promise<SsoSettings>;
+    /** Turn single sign-on off. */
+    removeSso(options?: RequestOptions): Promise<SsoRemoved>;
     /**
      * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
      * an async call, the job's `result` is typed as that endpoint's result.

@@ -138,7 +138,9 @@ export class BaseClient {
             this.#last = info;
             if (res.ok) {
                 options.onResponse?.(info);
-                return (text ? JSON.parse(text) : undefined);
+                // JSON, or the text of an export (text/csv).
+                const json = /^application\/json\b/.test(res.headers.get('content-type') ?? 'application/json');
+                return (text ? (json ? JSON.parse(text) : text) : undefined);
             }
             const error = toApiError(res, text, info);
             // A Retry-After longer than the client waits is the answer: throw now rather than retry early.

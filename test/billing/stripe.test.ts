@@ -1,6 +1,7 @@
 // Payments through the official stripe client against a fake Stripe on loopback: checkout → webhook →
 // credits, once per event; bad signatures refused; plan renewals; auto-recharge once per crossing.
 import t from 'tap'
+import { systemActing } from '../../core/audit/audit.ts'
 import Stripe from 'stripe'
 import { createAccount } from '../../core/accounts/accounts.ts'
 import { setAutoRecharge, startCheckout, STRIPE_FUTURE_TOLERANCE_SECONDS } from '../../core/billing/billing.ts'
@@ -147,11 +148,11 @@ async function cardHolder() {
 t.test('auto-recharge: 50 concurrent captures across the threshold → one off-session charge, one grant', async (t) => {
   const c = await cardHolder()
   await t.rejects(
-    setAutoRecharge(app.services, (await app.customer(0)).accountId, { threshold: 100, pack: 'starter' }),
+    setAutoRecharge(app.services, (await app.customer(0)).accountId, { threshold: 100, pack: 'starter' }, systemActing(new Date())),
     { code: 'invalid_request' },
     'needs a saved card',
   )
-  await setAutoRecharge(app.services, c.accountId, { threshold: 1900, pack: 'growth' })
+  await setAutoRecharge(app.services, c.accountId, { threshold: 1900, pack: 'growth' }, systemActing(new Date()))
   const before = stripe.paymentIntents.filter((p) => p.off_session).length
   const calls = await Promise.all(
     Array.from({ length: 50 }, (_, i) => app.call('/v1/echo-test', { key: c.key, body: { text: `call ${i}` } })),
@@ -193,7 +194,7 @@ t.test('a declined recharge turns auto-recharge off and emails the account', asy
     stripe.decline = false
   })
   stripe.decline = true
-  await setAutoRecharge(app.services, c.accountId, { threshold: 1999, pack: 'starter' })
+  await setAutoRecharge(app.services, c.accountId, { threshold: 1999, pack: 'starter' }, systemActing(new Date()))
   t.equal((await app.call('/v1/echo-test', { key: c.key, body: { text: 'cross' } })).status, 200)
   const off = await waitFor('auto-recharge off', async () => {
     const [r] = await db.sql(`select auto_recharge_threshold, recharge_pending from accounts where id = ?`, [c.accountId])

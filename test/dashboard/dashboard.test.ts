@@ -4,7 +4,8 @@ import t from 'tap'
 import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
 import { createMailer } from '../../core/mail.ts'
-import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
+import { startTestApp, testCapability } from '../helpers/app.ts'
+import { WebClient as Client } from '../helpers/web-client.ts'
 
 interface Mail {
   to: string
@@ -28,41 +29,6 @@ async function fakeSmtp(): Promise<{ url: string; mails: Mail[] }> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => new Promise<void>((r) => server.close(() => r())))
   return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, mails }
-}
-
-/** A browser-like client: a cookie jar, and the CSRF field of the last page for the next form. */
-class Client {
-  cookies = new Map<string, string>()
-  csrf = ''
-  readonly app: TestApp
-  constructor(app: TestApp) {
-    this.app = app
-  }
-  async request(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...init.headers, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
-    let body: string | undefined
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded'
-      body = new URLSearchParams(init.form).toString()
-    }
-    const res = await fetch(this.app.url + path, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' })
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';')
-      const [k, v] = pair!.split('=')
-      if (v) this.cookies.set(k!, v)
-      else this.cookies.delete(k!)
-    }
-    const text = await res.text()
-    const field = /name="_csrf" value="([^"]+)"/.exec(text)
-    if (field) this.csrf = field[1]!
-    return { status: res.status, text, headers: res.headers }
-  }
-  get(path: string) {
-    return this.request(path)
-  }
-  post(path: string, form: Record<string, string> = {}) {
-    return this.request(path, { form: { _csrf: this.csrf, ...form } })
-  }
 }
 
 const smtp = await fakeSmtp()

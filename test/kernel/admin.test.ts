@@ -65,7 +65,15 @@ t.test('account, packs, plans, keys, caps, revocation, webhook secret', async (t
   t.equal((await app.call('/v1/account', { key: key.body.key })).body.plan, 'team')
 
   res = await admin(`/admin/keys/${key.body.id}`, { method: 'PATCH', body: { monthlySpendCap: null } })
-  t.same(res.body, { id: key.body.id, prefix: key.body.prefix, name: 'ci', mode: 'live', monthlySpendCap: null })
+  t.match(res.body, {
+    id: key.body.id,
+    prefix: key.body.prefix,
+    name: 'ci',
+    mode: 'live',
+    permissions: 'all',
+    capabilities: null,
+    monthlySpendCap: null,
+  })
   res = await admin(`/admin/keys/${key.body.id}`, { method: 'DELETE' })
   t.match(res.body, { id: key.body.id, revokedAt: String })
   t.equal((await app.call('/v1/account', { key: key.body.key })).status, 401, 'revoked at once')

@@ -59,7 +59,7 @@ t.test('every published example validates against its published schema, usage in
   let examples = 0
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     const op = item.post
-    if (!op) continue
+    if (!op?.tags?.includes('capabilities')) continue
     const request = app.contract.requestSchema(path)
     const example = op.requestBody.content['application/json'].example
     if (example !== undefined) t.ok(request(example), `${path} request example: ${JSON.stringify(request.errors)}`)

@@ -48,7 +48,7 @@ app.services.mailer = createMailer(
 )
 const [{ email }] = (await app.services.db.sql(`select email from accounts where id = ?`, [customer.accountId])) as [{ email: string }]
 await sendSignInLink(app.services, email, app.url)
-const { sessionId } = (await redeemSignInLink(app.services, link))!
+const { sessionId } = (await redeemSignInLink(app.services, link, { requestId: 'req_fuzz', ip: '127.0.0.1' }))!
 const [{ csrf_token: sessionCsrf }] = (await app.services.db.sql(`select csrf_token from dashboard_sessions`)) as [{ csrf_token: string }]
 const preSessionCsrf = 'p'.repeat(43)
 

@@ -10,6 +10,7 @@ import {
   startCheckout,
   type RechargePack,
 } from '../../billing/billing.ts'
+import { audit } from '../../audit/audit.ts'
 import { ApiError } from '../../errors.ts'
 import { credits, planName, title, usd } from '../format.ts'
 import { body, state } from '../guards.ts'
@@ -18,8 +19,8 @@ import { read } from '../inputs.ts'
 import { notice, page, type Kit } from '../kit.ts'
 import { csrfField, layout, type Frame } from '../layout.ts'
 
-export function billingRoutes(router: Router, { services, origin, signedIn, frame }: Kit): void {
-  router.get('/dashboard/billing', signedIn, async (ctx) => {
+export function billingRoutes(router: Router, { services, origin, allow, acting, frame }: Kit): void {
+  router.get('/dashboard/billing', allow('billing.read'), async (ctx) => {
     const { checkout, done } = read.query.billing(ctx.query)
     const { accountId } = state(ctx).session
     const account = await getAccount(services.db, accountId)
@@ -49,28 +50,45 @@ export function billingRoutes(router: Router, { services, origin, signedIn, fram
       }),
     )
   })
-  router.post('/dashboard/billing/checkout', signedIn, async (ctx) => {
+  router.post('/dashboard/billing/checkout', allow('billing.write'), async (ctx) => {
     // The schema's enums are the packs and plans: `toString` or `constructor` is no pack.
     const { pack, plan } = read.form.checkout(body(ctx))
     const item = pack ? { pack } : plan ? { plan } : null
     if (!item) throw new ApiError('invalid_request', 'Choose a pack or a plan.')
+    const { accountId } = state(ctx).session
+    const url = await startCheckout(services, accountId, item, origin())
+    // Nothing is bought yet (Stripe's event grants it, audited then); who started paying is recorded now.
+    await audit(services.db, acting(ctx), {
+      accountId,
+      action: 'checkout.started',
+      target: { type: 'account', id: accountId },
+      details: item,
+    })
     ctx.status = 303
-    ctx.redirect(await startCheckout(services, state(ctx).session.accountId, item, origin()))
+    ctx.redirect(url)
   })
-  router.post('/dashboard/billing/cancel', signedIn, async (ctx) => {
+  router.post('/dashboard/billing/cancel', allow('billing.write'), async (ctx) => {
     read.form.csrfOnly(body(ctx))
-    await cancelPlan(services, state(ctx).session.accountId)
+    const { accountId } = state(ctx).session
+    await cancelPlan(services, accountId)
+    // The plan ends when Stripe reports it (audited then as plan.changed); the request is recorded now.
+    await audit(services.db, acting(ctx), { accountId, action: 'plan.cancel_requested', target: { type: 'account', id: accountId } })
     ctx.redirect('/dashboard/billing?done=cancelled')
   })
-  router.post('/dashboard/billing/auto-recharge', signedIn, async (ctx) => {
+  router.post('/dashboard/billing/auto-recharge', allow('billing.write'), async (ctx) => {
     const f = read.form.autoRecharge(body(ctx))
-    if (f.off) await setAutoRecharge(services, state(ctx).session.accountId, null)
+    if (f.off) await setAutoRecharge(services, state(ctx).session.accountId, null, acting(ctx))
     else {
       const threshold = (f.threshold ?? '').trim()
       if (!/^\d{1,9}$/.test(threshold) || Number(threshold) < 1)
         throw new ApiError('invalid_request', 'The threshold is a whole number of credits, at least 1.')
       if (!f.pack) throw new ApiError('invalid_request', 'Choose the pack to buy.')
-      await setAutoRecharge(services, state(ctx).session.accountId, { threshold: Number(threshold), pack: f.pack satisfies RechargePack })
+      await setAutoRecharge(
+        services,
+        state(ctx).session.accountId,
+        { threshold: Number(threshold), pack: f.pack satisfies RechargePack },
+        acting(ctx),
+      )
     }
     ctx.redirect('/dashboard/billing?done=recharge')
   })

@@ -1,9 +1,12 @@
-// API keys: create (a live key's secret shown once), show a test key again, revoke, per-key monthly caps (Team
-// plan), and the test key /docs "Try it out" uses.
+// API keys: create (a live key's secret shown once), show a test key again, revoke, permissions and a capability
+// allowlist per key, per-key monthly caps (Team plan), and the test key /docs "Try it out" uses.
 import type Router from '@koa/router'
 import { createKey, getAccount, openTestKey, revokeKey, updateKey, type Plan } from '../../accounts/accounts.ts'
+import { checkScope } from '../../accounts/key-routes.ts'
+import { audit } from '../../audit/audit.ts'
 import { ApiError } from '../../errors.ts'
 import type { Services } from '../../services.ts'
+import { KEY_PERMISSIONS, roleMay, type KeyPermission } from '../../teams/roles.ts'
 import { credits, when } from '../format.ts'
 import { body, state } from '../guards.ts'
 import { html } from '../html.ts'
@@ -18,6 +21,8 @@ export interface KeyRow {
   prefix: string
   name: string | null
   mode: 'live' | 'test'
+  permissions: KeyPermission
+  capabilities: string[] | null
   /** A test key the dashboard can show again (sealed). */
   revealable: boolean
   monthlySpendCap: number | null
@@ -33,13 +38,15 @@ export async function keyRows(services: Services, accountId: string): Promise<Ke
     prefix: string
     name: string | null
     mode: 'live' | 'test'
+    permissions: KeyPermission
+    capabilities: string[] | null
     revealable: boolean
     monthly_spend_cap: string | null
     month_spend: string
     created_at: string
     revoked_at: string | null
   }>(
-    `select id, prefix, name, mode, sealed_key is not null as revealable, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
+    `select id, prefix, name, mode, permissions, capabilities, sealed_key is not null as revealable, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
             created_at, revoked_at from api_keys where account_id = ? order by created_at desc`,
     [services.now(), accountId],
   )
@@ -48,6 +55,8 @@ export async function keyRows(services: Services, accountId: string): Promise<Ke
     prefix: r.prefix,
     name: r.name,
     mode: r.mode,
+    permissions: r.permissions,
+    capabilities: r.capabilities,
     revealable: r.revealable,
     monthlySpendCap: r.monthly_spend_cap == null ? null : Number(r.monthly_spend_cap),
     monthSpend: Number(r.month_spend),
@@ -62,7 +71,13 @@ const capOf = (raw: string | undefined): number | null => {
   return Number(raw.trim())
 }
 
-export function keysRoutes(router: Router, { services, signedIn, frame }: Kit): void {
+/** The allowlist field of a form: names separated by commas or spaces; empty is every capability. */
+const capabilitiesOf = (raw: string | undefined): string[] | null => {
+  const names = [...new Set((raw ?? '').split(/[\s,]+/).filter(Boolean))]
+  return names.length ? names : null
+}
+
+export function keysRoutes(router: Router, { services, allow, acting, frame }: Kit): void {
   const { db } = services
   const ownKey = async (accountId: string, keyId: string | undefined) => {
     const [row] =
@@ -72,21 +87,27 @@ export function keysRoutes(router: Router, { services, signedIn, frame }: Kit): 
     if (!row) throw new ApiError('not_found', 'No such key on this account.')
     return row.id as string
   }
-  router.get('/dashboard/keys', signedIn, async (ctx) => {
+  router.get('/dashboard/keys', allow('keys.read'), async (ctx) => {
     const { done } = read.query.page(ctx.query)
     const { accountId } = state(ctx).session
     page(ctx, keysPage(await frame(ctx, 'keys', notice(done)), await keyRows(services, accountId), (await getAccount(db, accountId)).plan))
   })
-  router.post('/dashboard/keys', signedIn, async (ctx) => {
-    const { accountId } = state(ctx).session
+  router.post('/dashboard/keys', allow('keys.write'), async (ctx) => {
+    const { accountId, role } = state(ctx).session
     const f = read.form.createKey(body(ctx))
     const name = (f.name ?? '').trim() || undefined
     const mode = f.mode ?? 'live'
+    const scope = {
+      permissions: f.permissions ?? (roleMay(role, 'members.write') ? 'all' : 'call'),
+      capabilities: capabilitiesOf(f.capabilities),
+    }
+    checkScope(services, scope, role)
     const created = await createKey(
       db,
       accountId,
-      { ...(name ? { name } : {}), mode, monthlySpendCap: capOf(f.monthlySpendCap) },
+      { ...(name ? { name } : {}), mode, monthlySpendCap: capOf(f.monthlySpendCap), ...scope },
       services.secrets,
+      acting(ctx),
     )
     // Rendered in this response, never redirected: a live key's secret is shown once (a test key's can be shown again).
     page(
@@ -98,10 +119,11 @@ export function keysRoutes(router: Router, { services, signedIn, frame }: Kit): 
       }),
     )
   })
-  router.post('/dashboard/keys/:id/reveal', signedIn, async (ctx) => {
+  router.post('/dashboard/keys/:id/reveal', allow('keys.write'), async (ctx) => {
     const { accountId } = state(ctx).session
     const shown = await openTestKey(db, services.secrets, accountId, await ownKey(accountId, ctx.params.id))
     if (!shown) throw new ApiError('not_found', 'Only test keys made here can be shown again.')
+    await audit(db, acting(ctx), { accountId, action: 'key.revealed', target: { type: 'key', id: shown.id } })
     const row = (await keyRows(services, accountId)).find((k) => k.id === shown.id)!
     page(
       ctx,
@@ -116,19 +138,29 @@ export function keysRoutes(router: Router, { services, signedIn, frame }: Kit): 
   // /docs "Try it out" is authorized with this test key (core/docs/docs.ts): same origin, the session's cookie,
   // never cached; a page of another origin cannot read it. A GET changes nothing: an account without a test key
   // made here (sign-up makes one; the keys page makes more) gets `key: null`, and /docs asks for a key instead.
-  router.get('/dashboard/docs-key', signedIn, async (ctx) => {
+  router.get('/dashboard/docs-key', allow('keys.read'), async (ctx) => {
     const shown = await openTestKey(db, services.secrets, state(ctx).session.accountId)
     ctx.body = { key: shown?.key ?? null }
   })
-  router.post('/dashboard/keys/:id/revoke', signedIn, async (ctx) => {
+  router.post('/dashboard/keys/:id/revoke', allow('keys.write'), async (ctx) => {
     read.form.csrfOnly(body(ctx))
-    await revokeKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), services.keys, services.now())
+    const { accountId } = state(ctx).session
+    await revokeKey(db, await ownKey(accountId, ctx.params.id), services.keys, services.now(), acting(ctx), accountId)
     ctx.redirect('/dashboard/keys?done=revoked')
   })
-  router.post('/dashboard/keys/:id/cap', signedIn, async (ctx) => {
+  router.post('/dashboard/keys/:id/cap', allow('keys.write'), async (ctx) => {
     const { monthlySpendCap } = read.form.keyCap(body(ctx))
-    await updateKey(db, await ownKey(state(ctx).session.accountId, ctx.params.id), { monthlySpendCap: capOf(monthlySpendCap) })
+    const { accountId } = state(ctx).session
+    await updateKey(db, await ownKey(accountId, ctx.params.id), { monthlySpendCap: capOf(monthlySpendCap) }, acting(ctx), accountId)
     ctx.redirect('/dashboard/keys?done=cap')
+  })
+  router.post('/dashboard/keys/:id/scope', allow('keys.write'), async (ctx) => {
+    const f = read.form.keyScope(body(ctx))
+    const { accountId, role } = state(ctx).session
+    const scope = { permissions: f.permissions, capabilities: capabilitiesOf(f.capabilities) }
+    checkScope(services, scope, role)
+    await updateKey(db, await ownKey(accountId, ctx.params.id), scope, acting(ctx), accountId)
+    ctx.redirect('/dashboard/keys?done=scope')
   })
 }
 
@@ -152,6 +184,15 @@ function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: Created): 
               <option value="test">Test (free, example answers)</option>
             </select></label
           >
+          <label
+            >Permissions<select name="permissions">
+              ${permissionChoices(frame)}
+            </select></label
+          >
+          <label
+            >Capabilities <span class="muted">(optional: only these)</span
+            ><input name="capabilities" maxlength="2000" placeholder="e.g. classify, parse"
+          /></label>
           ${plan === 'team' ? html`<label>Monthly spend cap <span class="muted">(credits, optional)</span><input name="monthlySpendCap" inputmode="numeric" pattern="[0-9]*" /></label>` : ''}
           <button class="primary">Create key</button>
         </form>
@@ -166,6 +207,19 @@ function keysPage(frame: Frame, keys: KeyRow[], plan: Plan, created?: Created): 
       </section>
       ${revoked.length ? revokedKeysCard(revoked) : ''}`,
   )
+}
+
+const PERMISSION_LABELS: Record<KeyPermission, string> = {
+  all: 'All (also manages the account)',
+  call: 'Call capabilities and read',
+  read: 'Read only',
+}
+
+/** The permissions this member may give a key: "all" only for roles that manage members. */
+function permissionChoices(frame: Frame, selected?: KeyPermission) {
+  const choices = KEY_PERMISSIONS.filter((p) => p !== 'all' || frame.can('members.write') || selected === 'all')
+  const chosen = selected ?? (frame.can('members.write') ? 'all' : 'call')
+  return choices.map((p) => html`<option value="${p}" ${p === chosen ? 'selected' : ''}>${PERMISSION_LABELS[p]}</option>`)
 }
 
 function createdCard(created: Created) {
@@ -187,6 +241,7 @@ function activeKeysTable(frame: Frame, active: KeyRow[], plan: Plan) {
         <th>Name</th>
         <th>Key</th>
         <th>Mode</th>
+        <th>Permissions</th>
         <th>Created</th>
         <th>Spent this month</th>
         ${plan === 'team' ? html`<th>Monthly cap</th>` : ''}
@@ -200,6 +255,19 @@ function activeKeysTable(frame: Frame, active: KeyRow[], plan: Plan) {
             <td>${k.name ?? html`<span class="muted">unnamed</span>`}</td>
             <td><code>${k.prefix}…</code></td>
             <td><span class="pill ${k.mode === 'test' ? 'pending' : 'on'}">${k.mode}</span></td>
+            <td>
+              <form method="post" action="/dashboard/keys/${k.id}/scope" class="inline">
+                ${csrfField(frame.csrf)}<select name="permissions" aria-label="Permissions">
+                  ${permissionChoices(frame, k.permissions)}</select
+                ><input
+                  name="capabilities"
+                  value="${(k.capabilities ?? []).join(', ')}"
+                  placeholder="every capability"
+                  maxlength="2000"
+                  aria-label="Capabilities"
+                /><button>Save</button>
+              </form>
+            </td>
             <td>${when(k.createdAt)}</td>
             <td>${credits(k.monthSpend)}</td>
             ${

@@ -9,8 +9,8 @@ import { read } from '../inputs.ts'
 import { notice, page, type Kit } from '../kit.ts'
 import { layout, type Frame } from '../layout.ts'
 
-export function overviewRoutes(router: Router, { services, signedIn, frame }: Kit): void {
-  router.get('/dashboard', signedIn, async (ctx) => {
+export function overviewRoutes(router: Router, { services, allow, frame }: Kit): void {
+  router.get('/dashboard', allow('account.read'), async (ctx) => {
     const { done } = read.query.page(ctx.query)
     const { accountId } = state(ctx).session
     const account = await getAccount(services.db, accountId)

@@ -16,15 +16,15 @@ import { keyRows } from './keys.ts'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
-export function requestsRoutes(router: Router, { services, signedIn, frame }: Kit): void {
-  router.get('/dashboard/requests', signedIn, async (ctx) => {
+export function requestsRoutes(router: Router, { services, allow, frame }: Kit): void {
+  router.get('/dashboard/requests', allow('requests.read'), async (ctx) => {
     const { accountId } = state(ctx).session
     const data = await requestsPageData(services.db, services.requestLog, accountId, ctx)
     const keys = (await keyRows(services, accountId)).map((k) => ({ id: k.id, label: `${k.name ?? 'unnamed'} (${k.prefix}…)` }))
     const endpoints = [...services.capabilities.keys()].sort()
     page(ctx, requestsPage(await frame(ctx, 'requests'), { ...data, keys, endpoints }))
   })
-  router.get('/dashboard/requests/:requestId', signedIn, async (ctx) => {
+  router.get('/dashboard/requests/:requestId', allow('requests.read'), async (ctx) => {
     const id = ctx.params.requestId!
     await services.requestLog.flush()
     const found = /^req_[0-9A-Z]{26}$/.test(id) ? await findRequest(services.db, state(ctx).session.accountId, id, 'live') : null

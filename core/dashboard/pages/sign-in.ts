@@ -1,25 +1,38 @@
-// Sign-in by emailed link, its confirmation, and sign-out. The link opens a confirmation form naming the account
-// it signs in to (a link someone else sent you would sign you in to their account: login CSRF); only its POST
-// signs in, so mail scanners cannot use it up.
+// Sign-in by emailed link, its confirmation, switching accounts, and sign-out. The link opens a confirmation form
+// naming the account it signs in to (a link someone else sent you would sign you in to their account: login CSRF);
+// only its POST signs in, so mail scanners cannot use it up. An email whose domain's single sign-on is enforced is
+// sent to its identity provider instead (pages/sso-sign-in.ts).
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import { ApiError } from '../../errors.ts'
-import { body, state } from '../guards.ts'
+import { body, open, state } from '../guards.ts'
 import { html } from '../html.ts'
-import { read } from '../inputs.ts'
+import { EMAIL, read } from '../inputs.ts'
 import { page, type Kit } from '../kit.ts'
 import { csrfField, document } from '../layout.ts'
-import { endSession, redeemSignInLink, sendSignInLink, SESSION_COOKIE, SESSION_TTL_MS, signInLinkEmail } from '../session.ts'
+import { ssoAccountFor } from '../../sso/settings.ts'
+import {
+  auditFailedSignIn,
+  endSession,
+  redeemSignInLink,
+  sendSignInLink,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  signInLinkEmail,
+  switchAccount,
+} from '../session.ts'
+import { startSsoRedirect } from './sso-sign-in.ts'
 
-const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>"]{1,60}$/
 const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/
 
-export function signInRoutes(router: Router, { services, origin, cookieOptions, csrfToken, signedIn }: Kit): void {
-  router.get('/dashboard/login', (ctx) => {
+export function signInRoutes(router: Router, kit: Kit): void {
+  const { services, origin, cookieOptions, csrfToken, allow, acting } = kit
+  const request = (ctx: Context) => ({ requestId: ctx.state.requestId as string, ip: ctx.ip })
+  router.get('/dashboard/login', open, (ctx) => {
     read.query.none(ctx.query)
     page(ctx, signInPage(csrfToken(ctx)))
   })
-  router.post('/dashboard/login', async (ctx) => {
+  router.post('/dashboard/login', open, async (ctx) => {
     const email = read.form.login(body(ctx)).email.trim().toLowerCase()
     if (!EMAIL.test(email) || email.length > 254) {
       ctx.status = 400
@@ -33,6 +46,9 @@ export function signInRoutes(router: Router, { services, origin, cookieOptions, 
       ctx.set('Retry-After', String(Math.max(perEmail.resetSeconds, perAddress.resetSeconds)))
       throw new ApiError('rate_limited', 'Too many sign-in links were requested. Wait a minute, then try again.')
     }
+    // Enforced single sign-on: no link for this domain; its people go to their identity provider.
+    const sso = await ssoAccountFor(services.db, email)
+    if (sso?.enforced) return startSsoRedirect(ctx, kit, email)
     await sendSignInLink(services, email, origin())
     page(ctx, signInPage(csrfToken(ctx), { sent: true }))
   })
@@ -40,22 +56,38 @@ export function signInRoutes(router: Router, { services, origin, cookieOptions, 
     ctx.status = 400
     page(ctx, signInPage(csrfToken(ctx), { error: 'This sign-in link has expired or was already used. Ask for a new one.' }))
   }
-  router.get('/dashboard/login/verify', async (ctx) => {
+  router.get('/dashboard/login/verify', open, async (ctx) => {
     const token = read.query.verify(ctx.query).token ?? ''
     const email = LINK_TOKEN.test(token) ? await signInLinkEmail(services, token) : null
     if (!email) return expiredLink(ctx)
     page(ctx, verifyPage(csrfToken(ctx), token, email))
   })
-  router.post('/dashboard/login/verify', async (ctx) => {
+  router.post('/dashboard/login/verify', open, async (ctx) => {
     const { token } = read.form.verify(body(ctx))
-    const redeemed = LINK_TOKEN.test(token) ? await redeemSignInLink(services, token) : null
+    const email = LINK_TOKEN.test(token) ? await signInLinkEmail(services, token) : null
+    // A link sent before single sign-on was enforced for its domain no longer signs in.
+    const sso = email ? await ssoAccountFor(services.db, email) : null
+    if (email && sso?.enforced) {
+      await auditFailedSignIn(services, email, 'sso_enforced', request(ctx), sso.accountId)
+      ctx.status = 400
+      return page(ctx, signInPage(csrfToken(ctx), { error: 'Your organization signs in with single sign-on. Use the button below.' }))
+    }
+    const redeemed = LINK_TOKEN.test(token) ? await redeemSignInLink(services, token, request(ctx)) : null
     if (!redeemed) return expiredLink(ctx)
     ctx.cookies.set(SESSION_COOKIE, redeemed.sessionId, { ...cookieOptions(ctx), maxAge: SESSION_TTL_MS })
     ctx.redirect('/dashboard')
   })
-  router.post('/dashboard/logout', signedIn, async (ctx) => {
+  router.post('/dashboard/switch', allow('account.read'), async (ctx) => {
+    const { accountId } = read.form.switchAccount(body(ctx))
+    const { session, sessionId } = state(ctx)
+    if (!(await switchAccount(services, sessionId, session, accountId, acting(ctx))))
+      throw new ApiError('not_found', 'You are not a member of that account, or this session may not leave its account.')
+    ctx.redirect('/dashboard?done=switched')
+  })
+  router.post('/dashboard/logout', allow('account.read'), async (ctx) => {
     read.form.csrfOnly(body(ctx))
-    await endSession(services, state(ctx).sessionId)
+    const { session, sessionId } = state(ctx)
+    await endSession(services, sessionId, acting(ctx), session.accountId)
     ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 })
     ctx.redirect('/dashboard/login')
   })
@@ -79,6 +111,7 @@ function signInPage(csrf: string, shown: { sent?: boolean; error?: string } = {}
                   ${csrfField(csrf)}
                   <label>Email<input type="email" name="email" required maxlength="254" autocomplete="email" autofocus /></label>
                   <button class="primary">Email me a sign-in link</button>
+                  <button class="link" formaction="/dashboard/sso/start">Sign in with single sign-on</button>
                 </form>`
         }
       </div>

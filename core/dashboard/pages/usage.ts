@@ -30,8 +30,8 @@ const usageFilter = (ctx: Context): ShownFilter & { cursor?: string } => {
   return f
 }
 
-export function usageRoutes(router: Router, { services, signedIn, frame }: Kit): void {
-  router.get('/dashboard/usage', signedIn, async (ctx) => {
+export function usageRoutes(router: Router, { services, allow, frame }: Kit): void {
+  router.get('/dashboard/usage', allow('usage.read'), async (ctx) => {
     const { accountId } = state(ctx).session
     const { cursor, ...filter } = usageFilter(ctx)
     const ledgerPage = await listLedger(services.db, accountId, filter, { limit: 50, ...(cursor ? { cursor } : {}) })
@@ -45,7 +45,7 @@ export function usageRoutes(router: Router, { services, signedIn, frame }: Kit):
     const endpoints = [...services.capabilities.keys()].sort()
     page(ctx, usagePage(await frame(ctx, 'usage'), { filter, ...ledgerPage, keys, endpoints, query }))
   })
-  router.get('/dashboard/usage.csv', signedIn, async (ctx) => {
+  router.get('/dashboard/usage.csv', allow('usage.read'), async (ctx) => {
     ctx.type = 'text/csv; charset=utf-8'
     ctx.attachment(`usage-${services.now().toISOString().slice(0, 10)}.csv`)
     const { cursor: _cursor, ...filter } = usageFilter(ctx)

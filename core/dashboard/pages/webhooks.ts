@@ -3,6 +3,7 @@ import type Router from '@koa/router'
 import type { Context } from 'koa'
 import { rotateWebhookSecret } from '../../accounts/accounts.ts'
 import type { Query } from '../../db/database.ts'
+import { audit } from '../../audit/audit.ts'
 import { ApiError } from '../../errors.ts'
 import { when } from '../format.ts'
 import { body, state } from '../guards.ts'
@@ -11,7 +12,7 @@ import { read } from '../inputs.ts'
 import { notice, page, type Kit } from '../kit.ts'
 import { csrfField, layout, type Frame } from '../layout.ts'
 
-export function webhooksRoutes(router: Router, { services, signedIn, frame }: Kit): void {
+export function webhooksRoutes(router: Router, { services, allow, acting, frame }: Kit): void {
   const { db } = services
   const webhooks = async (ctx: Context, shown?: { secret: string; rotated?: boolean }, done?: string) => {
     const { accountId } = state(ctx).session
@@ -21,20 +22,21 @@ export function webhooksRoutes(router: Router, { services, signedIn, frame }: Ki
     const deliveries = await deliveryRows(db, accountId)
     page(ctx, webhooksPage(await frame(ctx, 'webhooks', notice(done)), { hasSecret: account!.has_secret, deliveries, ...(shown ?? {}) }))
   }
-  router.get('/dashboard/webhooks', signedIn, (ctx) => {
+  router.get('/dashboard/webhooks', allow('webhooks.read'), (ctx) => {
     return webhooks(ctx, undefined, read.query.page(ctx.query).done)
   })
-  router.post('/dashboard/webhooks/reveal', signedIn, async (ctx) => {
+  router.post('/dashboard/webhooks/reveal', allow('webhooks.write'), async (ctx) => {
     read.form.csrfOnly(body(ctx))
-    const [row] = await db.sql<{ webhook_secret: string | null }>(`select webhook_secret from accounts where id = ?`, [
-      state(ctx).session.accountId,
-    ])
+    const { accountId } = state(ctx).session
+    const [row] = await db.sql<{ webhook_secret: string | null }>(`select webhook_secret from accounts where id = ?`, [accountId])
     if (!row?.webhook_secret) throw new ApiError('not_found', 'There is no signing secret yet.')
+    // Showing a secret is not a change, but who saw it is worth knowing.
+    await audit(db, acting(ctx), { accountId, action: 'webhook_secret.revealed', target: { type: 'webhook_secret', id: accountId } })
     await webhooks(ctx, { secret: services.secrets.open(row.webhook_secret) })
   })
-  router.post('/dashboard/webhooks/rotate', signedIn, async (ctx) => {
+  router.post('/dashboard/webhooks/rotate', allow('webhooks.write'), async (ctx) => {
     read.form.csrfOnly(body(ctx))
-    const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets, services.now())
+    const { secret } = await rotateWebhookSecret(db, state(ctx).session.accountId, services.secrets, services.now(), acting(ctx))
     await webhooks(ctx, { secret, rotated: true })
   })
 }
@@ -105,14 +107,18 @@ function webhooksPage(frame: Frame, d: { hasSecret: boolean; secret?: string; ro
               ? html`<code class="secret masked">whsec_••••••••••••••••••••••••</code>`
               : html`<p class="empty">No secret yet: callbacks are recorded but not sent until you create one.</p>`
         }
-        <div class="row">
-          ${d.hasSecret && !d.secret ? html`<form method="post" action="/dashboard/webhooks/reveal">${csrfField(frame.csrf)}<button>Reveal</button></form>` : ''}
-          <form method="post" action="/dashboard/webhooks/rotate">
-            ${csrfField(frame.csrf)}<button class="${d.hasSecret ? 'warn' : 'primary'}">
-              ${d.hasSecret ? 'Rotate secret' : 'Create secret'}
-            </button>
-          </form>
-        </div>
+        ${
+          frame.can('webhooks.write')
+            ? html`<div class="row">
+                ${d.hasSecret && !d.secret ? html`<form method="post" action="/dashboard/webhooks/reveal">${csrfField(frame.csrf)}<button>Reveal</button></form>` : ''}
+                <form method="post" action="/dashboard/webhooks/rotate">
+                  ${csrfField(frame.csrf)}<button class="${d.hasSecret ? 'warn' : 'primary'}">
+                    ${d.hasSecret ? 'Rotate secret' : 'Create secret'}
+                  </button>
+                </form>
+              </div>`
+            : ''
+        }
       </section>
       <section class="card">
         <div class="card-head">
