@@ -67,7 +67,9 @@ t.test('the curl examples run', async (t) => {
   const curls = blocks('sh').slice(1)
   for (const [i, curl] of curls.entries()) {
     const command = curl.replace(/^curl -s /, "curl -s -H 'Service-Dry-Run: 1' ")
-    const { stdout } = await run('bash', ['-c', command], { env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job', REQUESTID: NO_REQUEST } })
+    const { stdout } = await run('bash', ['-c', command], {
+      env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job', REQUESTID: NO_REQUEST },
+    })
     const route = routes[i]!
     if (route === 'GET /v1/audit-log/export') {
       t.match(stdout, /^id,at,actor_type/, `${route}: CSV`)
