@@ -199,13 +199,19 @@ t.test('finding 5: /v1/usage with a leap second, a day no calendar has or an arr
 })
 
 // The request log (request_log) is the record of the request itself, as an access log is: a GET leaves its row
-// there by design. Everything else a GET reaches must be left as it was: a row trigger on every other table of
-// the service and of the job queue notes each insert, update and delete.
+// there by design, and so does an operator's look in the audit log (action operator.viewed: who looked at what).
+// Everything else a GET reaches must be left as it was: a row trigger on every other table of the service and of
+// the job queue notes each insert, update and delete.
 t.test('no GET changes state: every GET route × its parameters and hostile queries writes no row', async (t) => {
   const db = app.services.db
   await db.sql(`create table fuzz_writes (tbl text not null, op text not null)`)
   await db.sql(`create function note_fuzz_write() returns trigger language plpgsql as $$
     begin
+      if tg_table_name = 'audit_entries' and tg_op = 'INSERT' then
+        if new.action = 'operator.viewed' then
+          return null;
+        end if;
+      end if;
       insert into public.fuzz_writes values (tg_table_schema || '.' || tg_table_name, tg_op);
       return null;
     end $$`)

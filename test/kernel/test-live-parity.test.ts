@@ -9,6 +9,8 @@ import { createKey } from '../../core/accounts/accounts.ts'
 import { capabilityHarness, type CapabilityHarness } from '../helpers/capability.ts'
 import * as hostile from '../fixtures/hostile.ts'
 
+// 80 calls and 40 dry runs, most of them reading documents in the decoder pool: minutes on a loaded 2-core machine.
+t.setTimeout(600_000)
 const MiB = 1024 * 1024
 const env = { DOCUMENT_MAX_DECOMPRESSED_BYTES: String(4 * MiB) }
 const parsing = await capabilityHarness(t, parse, { env })
