@@ -115,6 +115,19 @@ export interface Config {
   migrateOnBoot: boolean
   /** MAINTENANCE_SCHEDULE: the workers' cron for the maintenance pass; null (`off`) when something else runs it. */
   maintenanceSchedule: string | null
+  worker: WorkerSettings
+}
+
+/** A worker process's jobs and liveness (core/jobs/worker.ts, core/jobs/liveness.ts; docs/deploy.md). */
+export interface WorkerSettings {
+  /** Jobs one worker process runs at once (WORKER_CONCURRENCY). */
+  concurrency: number
+  /** Jobs it fetches ahead of its free slots (WORKER_PREFETCH; 0: each slot fetches its own). */
+  prefetch: number
+  /** How often it heartbeats and looks for dead workers (WORKER_HEARTBEAT_SECONDS). */
+  heartbeatSeconds: number
+  /** Without a heartbeat for this long it is dead and its jobs go back to the queue (WORKER_DEAD_AFTER_SECONDS). */
+  deadAfterSeconds: number
 }
 
 /** Bounds on decoding one untrusted document (core/documents/sandbox.ts); README "Configuration" lists them. */
@@ -316,7 +329,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
+    worker: workerSettings(env),
   }
+}
+
+function workerSettings(env: NodeJS.ProcessEnv): WorkerSettings {
+  const d = defaults.worker
+  const w: WorkerSettings = {
+    concurrency: int('WORKER_CONCURRENCY', env.WORKER_CONCURRENCY) ?? d.concurrency,
+    prefetch: int('WORKER_PREFETCH', env.WORKER_PREFETCH) ?? d.prefetch,
+    heartbeatSeconds: positive('WORKER_HEARTBEAT_SECONDS', env.WORKER_HEARTBEAT_SECONDS) ?? d.heartbeatSeconds,
+    deadAfterSeconds: positive('WORKER_DEAD_AFTER_SECONDS', env.WORKER_DEAD_AFTER_SECONDS) ?? d.deadAfterSeconds,
+  }
+  if (w.concurrency < 1) throw new BootRefusal('WORKER_CONCURRENCY must be at least 1')
+  // Two missed heartbeats at least, so a late timer or a slow round trip is not taken for a death.
+  if (w.deadAfterSeconds < 3 * w.heartbeatSeconds)
+    throw new BootRefusal('WORKER_DEAD_AFTER_SECONDS must be at least three times WORKER_HEARTBEAT_SECONDS')
+  return w
 }
 
 function documentLimits(env: NodeJS.ProcessEnv): DocumentLimits {

@@ -17,6 +17,7 @@ import {
 } from '../core/accounts/accounts.ts'
 import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
+import { workerRegistry } from '../core/admin/workers.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
 const USAGE = `usage: npm run admin -- <command>
@@ -32,7 +33,8 @@ const USAGE = `usage: npm run admin -- <command>
   key:revoke <keyId>
   webhook-secret <accountId>        (creates or rotates; the secret is shown once)
   deliveries <jobId>                (webhook attempts of a job)
-  costs [--from <date>] [--to <date>]   (revenue, provider cost and margin; default: this UTC month)`
+  costs [--from <date>] [--to <date>]   (revenue, provider cost and margin; default: this UTC month)
+  workers                           (live workers, their heartbeats and locked jobs, recoveries of dead ones)`
 
 function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
   const positional: string[] = []
@@ -62,8 +64,8 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
     positional: [a = '', b],
     opts,
   } = flags(rest)
-  // Every command but `quickstart` and `costs` names what it acts on.
-  if (!command || (!a && command !== 'quickstart' && command !== 'costs')) {
+  // Every command but these names what it acts on.
+  if (!command || (!a && !['quickstart', 'costs', 'workers'].includes(command))) {
     console.error(USAGE)
     return 2
   }
@@ -138,6 +140,9 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         break
       case 'webhook-secret':
         out(await rotateWebhookSecret(db, a, services.secrets, services.now()))
+        break
+      case 'workers':
+        out(await workerRegistry(db))
         break
       case 'deliveries':
         out({ deliveries: await listAttempts(db, a) })

@@ -10,7 +10,8 @@
 // accept. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability.
-// BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first.
+// BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first (`dir?WORKER_PREFETCH=…`
+// with other worker settings); BENCH_JOBS_ROUNDS=n repeats it n times, taking turns, and reports the medians.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
@@ -21,7 +22,7 @@ import { loadCapabilities } from '../core/registry.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
 import { benchJobs } from './bench/jobs.ts'
-import { firstLine, freePort } from './bench/children.ts'
+import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
 import { cpuMs, median, pgCpu, pgDelta, ppidOf } from './bench/proc.ts'
 
@@ -55,14 +56,6 @@ function child(
   })
   children.push(c)
   return c
-}
-/** The node flags of a checkout's start script: `node <flags> core/server.ts …`, or the tsx loader for `tsx core/server.ts`. */
-function startFlags(dir: string, script: string): string[] {
-  const { scripts } = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8')) as { scripts: Record<string, string> }
-  const [runner, ...rest] = (scripts[script] ?? scripts.start!).split(/\s+/)
-  const at = rest.indexOf('core/server.ts')
-  const flags = at < 0 ? [] : rest.slice(0, at)
-  return runner === 'tsx' ? ['--import', 'tsx', ...flags] : flags
 }
 async function stop(c: ChildProcess) {
   if (c.exitCode !== null || c.signalCode !== null) return // already gone (a signal leaves exitCode null)
@@ -473,7 +466,7 @@ const jobLines = wants('jobs')
       model: model.proc,
       jobs: JOBS,
       accounts: spread,
-      startWorkers: (cwd) => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL, {}, cwd ? { cwd } : {}))),
+      startWorkers: (cwd, env = {}) => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL, env, cwd ? { cwd } : {}))),
       stop,
       meter,
       ledger,

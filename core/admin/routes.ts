@@ -23,6 +23,7 @@ import { listAudit } from '../audit/list.ts'
 import { auditFilter, AuditQuery } from '../audit/routes.ts'
 import { ApiError } from '../errors.ts'
 import { costPeriod, costReport } from './costs.ts'
+import { workerRegistry } from './workers.ts'
 import { jsonBodyReader } from '../pipeline/request.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
@@ -128,6 +129,10 @@ export function adminRouter(services: Services): Router {
     await services.modelRequests.flush() // this process's latest requests; the others' follow within 250 ms
     ctx.body = await costReport(db, costPeriod(ctx.query, services.now()))
     await audit(db, operator(ctx), { accountId: null, action: 'operator.viewed', target: { type: 'costs', id: null } })
+  })
+  router.get('/workers', async (ctx) => {
+    ctx.body = await workerRegistry(db)
+    await audit(db, operator(ctx), { accountId: null, action: 'operator.viewed', target: { type: 'workers', id: null } })
   })
   router.get('/jobs/:id/deliveries', async (ctx) => {
     const [job] = await db.sql<{ account_id: string }>(`select account_id from jobs where id = ?`, [ctx.params.id!])

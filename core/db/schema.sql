@@ -348,6 +348,29 @@ create table webhook_deliveries (
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
 );
 
+create table worker_recoveries (
+  id bigint not null,
+  worker_id text not null,
+  registered boolean not null,
+  last_heartbeat_at timestamp with time zone,
+  jobs_returned integer not null,
+  recovered_by text not null,
+  recovered_at timestamp with time zone not null default now(),
+  constraint worker_recoveries_pkey PRIMARY KEY (id)
+);
+
+create table workers (
+  id text not null,
+  host text not null,
+  pid integer not null,
+  concurrency integer not null,
+  prefetch integer not null,
+  started_at timestamp with time zone not null default now(),
+  heartbeat_at timestamp with time zone not null default now(),
+  dead_after interval not null,
+  constraint workers_pkey PRIMARY KEY (id)
+);
+
 CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id);
 CREATE INDEX audit_entries_account ON public.audit_entries USING btree (account_id, id DESC);
 CREATE INDEX audit_entries_at ON public.audit_entries USING btree (at);
@@ -374,6 +397,7 @@ CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
+CREATE INDEX worker_recoveries_at ON public.worker_recoveries USING btree (recovered_at);
 
 CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, status integer, body text, available bigint)
@@ -461,6 +485,20 @@ begin
   return v_balance;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.dead_lock_holders()
+ RETURNS TABLE(worker_id text, registered boolean, last_heartbeat_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+begin
+  return query
+    select w.id, true, w.heartbeat_at from workers w where w.heartbeat_at < now() - w.dead_after
+    union all
+    select distinct j.locked_by, false, null::timestamptz from graphile_worker._private_jobs j
+     where j.locked_by is not null and j.locked_at < now() - interval '1 minute'
+       and not exists (select from workers w where w.id = j.locked_by);
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.end_jobs(p_ids uuid[], p_results text[], p_errors jsonb[], p_from text[], p_lease_expired_by timestamp with time zone[], p_now timestamp with time zone)
  RETURNS TABLE(ord integer, job_id uuid, status text)
  LANGUAGE plpgsql
@@ -546,6 +584,31 @@ begin
   return new;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.recover_dead_workers(p_by text)
+ RETURNS TABLE(worker_id text, registered boolean, last_heartbeat_at timestamp with time zone, jobs_returned integer)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_dead record;
+  v_returned int;
+begin
+  for v_dead in select * from dead_lock_holders() d order by d.worker_id loop
+    if v_dead.registered then
+      perform from workers w where w.id = v_dead.worker_id and w.heartbeat_at < now() - w.dead_after for update skip locked;
+      if not found then
+        continue;
+      end if;
+      delete from workers w where w.id = v_dead.worker_id;
+    end if;
+    v_returned := release_worker_jobs(array[v_dead.worker_id]);
+    if v_dead.registered or v_returned > 0 then
+      insert into worker_recoveries (worker_id, registered, last_heartbeat_at, jobs_returned, recovered_by)
+      values (v_dead.worker_id, v_dead.registered, v_dead.last_heartbeat_at, v_returned, p_by);
+      return query select v_dead.worker_id, v_dead.registered, v_dead.last_heartbeat_at, v_returned;
+    end if;
+  end loop;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.refuse_audit_change()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -580,6 +643,25 @@ begin
      where r.account_id = v_hold.account_id and r.key = p_idem_key and r.state = 'running';
   end if;
   return true;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.release_worker_jobs(p_workers text[])
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_returned int;
+begin
+  update graphile_worker._private_jobs j
+     set locked_by = null, locked_at = null, attempts = greatest(0, j.attempts - 1)
+    from (select id from graphile_worker._private_jobs where locked_by = any(p_workers) order by id for update) l
+   where j.id = l.id;
+  get diagnostics v_returned = row_count;
+  update graphile_worker._private_job_queues set locked_by = null, locked_at = null where locked_by = any(p_workers);
+  if v_returned > 0 then
+    perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":' || v_returned || '}');
+  end if;
+  return v_returned;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)

@@ -1,6 +1,6 @@
-// The maintenance pass (C7): stale jobs, stranded sync holds, the 24 h idempotency window, plan renewals,
-// expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log rows and audit entries
-// past their retention.
+// The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
+// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
+// rows and audit entries past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
 import { pruneAudit } from '../audit/list.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
@@ -8,11 +8,15 @@ import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import { pruneRequestLog } from '../requests/list.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
+import { recoverDeadWorkers } from './liveness.ts'
 import { failStaleJobs, type StaleJobsReport } from './stale.ts'
 
 export const MAINTENANCE_TASK = 'maintenance'
 
 export interface MaintenanceReport extends StaleJobsReport {
+  /** Dead workers whose jobs went back to the queue (the live workers' timers usually get there first). */
+  deadWorkers: number
+  jobsReturned: number
   holdsReleased: number
   idempotencyRecordsRemoved: number
   plansRenewed: number
@@ -23,6 +27,7 @@ export interface MaintenanceReport extends StaleJobsReport {
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
   const now = services.now()
+  const recovered = await recoverDeadWorkers(services.db, 'maintenance')
   const jobs = await failStaleJobs(services, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
@@ -30,5 +35,15 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
   const auditEntriesRemoved = await pruneAudit(services.db, now)
-  return { ...jobs, holdsReleased, idempotencyRecordsRemoved, plansRenewed, signInRowsRemoved, requestLogRowsRemoved, auditEntriesRemoved }
+  return {
+    deadWorkers: recovered.length,
+    jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
+    ...jobs,
+    holdsReleased,
+    idempotencyRecordsRemoved,
+    plansRenewed,
+    signInRowsRemoved,
+    requestLogRowsRemoved,
+    auditEntriesRemoved,
+  }
 }

@@ -14,17 +14,18 @@ export interface StaleJobsReport {
   jobsRemoved: number
 }
 
-export async function failStaleJobs(services: Services, now: Date): Promise<StaleJobsReport> {
-  const deadline = new Date(now.getTime() - DEADLINE_HOURS * 3600_000)
-  // All at once, so that they are written in groups (core/jobs/end.ts).
-  const failAll = async (ids: { id: string }[], error: JobError, guard: FailGuard) =>
-    (await Promise.all(ids.map(({ id }) => failJob(services, id, error, guard)))).filter(Boolean).length
-  const deadlineExceeded = await failAll(
-    await services.db.sql(`select id from jobs where status in ('queued', 'running') and created_at <= ?`, [deadline]),
-    { code: 'deadline_exceeded', message: 'The job did not finish within 24 hours; nothing was charged.' },
-    { statuses: ['queued', 'running'] },
-  )
-  const workerLost = await failAll(
+// All at once, so that they are written in groups (core/jobs/end.ts).
+async function failAll(services: Services, ids: { id: string }[], error: JobError, guard: FailGuard): Promise<number> {
+  return (await Promise.all(ids.map(({ id }) => failJob(services, id, error, guard)))).filter(Boolean).length
+}
+
+/**
+ * Fails the running jobs whose worker stopped renewing their lease: the model call may have been made, so the
+ * job is never run again (C7). Run by the maintenance pass and by every live worker on its liveness timer.
+ */
+export async function failLostJobs(services: Services, now: Date): Promise<number> {
+  return failAll(
+    services,
     await services.db.sql(`select id from jobs where status = 'running' and lease_until < ?`, [now]),
     {
       code: 'worker_lost',
@@ -32,6 +33,17 @@ export async function failStaleJobs(services: Services, now: Date): Promise<Stal
     },
     { statuses: ['running'], leaseExpiredBy: now },
   )
+}
+
+export async function failStaleJobs(services: Services, now: Date): Promise<StaleJobsReport> {
+  const deadline = new Date(now.getTime() - DEADLINE_HOURS * 3600_000)
+  const deadlineExceeded = await failAll(
+    services,
+    await services.db.sql(`select id from jobs where status in ('queued', 'running') and created_at <= ?`, [deadline]),
+    { code: 'deadline_exceeded', message: 'The job did not finish within 24 hours; nothing was charged.' },
+    { statuses: ['queued', 'running'] },
+  )
+  const workerLost = await failLostJobs(services, now)
   // Several rows at once, so locked in id order first (docs/locking.md).
   const inputs = await services.db.sql(
     `delete from job_inputs where job_id in (

@@ -129,6 +129,24 @@ export function createMetrics(): Metrics {
     help: 'Webhook deliveries given up after every retry',
     registers,
   })
+  // Worker liveness (core/jobs/liveness.ts): above 0 for longer than WORKER_DEAD_AFTER_SECONDS and a heartbeat
+  // means no live worker is recovering.
+  const liveWorkers = new Gauge({ name: 'capapi_workers_live', help: 'Worker processes with a recent heartbeat', registers })
+  const lockedByDead = new Gauge({
+    name: 'capapi_jobs_locked_by_dead_workers',
+    help: 'Queue entries (every task) held by a worker whose heartbeat stopped, not yet returned',
+    registers,
+  })
+  const recoveries = new Counter({
+    name: 'capapi_worker_recoveries_total',
+    help: 'Dead workers whose jobs were returned to the queue',
+    registers,
+  })
+  const recoveredJobs = new Counter({
+    name: 'capapi_worker_recovered_jobs_total',
+    help: 'Queue entries returned from dead workers (running or prefetched when the worker died)',
+    registers,
+  })
 
   return {
     registry,
@@ -180,6 +198,12 @@ export function createMetrics(): Metrics {
       attempts.inc({ outcome: 'failed' }, Number(row!.attempt_failures))
       deliveriesFailed.reset()
       deliveriesFailed.inc(Number(row!.deliveries_failed))
+      liveWorkers.set(Number(row!.live_workers))
+      lockedByDead.set(Number(row!.locked_by_dead))
+      recoveries.reset()
+      recoveries.inc(Number(row!.recoveries))
+      recoveredJobs.reset()
+      recoveredJobs.inc(Number(row!.recovered_jobs))
       return registry.metrics()
     },
   }
@@ -192,4 +216,8 @@ const SNAPSHOT = `select
   (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*) n from jobs group by status) j) as jobs,
   (select count(*) from webhook_attempts) as attempts,
   (select count(*) from webhook_attempts where status_code is null or status_code not between 200 and 299) as attempt_failures,
-  (select count(*) from webhook_deliveries where status = 'failed') as deliveries_failed`
+  (select count(*) from webhook_deliveries where status = 'failed') as deliveries_failed,
+  (select count(*) from workers where heartbeat_at >= now() - dead_after) as live_workers,
+  (select count(*) from graphile_worker._private_jobs where locked_by in (select worker_id from dead_lock_holders())) as locked_by_dead,
+  (select count(*) from worker_recoveries) as recoveries,
+  (select coalesce(sum(jobs_returned), 0) from worker_recoveries) as recovered_jobs`

@@ -1,4 +1,4 @@
-// A worker in its own process, so a test can kill -9 it mid-job. Prints "ready" once it is polling.
+// A worker in its own process, so a test can kill -9 it mid-job. Prints "ready <worker id>" once it is polling.
 import { boot } from '../../core/boot.ts'
 import { loadConfig } from '../../core/config.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
@@ -13,5 +13,5 @@ const { services } = await boot(loadConfig(), {
   logger: createLogger({ level: 'silent' }),
 })
 const runner = await startWorker(services, { concurrency: Number(process.env.WORKER_CONCURRENCY ?? 1) })
-process.stdout.write('ready\n')
+process.stdout.write(`ready ${runner.id}\n`)
 process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)))

@@ -1,6 +1,5 @@
 // C7: async jobs on graphile-worker — lifecycle, exactly-once charge, failures free, leases, the 24 h
 // deadline, restart survival, ownership.
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import t, { type Test } from 'tap'
 import { batched } from '../../core/jobs/batch.ts'
@@ -9,6 +8,7 @@ import { startWorker } from '../../core/jobs/worker.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
+import { spawnWorker } from '../helpers/spawn-worker.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -96,16 +96,8 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
   })
 })
 
-/** A worker in its own process (test/helpers/worker-process.ts), resolved once it is polling. */
-async function workerProcess(t: Test, app: TestApp, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
-    env: { ...process.env, DATABASE_URL: app.services.db.url, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.teardown(() => child.kill('SIGKILL'))
-  await once(child.stdout, 'data')
-  return child
-}
+const workerProcess = async (t: Test, app: TestApp, env: Record<string, string> = {}) =>
+  (await spawnWorker(t, app.services.db.url, env)).child
 
 t.test('two workers with many jobs in flight: each job ends once, successes charged once, failures free', async (t) => {
   // Jobs are claimed and ended in groups (core/jobs/batch.ts); two workers (another process and this one) racing
