@@ -13,6 +13,7 @@ import { requestSpans } from './observability/tracing.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
 import { mcpEndpoint, mcpTools, RESOURCE_METADATA_PATHS, resourceMetadata } from './mcp.ts'
+import { modelCheckLine } from './models/provider.ts'
 import { buildOpenApi } from './openapi.ts'
 import { stripeRouter } from './billing/routes.ts'
 import { dashboardRouter } from './dashboard/routes.ts'
@@ -24,7 +25,7 @@ import { callerOf, keyAccess } from './pipeline/permissions.ts'
 import { capabilityCall } from './pipeline/capability-call.ts'
 import { errorHandler } from './pipeline/error-handler.ts'
 import { requestId } from './pipeline/request-id.ts'
-import { METHOD_REFUSALS, operatorGate, strictRouter } from './pipeline/routing.ts'
+import { methodRefusals, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
 import { ssoRouter } from './sso/routes.ts'
 import { teamRouter } from './teams/routes.ts'
@@ -66,7 +67,12 @@ export function buildApp(services: Services): Koa {
   router.get('/readyz', async (ctx) => {
     try {
       await services.db.sql(`select 1 from schema_migrations limit 1`)
-      ctx.body = { status: 'ready' }
+      // Ready whatever the model check said (the other calls are served); a model it found missing is said here.
+      const models = services.provider.modelReport?.()
+      ctx.body = {
+        status: 'ready',
+        ...(models?.missing.length ? { models: { missing: models.missing, detail: modelCheckLine(models) } } : {}),
+      }
     } catch {
       ctx.status = 503
       ctx.body = { status: 'unavailable' }
@@ -85,12 +91,12 @@ export function buildApp(services: Services): Koa {
   app.use(requestId)
   app.use(requestSpans)
   app.use(accessLog(services.logger, services.metrics))
-  app.use(requestRecorder(services.requestLog, services.now))
+  app.use(requestRecorder(services.requestLog, services.now, services.keys))
   app.use(errorHandler(services.logger))
   app.use(operatorGate(services.config))
+  app.use(methodRefusals)
   app.use(router.routes())
   app.use(docsRouter().routes())
-  app.use(router.allowedMethods(METHOD_REFUSALS))
   const origin = () => publicOrigin(services.config)
   for (const r of [
     usageRouter(services),
@@ -104,7 +110,6 @@ export function buildApp(services: Services): Koa {
   ])
     app.use(r.routes())
   app.use(admin.routes())
-  app.use(admin.allowedMethods(METHOD_REFUSALS))
   return app
 }
 

@@ -5,7 +5,7 @@ import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
 import type { Config } from './config.ts'
 import { awaitMigrations, migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
-import { openAIProvider } from './models/provider.ts'
+import { modelCheckLine, openAIProvider } from './models/provider.ts'
 import { modelRequestLog } from './models/usage.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { createLogger } from './observability/log.ts'
@@ -40,6 +40,10 @@ export async function boot(
   const now = overrides.now ?? (() => new Date())
   const provider = overrides.provider ?? openAIProvider(config.ai)
   if (!provider.configured) log('No model provider configured (set OPENAI_API_KEY or OPENAI_BASE_URL): model-backed calls answer 503.')
+  else if (provider.checkModels) {
+    const said = modelCheckLine(await provider.checkModels())
+    if (said) log(said)
+  }
   if (config.callbacksAllowPrivate)
     log('WARNING: CALLBACKS_ALLOW_PRIVATE=true: callbacks and fetches may reach private addresses and plain http. Development only.')
   const keys = overrides.keys ?? new KeyCache(db, { now, failuresPerMinute: config.authFailuresPerMinute })

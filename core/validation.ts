@@ -7,7 +7,8 @@ import { ApiError, type ErrorDetail } from './errors.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
-export const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
+// verbose: an error carries its schema, so formatErrors can say a oneOf of alternatives in words.
+export const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true })
 addFormats(ajv)
 // RFC 3339 allows a leap second (23:59:60), which no JavaScript Date and no timestamptz parameter can hold: a
 // date-time this service accepts is one it can use, so the leap second is refused as invalid (400), never a 500.
@@ -20,14 +21,47 @@ ajv.addKeyword('x-explicit-null')
 /** Every id the service mints is a UUID; anything else names nothing (404 before any query). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** Ajv errors as C2 `details`: JSON-pointer paths to the offending value. */
+/**
+ * Ajv errors as C2 `details`: JSON-pointer paths to the offending value. A oneOf of alternatives (each branch
+ * only requiring one property: a document's file, fileUrl, text) is said in words, "give exactly one of …",
+ * instead of Ajv's "must match exactly one schema in oneOf" and one "must have required property" per branch.
+ */
 export function formatErrors(errors: ErrorObject[] | null | undefined): ErrorDetail[] {
-  return (errors ?? []).slice(0, 20).map((e) => {
-    let path = e.instancePath
-    if (e.keyword === 'required') path += `/${(e.params as { missingProperty: string }).missingProperty}`
-    if (e.keyword === 'additionalProperties') path += `/${(e.params as { additionalProperty: string }).additionalProperty}`
-    return { path: path || '/', message: e.message ?? 'is invalid' }
-  })
+  const all = errors ?? []
+  const alternatives = new Map<string, string[]>()
+  for (const e of all) {
+    const names = e.keyword === 'oneOf' ? alternativesOf(e.schema) : null
+    if (names) alternatives.set(e.schemaPath, names)
+  }
+  const branchOfAlternatives = (e: ErrorObject) => [...alternatives.keys()].some((at) => e.schemaPath.startsWith(`${at}/`))
+  return all
+    .filter((e) => !branchOfAlternatives(e))
+    .slice(0, 20)
+    .map((e) => {
+      let path = e.instancePath
+      if (e.keyword === 'required') path += `/${(e.params as { missingProperty: string }).missingProperty}`
+      if (e.keyword === 'additionalProperties') path += `/${(e.params as { additionalProperty: string }).additionalProperty}`
+      const names = alternatives.get(e.schemaPath)
+      if (names)
+        return { path: path || '/', message: oneOfMessage(names, (e.params as { passingSchemas: number[] | null }).passingSchemas) }
+      return { path: path || '/', message: e.message ?? 'is invalid' }
+    })
+}
+
+/** The property names of a oneOf whose every branch is `{required: [name]}`; null for any other oneOf. */
+function alternativesOf(schema: unknown): string[] | null {
+  if (!Array.isArray(schema)) return null
+  const names = schema.map((b: { required?: unknown }) =>
+    b && typeof b === 'object' && Object.keys(b).length === 1 && Array.isArray(b.required) && b.required.length === 1
+      ? String(b.required[0])
+      : null,
+  )
+  return names.every((n) => n !== null) ? names : null
+}
+
+function oneOfMessage(names: string[], passing: number[] | null): string {
+  const given = passing?.map((i) => names[i]) ?? []
+  return `give exactly one of ${names.join(', ')}${given.length ? ` (got ${given.join(' and ')})` : ' (got none)'}`
 }
 
 /**

@@ -16,6 +16,8 @@ interface Operation {
   summary: string
   security?: unknown[]
   'x-price'?: number
+  'x-paused'?: boolean
+  'x-paused-reason'?: string
   parameters?: Array<{ name?: string; in?: string; required?: boolean }>
   requestBody?: { content: { 'application/json': { example?: unknown } } }
 }
@@ -35,7 +37,8 @@ export async function examplesMarkdown(): Promise<string> {
     'eval "$(npm run -s admin -- quickstart)"   # BASE, ACCOUNT_ID, KEY',
     '```',
     '',
-    'Path parameters come from the environment too: `$ID` in `/v1/jobs/$ID` is the `jobId` of a 202 answer.',
+    'Path parameters come from the environment too: `$ID` in `/v1/jobs/$ID` is the `jobId` of a 202 answer, `$REQUESTID`',
+    'in `/v1/requests/$REQUESTID` the `X-Request-Id` of an answer.',
     'Add `-H \'Service-Dry-Run: 1\'` (Python: `headers={"Service-Dry-Run": "1"}`) to quote a call without running or',
     'charging it, and `-H "Idempotency-Key: $(uuidgen)"` to make a retry safe. The Python calls use this helper',
     '(standard library only; an error answer is returned as its body, `{"error": {"code", "message", "requestId"}}`):',
@@ -67,6 +70,16 @@ export async function examplesMarkdown(): Promise<string> {
       const authed = op.security === undefined || op.security.length > 0
       const price = op['x-price'] === undefined ? '' : ` (${op['x-price']} credit${op['x-price'] === 1 ? '' : 's'})`
       out.push(`## ${method.toUpperCase()} ${route}`, '', `${op.summary}${price}.`, '')
+      if (op['x-paused'])
+        out.push(
+          `**Paused** in the default configuration: ${op['x-paused-reason'] ?? ''} Calls answer 503 \`inference_unavailable\`, free, until the operator resumes it (\`PAUSED_ENDPOINTS\`).`,
+          '',
+        )
+      if (capabilities.find((c) => `/v1/${c.name}` === route)?.webSearch)
+        out.push(
+          '**Needs the Responses API** (web search): on a server configured with `AI_WIRE_API=chat` (vLLM, Ollama, LiteLLM …) calls answer 503 `inference_unavailable`, free.',
+          '',
+        )
       // Path parameters come from the environment too: {id} of /v1/jobs/{id} is $ID.
       const shellPath = route.replace(/\{(\w+)\}/g, (_, p: string) => `$${p.toUpperCase()}`)
       const pyPath = params.length

@@ -1,12 +1,12 @@
 // `npm test`: type-check, lint and format check, a PostgreSQL (DATABASE_URL, or the embedded one in .data/), a
 // migrated template database, then tap with coverage. Debian's chromium, which the browser tests need, is installed
-// first when it is missing. `npm test -- <files>` runs only those files, without the checks and the coverage
-// (add --coverage for it): one small file in seconds, not minutes.
+// first when it is missing and the run has a browser test. `npm test -- <files>` runs only those files, without the
+// checks and the coverage (add --coverage for it): one small file in seconds, not minutes.
 // While it runs: "# file N of M" per finished test file; at the end the failures, the core/ line coverage
 // against its floor (full runs only), and last "N passed, M failed" from tap's summary.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, globSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, globSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { BootRefusal } from '../core/config.ts'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
@@ -40,7 +40,8 @@ else {
   }
 }
 
-ensureChromium()
+// A browser is installed only for a run that has a browser test in it: `npm test -- <one file>` installs nothing.
+if (!fileArgs.length || fileArgs.some(usesBrowser)) ensureChromium()
 const db = await resolveDatabaseUrl(process.env.DATABASE_URL).catch((e: unknown) => {
   if (!(e instanceof BootRefusal)) throw e
   console.error(`Cannot start the test database: ${e.message}`)
@@ -151,6 +152,11 @@ async function checkCoverage(): Promise<boolean> {
     `core/ line coverage: ${pct.toFixed(1)}% of ${lines.total} lines in ${core.length} files (floor ${CORE_LINE_COVERAGE_FLOOR}%${fileArgs.length ? ', enforced on full runs' : ''}; report: .tap/report/)`,
   )
   return pct >= CORE_LINE_COVERAGE_FLOOR
+}
+
+/** A test file that drives a browser: it imports test/helpers/browser.ts. */
+function usesBrowser(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile() && /helpers\/browser\.ts['"]/.test(readFileSync(file, 'utf8'))
 }
 
 /** Browser tests need Debian's chromium (test/helpers/browser.ts); install it when missing, as root. */

@@ -100,7 +100,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
       { index: 1, category: 'Technical', confidence: 0.75 },
       { index: 2, category: 'Shipping', confidence: 0.75 },
     ],
-    usage: { credits: 3, balanceRemaining: 4 },
+    usage: { credits: 3, balanceRemaining: 4, livemode: true },
   })
   const schema = seen?.jsonSchema as any
   t.same(schema?.properties.results.items.properties.category.enum, taxonomy, 'the taxonomy is the enum of the answer schema')

@@ -219,7 +219,7 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     evidenceChecklist: [{ item: 'Proof of delivery', have: true, matchedEvidence: [{ evidenceIndex: 0, quote: 'parcel at door' }] }],
     winLikelihood: 0.7,
     rationale: 'Delivery proof usually wins.',
-    usage: { credits: 15, balanceRemaining: 15 },
+    usage: { credits: 15, balanceRemaining: 15, livemode: true },
   })
   t.match(JSON.stringify(fake.requests.at(-1)!.body), /0\. Photo of parcel at door/, 'evidence is numbered for the model')
 })

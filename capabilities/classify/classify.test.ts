@@ -15,7 +15,7 @@ t.test("the label is one of the caller's, in the caller's spelling (an enum in t
     label: 'billing',
     confidence: 0.93,
     rationale: 'A duplicate charge.',
-    usage: { credits: 2, balanceRemaining: 8 },
+    usage: { credits: 2, balanceRemaining: 8, livemode: true },
   })
   t.match(cap.prompts[0], /Allowed labels: \[\\"billing\\",\\"technical\\",\\"Shipping\\"\]/, 'the taxonomy reaches the model')
 })

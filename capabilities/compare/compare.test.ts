@@ -168,7 +168,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   const job = await cap.job(customer, res.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.equal(job.result.changeCount, 3)
-  t.same(job.result.usage, { credits: 15, balanceRemaining: 25 })
+  t.same(job.result.usage, { credits: 15, balanceRemaining: 25, livemode: true })
 })
 
 t.test('through the fake OpenAI-compatible server (responses wire API)', async (t) => {

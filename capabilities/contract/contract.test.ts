@@ -107,7 +107,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutEvidence(job.result.parties), contractA.parties)
   t.equal(job.result.effectiveDate, '2024-01-01')
-  t.same(job.result.usage, { credits: 12, balanceRemaining: 18 })
+  t.same(job.result.usage, { credits: 12, balanceRemaining: 18, livemode: true })
 })
 
 t.test('through the fake OpenAI-compatible server (chat wire API)', async (t) => {

@@ -40,7 +40,7 @@ t.test('inline image, product purpose: code cleans the answer', async (t) => {
     caption: 'A red sneaker.',
     detailed: 'Canvas upper, white sole.',
     tags: ['sneaker', 'red', 'shoe'],
-    usage: { credits: 3, balanceRemaining: 997 },
+    usage: { credits: 3, balanceRemaining: 997, livemode: true },
   })
   t.match(cap.prompts[0], /"type":"file".*"mediaType":"image\/png"|"type":"image"/, 'the image goes to the model')
   t.match(cap.prompts[0], /product/)

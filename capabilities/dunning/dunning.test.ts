@@ -149,7 +149,7 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
       { day: 7, date: '2026-03-22', channel: 'email', subject: 'Reminder 2', message: step(2).message },
     ],
     escalationAdvice: 'Call them.',
-    usage: { credits: 8, balanceRemaining: 12 },
+    usage: { credits: 8, balanceRemaining: 12, livemode: true },
   })
   const format = fake.requests.at(-1)!.body.text.format
   t.equal(format.strict, true, 'strict structured output')

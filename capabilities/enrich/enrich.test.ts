@@ -108,7 +108,7 @@ t.test('work email: domain by code, homepage fetched and stripped, grounded true
       },
       grounded: true,
       sources: [{ url: `http://northwind-test.com:${port}/`, title: 'Northwind Logistics & Freight' }],
-      usage: { credits: 5, balanceRemaining: 95 },
+      usage: { credits: 5, balanceRemaining: 95, livemode: true },
     },
     'founded in the future dropped; links not seen in the evidence dropped; share links are not profiles',
   )
@@ -160,7 +160,7 @@ t.test('no homepage (error status, unresolvable, not HTML) and no search: ground
     t.equal(res.body.sources, undefined, domain)
     t.same(res.body.links, { website: `https://${domain}/` }, domain)
     t.match(cap.prompts[0], 'The homepage could not be fetched.')
-    t.same(res.body.usage, { credits: 5, balanceRemaining: 95 })
+    t.same(res.body.usage, { credits: 5, balanceRemaining: 95, livemode: true })
   }
 })
 
@@ -279,6 +279,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     res = await cap.post(c, { domain: 'broken-test.com' })
     t.equal(res.status, 200, res.text)
     t.equal(res.body.grounded, false)
-    t.same(res.body.usage, { credits: 5, balanceRemaining: 0 })
+    t.same(res.body.usage, { credits: 5, balanceRemaining: 0, livemode: true })
   })
 })

@@ -104,7 +104,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
       found('vendor', 'Acme GmbH', 0.9, 'from Acme GmbH.'),
       none('dueDate'),
     ],
-    usage: { credits: 4, balanceRemaining: 6 },
+    usage: { credits: 4, balanceRemaining: 6, livemode: true },
   })
   t.equal(fake.requests.length, 1)
 })

@@ -101,7 +101,7 @@ t.test('one call through the fake OpenAI-compatible server (chat wire API)', asy
     signals: [signal('medium')],
     recommendedChecks: ['Verify the phone number'],
     recommendation: 'review',
-    usage: { credits: 6, balanceRemaining: 4 },
+    usage: { credits: 6, balanceRemaining: 4, livemode: true },
   })
   t.equal(fake.requests.at(-1)!.path, '/v1/chat/completions')
 })

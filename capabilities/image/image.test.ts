@@ -44,7 +44,7 @@ t.test('through the fake OpenAI server: aspect ratio → size, style in the prom
   t.equal(r.body.size, '1536x1024')
   t.same([r.body.width, r.body.height], [1, 1], 'measured from the bytes')
   t.equal(r.body.revisedPrompt, 'A lighthouse at dawn\n\nStyle: watercolor', 'the provider revised_prompt is passed on')
-  t.same(r.body.usage, { credits: 10, balanceRemaining: 990 })
+  t.same(r.body.usage, { credits: 10, balanceRemaining: 990, livemode: true })
   const sent = fake.requests.at(-1)!
   t.equal(sent.path, '/v1/images/generations')
   t.match(sent.body, { model: 'test-image', size: '1536x1024', n: 1, prompt: /lighthouse.*\n\nStyle: watercolor/s })

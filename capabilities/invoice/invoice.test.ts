@@ -105,7 +105,7 @@ t.test('sums that do not add up are reported, never fixed', async (t) => {
   ])
   t.same(
     res.body.usage,
-    { credits: PRICE, balanceRemaining: 100 - PRICE },
+    { credits: PRICE, balanceRemaining: 100 - PRICE, livemode: true },
     'a document that does not add up is still a successful extraction',
   )
   // Issue 29: a figure code found wrong is capped at 0.2; a total the document does not state has no evidence.
@@ -225,6 +225,6 @@ t.test('through the fake OpenAI-compatible server: sync, then async with the sam
   const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
-  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })
+  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE, livemode: true })
   t.same(await cap.app.ledger(c.accountId), { balance: 100 - 2 * PRICE, reserved: 0, ledgerSum: 100 - 2 * PRICE })
 })

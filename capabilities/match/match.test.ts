@@ -38,7 +38,7 @@ t.test('indexes in range, one-to-one keeping the highest confidence, unmatched c
     ],
     unmatchedA: [2],
     unmatchedB: [2],
-    usage: { credits: 8, balanceRemaining: 2 },
+    usage: { credits: 8, balanceRemaining: 2, livemode: true },
   })
 })
 
@@ -97,6 +97,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     ],
     unmatchedA: [2],
     unmatchedB: [2],
-    usage: { credits: 8, balanceRemaining: 2 },
+    usage: { credits: 8, balanceRemaining: 2, livemode: true },
   })
 })

@@ -16,7 +16,7 @@ t.test('memory', async (t) => {
   const s1 = await store(a, 'The user prefers oat milk in coffee', { metadata: { source: 'chat', tags: ['drinks'] } })
   t.equal(s1.status, 200, s1.text)
   t.match(s1.body, { op: 'store', namespace: 'default', id: /^[0-9a-f-]{36}$/ })
-  t.same(s1.body.usage, { credits: 2, balanceRemaining: 198 })
+  t.same(s1.body.usage, { credits: 2, balanceRemaining: 198, livemode: true })
   await store(a, 'Meeting with the design team every Tuesday')
   await store(a, 'Drinks green tea in the afternoon', { namespace: 'work' })
   const secret = await store(b, 'Account B secret: prefers espresso coffee with milk')
@@ -174,14 +174,14 @@ t.test('memory', async (t) => {
   })
 
   await t.test('an embedding failure stores nothing and is free', async (t) => {
-    // The fake server's embeddings at a URL that does not exist.
+    // The fake server's embeddings at a URL that does not exist: a 404, the provider does not serve the model.
     const { baseURL } = await cap.useFake()
     const broken = fakeServerProvider(baseURL + '/broken', 'responses', 'test-embedding')
     cap.use({ embedding: () => broken.embedding() })
     const { customer } = await cap.expectRefused(
       t,
       { op: 'store', content: 'something' },
-      { funds: 10, status: 502, code: 'inference_failed' },
+      { funds: 10, status: 503, code: 'inference_unavailable', message: /does not serve the model "test-embedding"/ },
     )
     t.same(await app.services.db.sql(`select id from memories where account_id = ?`, [customer.accountId]), [])
   })

@@ -52,7 +52,7 @@ t.test('owners are attendees in the caller spelling; dates are YYYY-MM-DD; lists
       { task: 'Confirm the ship date', owner: 'Dana Ortiz' },
     ],
     openQuestions: ['Beta pricing?'],
-    usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 10 - PRICE, livemode: true },
   })
   t.match(cap.prompts[0], /2025-03-10/, 'the meeting date reaches the model')
   t.match(cap.prompts[0], /Lee Chen/)
@@ -128,7 +128,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     decisions: ['Ship on 2025-03-14.'],
     actionItems: [{ task: 'Write the release notes', owner: 'Lee Chen', due: '2025-03-12' }],
     openQuestions: ['Beta pricing?'],
-    usage: { credits: PRICE, balanceRemaining: 8 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 8 - PRICE, livemode: true },
   })
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /release notes/)

@@ -55,7 +55,7 @@ t.test('flagged is computed from decision; excerpts are real quotes; categories 
       { category: 'personal data', severity: 'medium' },
     ],
     rationale: 'Mild promotion.',
-    usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 10 - PRICE, livemode: true },
   })
   t.match(cap.prompts[0], /No spam\./)
 
@@ -203,7 +203,7 @@ for (const api of ['responses', 'chat'] as const) {
       decision: 'block',
       categories: [{ category: 'violence', severity: 'high', excerpt: 'a weapon in the center' }],
       rationale: 'Shows a weapon.',
-      usage: { credits: PRICE, balanceRemaining: 5 - PRICE },
+      usage: { credits: PRICE, balanceRemaining: 5 - PRICE, livemode: true },
     })
     t.equal(seen?.api, api)
     t.ok(seen?.jsonSchema, 'asked for structured output')

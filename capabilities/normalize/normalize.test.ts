@@ -37,7 +37,7 @@ t.test('changes are the real diff: no-ops, unknown records and repeated cells dr
       { index: 1, field: 'country', from: 'UK', to: 'GB' },
       { index: 2, field: 'country', from: null, to: 'US', reason: 'guessed' },
     ],
-    usage: { credits: 5, balanceRemaining: 5 },
+    usage: { credits: 5, balanceRemaining: 5, livemode: true },
   })
 })
 
@@ -121,6 +121,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   t.same(call.res.body, {
     records: [records[0], { ...records[1], country: 'GB' }, records[2]],
     changes: [{ index: 1, field: 'country', from: 'UK', to: 'GB', reason: 'ISO 3166 code' }],
-    usage: { credits: 5, balanceRemaining: 5 },
+    usage: { credits: 5, balanceRemaining: 5, livemode: true },
   })
 })

@@ -102,7 +102,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
       { day: 4, channel: 'email', subject: 'Subject 2', message: 'Message 2' },
     ],
     personalizationPoints: ['VP Finance'],
-    usage: { credits: 6, balanceRemaining: 4 },
+    usage: { credits: 6, balanceRemaining: 4, livemode: true },
   })
   t.equal(fake.requests[0]?.path, '/v1/responses')
   const format = fake.requests[0]?.body.text.format

@@ -281,5 +281,5 @@ t.test('through the fake OpenAI-compatible server: both wire APIs sync, then asy
   const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
-  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 3 * PRICE })
+  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 3 * PRICE, livemode: true })
 })

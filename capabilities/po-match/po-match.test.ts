@@ -351,7 +351,7 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
   t.same(call.res.body, {
     ...(cap.app.services.capabilities.get(cap.name)!.example.response as object),
     recommendation: 'Hold: ask for a credit note for 2 widgets.',
-    usage: { credits: 10, balanceRemaining: 10 },
+    usage: { credits: 10, balanceRemaining: 10, livemode: true },
   })
   t.equal(fake.requests.length - before, 2, 'two model calls, extraction and advice: code paired every line')
 })

@@ -112,7 +112,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     bullets: five,
     description: 'Keeps drinks cold.',
     seoKeywords: ['insulated bottle', 'Leak Proof', 'water bottle', 'hiking'],
-    usage: { credits: 5, balanceRemaining: 7 },
+    usage: { credits: 5, balanceRemaining: 7, livemode: true },
   })
   t.equal(fake.requests.length, 1)
 })

@@ -138,6 +138,6 @@ t.test('one call through the fake OpenAI-compatible server', async (t) => {
     currency: 'USD',
     assumptions: ['Walls in good repair'],
     scopeNotes: 'Taps only.',
-    usage: { credits: 8, balanceRemaining: 12 },
+    usage: { credits: 8, balanceRemaining: 12, livemode: true },
   })
 })

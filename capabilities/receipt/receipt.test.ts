@@ -211,5 +211,5 @@ t.test('through the fake OpenAI-compatible server: sync, then async with the sam
   const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
-  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })
+  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE, livemode: true })
 })

@@ -82,7 +82,7 @@ t.test('redacted is written by code from the original text, whatever the model c
       { type: 'ssn', text: '078-05-1120', start: 27, end: 38 },
     ],
     entityCount: 2,
-    usage: { credits: 3, balanceRemaining: 7 },
+    usage: { credits: 3, balanceRemaining: 7, livemode: true },
   })
 })
 
@@ -161,6 +161,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
       { type: 'email', text: 'jane@example.com', start: 33, end: 49 },
     ],
     entityCount: 3,
-    usage: { credits: 3, balanceRemaining: 7 },
+    usage: { credits: 3, balanceRemaining: 7, livemode: true },
   })
 })

@@ -28,7 +28,7 @@ t.test('a draft with subject and internal note; tone, goal, context and sender r
     reply: 'So sorry! A replacement ships today.\n\nSam',
     subject: 'Re: your order',
     internalNote: 'Second broken delivery.',
-    usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 10 - PRICE, livemode: true },
   })
   for (const s of ['apologise', 'Replacement stock available', 'offer a replacement', 'Sign the reply as Sam', 'arrived broken'])
     t.match(cap.prompts[0], s)
@@ -94,7 +94,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   t.same(res.body, {
     reply: 'We will make it right.\n\nSam',
     subject: 'Re: order #4411',
-    usage: { credits: PRICE, balanceRemaining: 6 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 6 - PRICE, livemode: true },
   })
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /arrived broken/)

@@ -56,7 +56,7 @@ t.test('sources come only from the search; findings cite them by number, re-mapp
         { finding: 'Fact two and news.', sourceIndexes: [1, 2] },
       ],
       sources: [A, B, { url: D.url, title: 'news.example.net' }],
-      usage: { credits: 50, balanceRemaining: 50 },
+      usage: { credits: 50, balanceRemaining: 50, livemode: true },
     },
     'duplicate findings and citations dropped, duplicate sources merged, inline links become their labels',
   )

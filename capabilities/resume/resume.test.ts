@@ -131,7 +131,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.equal(job.result.name, 'Daniel Okafor')
   t.equal(job.result.experience[0].startDate, '2020-02-01')
-  t.same(job.result.usage, { credits: 8, balanceRemaining: 12 })
+  t.same(job.result.usage, { credits: 8, balanceRemaining: 12, livemode: true })
 })
 
 t.test('through the fake OpenAI-compatible server (responses wire API)', async (t) => {

@@ -38,7 +38,7 @@ t.test('a rewrite that keeps the promises', async (t) => {
   t.same(res.body, {
     rewritten: short,
     changes: ['Cut filler', 'Spoke to the reader'],
-    usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 10 - PRICE, livemode: true },
   })
   for (const s of ['plain', 'clarity', 'CFOs', 'shorter', 'Acme Invoices']) t.match(cap.prompts[0], s)
   t.notMatch(cap.prompts[0], 'not in the text', 'a preserve phrase that is not in the text is not demanded')
@@ -87,7 +87,7 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   const call = await cap.call({ text, length: 'shorter', voice: 'plain' }, { funds: 4 })
   cap.expectCharged(t, call)
   const { res } = call
-  t.same(res.body, { rewritten: short, changes: ['Cut filler'], usage: { credits: PRICE, balanceRemaining: 4 - PRICE } })
+  t.same(res.body, { rewritten: short, changes: ['Cut filler'], usage: { credits: PRICE, balanceRemaining: 4 - PRICE, livemode: true } })
   t.ok(seen?.jsonSchema, 'asked for structured output')
   t.match(seen?.prompt, /efficiently manage/)
   t.match(seen?.system, /shorter/)

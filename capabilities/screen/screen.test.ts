@@ -64,7 +64,7 @@ t.test("evidence cites the search's sources by number; verdict from score; crite
     unverified: ['Uses SAP'],
     profile: { name: 'Northwind Logistics', website: 'https://northwind-test.com/', employeeRange: '201-500' },
     sources: [SITE, LI, JOBS],
-    usage: { credits: 10, balanceRemaining: 90 },
+    usage: { credits: 10, balanceRemaining: 90, livemode: true },
   })
   const [search, screening] = fake.requests.slice(-2)
   t.same(search!.body.tools, [{ type: 'web_search' }], 'the first call searches')

@@ -31,7 +31,7 @@ t.test('requested aspects: exactly those, in order, missing or unmentioned ones 
       { aspect: 'warranty', sentiment: 'neutral', score: 0, mentioned: false },
     ],
     themes: ['durability', 'support'],
-    usage: { credits: 2, balanceRemaining: 8 },
+    usage: { credits: 2, balanceRemaining: 8, livemode: true },
   })
 })
 
@@ -128,6 +128,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     confidence: 0.7,
     aspects: [{ aspect: 'delivery', sentiment: 'positive', score: 0.7, mentioned: true }],
     themes: ['durability'],
-    usage: { credits: 2, balanceRemaining: 8 },
+    usage: { credits: 2, balanceRemaining: 8, livemode: true },
   })
 })

@@ -58,7 +58,7 @@ t.test('through the fake OpenAI server: mp3 by default', async (t) => {
   t.equal(r.body.mimeType, 'audio/mpeg')
   t.equal(r.body.durationSec, Math.round((20 * 1152 * 1000) / 44100) / 1000, 'frames walked')
   t.ok(Buffer.from(r.body.audio, 'base64').length > 1000)
-  t.same(r.body.usage, { credits: 5, balanceRemaining: 995 })
+  t.same(r.body.usage, { credits: 5, balanceRemaining: 995, livemode: true })
   const sent = fake.requests.at(-1)!
   t.equal(sent.path, '/v1/audio/speech')
   t.match(sent.body, { model: 'test-speech', input: 'Your order has shipped.', voice: 'alloy', response_format: 'mp3' })

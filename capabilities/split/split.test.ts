@@ -147,7 +147,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(job.result.documents, expected)
   t.equal(job.result.documentCount, 2)
-  t.same(job.result.usage, { credits: 10, balanceRemaining: 15 })
+  t.same(job.result.usage, { credits: 10, balanceRemaining: 15, livemode: true })
 })
 
 t.test('through the fake OpenAI-compatible server (responses wire API)', async (t) => {

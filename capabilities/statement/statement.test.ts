@@ -86,7 +86,7 @@ t.test('balances that do not reconcile are reported, never fixed', async (t) => 
     ],
     'each wrong line is named; the check resynchronises on the stated balance',
   )
-  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE })
+  t.same(res.body.usage, { credits: PRICE, balanceRemaining: 100 - PRICE, livemode: true })
 })
 
 t.test('newest-first statements reconcile without warnings; a card statement says its directions were reversed', async (t) => {
@@ -233,5 +233,5 @@ t.test('through the fake OpenAI-compatible server: sync, then async with the sam
   const job = await cap.job(c, accepted.body.jobId)
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.same(withoutUsage(job.result), withoutUsage(sync.body))
-  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE })
+  t.same(job.result.usage, { credits: PRICE, balanceRemaining: 100 - 2 * PRICE, livemode: true })
 })

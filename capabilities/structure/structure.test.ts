@@ -24,7 +24,12 @@ t.test('valid on the first answer', async (t) => {
   cap.reply(env(good, ['company has no field', 'company has no field', ' ']))
   const call = await cap.call({ input, schema })
   cap.expectCharged(t, call)
-  t.same(call.res.body, { data: good, valid: true, notes: ['company has no field'], usage: { credits: 6, balanceRemaining: 14 } })
+  t.same(call.res.body, {
+    data: good,
+    valid: true,
+    notes: ['company has no field'],
+    usage: { credits: 6, balanceRemaining: 14, livemode: true },
+  })
   t.equal(cap.prompts.length, 1)
   t.match(cap.prompts[0], '\\"deliverBy\\"', 'the model sees the schema')
 })
@@ -48,7 +53,7 @@ t.test('invalid twice: 200, valid false, the errors in notes, charged', async (t
     data: { name: 'Dana', quantity: 0, extra: 1 },
     valid: false,
     notes: ['/extra: must NOT have additional properties', '/quantity: must be >= 1', 'unsure about quantity'],
-    usage: { credits: 6, balanceRemaining: 14 },
+    usage: { credits: 6, balanceRemaining: 14, livemode: true },
   })
 })
 
@@ -166,5 +171,10 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
   await cap.useFake({ text: (req) => (req.system.includes('deliverBy') ? env(good, ['company left out']) : undefined) })
   const call = await cap.call({ input, schema }, { funds: 10 })
   cap.expectCharged(t, call)
-  t.same(call.res.body, { data: good, valid: true, notes: ['company left out'], usage: { credits: 6, balanceRemaining: 4 } })
+  t.same(call.res.body, {
+    data: good,
+    valid: true,
+    notes: ['company left out'],
+    usage: { credits: 6, balanceRemaining: 4, livemode: true },
+  })
 })

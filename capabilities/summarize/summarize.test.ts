@@ -37,7 +37,7 @@ t.test('action items are cleaned: blanks and repeats dropped, owner only when na
     summary: 'Run failed.',
     keyPoints: ['Run failed', 'Patch due Friday'],
     actionItems: [{ task: 'Patch retry logic', owner: 'Ben' }, { task: 'Re-run March' }, { task: 'Tell finance' }],
-    usage: { credits: 3, balanceRemaining: 7 },
+    usage: { credits: 3, balanceRemaining: 7, livemode: true },
   })
 })
 
@@ -86,6 +86,6 @@ t.test('through the fake OpenAI-compatible server', async (t) => {
     summary: 'The March run failed; Ben patches it by Friday.',
     keyPoints: ['Run failed', 'Patch by Friday'],
     actionItems: [{ task: 'Patch retry logic', owner: 'Ben' }],
-    usage: { credits: 3, balanceRemaining: 7 },
+    usage: { credits: 3, balanceRemaining: 7, livemode: true },
   })
 })

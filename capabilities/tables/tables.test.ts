@@ -106,7 +106,7 @@ t.test('a scanned PDF without text layer goes to the model as a file', async (t)
   cap.reply({ tables: [] })
   const { res } = await cap.call({ file: pdf('image-only') })
   t.equal(res.status, 200, res.text)
-  t.same(res.body, { tables: [], tableCount: 0, pageCount: 1, warnings: [], usage: { credits: 8, balanceRemaining: 2 } })
+  t.same(res.body, { tables: [], tableCount: 0, pageCount: 1, warnings: [], usage: { credits: 8, balanceRemaining: 2, livemode: true } })
   t.ok(lastPrompt().includes('application/pdf'), 'the PDF file part was sent')
   t.notOk(lastPrompt().includes('--- page'), 'no (empty) text layer was sent')
 })
@@ -133,7 +133,7 @@ t.test('async: 202, then the job result has the sync shape with usage', async (t
   t.equal(job.status, 'succeeded', JSON.stringify(job.error))
   t.equal(job.result.tableCount, 1)
   t.equal(job.result.tables[0].rows.length, 6)
-  t.same(job.result.usage, { credits: 8, balanceRemaining: 12 })
+  t.same(job.result.usage, { credits: 8, balanceRemaining: 12, livemode: true })
 })
 
 t.test('through the fake OpenAI-compatible server (chat wire API)', async (t) => {

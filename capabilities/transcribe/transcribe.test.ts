@@ -88,7 +88,7 @@ t.test('resumed through config: end to end', async (t) => {
     t.equal(r.body.language, 'en')
     t.equal(r.body.durationSec, 1.5)
     t.notOk('diarized' in r.body)
-    t.same(r.body.usage, { credits: 10, balanceRemaining: 990 })
+    t.same(r.body.usage, { credits: 10, balanceRemaining: 990, livemode: true })
     const sent = fake.requests.at(-1)!
     t.equal(sent.path, '/v1/audio/transcriptions')
     t.match(sent.body, {

@@ -34,7 +34,7 @@ t.test("category and team are the caller's, as spelled", async (t) => {
     slaRisk: true,
     summary: 'Double charge, customer threatens to cancel.',
     suggestedFirstResponse: 'Sorry about the double charge; I am refunding it now.',
-    usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 10 - PRICE, livemode: true },
   })
   t.match(cap.prompts[0], /Finance Ops/)
   t.match(cap.prompts[0], /charged twice/)
@@ -52,7 +52,7 @@ t.test('without lists: free category, suggested team; null team and null first r
     sentiment: 'mixed',
     slaRisk: false,
     summary: 'Double charge, customer threatens to cancel.',
-    usage: { credits: PRICE, balanceRemaining: 10 - PRICE },
+    usage: { credits: PRICE, balanceRemaining: 10 - PRICE, livemode: true },
   })
   cap.reply(answer({ team: 'Billing desk' }))
   const again = await cap.call({ ticket, categories })

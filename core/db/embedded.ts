@@ -134,7 +134,7 @@ function closedAncestor(target: string): string | null {
   return existsSync(dir) && statSync(dir).isDirectory() && (statSync(dir).mode & 0o001) === 0 ? dir : null
 }
 
-interface RunAs {
+export interface RunAs {
   uid?: number
   gid?: number
 }
@@ -165,26 +165,53 @@ function placement(root: string, bin: string, runAs: RunAs): { dataDir: string; 
   if (runAs.uid === undefined) return { dataDir, binDir }
   const closed = closedAncestor(root) ?? closedAncestor(binDir)
   if (!closed) return { dataDir, binDir }
-  const base = '/var/lib/capapi-embedded'
+  const checkout = createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 12)
+  const copy = sharedCopy(binDir)
+  return {
+    dataDir: path.join(SHARED_BASE, checkout, 'pg'),
+    binDir: copy.binDir,
+    note: `the postgres user cannot enter ${closed}; the embedded PostgreSQL runs from ${SHARED_BASE}`,
+    prepare: copy.prepare,
+  }
+}
+
+const SHARED_BASE = '/var/lib/capapi-embedded'
+
+/** The PostgreSQL binaries copied where any user can run them: one copy per build, shared by the checkouts that need it. */
+function sharedCopy(binDir: string): { binDir: string; prepare: () => void } {
   const nativeDir = path.dirname(binDir)
-  // One copy per PostgreSQL build, shared by the checkouts that need it.
   const { version } = JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')) as { version: string }
-  const copied = path.join(base, `native-${os.platform()}-${os.arch()}-${version}`)
+  const copied = path.join(SHARED_BASE, `native-${os.platform()}-${os.arch()}-${version}`)
   const prepare = () => {
     if (existsSync(path.join(copied, 'bin', 'pg_ctl'))) return
-    mkdirSync(base, { recursive: true, mode: 0o755 })
-    chmodSync(base, 0o755)
-    rmSync(`${copied}.tmp`, { recursive: true, force: true })
-    cpSync(nativeDir, `${copied}.tmp`, { recursive: true, verbatimSymlinks: true })
-    renameSync(`${copied}.tmp`, copied)
+    mkdirSync(SHARED_BASE, { recursive: true, mode: 0o755 })
+    chmodSync(SHARED_BASE, 0o755)
+    const staging = `${copied}.tmp-${process.pid}`
+    rmSync(staging, { recursive: true, force: true })
+    cpSync(nativeDir, staging, { recursive: true, verbatimSymlinks: true })
+    try {
+      renameSync(staging, copied)
+    } catch (e) {
+      // A sibling process copied it first: theirs is as good.
+      rmSync(staging, { recursive: true, force: true })
+      if (!existsSync(path.join(copied, 'bin', 'pg_ctl'))) throw e
+    }
   }
-  const checkout = createHash('sha256').update(path.resolve(root)).digest('hex').slice(0, 12)
-  return {
-    dataDir: path.join(base, checkout, 'pg'),
-    binDir: path.join(copied, 'bin'),
-    note: `the postgres user cannot enter ${closed}; the embedded PostgreSQL runs from ${base}`,
-    prepare,
-  }
+  return { binDir: path.join(copied, 'bin'), prepare }
+}
+
+/**
+ * The PostgreSQL binaries (initdb, postgres, pg_ctl …) and the user to run them as, for a cluster outside this
+ * module (the tests' throwaway servers): as root, the `postgres` user, and the binaries copied under
+ * /var/lib/capapi-embedded when that user cannot reach the checkout's.
+ */
+export async function runnablePostgres(): Promise<{ binDir: string; runAs: RunAs }> {
+  const runAs = await postgresUser()
+  const binDir = path.dirname((await binaries()).pg_ctl)
+  if (runAs.uid === undefined || !closedAncestor(binDir)) return { binDir, runAs }
+  const copy = sharedCopy(binDir)
+  copy.prepare()
+  return { binDir: copy.binDir, runAs }
 }
 
 function spawnQuiet(cmd: string, args: string[], runAs: RunAs): Promise<{ code: number | null; output: string }> {

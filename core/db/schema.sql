@@ -236,7 +236,7 @@ create table model_requests (
   reasoning_tokens integer,
   cost_usd numeric(20,12),
   created_at timestamp with time zone not null,
-  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'refused'::text]))),
+  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'model_not_found'::text, 'refused'::text]))),
   constraint model_requests_pkey PRIMARY KEY (id)
 );
 
@@ -264,6 +264,12 @@ create table request_log (
   latency_ms real not null,
   idempotency_key text,
   created_at timestamp with time zone not null,
+  dry_run boolean not null default false,
+  live_status integer,
+  replayed boolean not null default false,
+  error_message text,
+  job_id uuid,
+  metadata jsonb,
   constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint request_log_pkey PRIMARY KEY (id)
 );
@@ -384,6 +390,9 @@ CREATE INDEX model_requests_created ON public.model_requests USING btree (create
 CREATE INDEX model_requests_request ON public.model_requests USING btree (request_id);
 CREATE INDEX request_log_account ON public.request_log USING btree (account_id, mode, id DESC);
 CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
+CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
@@ -451,7 +460,7 @@ begin
    where k.id = v_hold.key_id;
   v_body := case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
     || '"usage":{"credits":' || v_hold.amount || ',"balanceRemaining":' || (v_balance - v_reserved)
-    || coalesce(',"size":' || v_hold.size::text, '') || '}}';
+    || coalesce(',"size":' || v_hold.size::text, '') || ',"livemode":true}}';
   if p_idem_key is not null then
     update idempotency_records r set state = 'done', status = 200, body = v_body
      where r.account_id = v_hold.account_id and r.key = p_idem_key;
@@ -717,7 +726,7 @@ AS $function$
   end
 $function$;
 
-CREATE OR REPLACE FUNCTION public.test_answer(p_account uuid, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_status integer, p_result text, p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.test_answer(p_account uuid, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_status integer, p_result text, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, status integer, body text)
  LANGUAGE plpgsql
 AS $function$
@@ -729,7 +738,8 @@ begin
   if p_status = 200 then
     select a.balance - a.reserved into v_available from accounts a where a.id = p_account;
     v_body := case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
-      || '"usage":{"credits":0,"balanceRemaining":' || v_available || '}}';
+      || '"usage":{"credits":0,"balanceRemaining":' || v_available
+      || coalesce(',"size":' || p_size::text, '') || ',"livemode":false}}';
   end if;
   if p_idem_key is not null then
     insert into idempotency_records as r (account_id, key, fingerprint, state, locked_until, created_at, status, body)

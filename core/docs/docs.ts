@@ -1,14 +1,17 @@
 // GET /docs: the API reference, rendered in the browser from /v1/openapi.json by Swagger UI (swagger-ui-dist
 // from npm, no runtime dependencies, served from here: no CDN, works offline). The CSP keeps every request on
 // this origin. The prose reference (docs/api.md), the curl/Python examples (docs/examples.md) and the contract
-// decisions (docs/contract.md) are linked from the page and served as Markdown. Signed in to the dashboard, "Try it out" is authorized with the account's
-// test key (issue 30): calls from the reference are free and never reach a model.
+// decisions (docs/contract.md) are linked from the page and served as HTML pages (core/docs/markdown.ts). Signed
+// in to the dashboard, "Try it out" is authorized with the account's test key: calls from the reference are free
+// and never reach a model. /favicon.ico is served here too.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type Router from '@koa/router'
 import { strictRouter } from '../pipeline/routing.ts'
+import { FAVICON } from './favicon.ts'
+import { markdownPage } from './markdown.ts'
 
 const dist = (createRequire(import.meta.url)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath()
 // A Map: the name comes from the URL, and a plain object would also answer `constructor` or `__proto__`.
@@ -58,6 +61,18 @@ const init = `window.ui = SwaggerUIBundle({
 })
 `
 
+const DOCS_CSS = `body { font: 15px/1.55 system-ui, sans-serif; color: #1f2937; margin: 0 }
+nav { padding: 10px 24px; border-bottom: 1px solid #e5e7eb; font-size: 14px }
+main { max-width: 980px; padding: 8px 24px 48px }
+a { color: #4f46e5 }
+code { font: 13px ui-monospace, monospace; background: #f3f4f6; padding: 1px 4px; border-radius: 3px }
+pre { background: #f3f4f6; padding: 12px; overflow-x: auto; border-radius: 6px }
+pre code { background: none; padding: 0 }
+table { border-collapse: collapse; margin: 12px 0 }
+th, td { border: 1px solid #e5e7eb; padding: 4px 8px; text-align: left; vertical-align: top }
+blockquote { border-left: 3px solid #c7d2fe; margin: 0; padding-left: 12px; color: #4b5563 }
+`
+
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -80,12 +95,22 @@ export function docsRouter(): Router {
     ctx.type = 'application/javascript; charset=utf-8'
     ctx.body = init
   })
+  router.get('/docs/docs.css', (ctx) => {
+    ctx.type = 'text/css; charset=utf-8'
+    ctx.body = DOCS_CSS
+  })
+  router.get('/favicon.ico', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400')
+    ctx.type = 'image/x-icon'
+    ctx.body = FAVICON
+  })
   router.get('/docs/:asset', async (ctx, next) => {
     // An image built without docs/ answers 404, as for any unknown asset.
-    const markdown = MARKDOWN.has(ctx.params.asset!) ? await readFile(path.join(DOCS, ctx.params.asset!)).catch(() => null) : null
-    if (markdown) {
-      ctx.type = 'text/markdown; charset=utf-8'
-      ctx.body = markdown
+    const markdown = MARKDOWN.has(ctx.params.asset!) ? await readFile(path.join(DOCS, ctx.params.asset!), 'utf8').catch(() => null) : null
+    if (markdown !== null) {
+      ctx.set('Content-Security-Policy', CSP)
+      ctx.type = 'text/html; charset=utf-8'
+      ctx.body = markdownPage(markdown)
       return
     }
     const asset = ASSETS.get(ctx.params.asset!)

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import type { Context } from 'koa'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import { answerAccepted } from '../jobs/answer.ts'
 
 /** How long a key's answer is replayed (C5); reserve_call receives it, maintenance removes older records. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24
@@ -59,9 +60,11 @@ function canonicalJson(value: unknown): string {
 export function answerClaimed(ctx: Context, claimed: ClaimOutcome): void {
   switch (claimed.outcome) {
     case 'replay':
+      ctx.set('Idempotent-Replayed', 'true')
+      ctx.state.replayed = true
+      if (claimed.status === 202) return answerAccepted(ctx, claimed.body)
       ctx.status = claimed.status
       ctx.type = 'application/json'
-      ctx.set('Idempotent-Replayed', 'true')
       ctx.body = claimed.body
       return
     case 'in_use':

@@ -24,7 +24,13 @@ export async function acceptJob(
   a: Omit<ReserveArgs, 'holdTtlSeconds'> & { input: Record<string, unknown>; callbackUrl: string | null },
 ): Promise<AcceptOutcome> {
   const jobId = randomUUID()
-  const accepted: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId: a.requestId }
+  const accepted: Static<typeof JobAccepted> = {
+    jobId,
+    status: 'queued',
+    requestId: a.requestId,
+    livemode: true,
+    credits: { held: a.price },
+  }
   const body = JSON.stringify(accepted)
   const [row] = await money(services.db).sql<AcceptRow>(
     `select * from accept_job(?, ?, ?, ?, ?, ?, ?, ?::interval, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb)`,

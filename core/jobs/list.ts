@@ -52,7 +52,7 @@ export async function listJobs(db: Query, caller: Caller, rawQuery: unknown): Pr
   if (q.endpoint) conditions.push(['endpoint = ?', [q.endpoint.replace(/^\/v1\//, '')]])
   if (q.cursor) conditions.push(['(created_at, id) < (?, ?::uuid)', decodeCursor(q.cursor)])
   const rows = await db.sql(
-    `select id, endpoint, status, request_id, created_at, updated_at, started_at, finished_at, error from jobs
+    `select id, endpoint, status, request_id, mode, created_at, updated_at, started_at, finished_at, error from jobs
       where ${conditions.map(([c]) => c).join(' and ')} order by created_at desc, id desc limit ?`,
     [...conditions.flatMap(([, p]) => p), limit + 1],
   )

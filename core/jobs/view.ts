@@ -9,8 +9,22 @@ const Uuid = Type.String({ format: 'uuid' })
 
 /** The 202 answer of an async call; published as components.schemas.JobAccepted. */
 export const JobAccepted = Type.Object(
-  { jobId: Uuid, status: Type.Literal('queued'), requestId: Type.String() },
-  { additionalProperties: false },
+  {
+    jobId: Uuid,
+    status: Type.Literal('queued'),
+    requestId: Type.String(),
+    livemode: Type.Boolean(),
+    credits: Type.Object(
+      {
+        held: Type.Integer({
+          minimum: 0,
+          description: "this input's price, held until the job ends: charged if it succeeds, released if not",
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'The job is at `Location` (GET /v1/jobs/{id})' },
 )
 
 const Time = Type.String({ format: 'date-time' })
@@ -37,6 +51,7 @@ export const JobView = Type.Object(
     startedAt: Type.Optional(Time),
     finishedAt: Type.Optional(Time),
     requestId: Type.String(),
+    livemode: Type.Boolean(),
     progress: Type.Optional(
       Type.Object(
         { done: Type.Integer({ minimum: 0 }), total: Type.Integer({ minimum: 1 }) },
@@ -71,6 +86,7 @@ interface JobRow {
   endpoint: string
   status: JobView['status']
   request_id: string
+  mode: 'live' | 'test'
   created_at: string | Date
   updated_at: string | Date
   started_at: string | Date | null
@@ -93,6 +109,7 @@ export function jobView(jobRow: Row): JobView {
     ...(row.started_at ? { startedAt: iso(row.started_at) } : {}),
     ...(row.finished_at ? { finishedAt: iso(row.finished_at) } : {}),
     requestId: row.request_id,
+    livemode: row.mode === 'live',
     ...(row.progress ? { progress: { done: row.progress.done, total: row.progress.total } } : {}),
     ...(row.result ? { result: JSON.parse(row.result) as JobView['result'] } : {}),
     ...(row.error ? { error: row.error.message, errorCode: row.error.code } : {}),

@@ -1,10 +1,12 @@
 // The fallback chain of a text call: the links (provider, model) in order, each attempt under its own timeout
 // except the last one that can still answer, which has the call's whole deadline left. A call moves on where
-// another provider can do better (429, 5xx, no connection, a timeout, the context-length error), never on a 400
-// that would fail everywhere. A provider that says when to come back (Retry-After) is skipped until then.
+// another provider can do better (429, 5xx, no connection, a timeout, the context-length error, a model it does
+// not serve), never on a 400 that would fail everywhere. A provider that says when to come back (Retry-After) is
+// skipped until then.
 import type { LanguageModelV4Usage } from '@ai-sdk/provider'
 import type { LanguageModel } from 'ai'
 import type { ModelPrice } from '../config.ts'
+import type { ModelCatalog } from './catalog.ts'
 
 /** One provider's open/closed state: open (skipped) until the time its Retry-After named. */
 export class Breaker {
@@ -24,9 +26,12 @@ export interface ModelLink {
   breaker: Breaker
   /** USD per million tokens; null: no known price (the cost is recorded as null, never as 0). */
   price: ModelPrice | null
+  /** The models this provider serves: a 404 for the model is remembered there. */
+  catalog?: ModelCatalog
 }
 
-export type AttemptOutcome = 'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'connection' | 'context_length' | 'refused'
+export type AttemptOutcome =
+  'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'connection' | 'context_length' | 'model_not_found' | 'refused'
 
 export interface TokenUsage {
   input: number
@@ -136,6 +141,7 @@ export async function tryLinks<T extends { usage: LanguageModelV4Usage }>(
       const outcome = attempt?.signal.aborted ? 'timeout' : classify(e)
       meter?.attempt({ ...names(link), outcome, seconds: (performance.now() - started) / 1000, costUsd: null })
       if (outcome === 'refused') throw e
+      if (outcome === 'model_not_found') link.catalog?.learnMissing(link.model)
       // A kept-alive socket the provider (or its proxy) dropped: the request may never have arrived. One fresh
       // attempt on the same link per call, as HTTP clients do, before a single provider's call fails on it.
       if (outcome === 'connection' && !retried && connectionDropped(e)) {
@@ -194,8 +200,9 @@ export function classify(e: unknown): AttemptOutcome {
   if (statusCode === 429) return 'rate_limited'
   if (statusCode >= 500) return 'server_error'
   if ((statusCode === 400 || statusCode === 413) && CONTEXT_LENGTH.test(`${responseBody ?? ''} ${message ?? ''}`)) return 'context_length'
-  // A key or a model that this provider does not know is this provider's fault: the next may have them.
-  if (statusCode === 401 || statusCode === 403 || statusCode === 404 || statusCode === 408) return 'server_error'
+  // A model this provider does not serve, or a key it does not know, is this provider's: the next may have them.
+  if (statusCode === 404) return 'model_not_found'
+  if (statusCode === 401 || statusCode === 403 || statusCode === 408) return 'server_error'
   return 'refused'
 }
 

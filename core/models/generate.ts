@@ -73,6 +73,12 @@ export async function runModel<T>(
         'Retry-After': String(e.retryAfterSeconds),
       })
     opts.log?.(`${what} provider call failed: ${(e as Error).message}`)
+    const unserved = notServed(e)
+    if (unserved)
+      throw new ApiError(
+        'inference_unavailable',
+        `The ${what} provider does not serve the model ${unserved} (it answered 404); nothing was charged.`,
+      )
     const busy = upstreamBusy(e)
     if (busy)
       throw new ApiError('inference_failed', `The ${what} provider is busy; retry later.`, undefined, { 'Retry-After': String(busy) })
@@ -81,6 +87,13 @@ export async function runModel<T>(
     clearTimeout(timer)
     opts.signal.removeEventListener('abort', clientGone)
   }
+}
+
+/** A provider's 404: the model asked for (quoted), as the request named it. */
+function notServed(e: unknown): string | null {
+  const { statusCode, requestBodyValues } = e as { statusCode?: number; requestBodyValues?: { model?: unknown } }
+  if (statusCode !== 404) return null
+  return typeof requestBodyValues?.model === 'string' ? `"${requestBodyValues.model}"` : 'it was asked for'
 }
 
 /** Seconds a caller should wait after a timeout or a busy provider (a retry can succeed; nothing was charged). */

@@ -6,6 +6,7 @@ import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai'
 import type { EmbeddingModel, ImageModel, LanguageModel, SpeechModel, Tool, TranscriptionModel } from 'ai'
 import type { AiConfig } from '../config.ts'
 import { modelFetch } from '../net/model-fetch.ts'
+import { ModelCatalog } from './catalog.ts'
 import { Breaker, type ModelLink } from './fallback.ts'
 
 export type ModelRole = 'text' | 'vision' | 'image' | 'speech' | 'transcription' | 'embedding'
@@ -30,6 +31,21 @@ export interface ModelProvider {
   webSearch(): Tool | null
   /** Each provider's breaker, for the metrics. */
   breakers?(): Array<{ provider: string; breaker: Breaker }>
+  /**
+   * Why a capability's calls cannot be served: the model its role (and route) asks for is one no provider of its
+   * chain serves (their GET /models, or a 404 for it). Null when nothing is known missing.
+   */
+  unserved?(capability: string, role: ModelRole): string | null
+  /** Asks each provider for its models (GET /models): the configured models it does not list (boot, /readyz). */
+  checkModels?(): Promise<ModelCheck>
+  /** The last check, or null before the first. */
+  modelReport?(): ModelCheck | null
+}
+
+/** What GET /models said about the configured models: each one a provider does not list, with its setting. */
+export interface ModelCheck {
+  providers: Array<{ provider: string; listed: boolean; why?: string }>
+  missing: Array<{ provider: string; model: string; setting: string }>
 }
 
 /** A chain of one: a model that is its own provider (tests, tools). */
@@ -51,6 +67,7 @@ interface Endpoint {
   /** The text model asked here whatever the route (a fallback's AI_FALLBACK_MODEL). */
   model?: string | undefined
   breaker: Breaker
+  catalog: ModelCatalog
 }
 
 export function openAIProvider(ai: AiConfig): ModelProvider {
@@ -61,8 +78,9 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
     openai: createOpenAI({ apiKey: ai.apiKey ?? 'unset', baseURL: ai.baseURL, fetch }),
     responses: ai.wireApi === 'responses',
     breaker: new Breaker(),
+    catalog: new ModelCatalog(ai, fetch),
   }
-  const endpoints = [
+  const endpoints: Endpoint[] = [
     primary,
     ...(ai.fallbacks ?? []).map((f) => ({
       name: f.name,
@@ -70,6 +88,7 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
       responses: (f.wireApi ?? ai.wireApi) === 'responses',
       model: f.model,
       breaker: new Breaker(),
+      catalog: new ModelCatalog(f, fetch),
     })),
   ]
   const routes = ai.routes ?? {}
@@ -87,6 +106,7 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
           language: e.responses ? e.openai.responses(model) : e.openai.chat(model),
           breaker: e.breaker,
           price: prices[model] ?? null,
+          catalog: e.catalog,
         }
       })
       chains.set(textModel, chain)
@@ -96,6 +116,8 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
   const routed = (capability: string | undefined, roleModel: string) => (capability && routes[capability]) || roleModel
   const webSearch = primary.responses ? primary.openai.tools.webSearch({}) : null
   const { openai } = primary
+  const roleModel = (role: ModelRole) => (role === 'text' || role === 'vision' ? ai.models.text : (ai.models[role] ?? ''))
+  let report: ModelCheck | null = null
   return {
     configured,
     strictSchemas: ai.strictSchemas ?? true,
@@ -111,7 +133,58 @@ export function openAIProvider(ai: AiConfig): ModelProvider {
     },
     webSearch: () => webSearch,
     breakers: () => endpoints.map((e) => ({ provider: e.name, breaker: e.breaker })),
+    unserved: (capability, role) => {
+      const model = routed(capability, roleModel(role))
+      const links = role === 'text' || role === 'vision' ? chainFor(model) : [{ model, catalog: primary.catalog }]
+      if (!model || !links.every((l) => l.catalog?.lacks(l.model))) return null
+      const setting = routes[capability] ? `AI_ROUTES.${capability}` : SETTINGS[role]
+      return `The model provider does not serve the model "${model}" (${setting}) this endpoint needs`
+    },
+    checkModels: async () => {
+      const wanted = [
+        ...(['text', 'image', 'speech', 'transcription', 'embedding'] as const).map((role) => ({
+          model: roleModel(role),
+          setting: SETTINGS[role],
+        })),
+        ...Object.entries(routes).map(([capability, model]) => ({ model, setting: `AI_ROUTES.${capability}` })),
+      ].filter((w) => w.model)
+      const checked = await Promise.all(
+        endpoints.map(async (e) => {
+          const listing = await e.catalog.list()
+          const asked =
+            e === primary ? wanted : [{ model: e.model ?? ai.models.text, setting: e.model ? fallbackSetting(e.name) : SETTINGS.text }]
+          const missing = listing.listed ? asked.filter((w) => e.catalog.lacks(w.model)).map((w) => ({ provider: e.name, ...w })) : []
+          return { provider: { provider: e.name, listed: listing.listed, ...(listing.listed ? {} : { why: listing.why }) }, missing }
+        }),
+      )
+      report = { providers: checked.map((c) => c.provider), missing: checked.flatMap((c) => c.missing) }
+      return report
+    },
+    modelReport: () => report,
   }
+}
+
+/** The boot line of a model check (null when every configured model is listed): what is missing, where to set it. */
+export function modelCheckLine(check: ModelCheck): string | null {
+  const missing = check.missing.map((m) => `"${m.model}" (${m.setting}${m.provider === 'primary' ? '' : `, at ${m.provider}`})`)
+  const unlisted = check.providers.filter((p) => !p.listed).map((p) => `${p.provider}: ${p.why}`)
+  if (missing.length)
+    return `MODEL CHECK: the model provider does not list ${missing.join(', ')}: calls that need them answer 503 inference_unavailable until it serves them or the setting names a model it lists.`
+  return unlisted.length ? `Model check skipped (the provider did not list its models; ${unlisted.join('; ')}).` : null
+}
+
+/** Where a fallback's own model is set: AI_FALLBACK_MODEL, or its entry in config/defaults.json. */
+const fallbackSetting = (name: string) =>
+  name === 'fallback' ? 'AI_FALLBACK_MODEL' : `ai.fallbacks "${name}" model in config/defaults.json`
+
+/** The setting that names each role's model (README "Configuration"). */
+const SETTINGS: Record<ModelRole, string> = {
+  text: 'AI_MODEL',
+  vision: 'AI_MODEL',
+  image: 'AI_IMAGE_MODEL',
+  speech: 'AI_SPEECH_MODEL',
+  transcription: 'AI_TRANSCRIPTION_MODEL',
+  embedding: 'AI_EMBEDDING_MODEL',
 }
 
 /**

@@ -63,7 +63,7 @@ export function createMetrics(): Metrics {
   // Prometheus sums the API and worker processes, and their sum equals the rows of model_requests.
   const providerRequests = new Counter({
     name: 'ai_provider_requests_total',
-    help: 'Requests to model providers by outcome (ok, rate_limited, server_error, timeout, connection, context_length, refused)',
+    help: 'Requests to model providers by outcome (ok, rate_limited, server_error, timeout, connection, context_length, model_not_found, refused)',
     labelNames: ['provider', 'model', 'outcome'],
     registers,
   })

@@ -45,7 +45,7 @@ export function capabilityPath(cap: Capability, config: Config, provider: ModelP
           content: {
             'application/json': {
               schema: { anyOf: [withUsage(cap.responseSchema), ref('DryRun')] },
-              example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990 } },
+              example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990, livemode: true } },
             },
           },
         },

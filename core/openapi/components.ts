@@ -24,8 +24,8 @@ export function components(schemas: Record<string, unknown>) {
         in: 'header',
         required: false,
         description:
-          'Send 1 (or true) for a quote: authentication, rate limit, pause, validation and the balance check run, and a 200 DryRun report says what the live call would answer. Nothing is charged, no idempotency record, no model call (C3).',
-        schema: { type: 'string', enum: ['1', 'true'] },
+          'Send 1 (or true) for a quote: authentication, rate limit, pause, validation and the balance check run, and a 200 DryRun report says what the live call would answer. Nothing is charged, no idempotency record, no model call (C3). 0 (or false) is a live call, as without the header.',
+        schema: { type: 'string', enum: ['1', 'true', '0', 'false'] },
       },
       TestOutcome: {
         name: 'Service-Test-Outcome',

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { AccountSummary } from '../accounts/accounts.ts'
 import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
+import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
 import { UsageResponse, usageParameters } from '../usage/routes.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
@@ -66,6 +67,7 @@ export const KERNEL_ROUTES: KernelRoute[] = [
             startedAt: '2026-03-01T10:00:00.310Z',
             finishedAt: '2026-03-01T10:00:04.120Z',
             requestId: 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3',
+            livemode: true,
           },
         ],
       },
@@ -115,7 +117,9 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     operationId: 'listRequests',
     summary: 'List the account’s requests, served or refused',
     description:
-      'Every call of the account’s keys (a call with an unknown key excepted), newest first, with a cursor: request id, route, status, error code, credits, latency, Idempotency-Key, key prefix, mode. ' +
+      'Every request of the account’s keys, served or refused (404 and 405 included; a request with an unknown key excepted), newest first, with a cursor: request id, route, status, error code and message, credits, latency, Idempotency-Key, key prefix, mode, ' +
+      'whether it was a dry run (and the status it quoted) or an idempotent replay, the job a 202 accepted, and the tags sent in Service-Metadata. ' +
+      'Filters: endpoint, status, keyId, from, to, requestId, idempotencyKey, and metadata.<tag>=<value> (any number, all must match). ' +
       'A live key reads live calls (mode=test: the test ones), a test key test calls only. Kept for REQUEST_LOG_RETENTION_DAYS (default 30). Reading the log is free and not itself listed.',
     tag: 'account',
     authenticated: true,
@@ -138,6 +142,10 @@ export const KERNEL_ROUTES: KernelRoute[] = [
             keyId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
             keyPrefix: 'ksk_live_AbC',
             mode: 'live',
+            livemode: true,
+            dryRun: false,
+            replayed: false,
+            metadata: { order: '1182' },
           },
           {
             requestId: 'req_01JNMQ6YFQ2R3S4T5U6V7W8X9Y',
@@ -146,17 +154,42 @@ export const KERNEL_ROUTES: KernelRoute[] = [
             endpoint: '/v1/classify',
             status: 400,
             errorCode: 'invalid_request',
+            errorMessage: 'The body does not match the schema of this endpoint.',
             credits: 0,
             latencyMs: 3.1,
             keyId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
             keyPrefix: 'ksk_live_AbC',
             mode: 'live',
+            livemode: true,
+            dryRun: false,
+            replayed: false,
           },
         ],
         nextCursor: 'cjoxMjM0',
       },
     },
     errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/requests/{requestId}',
+    operationId: 'getRequest',
+    summary: 'Get one request of the log by its request id',
+    description:
+      'The request-log row of the X-Request-Id (every answer and every error body carries it). A live key finds the account’s live and test requests, a test key test ones only. Free, not itself listed.',
+    tag: 'account',
+    authenticated: true,
+    parameters: [
+      {
+        name: 'requestId',
+        in: 'path',
+        required: true,
+        description: 'the X-Request-Id of the call (req_…)',
+        schema: { type: 'string', maxLength: 64 },
+      },
+    ],
+    response: { name: 'RequestLogEntry', schema: RequestLogEntry, description: 'The request as the log keeps it' },
+    errors: [404],
   },
   ...TEAM_ROUTES,
 ]

@@ -5,6 +5,7 @@ import type { Context, Middleware } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
+import { answerAccepted } from '../jobs/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import type { Reader } from '../documents/sandbox.ts'
@@ -102,9 +103,7 @@ export function capabilityCall(capability: Capability, services: Services): Acce
         answerNotHeld(ctx, accepted, quoted.credits)
         return false
       }
-      ctx.status = 202
-      ctx.type = 'application/json'
-      ctx.body = accepted.body
+      answerAccepted(ctx, accepted.body)
       return true
     }
 

@@ -5,6 +5,7 @@ import type { Context } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../registry.ts'
+import type { DryRunState } from '../requests/state.ts'
 import type { Services } from '../services.ts'
 import { quote, Size } from '../wallet/wallet.ts'
 import { quoteCall, type Quote } from './price.ts'
@@ -83,6 +84,7 @@ export async function answerDryRun(
     error = { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
   }
   ctx.status = 200
+  ctx.state.dryRun = { liveStatus, ...(error ? { error } : {}) } satisfies DryRunState
   const report: Static<typeof DryRun> = {
     dryRun: true,
     endpoint: `/v1/${capability.name}`,

@@ -24,6 +24,7 @@ export function errorHandler(logger: Logger): Middleware {
         logger.warn({ reqId: ctx.state.requestId, code: err.code, err: safeError(unavailable.cause ?? e) }, 'database unavailable')
       else if (!(e instanceof ApiError)) logger.error({ reqId: ctx.state.requestId, code: err.code, err: safeError(e) }, 'unexpected error')
       ctx.state.errorCode = err.code
+      ctx.state.errorMessage = err.message
       ctx.status = err.status
       for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v)
       ctx.body = errorBody(err.code, err.message, ctx.state.requestId as string, err.details)

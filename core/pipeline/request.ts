@@ -19,9 +19,10 @@ export interface CallRequest {
 
 export type DryRunMode = 'live' | 'dry' | 'invalid'
 
+/** Service-Dry-Run: 1 or true asks for a dry run, 0 or false says no (as if absent); anything else is a 400. */
 export function dryRunMode(ctx: Context): DryRunMode {
   const raw = ctx.headers['service-dry-run']
-  if (raw === undefined) return 'live'
+  if (raw === undefined || (typeof raw === 'string' && /^(0|false)$/i.test(raw))) return 'live'
   return typeof raw === 'string' && /^(1|true)$/i.test(raw) ? 'dry' : 'invalid'
 }
 
@@ -85,8 +86,8 @@ export async function readRequest(
   await readBody(ctx)
   const key = idempotencyKey(ctx)
   if (mode === 'invalid') {
-    throw new ApiError('invalid_request', 'Service-Dry-Run must be "1" or "true".', [
-      { path: 'header:Service-Dry-Run', message: 'must be 1 or true' },
+    throw new ApiError('invalid_request', 'Service-Dry-Run must be "1" or "true" (a dry run), or "0" or "false" (none).', [
+      { path: 'header:Service-Dry-Run', message: 'must be 1, true, 0 or false' },
     ])
   }
   const body = ctx.request.body
@@ -123,6 +124,10 @@ async function checkCallbackUrl(url: string, services: Services): Promise<void> 
     if (!(e instanceof AddressRefused)) throw e
     // One answer for "does not resolve" and "resolves to a private address", so callers cannot probe internal names.
     const why = e.reason === 'address' || e.reason === 'unresolvable' ? 'the host is not a reachable public address' : e.message
-    throw new ApiError('invalid_callback_url', `callbackUrl must be a public https URL: ${why}`, [{ path: '/callbackUrl', message: why }])
+    throw new ApiError(
+      'invalid_callback_url',
+      `callbackUrl must be a public https URL: ${why}. (A server run for development can allow private addresses and http with CALLBACKS_ALLOW_PRIVATE=true.)`,
+      [{ path: '/callbackUrl', message: why }],
+    )
   }
 }

@@ -1,4 +1,4 @@
-// Routing rules that authorization must not depend on (issue 12). Every router is case-sensitive and
+// Routing rules that authorization must not depend on. Every router is case-sensitive and
 // strict, so a route answers to one spelling only; and the operator areas are guarded by one app-level
 // middleware that runs before any router, on the path as a router could ever read it (percent-decoded,
 // lower-cased, slashes collapsed). A route added under /admin, /internal or /metrics cannot miss its token.
@@ -9,14 +9,26 @@ import { ApiError } from '../errors.ts'
 import { bearerMatches } from './auth.ts'
 
 /**
- * allowedMethods() options for every router: a known method a route lacks, and a method no router implements
- * (TRACE, PROPFIND, MKCOL …, which Node parses), are both 405 method_not_allowed with the C2 body. Without
- * `notImplemented` the router throws its own HttpError, which the error handler can only call a bug (500).
+ * The answer to a method the path has no route for, for every router at once (one middleware before them all;
+ * koa-router gathers the layers every router matched by path in ctx.matched): 405 method_not_allowed with the
+ * C2 body and `Allow` listing the path's methods (RFC 9110 requires it), OPTIONS 204 with `Allow`. A path no
+ * router knows is 404 whatever the method, so no 405 is ever without its list. Methods no router implements
+ * (TRACE, PROPFIND, MKCOL …, which Node parses) are refused the same way.
  */
-export const METHOD_REFUSALS = {
-  throw: true,
-  methodNotAllowed: () => new ApiError('method_not_allowed', 'This route does not accept that method.'),
-  notImplemented: () => new ApiError('method_not_allowed', 'This method is not supported.'),
+export const methodRefusals: Middleware = async (ctx, next) => {
+  await next()
+  if (ctx.status !== 404 || ctx.body !== undefined) return
+  const layers = (ctx as { matched?: Array<{ methods: string[] }> }).matched ?? []
+  const allowed = [...new Set(layers.flatMap((l) => l.methods))]
+  if (!allowed.length || allowed.includes(ctx.method)) return
+  ctx.set('Allow', allowed.join(', '))
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 204
+    return
+  }
+  throw new ApiError('method_not_allowed', `${ctx.path} accepts ${allowed.join(', ')}, not ${ctx.method}.`, undefined, {
+    Allow: allowed.join(', '),
+  })
 }
 
 export function strictRouter(prefix?: string): Router {

@@ -1,5 +1,6 @@
-// Reading the request log (GET /v1/requests, the dashboard's Requests page): newest first, with a cursor and
-// filters, always within one account and one mode. Retention: maintenance removes rows past the configured days.
+// Reading the request log (GET /v1/requests, GET /v1/requests/{requestId}, the dashboard's Requests page): newest
+// first, with a cursor and filters, always within one account and one mode. Retention: maintenance removes rows
+// past the configured days.
 import { Type, type Static } from '@sinclair/typebox'
 import type { KeyMode } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
@@ -22,6 +23,15 @@ export const RequestLogEntry = Type.Object(
     keyId: Type.String({ format: 'uuid' }),
     keyPrefix: Type.String({ description: 'the first 12 characters of the key, as the dashboard shows them' }),
     mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    livemode: Type.Boolean({ description: 'false: a test key made the call' }),
+    errorMessage: Type.Optional(Type.String({ description: 'the message of the refusal (for people; may change)' })),
+    dryRun: Type.Boolean({ description: 'a Service-Dry-Run quote: nothing ran; liveStatus is what the call would have answered' }),
+    liveStatus: Type.Optional(
+      Type.Integer({ description: 'on a dry run: the status the live call would have answered (errorCode: its refusal)' }),
+    ),
+    replayed: Type.Boolean({ description: "an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged" }),
+    jobId: Type.Optional(Type.String({ format: 'uuid', description: 'on a 202: the job it accepted (GET /v1/jobs/{id})' })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'the tags the call sent in Service-Metadata' })),
   },
   { additionalProperties: false },
 )
@@ -35,6 +45,10 @@ export interface RequestFilter {
   keyId?: string
   from?: Date
   to?: Date
+  requestId?: string
+  idempotencyKey?: string
+  /** Rows whose Service-Metadata holds every one of these tags. */
+  metadata?: Record<string, string>
 }
 
 const encodeCursor = (id: string) => Buffer.from(`r:${id}`).toString('base64url')
@@ -59,6 +73,12 @@ interface Row {
   key_id: string
   key_prefix: string
   mode: KeyMode
+  dry_run: boolean
+  live_status: number | null
+  replayed: boolean
+  error_message: string | null
+  job_id: string | null
+  metadata: Record<string, string> | null
 }
 
 export async function listRequests(
@@ -77,26 +97,50 @@ export async function listRequests(
   if (f.keyId) conditions.push(['key_id = ?::uuid', f.keyId])
   if (f.from) conditions.push(['created_at >= ?', f.from])
   if (f.to) conditions.push(['created_at < ?', f.to])
+  if (f.requestId) conditions.push(['request_id = ?', f.requestId])
+  if (f.idempotencyKey) conditions.push(['idempotency_key = ?', f.idempotencyKey])
+  // @> with jsonb_path_ops: the partial GIN index of tagged rows (migration 0018).
+  if (f.metadata) conditions.push(['metadata is not null and metadata @> ?::jsonb', JSON.stringify(f.metadata)])
   if (page.cursor) conditions.push(['id < ?', decodeCursor(page.cursor)])
   const rows = await db.sql<Row>(`select * from request_log where ${conditions.map(([c]) => c).join(' and ')} order by id desc limit ?`, [
     ...conditions.map(([, p]) => p),
     page.limit + 1,
   ])
-  const requests = rows.slice(0, page.limit).map((r): RequestLogEntry => ({
+  const requests = rows.slice(0, page.limit).map(entry)
+  return rows.length > page.limit ? { requests, nextCursor: encodeCursor(rows[page.limit - 1]!.id) } : { requests }
+}
+
+/** One request of the account by its id: of any mode for a live key, of test keys for a test key. */
+export async function findRequest(db: Query, accountId: string, requestId: string, keyMode: KeyMode): Promise<RequestLogEntry | null> {
+  const [row] = await db.sql<Row>(
+    `select * from request_log where account_id = ? and request_id = ? and (mode = 'test' or ? = 'live') order by id limit 1`,
+    [accountId, requestId, keyMode],
+  )
+  return row ? entry(row) : null
+}
+
+function entry(r: Row): RequestLogEntry {
+  return {
     requestId: r.request_id,
     createdAt: new Date(r.created_at).toISOString(),
     method: r.method,
     endpoint: r.endpoint,
     status: r.status,
     ...(r.error_code ? { errorCode: r.error_code } : {}),
+    ...(r.error_message ? { errorMessage: r.error_message } : {}),
     credits: Number(r.credits),
     latencyMs: r.latency_ms,
     ...(r.idempotency_key !== null ? { idempotencyKey: r.idempotency_key } : {}),
     keyId: r.key_id,
     keyPrefix: r.key_prefix,
     mode: r.mode,
-  }))
-  return rows.length > page.limit ? { requests, nextCursor: encodeCursor(rows[page.limit - 1]!.id) } : { requests }
+    livemode: r.mode === 'live',
+    dryRun: r.dry_run,
+    ...(r.live_status !== null ? { liveStatus: r.live_status } : {}),
+    replayed: r.replayed,
+    ...(r.job_id ? { jobId: r.job_id } : {}),
+    ...(r.metadata ? { metadata: r.metadata } : {}),
+  }
 }
 
 /** Maintenance: rows older than the retention (REQUEST_LOG_RETENTION_DAYS). */

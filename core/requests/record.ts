@@ -1,14 +1,16 @@
-// Writing the request log (issue 30): one row per call an account made, served or refused, with what the
-// pipeline learnt about it (core/observability/log.ts AccessState). Rows are gathered for up to GATHER_MS and
+// Writing the request log: one row per request an account's key made, served or refused (a 404 or a 405 too, in
+// any spelling), with what the pipeline learnt about it (core/observability/log.ts AccessState). Rows are gathered for up to GATHER_MS and
 // written by one statement per group, with an asynchronous commit (a crash may lose the last rows whole; nothing
 // depends on them), off the answer's path: the answer never waits for its row, and a process writes many rows per
 // round trip even when its calls come one at a time. A read of the log first writes the rows this process still
 // holds (GET /v1/requests lists the call made just before it); rows of another instance are there within
 // GATHER_MS and a round trip.
-import type { Middleware } from 'koa'
-import type { KeyMode } from '../accounts/accounts.ts'
+import type { Context, Middleware } from 'koa'
+import type { KeyCache, KeyMode } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
-import type { AccessState } from '../observability/log.ts'
+import { knownCaller } from '../pipeline/auth.ts'
+import type { Metadata } from './metadata.ts'
+import type { CallState, DryRunState } from './state.ts'
 
 export interface RequestRecord {
   accountId: string
@@ -25,6 +27,14 @@ export interface RequestRecord {
   latencyMs: number
   idempotencyKey: string | null
   at: Date
+  /** A dry run: the status it quoted; errorCode and errorMessage are then the refusal it quoted. */
+  dryRun: DryRunState | null
+  /** An Idempotency-Key's recorded answer, sent again (nothing ran, nothing was charged). */
+  replayed: boolean
+  errorMessage: string | null
+  /** The job a 202 accepted. */
+  jobId: string | null
+  metadata: Metadata | null
 }
 
 /** Rows per statement, and rows held at most while the database does not take them (then new ones are dropped). */
@@ -102,9 +112,11 @@ export class RequestLog {
     const col = <K extends keyof RequestRecord>(k: K) => rows.map((r) => r[k])
     await this.db.sql(
       `insert into request_log (account_id, key_id, key_prefix, mode, request_id, method, endpoint, status, error_code, credits,
-                                latency_ms, idempotency_key, created_at)
+                                latency_ms, idempotency_key, created_at, dry_run, live_status, replayed, error_message, job_id,
+                                metadata)
        select * from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[],
-                            ?::bigint[], ?::real[], ?::text[], ?::timestamptz[])`,
+                            ?::bigint[], ?::real[], ?::text[], ?::timestamptz[], ?::boolean[], ?::int[], ?::boolean[], ?::text[],
+                            ?::uuid[], ?::jsonb[])`,
       [
         col('accountId'),
         col('keyId'),
@@ -119,22 +131,29 @@ export class RequestLog {
         col('latencyMs'),
         col('idempotencyKey'),
         col('at'),
+        rows.map((r) => r.dryRun !== null),
+        rows.map((r) => r.dryRun?.liveStatus ?? null),
+        col('replayed'),
+        col('errorMessage'),
+        col('jobId'),
+        rows.map((r) => (r.metadata ? JSON.stringify(r.metadata) : null)),
       ],
     )
   }
 }
 
-/** What authenticate() and the pipeline leave in ctx.state about a call. */
-interface CallState extends AccessState {
-  keyId?: string
-  keyMode?: KeyMode
-}
+/** Reading the log is not recorded: paging through it would fill it. */
+const LOG_READS = new Set(['/v1/requests', '/v1/requests/:requestId'])
+/** Longest path kept on a row of a request no route matched. */
+const PATH_CHARS = 200
+const MESSAGE_CHARS = 500
 
 /**
- * Records every /v1 request of a known key once it is answered (an unknown key has no account to show it to).
- * Reading the log itself is not recorded: paging through it would fill it.
+ * Records every request of a known key once it is answered (an unknown key has no account to show it to), and
+ * says what it charged in Service-Credits-Charged, so a proxy can meter without reading bodies. A 404 or 405 (any
+ * spelling of a path), which no handler authenticated, is attributed by its API key here.
  */
-export function requestRecorder(requestLog: RequestLog, now: () => Date): Middleware {
+export function requestRecorder(requestLog: RequestLog, now: () => Date, keys: KeyCache): Middleware {
   return async (ctx, next) => {
     const at = now()
     const started = process.hrtime.bigint()
@@ -142,25 +161,42 @@ export function requestRecorder(requestLog: RequestLog, now: () => Date): Middle
       await next()
     } finally {
       const state = ctx.state as CallState
-      if (state.keyId && ctx.path.startsWith('/v1/') && ctx.path !== '/v1/requests') {
-        const route = (ctx as { _matchedRoute?: string })._matchedRoute
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute
+      // A 404 or 405 ran no handler, so nothing authenticated it; a 401 was looked up already (once is enough).
+      const unrouted = ctx.status === 404 || ctx.status === 405
+      if (!(route && LOG_READS.has(route)) && (state.keyId || (unrouted && (await knownCaller(ctx, keys))))) {
+        const credits = state.credits ?? 0
+        ctx.set('Service-Credits-Charged', String(credits))
         const idempotencyKey = ctx.headers['idempotency-key']
+        const dryError = state.dryRun?.error
         requestLog.record({
           accountId: state.accountId!,
-          keyId: state.keyId,
+          keyId: state.keyId!,
           keyPrefix: state.keyPrefix!,
           mode: state.keyMode!,
           requestId: state.requestId!,
           method: ctx.method,
-          endpoint: route ? route.replace(/:(\w+)/g, '{$1}') : ctx.path,
+          endpoint: endpointOf(ctx, route),
           status: ctx.status,
-          errorCode: state.errorCode ?? null,
-          credits: state.credits ?? 0,
+          errorCode: state.errorCode ?? dryError?.code ?? null,
+          credits,
           latencyMs: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
           idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey.slice(0, 128) : null,
           at,
+          dryRun: state.dryRun ?? null,
+          replayed: state.replayed === true,
+          errorMessage: (state.errorMessage ?? dryError?.message)?.slice(0, MESSAGE_CHARS) ?? null,
+          jobId: state.jobId ?? null,
+          metadata: state.metadata ?? null,
         })
       }
     }
   }
+}
+
+/** The route as published (/v1/jobs/{id}); for a method the route lacks, the route the path matched; else the path. */
+function endpointOf(ctx: Context, matched: string | undefined): string {
+  const layers = (ctx as { matched?: Array<{ path: string; methods: string[] }> }).matched ?? []
+  const route = matched ?? layers.find((l) => l.methods.length)?.path
+  return route ? route.replace(/:(\w+)/g, '{$1}') : ctx.path.slice(0, PATH_CHARS)
 }

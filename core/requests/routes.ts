@@ -1,6 +1,6 @@
 // GET /v1/requests (bearer key, free): the account's request log, newest first. A live key reads the live
 // calls (or, with mode=test, the test ones); a test key reads test calls only, so a key handed out for
-// experiments never shows what live keys did.
+// experiments never shows what live keys did. GET /v1/requests/{requestId}: one of them, by its X-Request-Id.
 import type Router from '@koa/router'
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError } from '../errors.ts'
@@ -8,9 +8,12 @@ import { callerOf, keyAccess } from '../pipeline/permissions.ts'
 import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
-import { listRequests, RequestLogEntry, type RequestFilter } from './list.ts'
+import { findRequest, listRequests, RequestLogEntry, type RequestFilter } from './list.ts'
+import { METADATA_KEY, METADATA_LIMITS } from './metadata.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
+/** An id core/pipeline/request-id.ts mints: req_ and a ULID. */
+const REQUEST_ID = '^req_[0-9A-Z]{26}$'
 
 export const RequestsQuery = Type.Object(
   {
@@ -29,8 +32,16 @@ export const RequestsQuery = Type.Object(
     ),
     from: Type.Optional(DateTime),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
+    requestId: Type.Optional(Type.String({ pattern: REQUEST_ID, description: 'the X-Request-Id of a call' })),
+    idempotencyKey: Type.Optional(Type.String({ pattern: '^[!-~]{1,128}$', description: 'the Idempotency-Key the calls sent' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // metadata.<tag>=<value>: calls whose Service-Metadata has that tag (all of them, when several are given).
+    patternProperties: {
+      [`^metadata\\.${METADATA_KEY.source.slice(1, -1)}$`]: Type.String({ maxLength: METADATA_LIMITS.valueLength }),
+    },
+  },
 )
 
 export const RequestsPage = Type.Object(
@@ -55,6 +66,7 @@ const readQuery = inputReader(RequestsQuery, 'query')
 export function requestFilter(q: Static<typeof RequestsQuery>, keyMode: 'live' | 'test'): RequestFilter {
   if (keyMode === 'test' && q.mode === 'live')
     throw new ApiError('invalid_request', 'A test key reads the test-mode log only.', [{ path: '/mode', message: 'live with a test key' }])
+  const tags = tagsOf(q)
   const status = q.status?.endsWith('xx') ? { class: Number(q.status[0]) } : q.status ? { exact: Number(q.status) } : undefined
   return {
     mode: q.mode ?? keyMode,
@@ -63,7 +75,19 @@ export function requestFilter(q: Static<typeof RequestsQuery>, keyMode: 'live' |
     ...(q.keyId ? { keyId: q.keyId } : {}),
     ...(q.from ? { from: new Date(q.from) } : {}),
     ...(q.to ? { to: new Date(q.to) } : {}),
+    ...(q.requestId ? { requestId: q.requestId } : {}),
+    ...(q.idempotencyKey ? { idempotencyKey: q.idempotencyKey } : {}),
+    ...(Object.keys(tags).length ? { metadata: tags } : {}),
   }
+}
+
+/** The metadata.<tag> parameters of a checked query, as tags. */
+function tagsOf(q: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(q)
+      .filter(([name]) => name.startsWith('metadata.'))
+      .map(([name, value]) => [name.slice('metadata.'.length), String(value)]),
+  )
 }
 
 export function requestsRouter(services: Services): Router {
@@ -78,6 +102,14 @@ export function requestsRouter(services: Services): Router {
       ...(q.cursor ? { cursor: q.cursor } : {}),
     })
     ctx.body = page
+  })
+  router.get('/v1/requests/:requestId', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
+    await services.requestLog.flush()
+    const id = ctx.params.requestId!
+    const found = new RegExp(REQUEST_ID).test(id) ? await findRequest(services.db, caller.accountId, id, caller.mode) : null
+    if (!found) throw new ApiError('not_found', 'No request with this id in the log of this account (kept for REQUEST_LOG_RETENTION_DAYS).')
+    ctx.body = found satisfies RequestLogEntry
   })
   return router
 }

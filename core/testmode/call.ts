@@ -1,55 +1,81 @@
-// A test key's call (issue 30): the live stages 1–4 for real (auth, rate limit, pause, validation, the
-// Idempotency-Key's format), then the capability's example instead of stages 5–8: no hold, no model, no charge.
-// The answer is the example as the live call would send it (usage with 0 credits); an Idempotency-Key replays it
-// as live; an async call is accepted, its job ends at once and its webhook is signed and delivered as live.
+// A test key's call: live minus the model and the money. The live stages 1–4 run for real (auth, rate limit,
+// pause, validation, the Idempotency-Key's format), then the live price of this input (pipeline/price.ts: its
+// documents read in the decoder pool as live, refused with the same 422s, priced by size), then the capability's
+// example instead of stages 5–8: no hold, no model, no charge. The answer is the example as the live call would
+// send it (usage with 0 credits, the size it was measured at, livemode false); an Idempotency-Key replays it as
+// live; an async call is accepted, its job ends at once and its webhook is signed and delivered as live.
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
-import { answerClaimed, IDEMPOTENCY_WINDOW_HOURS, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/idempotency.ts'
+import {
+  answerClaimed,
+  IDEMPOTENCY_WINDOW_HOURS,
+  priorAnswer,
+  type ClaimOutcome,
+  type IdempotencyClaim,
+} from '../idempotency/idempotency.ts'
+import { answerAccepted } from '../jobs/answer.ts'
 import { jobError } from '../jobs/run-task.ts'
 import type { JobAccepted } from '../jobs/view.ts'
-import { answerDryRun } from '../pipeline/dry-run.ts'
+import { answerDryRun, type DryRunMoney } from '../pipeline/dry-run.ts'
+import { quoteCall, type Quote } from '../pipeline/price.ts'
 import { dryRunMode, type CallRequest, type DryRunMode } from '../pipeline/request.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import { balances } from '../wallet/wallet.ts'
-import { requestedOutcome } from './outcomes.ts'
+import { requestedOutcome, type Figures } from './outcomes.ts'
 
 type Admit = (mode: DryRunMode) => Promise<CallRequest>
 
 /** The handler of a test key's calls to `capability`; its answer is serialized once. */
 export function testModeCall(capability: Capability, services: Services) {
   const example = JSON.stringify(capability.example.response)
+  const available = async (q: Query, accountId: string) => (await balances(q, accountId))?.available ?? 0
+  /**
+   * The live price of this input: documents read and refused as live (a test call is no cheaper to refuse), its
+   * decoder time drawn from the account's unpaid budget (no test call is ever paid).
+   */
+  const price = (call: CallRequest, accountId: string) =>
+    quoteCall(capability, call.input, services, { waitForDecoder: false, reader: { accountId, unpaid: true, decoderMs: 0 } })
+
   return async (ctx: Context, caller: Caller, admit: Admit): Promise<void> => {
     const outcome = requestedOutcome(ctx, 'test')
     if (outcome?.stage === 'throttle') throw outcome.error(ctx, capability) // 2
     const mode = dryRunMode(ctx)
     if (mode === 'dry') {
-      const balance = (await balances(services.db, caller.accountId))?.available ?? 0
-      return answerDryRun(ctx, capability, { balance, charge: 0, price: capability.price }, async () => {
-        const call = await admit(mode)
-        if (outcome && !(outcome.stage === 'run' && call.async)) throw outcome.error(ctx, capability)
+      const money: DryRunMoney = { balance: await available(services.db, caller.accountId), charge: 0, price: capability.price }
+      return answerDryRun(ctx, capability, money, async () => {
+        const call = await admit(mode) // 3, 4
+        const quoted = await price(call, caller.accountId)
+        Object.assign(money, { price: quoted.credits }, quoted.size ? { size: quoted.size } : {})
+        if (outcome && !(outcome.stage === 'run' && call.async)) throw outcome.error(ctx, capability, figures(quoted, money.balance))
         return call.async ? 202 : 200
       })
     }
     const call = await admit(mode) // 3, 4
-    if (outcome?.stage === 'admission') throw outcome.error(ctx, capability) // 5, 6
-    const requestId = ctx.state.requestId as string
     // Apart from the live calls' keys: a live key's record is never replayed to a test key, nor the other way
     // round (a space cannot occur in an Idempotency-Key).
     const idempotency = call.idempotency && { ...call.idempotency, key: `test ${call.idempotency.key}` }
+    if (capability.size && idempotency) {
+      const prior = await priorAnswer(services.db, caller.accountId, idempotency, services.now())
+      if (prior) return answerClaimed(ctx, prior) // a replay is not priced again, as live
+    }
+    const quoted = await price(call, caller.accountId)
+    const known = () => available(services.db, caller.accountId).then((balance) => figures(quoted, balance))
+    if (outcome?.stage === 'admission') throw outcome.error(ctx, capability, await known()) // 5, 6
+    const requestId = ctx.state.requestId as string
 
     if (call.async) {
-      const failure = outcome && jobError(outcome.error(ctx, capability))
+      const failure = outcome && jobError(outcome.error(ctx, capability, await known()))
       const accepted = await services.db.tx(async (q) => {
         const jobId = randomUUID()
-        const body: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId }
-        const answer = await testAnswer(q, caller.accountId, idempotency, 202, JSON.stringify(body), services.now())
+        const body: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId, livemode: false, credits: { held: 0 } }
+        const answer = await testAnswer(q, caller.accountId, idempotency, 202, JSON.stringify(body), null, services.now())
         if (answer.outcome !== 'ok') return answer
         const now = services.now()
-        const result = failure ? null : await withUsage(q, caller.accountId, example)
+        const result = failure ? null : await withUsage(q, caller.accountId, example, quoted)
         await q.sql(
           `insert into jobs (id, account_id, key_id, endpoint, status, request_id, idempotency_key, callback_url, result, error, mode,
                              created_at, updated_at, started_at, finished_at)
@@ -76,14 +102,11 @@ export function testModeCall(capability: Capability, services: Services) {
         return answer
       })
       if (accepted.outcome !== 'ok') return answerClaimed(ctx, accepted)
-      ctx.status = 202
-      ctx.type = 'application/json'
-      ctx.body = accepted.body
-      return
+      return answerAccepted(ctx, accepted.body)
     }
 
-    if (outcome) throw outcome.error(ctx, capability) // 7
-    const answer = await testAnswer(services.db, caller.accountId, idempotency, 200, example, services.now())
+    if (outcome) throw outcome.error(ctx, capability, await known()) // 7
+    const answer = await testAnswer(services.db, caller.accountId, idempotency, 200, example, quoted.size ?? null, services.now())
     if (answer.outcome !== 'ok') return answerClaimed(ctx, answer)
     ctx.status = 200
     ctx.type = 'application/json'
@@ -91,28 +114,41 @@ export function testModeCall(capability: Capability, services: Services) {
   }
 }
 
+const figures = (quoted: Quote, available: number): Figures => ({ price: quoted.credits, available })
+
 type Answer = { outcome: 'ok'; status: number; body: string } | ClaimOutcome
 
-/** test_answer() (migration 0010): the answer recorded under the Idempotency-Key, or the key's replay or refusal. */
+/** test_answer() (migration 0018): the answer recorded under the Idempotency-Key, or the key's replay or refusal. */
 async function testAnswer(
   q: Query,
   accountId: string,
   idempotency: IdempotencyClaim | undefined,
   status: 200 | 202,
   result: string,
+  size: Quote['size'] | null,
   now: Date,
 ): Promise<Answer> {
   const [row] = await q.sql<{ outcome: Answer['outcome']; status: number; body: string }>(
-    `select * from test_answer(?, ?, ?, ?::interval, ?, ?, ?)`,
-    [accountId, idempotency?.key ?? null, idempotency?.fingerprint ?? null, `${IDEMPOTENCY_WINDOW_HOURS} hours`, status, result, now],
+    `select * from test_answer(?, ?, ?, ?::interval, ?, ?, ?, ?::jsonb)`,
+    [
+      accountId,
+      idempotency?.key ?? null,
+      idempotency?.fingerprint ?? null,
+      `${IDEMPOTENCY_WINDOW_HOURS} hours`,
+      status,
+      result,
+      now,
+      size ? JSON.stringify(size) : null,
+    ],
   )
   if (!row) throw new Error('test_answer returned nothing')
   if (row.outcome === 'ok' || row.outcome === 'replay') return { outcome: row.outcome, status: row.status, body: row.body }
   return { outcome: row.outcome }
 }
 
-/** A test job's result as a live job's: the example with usage, 0 credits charged. */
-async function withUsage(q: Query, accountId: string, example: string): Promise<string> {
+/** A test job's result as a live job's: the example with usage, 0 credits charged, the size it was measured at. */
+async function withUsage(q: Query, accountId: string, example: string, quoted: Quote): Promise<string> {
   const available = (await balances(q, accountId))?.available ?? 0
-  return JSON.stringify({ ...(JSON.parse(example) as object), usage: { credits: 0, balanceRemaining: available } })
+  const usage = { credits: 0, balanceRemaining: available, ...(quoted.size ? { size: quoted.size } : {}), livemode: false }
+  return JSON.stringify({ ...(JSON.parse(example) as object), usage })
 }

@@ -101,6 +101,7 @@ export const Usage = Type.Object(
     credits: Type.Integer({ minimum: 0, description: 'credits this call charged' }),
     balanceRemaining: Type.Integer({ description: 'credits available after the charge' }),
     size: Type.Optional(Size),
+    livemode: Type.Boolean({ description: 'false: a test key' }),
   },
   { additionalProperties: false },
 )

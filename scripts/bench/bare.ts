@@ -8,7 +8,7 @@ const body = JSON.stringify({
   label: 'billing',
   confidence: 0.9,
   rationale: 'A duplicate charge.',
-  usage: { credits: 2, balanceRemaining: 100 },
+  usage: { credits: 2, balanceRemaining: 100, livemode: true },
 })
 const router = new Router()
 router.post('/v1/classify', (ctx) => {

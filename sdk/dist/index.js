@@ -140,6 +140,10 @@ export class Client extends BaseClient {
     requests(query, options) {
         return this.list(`/v1/requests`, query, (page) => page["requests"], options);
     }
+    /** Get one request of the log by its request id. */
+    getRequest(requestId, options) {
+        return this.request('GET', `/v1/requests/${encodeURIComponent(requestId)}`, undefined, options, false);
+    }
     /** List the account’s keys. */
     keys(options) {
         return this.request('GET', `/v1/keys`, undefined, options, false);

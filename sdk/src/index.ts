@@ -23,6 +23,8 @@ export type Usage = {
     /** credits per unit beyond included */
     perUnit: number
   }
+  /** false: a test key */
+  livemode: boolean
 }
 
 export type ErrorBody = {
@@ -77,10 +79,16 @@ export type DryRun = {
   }
 }
 
+/** The job is at `Location` (GET /v1/jobs/{id}) */
 export type JobAccepted = {
   jobId: string
   status: "queued"
   requestId: string
+  livemode: boolean
+  credits: {
+    /** this input's price, held until the job ends: charged if it succeeds, released if not */
+    held: number
+  }
 }
 
 export type WebhookPayload = {
@@ -98,6 +106,7 @@ export type WebhookPayload = {
     startedAt?: string
     finishedAt?: string
     requestId: string
+    livemode: boolean
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
       done: number
@@ -120,6 +129,8 @@ export type WebhookPayload = {
           /** credits per unit beyond included */
           perUnit: number
         }
+        /** false: a test key */
+        livemode: boolean
       }
       [key: string]: unknown
     }
@@ -141,6 +152,7 @@ export type JobsPage = {
     startedAt?: string
     finishedAt?: string
     requestId: string
+    livemode: boolean
     /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
     progress?: {
       done: number
@@ -165,6 +177,7 @@ export type Job = {
   startedAt?: string
   finishedAt?: string
   requestId: string
+  livemode: boolean
   /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
   progress?: {
     done: number
@@ -187,6 +200,8 @@ export type Job = {
         /** credits per unit beyond included */
         perUnit: number
       }
+      /** false: a test key */
+      livemode: boolean
     }
     [key: string]: unknown
   }
@@ -268,9 +283,63 @@ export type RequestsPage = {
     /** the first 12 characters of the key, as the dashboard shows them */
     keyPrefix: string
     mode: "live" | "test"
+    /** false: a test key made the call */
+    livemode: boolean
+    /** the message of the refusal (for people; may change) */
+    errorMessage?: string
+    /** a Service-Dry-Run quote: nothing ran; liveStatus is what the call would have answered */
+    dryRun: boolean
+    /** on a dry run: the status the live call would have answered (errorCode: its refusal) */
+    liveStatus?: number
+    /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
+    replayed: boolean
+    /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
+    jobId?: string
+    /** the tags the call sent in Service-Metadata */
+    metadata?: {
+      [key: string]: string
+    }
   }>
   /** Pass as cursor for the next (older) page; absent on the last page */
   nextCursor?: string
+}
+
+export type RequestLogEntry = {
+  /** the X-Request-Id of the call (req_…) */
+  requestId: string
+  createdAt: string
+  method: string
+  /** the route, e.g. /v1/classify or /v1/jobs/{id} */
+  endpoint: string
+  /** the HTTP status answered */
+  status: number
+  /** the error code of a refusal (C2) */
+  errorCode?: string
+  /** credits this request charged (an async job is charged when it succeeds) */
+  credits: number
+  /** time from receiving the request to answering it */
+  latencyMs: number
+  idempotencyKey?: string
+  keyId: string
+  /** the first 12 characters of the key, as the dashboard shows them */
+  keyPrefix: string
+  mode: "live" | "test"
+  /** false: a test key made the call */
+  livemode: boolean
+  /** the message of the refusal (for people; may change) */
+  errorMessage?: string
+  /** a Service-Dry-Run quote: nothing ran; liveStatus is what the call would have answered */
+  dryRun: boolean
+  /** on a dry run: the status the live call would have answered (errorCode: its refusal) */
+  liveStatus?: number
+  /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
+  replayed: boolean
+  /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
+  jobId?: string
+  /** the tags the call sent in Service-Metadata */
+  metadata?: {
+    [key: string]: string
+  }
 }
 
 export type KeyList = {
@@ -2527,6 +2596,10 @@ export type RequestsQuery = {
   from?: string
   /** exclusive */
   to?: string
+  /** the X-Request-Id of a call */
+  requestId?: string
+  /** the Idempotency-Key the calls sent */
+  idempotencyKey?: string
 }
 
 /** GET /v1/audit-log query parameters */
@@ -2874,6 +2947,11 @@ export class Client extends BaseClient {
   /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
   requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]> {
     return this.list(`/v1/requests`, query, (page: RequestsPage) => page["requests"], options)
+  }
+
+  /** Get one request of the log by its request id. */
+  getRequest(requestId: string, options?: RequestOptions): Promise<RequestLogEntry> {
+    return this.request('GET', `/v1/requests/${encodeURIComponent(requestId)}`, undefined, options, false)
   }
 
   /** List the account’s keys. */

@@ -126,7 +126,7 @@ t.test('long text is priced in 1,000-token units beyond the included 32', async 
   t.notOk('size' in short.body)
   const flat = await sum.call({ text: 'Revenue grew in every region.' }, { customer })
   sum.expectCharged(t, flat, 3)
-  t.same(Object.keys(flat.res.body.usage), ['credits', 'balanceRemaining'], "today's usage for today's inputs")
+  t.same(Object.keys(flat.res.body.usage), ['credits', 'balanceRemaining', 'livemode'], "today's usage for today's inputs")
 })
 
 t.test('a replay under the same Idempotency-Key is answered without reading the document again', async (t) => {

@@ -295,6 +295,32 @@ t.test('sign-up reaches a first call: SIGNUP_CREDITS and a test key; the Request
   t.ok(testLog.text.includes(first.headers.get('x-request-id')!), 'the test call, under Test')
   t.notOk(testLog.text.includes(paid.headers.get('x-request-id')!))
   t.equal((await c.post('/dashboard/keys', { mode: 'sandbox' })).status, 400)
+
+  // A GET never makes a key: with the test key revoked, /docs gets none and asks for one.
+  t.equal((await c.post(`/dashboard/keys/${testKeyId}/revoke`)).status, 302)
+  const testKeys = async () =>
+    Number((await app.services.db.sql(`select count(*) as n from api_keys where account_id = ? and mode = 'test'`, [account!.id]))[0]!.n)
+  const before = await testKeys()
+  t.same(JSON.parse((await c.get('/dashboard/docs-key')).text), { key: null }, 'no test key to lend')
+  t.equal(await testKeys(), before, 'and none was created by the GET')
+})
+
+t.test('each row of the Requests page links to its detail: message, dry run, replay, tags', async (t) => {
+  const c = await signIn('debugger@example.test')
+  const live = await c.post('/dashboard/keys', { name: 'debug', mode: 'live' })
+  const key = /data-testid="new-key">(ksk_live_[0-9A-Za-z]{32})</.exec(live.text)![1]!
+  const bad = await app.call('/v1/echo-test', { key, body: { text: '' }, headers: { 'service-metadata': '{"order":"A-17"}' } })
+  t.equal(bad.status, 400)
+  const id = bad.headers.get('x-request-id')!
+  const list = await c.get('/dashboard/requests')
+  t.match(list.text, `href="/dashboard/requests/${id}"`, 'the row links to its detail')
+  const detail = await c.get(`/dashboard/requests/${id}`)
+  t.equal(detail.status, 200)
+  t.match(detail.text, /does not match the schema of this endpoint/, 'the error message')
+  t.match(detail.text, /<code>order<\/code> = <code>A-17<\/code>/, 'the Service-Metadata tags')
+  t.equal((await c.get('/dashboard/requests/req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3')).status, 404, 'an id of nobody')
+  const other = await signIn('someone-else@example.test')
+  t.equal((await other.get(`/dashboard/requests/${id}`)).status, 404, "another account's request")
 })
 
 t.test('finding 3: arrays, nested objects and NUL in a form are 400 pages; nothing is stored, nothing sent', async (t) => {

@@ -17,13 +17,14 @@ t.test('the page and its assets are served by the app, with a CSP that keeps the
   for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/docs/init.js'])
     t.equal((await app.call(asset)).status, 200, asset)
   t.equal((await app.call('/docs/other.js')).status, 404)
-  // The prose reference and the examples are linked from the page and served as Markdown.
+  // The prose reference and the examples are linked from the page and served as pages made from the committed files.
   for (const doc of ['api.md', 'examples.md', 'contract.md']) {
     t.ok(page.text.includes(`href="/docs/${doc}"`), `/docs links ${doc}`)
-    const md = await app.call(`/docs/${doc}`)
-    t.equal(md.status, 200)
-    t.match(md.headers.get('content-type'), /text\/markdown/)
-    t.equal(md.text, await readFile(`docs/${doc}`, 'utf8'), `docs/${doc} as committed`)
+    const served = await app.call(`/docs/${doc}`)
+    t.equal(served.status, 200)
+    t.match(served.headers.get('content-type'), /text\/html/)
+    const title = /^# (.*)$/m.exec(await readFile(`docs/${doc}`, 'utf8'))![1]!
+    t.match(served.text, `<title>${title.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}</title>`, `docs/${doc} as committed`)
   }
 })
 
@@ -55,4 +56,14 @@ t.test('headless chromium renders every capability operation, offline', async (t
   t.same(errors, [], 'no script error')
   await mkdir('.data/screenshots', { recursive: true })
   await page.screenshot({ path: '.data/screenshots/docs.png' })
+
+  // The prose reference, from its link: a page with its own headings and tables, its stylesheet from this origin.
+  await page.click('a[href="/docs/api.md"]')
+  await page.waitForSelector('main h1')
+  t.match(await page.textContent('main h1'), 'The API')
+  t.ok((await page.$$('main table')).length > 3, 'its tables are tables')
+  t.equal(await page.$eval('nav a', (a) => a.getAttribute('href')), '/docs', 'and it links back')
+  t.same(foreign, [], 'still no request left the origin')
+  t.same(errors, [], 'no script error')
+  await page.screenshot({ path: '.data/screenshots/docs-api.png' })
 })

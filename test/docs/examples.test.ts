@@ -29,6 +29,8 @@ const routes = Object.entries(document.paths).flatMap(([path, ops]) => Object.ke
 /** A capability call (a dry run quotes it); the team routes have POSTs of their own, which run (dry runs are for calls). */
 const isCall = (route: string) =>
   route.startsWith('POST /v1/') && Boolean(document.paths[route.slice(5)].post.tags?.includes('capabilities'))
+/** A request id of nobody: GET /v1/requests/$REQUESTID is a 404, as GET /v1/jobs/$ID is. */
+const NO_REQUEST = 'req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3'
 
 t.test('every route has a curl and a Python example', async (t) => {
   for (const route of routes) t.ok(markdown.includes(`## ${route}\n`), route)
@@ -42,7 +44,7 @@ t.test('the Python examples run (standard library only) and every capability exa
   // Every call as a dry run: the helper's own headers argument, as the page says.
   const program = `${helper}\n_call = call\ncall = lambda path, body=None, headers=None, method=None: _call(path, body, {"Service-Dry-Run": "1"}, method)\n${calls.join('\n')}`
   const { stdout } = await run('python3', ['-c', program.replace(/^print\(/gm, 'print(json.dumps(').replace(/\)\)$/gm, ')))')], {
-    env: { ...process.env, BASE: app.url, KEY: c.key, ID: '00000000-0000-4000-8000-000000000000' },
+    env: { ...process.env, BASE: app.url, KEY: c.key, ID: '00000000-0000-4000-8000-000000000000', REQUESTID: NO_REQUEST },
   })
   const answers = stdout
     .trim()
@@ -52,7 +54,7 @@ t.test('the Python examples run (standard library only) and every capability exa
   for (const [i, answer] of answers.entries()) {
     const route = routes[i]!
     if (isCall(route)) accepted(t, answer, route)
-    else if (route === 'GET /v1/jobs/{id}') t.equal(answer.error.code, 'not_found', route)
+    else if (route === 'GET /v1/jobs/{id}' || route === 'GET /v1/requests/{requestId}') t.equal(answer.error.code, 'not_found', route)
     else if (route.startsWith('GET /v1/') && route !== 'GET /v1/sso') t.notOk(answer.error, route)
     // The team routes' changes run for real with the example bodies: an answer the document describes, never a 5xx.
     else t.notOk(/^(internal_error|service_unavailable)$/.test(answer.error?.code ?? ''), route)
@@ -65,7 +67,9 @@ t.test('the curl examples run', async (t) => {
   const curls = blocks('sh').slice(1)
   for (const [i, curl] of curls.entries()) {
     const command = curl.replace(/^curl -s /, "curl -s -H 'Service-Dry-Run: 1' ")
-    const { stdout } = await run('bash', ['-c', command], { env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job' } })
+    const { stdout } = await run('bash', ['-c', command], {
+      env: { ...process.env, BASE: app.url, KEY: c.key, ID: 'no-such-job', REQUESTID: NO_REQUEST },
+    })
     const route = routes[i]!
     if (route === 'GET /v1/audit-log/export') {
       t.match(stdout, /^id,at,actor_type/, `${route}: CSV`)

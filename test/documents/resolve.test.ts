@@ -44,16 +44,23 @@ t.test('schema: exactly one of file, fileUrl, text (Ajv)', async (t) => {
   t.equal(two?.message, 'must match exactly one schema in oneOf')
   t.same(two?.params, { passingSchemas: [1, 2] }, 'says which two matched')
 
+  t.same(
+    formatErrors(validate.errors),
+    [{ path: '/', message: 'give exactly one of file, fileUrl, text (got fileUrl and text)' }],
+    'two: said in words, naming the two given',
+  )
+
   t.notOk(validate({}), 'none')
   t.same(
     formatErrors(validate.errors),
-    [
-      { path: '/file', message: "must have required property 'file'" },
-      { path: '/fileUrl', message: "must have required property 'fileUrl'" },
-      { path: '/text', message: "must have required property 'text'" },
-      { path: '/', message: 'must match exactly one schema in oneOf' },
-    ],
-    'none: the details name the three alternatives',
+    [{ path: '/', message: 'give exactly one of file, fileUrl, text (got none)' }],
+    'none: one detail naming the three alternatives',
+  )
+  t.notOk(validate({ fileUrl: 'ftp://x', extra: 1 }), 'a oneOf met, other errors beside it')
+  t.same(
+    formatErrors(validate.errors).map((d) => d.path),
+    ['/extra', '/fileUrl'],
+    'the other errors are kept as they are',
   )
 
   t.notOk(validate({ text: '' }), 'empty text is rejected by the schema')

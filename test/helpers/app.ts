@@ -37,6 +37,8 @@ export interface TestAppOptions {
   capabilities?: Capability[]
   /** Where structured log lines go (silent unless a test reads them). */
   logger?: Logger
+  /** Where the plain message lines go (boot, worker; silent unless a test reads them). */
+  log?: (message: string) => void
   /** A migrated database of the test's own (a server it kills); by default a fresh copy of the template. */
   databaseUrl?: string
 }
@@ -76,7 +78,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
   }
   const booted = await boot(config, {
     provider: opts.provider ?? mockProvider(),
-    log: () => {},
+    log: opts.log ?? (() => {}),
     logger: opts.logger ?? createLogger({ level: 'silent' }),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),

@@ -218,7 +218,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
       t.equal(res.status, 200, res.text)
       // A size-priced endpoint adds how it measured the input (usage.size); the money is the same check.
       const { size: _size, ...usage } = (res.body?.usage ?? {}) as Record<string, unknown>
-      t.same(usage, { credits, balanceRemaining: before.balance - credits }, `usage: ${credits} credits`)
+      t.same(usage, { credits, balanceRemaining: before.balance - credits, livemode: true }, `usage: ${credits} credits`)
       t.same(
         ledger,
         { balance: before.balance - credits, reserved: 0, ledgerSum: before.ledgerSum - credits },

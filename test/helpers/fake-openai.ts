@@ -42,6 +42,12 @@ export interface FakeOpenAIOptions {
    * a client sees when a provider's load balancer drops a kept-alive socket). Counts down.
    */
   resets?: number
+  /**
+   * The models this server serves, as a vLLM or Ollama server has its own: GET /models lists them, and a text
+   * request for any other model (Ollama's `x:latest` is also `x`) is 404 model_not_found (OpenAI's body). Unset:
+   * GET /models is 404 (a server that does not list) and every model is served.
+   */
+  models?: string[]
 }
 export interface FakeOpenAI {
   baseURL: string
@@ -477,6 +483,14 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname
+    // The service's model check (at boot): answered, never counted among the model requests tests read.
+    if (req.method === 'GET' && path.replace(/^\/v1/, '') === '/models') {
+      if (!opts.models) return error(res, 404, `Unknown request URL: GET ${path}`)
+      return json(res, 200, {
+        object: 'list',
+        data: opts.models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })),
+      })
+    }
     const raw = await readBody(req)
     const type = String(req.headers['content-type'] ?? '')
     let body: any = null
@@ -527,6 +541,16 @@ export async function startFakeOpenAI(initial: FakeOpenAIOptions = {}): Promise<
 
     const route = req.method === 'POST' ? path.replace(/^\/v1/, '') : ''
     const text = route === '/responses' || route === '/chat/completions'
+    // Ollama serves `llama3:latest` as `llama3` too.
+    if (text && opts.models && !opts.models.some((m) => m === String(body?.model) || m === `${String(body?.model)}:latest`))
+      return json(res, 404, {
+        error: {
+          message: `The model \`${String(body?.model)}\` does not exist or you do not have access to it.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+      })
     if (text && opts.resets) {
       opts.resets--
       return void req.socket.resetAndDestroy()

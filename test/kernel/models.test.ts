@@ -34,7 +34,7 @@ for (const wire of ['responses', 'chat'] as const) {
       replies = [{ answer: 'yes', score: 0.5 }]
       const res = await call(c.key)
       t.equal(res.status, 200)
-      t.same(res.body, { answer: 'yes', score: 0.5, usage: { credits: 3, balanceRemaining: 7 } })
+      t.same(res.body, { answer: 'yes', score: 0.5, usage: { credits: 3, balanceRemaining: 7, livemode: true } })
       t.equal(fake.requests.at(-1)!.path, wire === 'responses' ? '/v1/responses' : '/v1/chat/completions')
     })
 

@@ -76,7 +76,7 @@ t.test('every published example validates against its published schema, usage in
 
 t.test('a 200 that drifts from the published document fails the test that receives it', async (t) => {
   const app = await startTestApp(t, { capabilities: [served] })
-  const ok = { echo: 'hi', usage: { credits: 4, balanceRemaining: 1 } }
+  const ok = { echo: 'hi', usage: { credits: 4, balanceRemaining: 1, livemode: true } }
   const headers = new Headers({ 'x-request-id': 'req_1' })
   t.doesNotThrow(() => app.contract.check('POST', '/v1/served', 200, headers, JSON.stringify(ok)))
   t.throws(
@@ -109,7 +109,7 @@ t.test('nullable result properties are published optional without null; the kern
   const c = await app.customer(10)
   const res = await app.call('/v1/unknowns', { body: { text: 'x' }, key: c.key })
   t.equal(res.status, 200)
-  t.same(res.body, { known: 'k', rows: [{}, { v: 1 }], answer: null, usage: { credits: 5, balanceRemaining: 5 } })
+  t.same(res.body, { known: 'k', rows: [{}, { v: 1 }], answer: null, usage: { credits: 5, balanceRemaining: 5, livemode: true } })
 })
 
 t.test('the shipped config pauses /v1/transcribe and says why (C10)', async (t) => {

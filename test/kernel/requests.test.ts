@@ -1,6 +1,7 @@
-// The request log (GET /v1/requests, issue 30) and the job list (GET /v1/jobs): every call of a known key,
-// served or refused, with what a customer needs to find it again; newest first with a cursor; test and live
-// apart; pruned by maintenance after the retention. Every answer is checked against the published document.
+// The request log (GET /v1/requests, GET /v1/requests/{id}) and the job list (GET /v1/jobs): every request of
+// a known key, served or refused (404 and 405 too), with what a customer needs to find it again and debug it;
+// newest first with a cursor; test and live apart; pruned by maintenance after the retention. Every answer is
+// checked against the published document.
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
@@ -159,6 +160,127 @@ t.test('GET /v1/jobs lists the account’s jobs newest first, without results, w
   t.equal((await app.call('/v1/jobs?cursor=xyz', { key: c.key })).status, 400)
 })
 
+t.test('the log debugs a call: 404s and 405s of a valid key in any spelling, dry runs, replays, jobs, messages', async (t) => {
+  const c = await app.customer(10)
+  const id = (res: { headers: Headers }) => res.headers.get('x-request-id')!
+  const wrongPath = await app.call('/v1/alhpa', { key: c.key, body: { text: 'hi' } })
+  const upper = await app.call('/V1/alpha', { key: c.key, body: { text: 'hi' } })
+  const slash = await app.call('/v1/alpha/', { key: c.key, body: { text: 'hi' } })
+  const wrongMethod = await app.call('/v1/alpha', { key: c.key, method: 'GET' })
+  t.same([wrongPath.status, upper.status, slash.status, wrongMethod.status], [404, 404, 404, 405])
+  t.equal(wrongMethod.headers.get('allow'), 'POST')
+  const bad = await app.call('/v1/alpha', { key: c.key, body: { text: '' } })
+  const paid = await app.call('/v1/alpha', { key: c.key, body: { text: 'hi' }, headers: { 'idempotency-key': 'pay-1' } })
+  const replay = await app.call('/v1/alpha', { key: c.key, body: { text: 'hi' }, headers: { 'idempotency-key': 'pay-1' } })
+  t.equal(replay.headers.get('idempotent-replayed'), 'true')
+  const dry = await app.call('/v1/alpha', { key: c.key, body: { text: 'hi' }, headers: { 'service-dry-run': '1' } }) // 7 left, costs 3
+  const broke = await app.customer(0)
+  const dryBroke = await app.call('/v1/alpha', { key: broke.key, body: { text: 'hi' }, headers: { 'service-dry-run': 'true' } })
+  t.equal(dryBroke.body.liveStatus, 402)
+  const job = await app.call('/v1/jobdoc', { key: c.key, body: { text: 'later', async: true } })
+  t.equal(job.status, 202)
+  t.equal(job.headers.get('location'), `/v1/jobs/${job.body.jobId}`)
+
+  t.same(
+    [paid, replay, dry, bad, wrongPath, job].map((r) => r.headers.get('service-credits-charged')),
+    ['3', '0', '0', '0', '0', '0'],
+    'Service-Credits-Charged: what this answer charged (a job is charged when it succeeds)',
+  )
+
+  const row = async (res: { headers: Headers }, key = c.key) => {
+    const found = await app.call(`/v1/requests/${id(res)}`, { key })
+    t.equal(found.status, 200, `${id(res)} is found by its id`)
+    return found.body
+  }
+  for (const [res, endpoint, status] of [
+    [wrongPath, '/v1/alhpa', 404],
+    [upper, '/V1/alpha', 404],
+    [slash, '/v1/alpha/', 404],
+    [wrongMethod, '/v1/alpha', 405],
+  ] as const) {
+    t.match(await row(res), {
+      requestId: id(res),
+      endpoint,
+      status,
+      errorCode: status === 404 ? 'not_found' : 'method_not_allowed',
+      livemode: true,
+    })
+  }
+  t.match(await row(bad), { status: 400, errorCode: 'invalid_request', errorMessage: /does not match the schema/, dryRun: false })
+  t.match(await row(paid), { status: 200, credits: 3, replayed: false, idempotencyKey: 'pay-1' })
+  t.match(await row(replay), { status: 200, credits: 0, replayed: true, idempotencyKey: 'pay-1' })
+  const dryRow = await row(dry)
+  t.match(dryRow, { status: 200, dryRun: true, liveStatus: 200, credits: 0 })
+  t.notOk('errorCode' in dryRow)
+  t.match(await row(dryBroke, broke.key), {
+    status: 200,
+    dryRun: true,
+    liveStatus: 402,
+    errorCode: 'insufficient_credits',
+    errorMessage: /costs 3 credits; 0 are available/,
+  })
+  t.match(await row(job), { status: 202, jobId: job.body.jobId, credits: 0 })
+
+  const byKey = (await app.call('/v1/requests?idempotencyKey=pay-1', { key: c.key })).body.requests
+  t.same(
+    byKey.map((r: any) => r.requestId),
+    [id(replay), id(paid)],
+    'filtered by Idempotency-Key: the call and its replay',
+  )
+  const byId = (await app.call(`/v1/requests?requestId=${id(bad)}`, { key: c.key })).body.requests
+  t.same(
+    byId.map((r: any) => r.status),
+    [400],
+  )
+  t.equal((await app.call('/v1/requests/req_01JNMQ6ZK3V7T5W8X9Y0A1B2C3', { key: c.key })).status, 404, 'an id of nobody')
+  t.equal((await app.call(`/v1/requests/${id(paid)}`, { key: broke.key })).status, 404, "another account's call")
+  t.equal((await app.call('/v1/requests/constructor', { key: c.key })).status, 404)
+  const test = await createKey(app.services.db, c.accountId, { mode: 'test' })
+  t.equal((await app.call(`/v1/requests/${id(paid)}`, { key: test.key })).status, 404, 'a test key finds test calls only')
+})
+
+t.test('Service-Metadata: the caller’s own tags, stored on the row and filterable; malformed or too big is a 400', async (t) => {
+  const c = await app.customer(20)
+  const tagged = (metadata: string, text = 'hi') =>
+    app.call('/v1/alpha', { key: c.key, body: { text }, headers: { 'service-metadata': metadata } })
+  const a = await tagged('{"order":"1182","user":"u_7"}')
+  const b = await tagged('{"order":"1183","user":"u_7"}')
+  const refused = await tagged('{"order":"1184"}', '')
+  t.same([a.status, b.status, refused.status], [200, 200, 400])
+  await app.call('/v1/alpha', { key: c.key, body: { text: 'untagged' } })
+  const list = async (query: string) => (await app.call(`/v1/requests?${query}`, { key: c.key })).body.requests.map((r: any) => r.requestId)
+  t.same(await list('metadata.order=1182'), [a.headers.get('x-request-id')])
+  t.same(await list('metadata.user=u_7'), [b.headers.get('x-request-id'), a.headers.get('x-request-id')])
+  t.same(await list('metadata.user=u_7&metadata.order=1183'), [b.headers.get('x-request-id')], 'every tag given must match')
+  t.same(await list('metadata.order=1184'), [refused.headers.get('x-request-id')], 'a refused call keeps its tags too')
+  t.same(await list('metadata.user=nobody'), [])
+  t.match((await app.call(`/v1/requests/${a.headers.get('x-request-id')}`, { key: c.key })).body, {
+    metadata: { order: '1182', user: 'u_7' },
+  })
+  t.equal((await app.call('/v1/requests?metadata.=x', { key: c.key })).status, 400, 'a filter names a tag')
+  t.equal((await app.call('/v1/account', { key: c.key, headers: { 'service-metadata': '{"via":"cron"}' } })).status, 200)
+
+  const tooMany = JSON.stringify(Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])))
+  for (const [metadata, why] of [
+    ['order=1182', /not JSON/],
+    ['["a"]', /not a JSON object/],
+    ['{"n":1}', /not a string/],
+    ['{"bad key":"x"}', /tag name/],
+    [tooMany, /more than 10 tags/],
+    [JSON.stringify({ long: 'x'.repeat(201) }), /longer than 200 characters/],
+    [JSON.stringify({ nul: 'a\u0000b' }), /control character/],
+    [`{"x":"${'y'.repeat(3000)}"}`, /longer than 2048 bytes/],
+  ] as const) {
+    const res = await tagged(metadata)
+    t.equal(res.status, 400, metadata.slice(0, 40))
+    t.match(res.body.error, { code: 'invalid_request', message: why, details: [{ path: 'header:Service-Metadata' }] })
+  }
+  const proto = await tagged('{"__proto__":"x"}')
+  t.equal(proto.status, 200, 'a tag named __proto__ is a tag')
+  t.match((await app.call(`/v1/requests/${proto.headers.get('x-request-id')}`, { key: c.key })).body.metadata, { ['__proto__']: 'x' })
+  await app.expectLedger(t, c.accountId, 20 - 3 * 4)
+})
+
 t.test('the writer: one statement per group of calls; a read waits only for the rows before it, even under steady traffic', async (t) => {
   const { RequestLog } = await import('../../core/requests/record.ts')
   const statements: number[] = []
@@ -184,6 +306,11 @@ t.test('the writer: one statement per group of calls; a read waits only for the 
     latencyMs: 1,
     idempotencyKey: null,
     at: new Date(),
+    dryRun: null,
+    replayed: false,
+    errorMessage: null,
+    jobId: null,
+    metadata: null,
   })
   let i = 0
   for (; i < 50; i++) log.record(row(i))

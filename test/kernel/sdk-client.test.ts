@@ -102,7 +102,7 @@ t.test('getJob() / waitForJob(): a failed job has the message in error (string) 
   t.equal(`${failed.error}`, 'The document has no pages.', 'the message prints as itself')
   t.equal(failed.errorCode, 'unprocessable')
   const ok = await client.waitForJob((await client.run<{ jobId: string }>('jobby', { text: 'hi', async: true })).jobId)
-  t.same(ok.result, { echo: 'hi', usage: { credits: 5, balanceRemaining: 45 } })
+  t.same(ok.result, { echo: 'hi', usage: { credits: 5, balanceRemaining: 45, livemode: true } })
   t.notOk('error' in ok || 'errorCode' in ok)
 })
 

@@ -10,7 +10,7 @@ for (const wire of ['responses', 'chat'] as const) {
     const c = await app.customer(10)
     const res = await app.call('/v1/classify', { key: c.key, body: { text: 'charged twice', labels: ['billing', 'tech'] } })
     t.equal(res.status, 200, res.text)
-    t.same(res.body.usage, { credits: 2, balanceRemaining: 8 })
+    t.same(res.body.usage, { credits: 2, balanceRemaining: 8, livemode: true })
     t.equal(fake.requests[0]?.path, wire === 'responses' ? '/v1/responses' : '/v1/chat/completions')
   })
 }

@@ -1,7 +1,8 @@
-// Issue 25: hostile input on every surface is a 4xx, never a 5xx. The routes are read from the routers the
-// app mounts (test/helpers/routes.ts) and the field names from the input schemas the routes check, so a route
-// or a field added later is walked without editing this file. Every request carries the credentials its area
-// needs (API key, operator tokens, a dashboard session and its CSRF token), so it reaches the handler.
+// Hostile input on every surface is a 4xx, never a 5xx; every 405 says what the path allows (Allow), and no GET
+// changes state. The routes are read from the routers the app mounts (test/helpers/routes.ts) and the field
+// names from the input schemas the routes check, so a route or a field added later is walked without editing
+// this file. Every request carries the credentials its area needs (API key, operator tokens, a dashboard
+// session and its CSRF token), so it reaches the handler.
 import { METHODS, request } from 'node:http'
 import { readdirSync } from 'node:fs'
 import t from 'tap'
@@ -88,7 +89,7 @@ function credentials(path: string): Record<string, string> {
 }
 const csrfFor = (path: string) => (path.startsWith('/dashboard/login') ? preSessionCsrf : sessionCsrf)
 
-function send(method: string, path: string, form?: string): Promise<{ status: number; text: string }> {
+function send(method: string, path: string, form?: string): Promise<{ status: number; text: string; allow?: string }> {
   const { hostname, port } = new URL(app.url)
   const headers: Record<string, string | number> = { ...credentials(path) }
   if (form !== undefined)
@@ -97,7 +98,9 @@ function send(method: string, path: string, form?: string): Promise<{ status: nu
     const req = request({ hostname, port, method, path, headers }, (res) => {
       let text = ''
       res.on('data', (c) => (text += c))
-      res.on('end', () => resolve({ status: res.statusCode!, text }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, text, ...(res.headers.allow !== undefined ? { allow: res.headers.allow } : {}) }),
+      )
     })
     req.on('error', reject)
     req.end(form)
@@ -132,20 +135,27 @@ t.test('the route table is the app’s own: capabilities, kernel, docs, dashboar
   t.ok(routes.length > names.length + 30, `${routes.length} routes`)
 })
 
-t.test('unknown methods: 405 method_not_allowed with the C2 body on every router, never a stack trace', async (t) => {
-  for (const [method, path] of [
-    ['TRACE', '/healthz'],
-    ['PROPFIND', '/v1/account'],
-    ['MKCOL', '/dashboard'],
-    ['PURGE', '/docs'],
-    ['SEARCH', '/admin/accounts'],
-    ['LINK', '/stripe/webhook'],
-    ['TRACE', '/no/such/route'],
+t.test('unknown methods: 405 method_not_allowed with the C2 body and Allow on every router, never a stack trace', async (t) => {
+  for (const [method, path, allow] of [
+    ['TRACE', '/healthz', 'HEAD, GET'],
+    ['PROPFIND', '/v1/account', 'HEAD, GET'],
+    ['DELETE', '/v1/classify', 'POST'],
+    ['MKCOL', '/dashboard', 'HEAD, GET'],
+    ['PURGE', '/docs', 'HEAD, GET'],
+    ['SEARCH', '/admin/accounts', 'POST'],
+    ['LINK', '/stripe/webhook', 'POST'],
   ] as const) {
     const res = await send(method, path)
     t.equal(res.status, 405, `${method} ${path}`)
     t.equal(JSON.parse(res.text).error.code, 'method_not_allowed', `${method} ${path}`)
+    t.same(res.allow?.split(', ').sort(), allow.split(', ').sort(), `${method} ${path}: Allow: ${allow}`)
   }
+  const options = await send('OPTIONS', '/v1/jobs')
+  t.equal(options.status, 204, 'OPTIONS answers the methods')
+  t.equal(options.allow, 'HEAD, GET')
+  const nowhere = await send('TRACE', '/no/such/route')
+  t.equal(nowhere.status, 404, 'a path no router knows is 404, whatever the method: a 405 always has a list')
+  t.equal(JSON.parse(nowhere.text).error.code, 'not_found')
 })
 
 t.test('finding 2: /docs/<a prototype name> is 404, not an asset lookup on a plain object', async (t) => {
@@ -188,27 +198,56 @@ t.test('finding 5: /v1/usage with a leap second, a day no calendar has or an arr
   t.equal((await app.call('/v1/usage?from=2024-06-30T23:59:59Z', { key: customer.key })).status, 200, 'the second before is fine')
 })
 
-// The walks last: with real credentials they may revoke the customer's key or end the session (DELETE
-// /admin/keys/:id with its id, a logout whose only other field qs drops), which the tests above rely on.
-t.test('every route × every method Node parses (TRACE, PROPFIND, MKCOL, PURGE, SEARCH, LINK …) × hostile query: no 5xx', async (t) => {
-  const failures: string[] = []
-  const statuses = new Map<number, number>()
-  const jobs = routes.flatMap((route, r) =>
-    variants(route).flatMap((path, v) =>
-      EVERY_METHOD.map((method, m) => ({
-        method,
-        path: `${path}?${HOSTILE[(r + v + m) % HOSTILE.length]!(FIELDS[(r + m) % FIELDS.length]!)}`,
-      })),
-    ),
-  )
-  await inBatches(jobs, 16, async ({ method, path }) => {
-    const res = await send(method, path)
-    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
-    if (res.status >= 500 && failures.length < 30)
-      failures.push(`${method} ${path.slice(0, 120)} → ${res.status} ${res.text.slice(0, 100)}`)
-  })
-  t.same(failures, [], 'no 5xx')
-  t.comment(`${jobs.length} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+// The request log (request_log) is the record of the request itself, as an access log is: a GET leaves its row
+// there by design, and so does an operator's look in the audit log (action operator.viewed: who looked at what).
+// Everything else a GET reaches must be left as it was: a row trigger on every other table of the service and of
+// the job queue notes each insert, update and delete.
+t.test('no GET changes state: every GET route × its parameters and hostile queries writes no row', async (t) => {
+  const db = app.services.db
+  await db.sql(`create table fuzz_writes (tbl text not null, op text not null)`)
+  await db.sql(`create function note_fuzz_write() returns trigger language plpgsql as $$
+    begin
+      if tg_table_name = 'audit_entries' and tg_op = 'INSERT' then
+        if new.action = 'operator.viewed' then
+          return null;
+        end if;
+      end if;
+      insert into public.fuzz_writes values (tg_table_schema || '.' || tg_table_name, tg_op);
+      return null;
+    end $$`)
+  await db.sql(`do $$
+    declare r record;
+    begin
+      for r in select schemaname, tablename from pg_tables
+                where schemaname in ('public', 'graphile_worker') and tablename not in ('request_log', 'fuzz_writes')
+      loop
+        execute format('create trigger fuzz_write after insert or update or delete on %I.%I for each row execute function note_fuzz_write()',
+                       r.schemaname, r.tablename);
+      end loop;
+    end $$`)
+  const gets = routes.filter((r) => r.method === 'GET')
+  const writers: string[] = []
+  let sent = 0
+  for (const route of gets) {
+    const paths = variants(route).flatMap((path) => [
+      path,
+      ...HOSTILE.slice(0, 4).map((h, i) => `${path}?${h(FIELDS[i % FIELDS.length]!)}`),
+    ])
+    for (const path of paths)
+      for (const method of ['GET', 'HEAD']) {
+        await send(method, path)
+        sent++
+      }
+    await app.services.requestLog.flush()
+    const wrote = await db.sql<{ tbl: string; op: string }>(`delete from fuzz_writes returning tbl, op`)
+    if (wrote.length) writers.push(`GET ${route.path}: ${[...new Set(wrote.map((w) => `${w.op} ${w.tbl}`))].join(', ')}`)
+  }
+  t.same(writers, [], 'no GET wrote a row')
+  t.comment(`${sent} GET and HEAD requests over ${gets.length} routes`)
+  // The trigger is live: a write the service makes is seen.
+  await db.sql(`update accounts set balance = balance where id = ?`, [customer.accountId])
+  const [seen] = await db.sql<{ n: number }>(`select count(*)::int as n from fuzz_writes`)
+  t.ok(seen!.n > 0, 'a write is noted')
 })
 
 t.test('each route (its own method) × each field × each wrong-typed value, in the query and as a form: no 5xx', async (t) => {
@@ -234,4 +273,33 @@ t.test('each route (its own method) × each field × each wrong-typed value, in 
   const money = await app.ledger(customer.accountId)
   t.equal(money.balance, money.ledgerSum, 'balance == sum(ledger)')
   t.equal((await app.call('/healthz')).status, 200, 'healthy after')
+})
+
+// The walks last: with real credentials they may revoke the customer's key or end the session (DELETE
+// /admin/keys/:id with its id, a logout whose only other field qs drops), which the tests above rely on.
+t.test('every route × every method Node parses (TRACE, PROPFIND, MKCOL, PURGE, SEARCH, LINK …) × hostile query: no 5xx', async (t) => {
+  const failures: string[] = []
+  const statuses = new Map<number, number>()
+  const jobs = routes.flatMap((route, r) =>
+    variants(route).flatMap((path, v) =>
+      EVERY_METHOD.map((method, m) => ({
+        method,
+        path: `${path}?${HOSTILE[(r + v + m) % HOSTILE.length]!(FIELDS[(r + m) % FIELDS.length]!)}`,
+      })),
+    ),
+  )
+  const unlisted: string[] = []
+  await inBatches(jobs, 16, async ({ method, path }) => {
+    const res = await send(method, path)
+    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+    if (res.status >= 500 && failures.length < 30)
+      failures.push(`${method} ${path.slice(0, 120)} → ${res.status} ${res.text.slice(0, 100)}`)
+    const allowed = res.allow?.split(', ') ?? []
+    if (res.status === 405 && (!allowed.length || allowed.includes(method)) && unlisted.length < 30)
+      unlisted.push(`${method} ${path.slice(0, 120)} → 405 with Allow: ${res.allow ?? '(none)'}`)
+  })
+  t.same(failures, [], 'no 5xx')
+  t.same(unlisted, [], 'every 405 has an Allow header that lists other methods than the one refused')
+  t.ok(statuses.get(405), 'the walk met 405s')
+  t.comment(`${jobs.length} requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
 })

@@ -44,7 +44,7 @@ t.test(
       }
       t.equal(res.status, 200, `${cap.name}: ${res.text.slice(0, 200)}`)
       const { usage, ...result } = res.body
-      t.same(usage, { credits: 0, balanceRemaining: 0 }, `${cap.name}: usage says nothing was charged`)
+      t.same(usage, { credits: 0, balanceRemaining: 0, livemode: false }, `${cap.name}: usage says nothing was charged, in test mode`)
       t.same(result, cap.example.response, `${cap.name}: the example`)
       t.ok(res.headers.get('ratelimit-limit'), `${cap.name}: rate-limit headers as live`)
     }
@@ -185,7 +185,7 @@ t.test('an async parse with a test key: 202, the job succeeds with the example, 
   t.equal(res.status, 202)
   t.match(res.body, { jobId: String, status: 'queued', requestId: res.headers.get('x-request-id') })
   const job = await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.testKey })
-  t.match(job.body, { status: 'succeeded', endpoint: '/v1/parse', result: { usage: { credits: 0, balanceRemaining: 0 } } })
+  t.match(job.body, { status: 'succeeded', endpoint: '/v1/parse', result: { usage: { credits: 0, balanceRemaining: 0, livemode: false } } })
   const hit = await until(async () => hook.hits[0])
   t.ok(hit, 'the webhook arrived')
   const payload = new Webhook(secret).verify(hit!.body, {
@@ -247,7 +247,10 @@ t.test('an MCP agent with a test key (the official client) gets the example, fre
   const classify = app.services.capabilities.get('classify')!
   const result = await client.callTool({ name: 'classify', arguments: classify.example.request })
   t.notOk(result.isError, JSON.stringify(result.content))
-  t.same(result.structuredContent, { ...(classify.example.response as object), usage: { credits: 0, balanceRemaining: 0 } })
+  t.same(result.structuredContent, {
+    ...(classify.example.response as object),
+    usage: { credits: 0, balanceRemaining: 0, livemode: false },
+  })
   await app.expectLedger(t, c.accountId, 0)
   t.equal(modelCalls, 1, 'still only the one live call of an earlier test')
 })

@@ -136,7 +136,7 @@ t.test('JSON-RPC errors as the MCP specification lists them: -32602 for an unkno
   })
   const byId = new Map((batch.body as Array<{ id: number }>).map((m) => [m.id, m as any]))
   t.equal(byId.get(1).error.code, -32602)
-  t.same(byId.get(2).result.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
+  t.same(byId.get(2).result.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8, livemode: true } })
   await app.expectLedger(t, c.accountId, 8)
 })
 
@@ -216,7 +216,7 @@ t.test('a tool call is charged exactly the price and returns the HTTP body with 
   const client = await connect(app, c.key)
   const r = await client.callTool({ name: 'classify', arguments: classify })
   t.notOk(r.isError)
-  t.same(r.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
+  t.same(r.structuredContent, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8, livemode: true } })
   t.same(JSON.parse((r.content as any)[0].text), r.structuredContent, 'the text content is the same JSON')
   await app.expectLedger(t, c.accountId, 8)
   const [usage] = await app.services.db.sql(`select count(*)::int as n from usage_events where account_id = ? and endpoint = 'classify'`, [
@@ -288,7 +288,7 @@ t.test('an async capability returns the job; get_job reads it until it ends, cha
     await new Promise((r) => setTimeout(r, 100))
   }
   t.equal(job.status, 'succeeded')
-  t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13 } })
+  t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13, livemode: true } })
   await jobs.expectLedger(t, c.accountId, 13)
   const other = await jobs.customer(0)
   const foreign = await (await connect(jobs, other.key)).callTool({ name: 'get_job', arguments: { jobId } })

@@ -54,7 +54,7 @@ t.test('a capability method returns the typed result with usage and is charged e
   const { sent, fetcher } = recording()
   const client = new Client({ apiKey: c.key, baseUrl: app.url, fetch: fetcher })
   const result: ClassifyResponse = await client.classify(input)
-  t.same(result, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8 } })
+  t.same(result, { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 8, livemode: true } })
   t.match(sent[0]!['idempotency-key'], /^sdk_[0-9a-f-]{36}$/, 'retries are on, so the call carries its own Idempotency-Key')
   await app.expectLedger(t, c.accountId, 8)
 })
@@ -81,7 +81,7 @@ t.test('a response lost on the way back is retried under the same key and charge
   const result = await client.classify(input)
   t.equal(keys.length, 2, 'sent twice')
   t.equal(keys[0], keys[1], 'with one Idempotency-Key')
-  t.same(result.usage, { credits: 2, balanceRemaining: 8 }, 'the replay reports the first charge')
+  t.same(result.usage, { credits: 2, balanceRemaining: 8, livemode: true }, 'the replay reports the first charge')
   await app.expectLedger(t, c.accountId, 8)
 })
 
@@ -133,7 +133,7 @@ t.test('getJob() and waitForJob() follow an async job to its end; charged once (
   t.equal(accepted.status, 202)
   const job: Job = await client.waitForJob(accepted.body.jobId, { intervalMs: 50, timeoutMs: 30_000 })
   t.equal(job.status, 'succeeded')
-  t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13 } })
+  t.same(job.result, { echo: 'hello', usage: { credits: 7, balanceRemaining: 13, livemode: true } })
   t.same(await client.getJob(job.jobId), job)
   await jobs.expectLedger(t, c.accountId, 13)
 
@@ -164,7 +164,7 @@ t.test('retries: 429, 503, 502 with Retry-After and idempotency_key_in_use; Retr
     res.end(
       JSON.stringify(
         step.status === 200
-          ? { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 0 } }
+          ? { ...classifyAnswer, usage: { credits: 2, balanceRemaining: 0, livemode: true } }
           : { error: { code: step.code, message: 'no', requestId: 'req_fake' } },
       ),
     )

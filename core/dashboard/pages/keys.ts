@@ -136,13 +136,11 @@ export function keysRoutes(router: Router, { services, allow, acting, frame }: K
     )
   })
   // /docs "Try it out" is authorized with this test key (core/docs/docs.ts): same origin, the session's cookie,
-  // never cached; a page of another origin cannot read it. An account without one gets one.
+  // never cached; a page of another origin cannot read it. A GET changes nothing: an account without a test key
+  // made here (sign-up makes one; the keys page makes more) gets `key: null`, and /docs asks for a key instead.
   router.get('/dashboard/docs-key', allow('keys.read'), async (ctx) => {
-    const { accountId } = state(ctx).session
-    const shown =
-      (await openTestKey(db, services.secrets, accountId)) ??
-      (await createKey(db, accountId, { name: 'test key (/docs)', mode: 'test', permissions: 'call' }, services.secrets, acting(ctx)))
-    ctx.body = { key: shown.key }
+    const shown = await openTestKey(db, services.secrets, state(ctx).session.accountId)
+    ctx.body = { key: shown?.key ?? null }
   })
   router.post('/dashboard/keys/:id/revoke', allow('keys.write'), async (ctx) => {
     read.form.csrfOnly(body(ctx))

@@ -1,9 +1,11 @@
-// The dashboard's Requests page (issue 30): the request log of GET /v1/requests for the signed-in account, live
-// or test (a switch, never both at once), with the same filters and cursor.
+// The dashboard's Requests page: the request log of GET /v1/requests for the signed-in account, live or test (a
+// switch, never both at once), with the same filters and cursor; each row links to its detail page, which shows
+// everything the log keeps about that request (GET /v1/requests/{requestId}).
 import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Query } from '../../db/database.ts'
-import { listRequests, type RequestFilter, type RequestLogEntry } from '../../requests/list.ts'
+import { ApiError } from '../../errors.ts'
+import { findRequest, listRequests, type RequestFilter, type RequestLogEntry } from '../../requests/list.ts'
 import type { RequestLog } from '../../requests/record.ts'
 import { state } from '../guards.ts'
 import { html } from '../html.ts'
@@ -21,6 +23,13 @@ export function requestsRoutes(router: Router, { services, allow, frame }: Kit):
     const keys = (await keyRows(services, accountId)).map((k) => ({ id: k.id, label: `${k.name ?? 'unnamed'} (${k.prefix}…)` }))
     const endpoints = [...services.capabilities.keys()].sort()
     page(ctx, requestsPage(await frame(ctx, 'requests'), { ...data, keys, endpoints }))
+  })
+  router.get('/dashboard/requests/:requestId', allow('requests.read'), async (ctx) => {
+    const id = ctx.params.requestId!
+    await services.requestLog.flush()
+    const found = /^req_[0-9A-Z]{26}$/.test(id) ? await findRequest(services.db, state(ctx).session.accountId, id, 'live') : null
+    if (!found) throw new ApiError('not_found', 'No request with this id in the log of this account.')
+    page(ctx, requestPage(await frame(ctx, 'requests'), found))
   })
 }
 
@@ -123,7 +132,12 @@ function requestsPage(frame: Frame, d: Shown & { endpoints: string[]; keys: { id
 function requestRow(r: RequestLogEntry) {
   return html`<tr data-request-id="${r.requestId}">
     <td>${when(r.createdAt)}</td>
-    <td><code>${r.method} ${r.endpoint}</code> <span class="muted small">${r.requestId}</span></td>
+    <td>
+      <code>${r.method} ${r.endpoint}</code>
+      <a class="muted small" href="/dashboard/requests/${r.requestId}">${r.requestId}</a>
+      ${r.dryRun ? html`<span class="pill">dry run → ${String(r.liveStatus)}</span>` : ''}
+      ${r.replayed ? html`<span class="pill">replay</span>` : ''}
+    </td>
     <td>
       <span class="pill ${r.status < 400 ? 'delivered' : r.status < 500 ? 'pending' : 'failed'}"
         >${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}</span
@@ -134,4 +148,41 @@ function requestRow(r: RequestLogEntry) {
     <td><code>${r.keyPrefix}…</code></td>
     <td>${r.idempotencyKey ?? ''}</td>
   </tr>`
+}
+
+/** One request, everything the log keeps about it. */
+function requestPage(frame: Frame, r: RequestLogEntry): string {
+  const field = (name: string, value: unknown) =>
+    html`<tr>
+      <th>${name}</th>
+      <td>${value}</td>
+    </tr>`
+  return layout(
+    frame,
+    'Request',
+    html`<section class="card">
+      <p><a href="/dashboard/requests${r.mode === 'test' ? '?mode=test' : ''}">← Requests</a></p>
+      <table class="request-detail" data-request-id="${r.requestId}">
+        <tbody>
+          ${field('Request id', html`<code>${r.requestId}</code>`)} ${field('When', when(r.createdAt))}
+          ${field('Call', html`<code>${r.method} ${r.endpoint}</code>`)}
+          ${field('Status', `${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}`)} ${r.errorMessage ? field('Message', r.errorMessage) : ''}
+          ${r.dryRun ? field('Dry run', `yes: the live call would have answered ${String(r.liveStatus)}`) : ''}
+          ${r.replayed ? field('Replayed', 'yes: the recorded answer of its Idempotency-Key, nothing ran') : ''}
+          ${field('Credits charged', String(r.credits))} ${field('Latency', `${r.latencyMs} ms`)}
+          ${r.idempotencyKey ? field('Idempotency-Key', html`<code>${r.idempotencyKey}</code>`) : ''}
+          ${r.jobId ? field('Job', html`<code>${r.jobId}</code>`) : ''}
+          ${field('Key', html`<code>${r.keyPrefix}…</code> (${r.livemode ? 'live' : 'test'})`)}
+          ${
+            r.metadata
+              ? field(
+                  'Service-Metadata',
+                  html`${Object.entries(r.metadata).map(([k, v]) => html`<code>${k}</code> = <code>${v}</code><br />`)}`,
+                )
+              : ''
+          }
+        </tbody>
+      </table>
+    </section>`,
+  )
 }

@@ -12,6 +12,7 @@ import { Migration0012JobProgress } from './0012-job-progress.ts'
 import { Migration0013RevocationsAndAcceptance } from './0013-revocations-and-acceptance.ts'
 import { Migration0014PriceBySize } from './0014-price-by-size.ts'
 import { Migration0017WorkerLiveness } from './0017-worker-liveness.ts'
+import { Migration0018LivemodeAndDebugging } from './0018-livemode-and-debugging.ts'
 import { Migration0020Teams } from './0020-teams.ts'
 
 export const migrations = [
@@ -27,5 +28,6 @@ export const migrations = [
   { name: '0013-revocations-and-acceptance', class: Migration0013RevocationsAndAcceptance },
   { name: '0014-price-by-size', class: Migration0014PriceBySize },
   { name: '0017-worker-liveness', class: Migration0017WorkerLiveness },
+  { name: '0018-livemode-and-debugging', class: Migration0018LivemodeAndDebugging },
   { name: '0020-teams', class: Migration0020Teams },
 ]
