@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   document_unreadable: 422,
   document_encrypted: 422,
   document_too_long: 422,
+  document_changed: 422,
   rate_limited: 429,
   free_decoding_exhausted: 429,
   internal_error: 500,

@@ -1,5 +1,6 @@
 // The graphile-worker task of an async call: queued → running under a lease, then completeJob or failJob.
 import type { JobHelpers } from 'graphile-worker'
+import { withoutDigests } from '../documents/same-document.ts'
 import { ApiError } from '../errors.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
@@ -59,6 +60,7 @@ export function runCapabilityTask(services: Services) {
     try {
       const cap = services.capabilities.get(job.endpoint)
       if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
+      const { input, digests } = withoutDigests(cap.request, job.input)
       const context = capabilityContext(services, cap, {
         requestId: job.request_id,
         accountId: job.account_id,
@@ -66,6 +68,7 @@ export function runCapabilityTask(services: Services) {
         timeoutMs: config.asyncModelTimeoutMs,
         waitForDecoder: true, // the runner's concurrency bounds the jobs in flight: a job waits for a decoder, never 503
         credits: Number(job.credits), // the price its acceptance quoted and held
+        digests, // … for the documents it read then
         progress: (done, total) => {
           // One write at a time, in order, all ended before the job is: the last count is the one the job keeps.
           progressWrites = progressWrites.then(() =>
@@ -82,7 +85,7 @@ export function runCapabilityTask(services: Services) {
           )
         },
       })
-      const result = await cap.handler(job.input, context).finally(() => progressWrites)
+      const result = await cap.handler(input, context).finally(() => progressWrites)
       await completeJob(services, jobId, checkResult(cap, result, services.log))
     } catch (e) {
       if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)

@@ -9,6 +9,7 @@ import { answerAccepted } from '../jobs/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import type { Reader } from '../documents/sandbox.ts'
+import { DOCUMENT_DIGESTS } from '../documents/same-document.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
@@ -96,8 +97,10 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     const idempotency = call.idempotency
     if (call.async) {
       // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
+      // The job reads its fileUrl documents again and must find the bytes priced here (documents/same-document.ts).
+      const input = quoted.digests ? { ...call.input, [DOCUMENT_DIGESTS]: quoted.digests } : call.input
       const accepted = await inAccountTurn(caller.accountId, () =>
-        acceptJob(services, { ...base, idempotency, input: call.input, callbackUrl: call.callbackUrl }),
+        acceptJob(services, { ...base, idempotency, input, callbackUrl: call.callbackUrl }),
       ) // 5, 6, 7
       if (accepted.outcome !== 'accepted') {
         answerNotHeld(ctx, accepted, quoted.credits)

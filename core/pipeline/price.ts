@@ -4,10 +4,11 @@
 // in the decoder pool too once bytes no longer bound it below the included size). Every read is for a Reader:
 // the account's turn at the decoders, and for unpaid work (a dry run, a test key's call) its budget of decoder
 // time; a live caller draws what its reads took when its call ends without a charge (sandbox.drawUnpaid).
-import type { Static, TObject } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
 import { pageTexts } from '../documents/pages.ts'
 import { refusalAt, resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
 import { DocumentRefusal } from '../documents/refusal.ts'
+import { documentsOf, recordingDigest, type DocumentDigests } from '../documents/same-document.ts'
 import type { Reader } from '../documents/sandbox.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import { tokenBound } from '../models/tokens.ts'
@@ -17,12 +18,14 @@ import type { Size } from '../wallet/wallet.ts'
 
 /**
  * What a call costs; `size` when its size raised the price; `documents` are the call's documents as measured,
- * for the handler to reuse.
+ * for the handler to reuse; `digests` the SHA-256 of those read from a fileUrl, for a job to read the same
+ * (documents/same-document.ts).
  */
 export interface Quote {
   credits: number
   size?: Static<typeof Size>
   documents?: Map<DocumentInput, ResolvedDocument>
+  digests?: DocumentDigests
 }
 
 /** A text page is priced per 3,000 characters begun (a dense printed page), so a long text without form feeds is not one page. */
@@ -49,10 +52,11 @@ export async function quoteCall(
   const rule = capability.size
   if (!rule) return { credits: capability.price }
   // Within the included size the price is the flat one and nothing is reported (a token count there is only a bound).
-  const priced = (units: number, documents?: Map<DocumentInput, ResolvedDocument>): Quote => ({
+  const priced = (units: number, documents?: Map<DocumentInput, ResolvedDocument>, digests?: DocumentDigests): Quote => ({
     credits: capability.price + Math.max(0, units - rule.included) * rule.perUnit,
     ...(units > rule.included ? { size: { units, ...rule } } : {}),
     ...(documents ? { documents } : {}),
+    ...(digests && Object.keys(digests).length ? { digests } : {}),
   })
   if (rule.unit === '1k-tokens') {
     // Below the included size the exact count is not needed (and the tokenizer not loaded): bytes bound it.
@@ -66,10 +70,11 @@ export async function quoteCall(
   }
   const fetch = serverDocumentFetcher(services)
   const documents = new Map<DocumentInput, ResolvedDocument>()
+  const digests: DocumentDigests = {}
   let units = 0
   for (const { doc, at } of documentsOf(capability.request, input)) {
     const resolved = await resolveDocument(doc, {
-      fetch,
+      fetch: recordingDigest(fetch, (sha256) => (digests[at] = sha256)),
       sandbox: services.sandbox,
       waitForDecoder: opts.waitForDecoder,
       reader: opts.reader,
@@ -79,7 +84,7 @@ export async function quoteCall(
     documents.set(doc, resolved)
     units += pagesOf(resolved)
   }
-  return priced(units, documents)
+  return priced(units, documents, digests)
 }
 
 /** Priced pages: a PDF's (selected) pages, 1 for an image, a text's pages by form feeds and length. */
@@ -91,15 +96,6 @@ function pagesOf(doc: ResolvedDocument): number {
     (n, p) => n + Math.max(1, Math.ceil(pages[p - 1]!.length / CHARS_PER_TEXT_PAGE)),
     0,
   )
-}
-
-/** The Doc objects of a request (core/documents DocObject): the body itself, or its Doc-valued properties (compare's a, b). */
-function documentsOf(request: TObject, input: Record<string, unknown>): Array<{ doc: DocumentInput; at: string }> {
-  const isDoc = (schema: unknown) => 'fileUrl' in ((schema as { properties?: object }).properties ?? {})
-  if (isDoc(request)) return [{ doc: input, at: '' }]
-  return Object.entries(request.properties)
-    .filter(([name, schema]) => isDoc(schema) && input[name] !== undefined)
-    .map(([name]) => ({ doc: input[name] as DocumentInput, at: `/${name}` }))
 }
 
 /** Every string of the input, depth first: what reaches the model as text. */

@@ -4,6 +4,7 @@ import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capa
 import { contextConfig } from '../config.ts'
 import { decodeOrRefuse, documentParts, resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
 import type { Reader } from '../documents/sandbox.ts'
+import { requiringDigest } from '../documents/same-document.ts'
 import { budgetedObject, contextBudget } from '../models/chunks.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
@@ -27,6 +28,8 @@ export function capabilityContext(
     credits: number
     /** Hears the progress of a call answered in parts (jobs record it). */
     progress?: (done: number, total: number) => void
+    /** A job's fileUrl documents: the SHA-256 its acceptance priced, which a new read must match. */
+    digests?: ReadonlyMap<DocumentInput, { sha256: string; at: string }>
     /** The call's documents as its price measured them (pipeline/price.ts): not decoded twice. */
     documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
     /** The call's turn at the decoders, when its caller accounts for it (a live call that fails draws it as unpaid). */
@@ -86,15 +89,19 @@ export function capabilityContext(
       run: (what, fn) => services.metrics.modelCall(capability.name, what, () => runModel(what, deadline, fn)),
     },
     documents: {
-      resolve: async (input) =>
-        call.documents?.get(input) ??
-        resolveDocument(input, {
-          fetch: fetchGuarded,
-          sandbox: services.sandbox,
-          waitForDecoder: wait,
-          signal: call.signal,
-          reader,
-        }),
+      resolve: async (input) => {
+        const priced = call.digests?.get(input)
+        return (
+          call.documents?.get(input) ??
+          resolveDocument(input, {
+            fetch: priced ? requiringDigest(fetchGuarded, priced.sha256, priced.at) : fetchGuarded,
+            sandbox: services.sandbox,
+            waitForDecoder: wait,
+            signal: call.signal,
+            reader,
+          })
+        )
+      },
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
       inspectImage: (bytes, mediaType, path) =>
         decodeOrRefuse(services.sandbox, mediaType, bytes, path, { wait, signal: call.signal, reader }).then(() => {}),

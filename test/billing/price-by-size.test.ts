@@ -154,3 +154,39 @@ t.test('a replay under the same Idempotency-Key is answered without reading the 
   t.equal(fetches, 1, 'the document was read once')
   t.same(await local.app.ledger(customer.accountId), first.ledger, 'charged once')
 })
+
+t.test('an async job reads the document its acceptance priced: a later version at the same URL is refused, free', async (t) => {
+  // The server answers 1 page to the acceptance's read and 999 pages to every read after it.
+  const onePage = plainPdf('Folio 1: Invoice INV-100 from Vendor1 Ltd')
+  const manyPages = plainPdf(...Array.from({ length: 999 }, (_, i) => `Folio ${i + 1}: Invoice INV-${i + 1}00 from Vendor${i + 1} Ltd`))
+  let reads = 0
+  const server = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'application/pdf' }).end(reads++ === 0 ? onePage : manyPages)
+  }).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const fileUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/invoice.pdf`
+
+  const jobs = await capabilityHarness(t, parse, { worker: true, config: { callbacksAllowPrivate: true } })
+  jobs.reply(answer)
+  const customer = await jobs.customer(100)
+  const accepted = await jobs.post(customer, { fileUrl, async: true })
+  t.equal(accepted.status, 202, accepted.text)
+  t.match(accepted.body, { credits: { held: 10 } }, 'priced at the 1 page it read')
+  const job = await jobs.job(customer, accepted.body.jobId)
+  t.equal(reads, 2, 'the worker read the URL again')
+  t.match(job, { status: 'failed', errorCode: 'document_changed', error: /changed since the job was accepted/ })
+  t.equal(jobs.prompts.length, 0, 'nothing reached the model')
+  t.same(await jobs.app.ledger(customer.accountId), { balance: 100, reserved: 0, ledgerSum: 100 }, 'refused free')
+
+  // The same document at both reads: the job runs and is charged its price.
+  reads = 0
+  const steady = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(onePage)).listen(0, '127.0.0.1')
+  await once(steady, 'listening')
+  t.teardown(() => steady.close())
+  const steadyUrl = `http://127.0.0.1:${(steady.address() as AddressInfo).port}/invoice.pdf`
+  const again = await jobs.post(customer, { fileUrl: steadyUrl, async: true })
+  t.equal(again.status, 202, again.text)
+  t.match(await jobs.job(customer, again.body.jobId), { status: 'succeeded' })
+  t.same(await jobs.app.ledger(customer.accountId), { balance: 90, reserved: 0, ledgerSum: 90 }, 'charged the 10 it held')
+})
