@@ -93,7 +93,7 @@ export function buildApp(services: Services): Koa {
   app.use(accessLog(services.logger, services.metrics))
   app.use(requestRecorder(services.requestLog, services.now, services.keys))
   app.use(errorHandler(services.logger))
-  app.use(operatorGate(services.config))
+  app.use(operatorGate(services.config, services.keys.failures))
   app.use(methodRefusals)
   app.use(router.routes())
   app.use(docsRouter().routes())

@@ -3,7 +3,7 @@ import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
-import type { Config } from './config.ts'
+import { checkOperatorSecrets, type Config } from './config.ts'
 import { awaitMigrations, migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { modelCheckLine, openAIProvider } from './models/provider.ts'
 import { modelRequestLog } from './models/usage.ts'
@@ -26,6 +26,7 @@ export async function boot(
   config: Config,
   overrides: Partial<Services> & { capabilities?: Map<string, Capability> } = {},
 ): Promise<Booted> {
+  checkOperatorSecrets(config) // before anything starts: a guessable operator secret is a configuration error
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, pretty: config.logPretty })
   const log = overrides.log ?? ((m: string) => logger.info(m))
   const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))

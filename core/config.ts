@@ -369,3 +369,29 @@ function documentLimits(env: NodeJS.ProcessEnv): DocumentLimits {
     throw new BootRefusal('DOCUMENT_MEMORY_MIB must be at least 128 (a decoder with pdf.js loaded needs about 100 MiB)')
   return limits
 }
+
+/** The shortest operator secret the service starts with: 32 characters (`openssl rand -hex 32` makes 64). */
+export const MIN_OPERATOR_SECRET_LENGTH = 32
+/** Words of example values, however spelt (case, separators): a secret containing one was copied from an example. */
+const PLACEHOLDER_WORDS = ['changeme', 'replaceme', 'placeholder', 'example', 'yourtoken', 'yoursecret', 'secrethere', 'tokenhere']
+
+/**
+ * Refuses an operator secret (ADMIN_TOKEN, MAINTENANCE_SECRET, METRICS_TOKEN) that can be guessed: shorter than
+ * 32 characters, fewer than 8 distinct characters, or an example value. Unset is fine (its routes are 404).
+ */
+export function checkOperatorSecrets(config: Pick<Config, 'adminToken' | 'maintenanceSecret' | 'metricsToken'>): void {
+  const secrets = { ADMIN_TOKEN: config.adminToken, MAINTENANCE_SECRET: config.maintenanceSecret, METRICS_TOKEN: config.metricsToken }
+  for (const [name, value] of Object.entries(secrets)) {
+    if (value === undefined) continue
+    const words = value.toLowerCase().replace(/[^a-z0-9]/g, '')
+    const why =
+      value.length < MIN_OPERATOR_SECRET_LENGTH
+        ? `is ${value.length} characters long; at least ${MIN_OPERATOR_SECRET_LENGTH} are needed`
+        : PLACEHOLDER_WORDS.some((w) => words.includes(w))
+          ? 'is an example value'
+          : new Set(value).size < 8
+            ? 'has fewer than 8 distinct characters'
+            : null
+    if (why) throw new BootRefusal(`${name} ${why}: set a random one, e.g. \`openssl rand -hex 32\`, or unset it (its routes answer 404)`)
+  }
+}

@@ -1,7 +1,8 @@
-// Per key, per endpoint, calls per minute (C6). Redis when REDIS_URL is set so limits hold across
+// Per key, per endpoint, calls per minute (C6), and failed authentications per client. Redis when REDIS_URL is set so limits hold across
 // instances; if Redis fails mid-flight the in-memory insurance limiter answers and the call goes on.
 import { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { ApiError } from './errors.ts'
 
 export interface RateDecision {
   allowed: boolean
@@ -59,5 +60,31 @@ export function createRateLimiter(redisUrl: string | undefined, log: (msg: strin
     async close() {
       redis?.disconnect()
     },
+  }
+}
+
+/**
+ * Failed authentications per client address, API keys and operator tokens alike: past `perMinute` failures a
+ * client is refused (429 with Retry-After) before its credential is checked. In memory, per process.
+ */
+export class FailedAuthentications {
+  private readonly failures: RateLimiterMemory
+  constructor(perMinute = 30) {
+    this.failures = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: 'auth-failures' })
+  }
+
+  /** 429 when `client` has used up its failures. */
+  async refuseIfOver(client: string): Promise<void> {
+    const failed = await this.failures.get(client)
+    if (failed && failed.consumedPoints >= this.failures.points) {
+      const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000))
+      throw new ApiError('rate_limited', `Too many failed authentications from this client; retry in ${retry} s.`, undefined, {
+        'Retry-After': String(retry),
+      })
+    }
+  }
+
+  async record(client: string): Promise<void> {
+    await this.failures.penalty(client, 1)
   }
 }

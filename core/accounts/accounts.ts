@@ -8,7 +8,7 @@ import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import type { KeyPermission } from '../teams/roles.ts'
 import type { SecretBox } from '../secrets.ts'
-import { RateLimiterMemory } from 'rate-limiter-flexible'
+import { FailedAuthentications } from '../ratelimit.ts'
 import { UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
 
@@ -489,7 +489,8 @@ export const REVOCATION_MS = 1000
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; hash: Buffer; until: number; at: number; epoch: number }>()
   private readonly unknown = new Map<string, number>()
-  private readonly failures: RateLimiterMemory
+  /** Shared with the operator areas' tokens (pipeline/routing.ts). */
+  readonly failures: FailedAuthentications
   private readonly db: Query
   private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }
   /** Bumped whenever the listener is lost or (re)established: entries looked up under another epoch may have missed a revocation. */
@@ -503,7 +504,7 @@ export class KeyCache {
   constructor(db: Query, opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }) {
     this.db = db
     this.opts = opts
-    this.failures = new RateLimiterMemory({ points: opts.failuresPerMinute ?? 30, duration: 60, keyPrefix: 'auth-failures' })
+    this.failures = new FailedAuthentications(opts.failuresPerMinute)
   }
 
   async lookup(key: string, client = ''): Promise<Caller | null> {
@@ -512,13 +513,7 @@ export class KeyCache {
     const cacheKey = hash.toString('base64')
     const hit = this.entries.get(cacheKey)
     if (hit && this.fresh(hit) && timingSafeEqual(hit.hash, hash)) return hit.caller
-    const failed = await this.failures.get(client)
-    if (failed && failed.consumedPoints >= this.failures.points) {
-      const retry = Math.max(1, Math.ceil(failed.msBeforeNext / 1000))
-      throw new ApiError('rate_limited', `Too many failed authentications from this client; retry in ${retry} s.`, undefined, {
-        'Retry-After': String(retry),
-      })
-    }
+    await this.failures.refuseIfOver(client)
     const at = performance.now()
     const epoch = this.epoch
     const row = (this.unknown.get(cacheKey) ?? 0) > this.clock() ? undefined : await this.findKey(hash)
@@ -526,7 +521,7 @@ export class KeyCache {
       this.entries.delete(cacheKey)
       if (this.unknown.size > 10_000) this.unknown.clear()
       this.unknown.set(cacheKey, this.clock() + this.ttlMs)
-      await this.failures.penalty(client, 1)
+      await this.failures.record(client)
       return null
     }
     const caller: Caller = {

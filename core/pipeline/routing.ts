@@ -6,6 +6,7 @@ import Router from '@koa/router'
 import type { Middleware } from 'koa'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import type { FailedAuthentications } from '../ratelimit.ts'
 import { bearerMatches } from './auth.ts'
 
 /**
@@ -58,8 +59,11 @@ interface OperatorArea {
   name: string
 }
 
-/** Operator areas: unset secret → 404 for every spelling; otherwise the bearer token or 401. */
-export function operatorGate(config: Config): Middleware {
+/**
+ * Operator areas: unset secret → 404 for every spelling; otherwise the bearer token or 401. A failed token counts
+ * against the client's failed authentications like a failed API key: past the limit, 429 before any comparison.
+ */
+export function operatorGate(config: Config, failures: FailedAuthentications): Middleware {
   const areas: OperatorArea[] = [
     { prefix: '/admin', secret: config.adminToken, name: 'admin token' },
     { prefix: '/internal', secret: config.maintenanceSecret, name: 'maintenance secret' },
@@ -72,10 +76,15 @@ export function operatorGate(config: Config): Middleware {
     if (ctx.path.startsWith('/v1/')) return next()
     const path = canonicalPath(ctx.path)
     const area = areas.find((a) => path === a.prefix || path.startsWith(`${a.prefix}/`))
-    if (area) {
-      if (!area.secret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
-      if (!bearerMatches(ctx.get('Authorization'), area.secret)) throw new ApiError('unauthorized', `The ${area.name} is not valid.`)
-    }
-    return next()
+    if (!area) return next()
+    if (!area.secret) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`)
+    return admitOperator(ctx.get('Authorization'), ctx.ip, area.secret, area.name, failures).then(() => next())
   }
+}
+
+async function admitOperator(header: string, client: string, secret: string, name: string, failures: FailedAuthentications) {
+  await failures.refuseIfOver(client)
+  if (bearerMatches(header, secret)) return
+  await failures.record(client)
+  throw new ApiError('unauthorized', `The ${name} is not valid.`)
 }

@@ -3,9 +3,12 @@ import t from 'tap'
 import { runAdmin } from '../../scripts/admin.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
-const app = await startTestApp(t, { capabilities: [testCapability({ name: 'echo' })], config: { adminToken: 'admin-secret' } })
+const app = await startTestApp(t, {
+  capabilities: [testCapability({ name: 'echo' })],
+  config: { adminToken: 'admin-secret-for-tests-0123456789' },
+})
 const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
-  app.call(path, { ...init, headers: { authorization: 'Bearer admin-secret' } })
+  app.call(path, { ...init, headers: { authorization: 'Bearer admin-secret-for-tests-0123456789' } })
 
 t.test('without ADMIN_TOKEN every /admin route is 404; a wrong token is 401', async (t) => {
   const closed = await startTestApp(t, { capabilities: [] })

@@ -272,9 +272,15 @@ t.test('POST /internal/maintenance needs MAINTENANCE_SECRET and answers with cou
     404,
     'without a configured secret the route does not exist',
   )
-  const app = await startTestApp(t, { capabilities: [jobCapability], config: { maintenanceSecret: 's3cret' } })
+  const app = await startTestApp(t, {
+    capabilities: [jobCapability],
+    config: { maintenanceSecret: 'maintenance-secret-for-tests-0123456789' },
+  })
   t.equal((await app.call('/internal/maintenance', { method: 'POST', headers: { authorization: 'Bearer wrong' } })).status, 401)
-  const ok = await app.call('/internal/maintenance', { method: 'POST', headers: { authorization: 'Bearer s3cret' } })
+  const ok = await app.call('/internal/maintenance', {
+    method: 'POST',
+    headers: { authorization: 'Bearer maintenance-secret-for-tests-0123456789' },
+  })
   t.equal(ok.status, 200)
   t.match(ok.body, { workerLost: 0, deadlineExceeded: 0, holdsReleased: 0, jobsRemoved: 0 })
 })

@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const HEARTBEAT_S = 0.5
 const DEAD_AFTER_S = 2
 const LIVENESS = { WORKER_HEARTBEAT_SECONDS: String(HEARTBEAT_S), WORKER_DEAD_AFTER_SECONDS: String(DEAD_AFTER_S), JOB_LEASE_SECONDS: '2' }
-const ADMIN = { authorization: 'Bearer admin-secret' }
+const ADMIN = { authorization: 'Bearer admin-secret-for-tests-0123456789' }
 
 const accept = async (app: TestApp, key: string, text: string) => {
   const res = await app.call('/v1/jobdoc', { body: { text, async: true }, key })
@@ -43,7 +43,7 @@ t.test(
     const app = await startTestApp(t, {
       capabilities: [jobCapability],
       env: LIVENESS,
-      config: { adminToken: 'admin-secret', metricsToken: 'm' },
+      config: { adminToken: 'admin-secret-for-tests-0123456789', metricsToken: 'metrics-secret-for-tests-0123456789' },
     })
     const c = await app.customer(7 * 6)
     // Six jobs queued before the doomed worker starts: with 2 slots and a prefetch of 6 it fetches all six in one
@@ -128,7 +128,7 @@ t.test(
       [[rescuer.id], registry.recoveries],
       'npm run admin -- workers prints the same',
     )
-    const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer m' } })).text
+    const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret-for-tests-0123456789' } })).text
     t.match(metrics, /^capapi_worker_recoveries_total 1$/m)
     t.match(metrics, /^capapi_worker_recovered_jobs_total 6$/m)
     t.match(metrics, /^capapi_jobs_locked_by_dead_workers 0$/m)

@@ -42,7 +42,7 @@ async function appWith(t: Tap, env: NodeJS.ProcessEnv, capabilities = [asks]): P
     env: full,
     capabilities,
     provider: openAIProvider(loadConfig(full).ai),
-    config: { adminToken: 'admin-secret', metricsToken: 'metrics-secret' },
+    config: { adminToken: 'admin-secret-for-tests-0123456789', metricsToken: 'metrics-secret-for-tests-0123456789' },
   })
 }
 
@@ -119,7 +119,7 @@ for (const wire of ['responses', 'chat'] as const) {
         t.equal(failed!.n, failed!.kind, `every primary attempt recorded as ${failure.outcome}`)
         t.ok(failed!.n >= 1, 'the primary was tried')
 
-        const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret' } })).text
+        const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret-for-tests-0123456789' } })).text
         const metricUsd = metric(metrics, 'ai_provider_cost_usd_total', { provider: 'fallback', model: MODEL })
         t.ok(Math.abs(metricUsd - expectedUsd) < 1e-9, `ai_provider_cost_usd_total ${metricUsd} = ${expectedUsd}`)
         t.equal(metric(metrics, 'ai_provider_tokens_total', { provider: 'fallback', model: MODEL, kind: 'input' }), reported.in)
@@ -134,7 +134,7 @@ for (const wire of ['responses', 'chat'] as const) {
         )
         t.match(metrics, /ai_provider_attempt_duration_seconds_bucket\{/)
 
-        const report = (await app.call('/admin/costs', { headers: { authorization: 'Bearer admin-secret' } })).body
+        const report = (await app.call('/admin/costs', { headers: { authorization: 'Bearer admin-secret-for-tests-0123456789' } })).body
         t.match(report.total, {
           calls: 20,
           credits: 60,
@@ -154,7 +154,7 @@ for (const wire of ['responses', 'chat'] as const) {
           await app.topUp(c.accountId, 3)
           t.equal((await app.call('/v1/asks', { body: { text: 'later' }, key: c.key })).status, 200)
           t.equal(primary.requests.length, asked, 'the primary is left alone until its Retry-After')
-          const after = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret' } })).text
+          const after = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret-for-tests-0123456789' } })).text
           t.equal(
             metric(after, 'ai_provider_fallbacks_total', { from: 'primary', to: 'fallback' }),
             21,
@@ -249,7 +249,7 @@ t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capab
     ['m2', 'm1', 'm2'],
   )
   const m1 = primary.usage[1]!
-  const report = (await app.call('/admin/costs', { headers: { authorization: 'Bearer admin-secret' } })).body
+  const report = (await app.call('/admin/costs', { headers: { authorization: 'Bearer admin-secret-for-tests-0123456789' } })).body
   const line = (name: string) => report.capabilities.find((l: any) => l.capability === name)
   t.match(line('summarize'), { calls: 2, credits: 10, revenueUsd: 0.1, providerCostUsd: 0, unpricedRequests: 2, requests: 2 })
   const m1Usd = Math.round(((m1.inputTokens * 1000 + m1.outputTokens * 3000) / 1e6) * 1e6) / 1e6
@@ -259,7 +259,7 @@ t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capab
     { provider: 'primary', model: 'm1', calls: 1, providerCostUsd: m1Usd },
     { provider: 'primary', model: 'm2', calls: 2, unpricedRequests: 2 },
   ])
-  const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret' } })).text
+  const metrics = (await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret-for-tests-0123456789' } })).text
   t.equal(metric(metrics, 'ai_provider_unpriced_requests_total', { provider: 'primary', model: 'm2' }), 2, 'unknown price counted')
   t.equal(metric(metrics, 'ai_provider_cost_usd_total', { model: 'm2' }), 0, 'and never costed as 0 in the cost metric')
   t.notMatch(metrics, /ai_provider_cost_usd_total\{[^}]*model="m2"/)
@@ -275,10 +275,12 @@ t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capab
   t.same(out[0], report, 'npm run admin -- costs prints the same report')
   t.equal(await runAdmin(['costs', '--from', '2001-01-01', '--to', '2001-02-01'], (j) => out.push(j)), 0)
   t.match(out[1], { from: '2001-01-01T00:00:00.000Z', to: '2001-02-01T00:00:00.000Z', total: { calls: 0, providerCostUsd: 0 } })
-  const bad = await app.call('/admin/costs?from=yesterday', { headers: { authorization: 'Bearer admin-secret' } })
+  const bad = await app.call('/admin/costs?from=yesterday', { headers: { authorization: 'Bearer admin-secret-for-tests-0123456789' } })
   t.equal(bad.status, 400)
   t.equal(bad.body.error.code, 'invalid_request')
-  const backwards = await app.call('/admin/costs?from=2026-02-01&to=2026-01-01', { headers: { authorization: 'Bearer admin-secret' } })
+  const backwards = await app.call('/admin/costs?from=2026-02-01&to=2026-01-01', {
+    headers: { authorization: 'Bearer admin-secret-for-tests-0123456789' },
+  })
   t.equal(backwards.status, 400)
 
   // The account owner sees no provider cost anywhere it can look.

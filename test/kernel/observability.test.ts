@@ -37,7 +37,7 @@ const refusing = testCapability({
 const app = await startTestApp(t, {
   capabilities: [echo, asks, failingModel, broken, refusing],
   provider: mockProvider(() => ({ echo: 'from the model' })),
-  config: { metricsToken: 'metrics-secret' },
+  config: { metricsToken: 'metrics-secret-for-tests-0123456789' },
   logger,
 })
 
@@ -85,20 +85,20 @@ t.test('no key, no body, no SQL values in any line; an unexpected error is logge
   t.notMatch(all, c.key, 'no API key')
   t.notMatch(all, 'sk-live-123', 'no SQL value')
   t.notMatch(all, 'my private text', 'no request body')
-  t.notMatch(all, 'metrics-secret', 'no token')
+  t.notMatch(all, 'metrics-secret-for-tests-0123456789', 'no token')
 })
 
 t.test('GET /metrics: 401 without the token, 404 when METRICS_TOKEN is unset', async (t) => {
   t.equal((await app.call('/metrics')).status, 401)
   t.equal((await app.call('/metrics', { headers: { authorization: 'Bearer wrong' } })).status, 401)
   const off = await startTestApp(t, { capabilities: [echo] })
-  const res = await off.call('/metrics', { headers: { authorization: 'Bearer metrics-secret' } })
+  const res = await off.call('/metrics', { headers: { authorization: 'Bearer metrics-secret-for-tests-0123456789' } })
   t.equal(res.status, 404)
   t.equal(res.body.error.code, 'not_found')
 })
 
 async function scrape(): Promise<string> {
-  const res = await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret' } })
+  const res = await app.call('/metrics', { headers: { authorization: 'Bearer metrics-secret-for-tests-0123456789' } })
   t.equal(res.status, 200)
   t.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
   return res.text

@@ -1,12 +1,16 @@
 // Issue 12: authorization cannot depend on how a path is spelled (C13, C9), malformed input is a 4xx (C2),
 // failed authentication is throttled, and the boundaries of secrets and logs. The route table is read from
 // the routers the app mounts, so routes added later are covered without editing this file.
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import net from 'node:net'
 import t from 'tap'
+import { parse } from 'yaml'
 import { buildApp, httpServer } from '../../core/app.ts'
 import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
-import { BootRefusal } from '../../core/config.ts'
+import { boot } from '../../core/boot.ts'
+import { BootRefusal, checkOperatorSecrets, loadConfig } from '../../core/config.ts'
 import { ApiError } from '../../core/errors.ts'
 import { runModel } from '../../core/models/generate.ts'
 import { safeError } from '../../core/observability/log.ts'
@@ -17,8 +21,8 @@ import type { Services } from '../../core/services.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { mountedRouters, mountedRoutes, type Route } from '../helpers/routes.ts'
 
-const ADMIN = 'admin-token-for-tests'
-const MAINTENANCE = 'maintenance-secret-for-tests'
+const ADMIN = 'admin-token-for-tests-0123456789abcdef'
+const MAINTENANCE = 'maintenance-secret-for-tests-0123456789'
 const resolver = async (host: string) => {
   if (host === 'internal.example') return [{ address: '10.0.0.7', family: 4 as const }]
   if (host === 'nowhere.example') return []
@@ -226,6 +230,93 @@ t.test('failed authentication is throttled per client (429 + Retry-After) and un
   const first = await small.call('/v1/account', { key: good.key })
   t.equal(first.status, 429, 'a throttled client is refused even with a valid key it has not used before')
   t.equal((await small.call('/v1/account', { headers: {} })).status, 401, 'a missing key is not a guess and is not counted')
+})
+
+t.test(
+  'failed operator tokens count with failed keys, per client: 429 + Retry-After past the limit, the right token included',
+  async (t) => {
+    const METRICS = 'metrics-token-for-tests-0123456789abcdef'
+    const small = await startTestApp(t, {
+      capabilities: [],
+      config: { adminToken: ADMIN, maintenanceSecret: MAINTENANCE, metricsToken: METRICS, authFailuresPerMinute: 5 },
+    })
+    const wrong = { authorization: 'Bearer wrong-token-0123456789abcdef0123456789' }
+    const statuses: number[] = []
+    for (const [path, method] of [
+      ['/admin/costs', 'GET'],
+      ['/metrics', 'GET'],
+      ['/internal/maintenance', 'POST'],
+      ['/admin/accounts', 'GET'],
+      ['/metrics', 'GET'],
+      ['/admin/costs', 'GET'],
+      ['/internal/maintenance', 'POST'],
+    ] as const) {
+      statuses.push((await small.call(path, { method, headers: wrong })).status)
+    }
+    t.same(statuses, [401, 401, 401, 401, 401, 429, 429], 'five failures across the three areas, then 429')
+    const refused = await small.call('/admin/costs', { headers: { authorization: `Bearer ${ADMIN}` } })
+    t.equal(refused.status, 429, 'the right token too: a throttled guesser learns nothing')
+    t.equal(refused.body.error.code, 'rate_limited')
+    t.match(refused.headers.get('retry-after'), /^\d+$/)
+    t.equal((await small.call('/v1/account', { key: 'ksk_live_unknown0' })).status, 429, 'and its API keys: one count per client')
+
+    // Another client address (127.0.0.2 is this host too) is not throttled by the first one's failures.
+    const fromOther = async (token: string) =>
+      new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(small.url)
+        request(
+          { hostname, port, path: '/admin/costs', localAddress: '127.0.0.2', headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode!)
+          },
+        )
+          .on('error', reject)
+          .end()
+      })
+    t.equal(await fromOther(ADMIN), 200, 'another client with the right token')
+    t.equal(await fromOther('wrong-token-0123456789abcdef0123456789'), 401, 'another client with a wrong one: its own count')
+  },
+)
+
+t.test('the service refuses to start with a guessable operator secret, naming the fix', async (t) => {
+  for (const [name, value, why] of [
+    ['ADMIN_TOKEN', 'CHANGE-ME', /ADMIN_TOKEN is 9 characters long; at least 32 are needed/],
+    ['ADMIN_TOKEN', 'admin-secret', /at least 32/],
+    ['MAINTENANCE_SECRET', 'changeme-changeme-changeme-changeme', /MAINTENANCE_SECRET is an example value/],
+    ['METRICS_TOKEN', 'Replace_Me: a long random token from openssl', /METRICS_TOKEN is an example value/],
+    ['ADMIN_TOKEN', 'aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbbbbb', /fewer than 8 distinct characters/],
+  ] as const) {
+    const refusal = await boot(loadConfig({ [name]: value })).catch((e: unknown) => e)
+    t.ok(refusal instanceof BootRefusal, `${name}=${value}: a boot refusal`)
+    t.match((refusal as Error).message, why, name)
+    t.match((refusal as Error).message, /openssl rand -hex 32/, 'names the fix')
+  }
+  t.doesNotThrow(() => checkOperatorSecrets(loadConfig({ ADMIN_TOKEN: randomBytes(32).toString('hex') })), 'openssl rand -hex 32')
+  t.doesNotThrow(() => checkOperatorSecrets(loadConfig({})), 'unset: the routes are 404')
+})
+
+t.test('the deploy examples ship no operator secret (empty: unset), and say how to make one', async (t) => {
+  const root = new URL('../../', import.meta.url)
+  const secret = parse(readFileSync(new URL('deploy/kubernetes/secret.example.yaml', root), 'utf8')) as {
+    stringData: Record<string, string>
+  }
+  const env = Object.fromEntries(
+    readFileSync(new URL('.env.example', root), 'utf8')
+      .split('\n')
+      .map((line) => /^#?\s*([A-Z_]+)=(.*)$/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => [m[1]!, m[2]!]),
+  )
+  for (const [where, values] of [
+    ['secret.example.yaml', secret.stringData],
+    ['.env.example', env],
+  ] as const) {
+    for (const name of ['ADMIN_TOKEN', 'MAINTENANCE_SECRET', 'METRICS_TOKEN']) {
+      if (name in values) t.equal(values[name], '', `${where}: ${name} is empty`)
+    }
+  }
+  t.match(readFileSync(new URL('deploy/kubernetes/secret.example.yaml', root), 'utf8'), /openssl rand -hex 32/)
 })
 
 t.test('JSON nested deeper than the limit is 400 invalid_request naming the path, live and in dry runs (stage 4)', async (t) => {

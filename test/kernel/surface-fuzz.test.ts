@@ -15,9 +15,9 @@ import { startFakeStripe } from '../helpers/fake-stripe.ts'
 import { mountedRoutes, type Route } from '../helpers/routes.ts'
 
 t.setTimeout(600_000)
-const ADMIN = 'admin-token-for-tests'
-const MAINTENANCE = 'maintenance-secret-for-tests'
-const METRICS = 'metrics-token-for-tests'
+const ADMIN = 'admin-token-for-tests-0123456789abcdef'
+const MAINTENANCE = 'maintenance-secret-for-tests-0123456789'
+const METRICS = 'metrics-token-for-tests-0123456789abcdef'
 const names = readdirSync('capabilities', { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name)

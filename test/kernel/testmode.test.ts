@@ -219,16 +219,17 @@ t.test('an async parse with a test key: 202, the job succeeds with the example, 
 })
 
 t.test('admin mints a test key with "mode": "test"; a test key takes no spend cap', async (t) => {
-  const admin = await startTestApp(t, { capabilities: [testCapability({ name: 'echo' })], config: { adminToken: 'adm' } })
-  const acct = await admin.call('/admin/accounts', { body: { email: 'tm@example.test' }, key: 'adm' })
-  const key = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: { mode: 'test', name: 'ci' }, key: 'adm' })
+  const ADMIN = 'admin-token-for-test-mode-0123456789'
+  const admin = await startTestApp(t, { capabilities: [testCapability({ name: 'echo' })], config: { adminToken: ADMIN } })
+  const acct = await admin.call('/admin/accounts', { body: { email: 'tm@example.test' }, key: ADMIN })
+  const key = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: { mode: 'test', name: 'ci' }, key: ADMIN })
   t.equal(key.status, 201)
   t.match(key.body, { key: /^ksk_test_[0-9A-Za-z]{32}$/, prefix: /^ksk_test_/, mode: 'test', name: 'ci' })
-  const live = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: {}, key: 'adm' })
+  const live = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: {}, key: ADMIN })
   t.match(live.body, { key: /^ksk_live_/, mode: 'live' })
-  const capped = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: { mode: 'test', monthlySpendCap: 5 }, key: 'adm' })
+  const capped = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: { mode: 'test', monthlySpendCap: 5 }, key: ADMIN })
   t.equal(capped.status, 400)
-  const bad = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: { mode: 'sandbox' }, key: 'adm' })
+  const bad = await admin.call(`/admin/accounts/${acct.body.id}/keys`, { body: { mode: 'sandbox' }, key: ADMIN })
   t.equal(bad.status, 400)
   const res = await admin.call('/v1/echo', { key: key.body.key, body: { text: 'hello' } })
   t.equal(res.status, 200)

@@ -120,7 +120,7 @@ t.test('GET /v1/audit-log: filters, cursor pages, CSV, and another account’s e
 })
 
 t.test('the operator: /admin lists an account’s members and audit log, and every operator action is one audit entry', async (t) => {
-  const ADMIN = 'admin-token-for-audit-tests'
+  const ADMIN = 'admin-token-for-audit-tests-0123456789'
   const app = await startTestApp(t, { config: { adminToken: ADMIN } })
   const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
     fetch(app.url + path, {
