@@ -3,9 +3,10 @@ import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
-import { checkOperatorSecrets, type Config } from './config.ts'
+import { checkOperatorSecrets, contextConfig, type Config } from './config.ts'
 import { awaitMigrations, migrate, openDatabase, resolveDatabaseUrl } from './db/database.ts'
 import { modelCheckLine, openAIProvider } from './models/provider.ts'
+import { UnpaidInference } from './models/unpaid.ts'
 import { modelRequestLog } from './models/usage.ts'
 import { createRateLimiter } from './ratelimit.ts'
 import { createLogger } from './observability/log.ts'
@@ -66,6 +67,7 @@ export async function boot(
     requestLog: overrides.requestLog ?? new RequestLog(db.asyncCommit, log),
     modelRequests: modelRequestLog(db.asyncCommit, logger),
     sandbox: overrides.sandbox ?? new DocumentSandbox(config.documents, log),
+    unpaidInference: overrides.unpaidInference ?? new UnpaidInference((config.ai.context ?? contextConfig({})).unpaidUsdPerHour),
     oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }

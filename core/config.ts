@@ -37,6 +37,8 @@ export interface ContextConfig {
   concurrency: number
   /** AI_COST_GUARD_FACTOR: a call may cost the provider up to its credits' value times this. */
   costGuardFactor: number
+  /** AI_UNPAID_USD_PER_HOUR: provider USD an account's failed (free) calls may cost per hour and process (core/models/unpaid.ts). */
+  unpaidUsdPerHour: number
   /** Context window by model name (config/models.json). */
   windows: Record<string, number>
 }
@@ -197,6 +199,7 @@ export function contextConfig(env: NodeJS.ProcessEnv): ContextConfig {
     outputReserveTokens: int('AI_OUTPUT_RESERVE_TOKENS', env.AI_OUTPUT_RESERVE_TOKENS) ?? d.outputReserveTokens,
     concurrency: int('AI_CHUNK_CONCURRENCY', env.AI_CHUNK_CONCURRENCY) ?? d.concurrency,
     costGuardFactor: positive('AI_COST_GUARD_FACTOR', env.AI_COST_GUARD_FACTOR) ?? d.costGuardFactor,
+    unpaidUsdPerHour: positive('AI_UNPAID_USD_PER_HOUR', env.AI_UNPAID_USD_PER_HOUR) ?? d.unpaidUsdPerHour,
     windows: Object.fromEntries(Object.entries(modelTable.models).map(([m, w]) => [m, w.contextWindow])),
   }
   if (c.concurrency < 1) throw new BootRefusal('AI_CHUNK_CONCURRENCY must be at least 1')

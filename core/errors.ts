@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   document_changed: 422,
   rate_limited: 429,
   free_decoding_exhausted: 429,
+  free_inference_exhausted: 429,
   internal_error: 500,
   inference_failed: 502,
   inference_unavailable: 503,

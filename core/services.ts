@@ -12,6 +12,7 @@ import type Stripe from 'stripe'
 import type { Logger } from './observability/log.ts'
 import type { Metrics } from './observability/metrics.ts'
 import type { DocumentSandbox } from './documents/sandbox.ts'
+import type { UnpaidInference } from './models/unpaid.ts'
 import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
 import type { OidcClient } from './sso/oidc.ts'
@@ -48,6 +49,8 @@ export interface Services {
   modelRequests: ModelRequestLog
   /** The decoder processes every untrusted document goes through (core/documents/sandbox.ts). */
   sandbox: DocumentSandbox
+  /** Provider spend of each account's failed calls, this hour (core/models/unpaid.ts). */
+  unpaidInference: UnpaidInference
   /** The OpenID Connect client of single sign-on (core/sso/oidc.ts). */
   oidc: OidcClient
 }

@@ -57,7 +57,9 @@ export function runCapabilityTask(services: Services) {
       Math.max(500, leaseMs / 3),
     )
     let progressWrites = Promise.resolve()
+    const providerCost = { usd: 0 }
     try {
+      await services.unpaidInference.refuseIfSpent(job.account_id) // failed free, before any model request
       const cap = services.capabilities.get(job.endpoint)
       if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
       const { input, digests } = withoutDigests(cap.request, job.input)
@@ -69,6 +71,7 @@ export function runCapabilityTask(services: Services) {
         waitForDecoder: true, // the runner's concurrency bounds the jobs in flight: a job waits for a decoder, never 503
         credits: Number(job.credits), // the price its acceptance quoted and held
         digests, // … for the documents it read then
+        providerCost,
         progress: (done, total) => {
           // One write at a time, in order, all ended before the job is: the last count is the one the job keeps.
           progressWrites = progressWrites.then(() =>
@@ -90,6 +93,7 @@ export function runCapabilityTask(services: Services) {
     } catch (e) {
       if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
       await failJob(services, jobId, jobError(e), { statuses: ['running'] })
+      await services.unpaidInference.draw(job.account_id, providerCost.usd)
     } finally {
       clearInterval(heartbeat)
     }

@@ -46,6 +46,11 @@ export interface BudgetedCall {
   count: TokenCounter
   /** What the call earns in USD (credits held × the credit's value); the cost guard's ceiling before the factor. */
   earnsUsd: number
+  /**
+   * USD the call's earlier model calls were estimated at (one per capability call, shared by its handler's
+   * model calls): each further call is guarded with what the earlier ones may cost.
+   */
+  estimated: { usd: number }
   /** Told how many of the call's model requests have ended, of how many (async jobs show it). */
   progress?: (done: number, total: number) => void
 }
@@ -116,7 +121,62 @@ function dearest(links: readonly ModelLink[]): ModelPrice | null {
   return { inputPerMTok: Math.max(...priced.map((p) => p.inputPerMTok)), outputPerMTok: Math.max(...priced.map((p) => p.outputPerMTok)) }
 }
 
-type Generate = <T>(request: ObjectRequest & { schema: TSchema }, opts: CallDeadline) => Promise<ObjectResult<T>>
+/** The fewest output tokens a request is capped at, whatever its schema (room for a model's formatting and reasoning). */
+export const MIN_OUTPUT_CAP = 1024
+
+/**
+ * The output-token cap of every request of an answer in `schema`: twice the UTF-8 bytes of the largest answer
+ * the schema allows (a token is at least a byte; twice leaves room for whitespace), at least MIN_OUTPUT_CAP, at
+ * most `reserve` (AI_OUTPUT_RESERVE_TOKENS, which the context budget keeps for every answer).
+ */
+export function outputCap(schema: TSchema, reserve: number): number {
+  const bytes = largestAnswerBytes(schema as JsonNode)
+  return bytes === null ? reserve : Math.min(reserve, Math.max(MIN_OUTPUT_CAP, 2 * bytes))
+}
+
+type JsonNode = { [keyword: string]: unknown }
+const caps = new WeakMap<object, number | null>()
+
+/** UTF-8 bytes of the longest JSON text valid under `s` (6 per string character: an escape), null when unbounded. */
+function largestAnswerBytes(s: JsonNode | boolean | undefined, depth = 0): number | null {
+  if (typeof s !== 'object' || depth > 32) return null
+  const known = caps.get(s)
+  if (known !== undefined) return known
+  const of = (sub: unknown) => largestAnswerBytes(sub as JsonNode, depth + 1)
+  const most = (list: Array<number | null>) => (list.includes(null) || !list.length ? null : Math.max(...(list as number[])))
+  let bytes: number | null
+  if ('const' in s) bytes = Buffer.byteLength(JSON.stringify(s.const) ?? 'null')
+  else if (Array.isArray(s.enum)) bytes = Math.max(4, ...s.enum.map((v) => Buffer.byteLength(JSON.stringify(v) ?? 'null')))
+  else if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) bytes = most(((s.anyOf ?? s.oneOf) as unknown[]).map(of))
+  else {
+    const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : []
+    bytes = types.length ? most(types.map((type) => typeBytes(s, type, of))) : null
+  }
+  caps.set(s, bytes)
+  return bytes
+}
+
+function typeBytes(s: JsonNode, type: string, of: (sub: unknown) => number | null): number | null {
+  if (type === 'null' || type === 'boolean') return 5
+  if (type === 'integer' || type === 'number') return 24
+  if (type === 'string') return typeof s.maxLength === 'number' ? 2 + 6 * s.maxLength : null
+  if (type === 'array') {
+    const item = of(s.items)
+    return typeof s.maxItems === 'number' && item !== null ? 2 + s.maxItems * (item + 1) : null
+  }
+  if (type !== 'object') return null
+  // Only declared properties: any other key makes the answer unbounded.
+  if (s.additionalProperties !== false || s.patternProperties) return null
+  let bytes = 2
+  for (const [key, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+    const value = of(sub)
+    if (value === null) return null
+    bytes += Buffer.byteLength(JSON.stringify(key)) + 2 + Math.max(value, 5)
+  }
+  return bytes
+}
+
+type Generate = <T>(request: ObjectRequest & { schema: TSchema; maxOutputTokens: number }, opts: CallDeadline) => Promise<ObjectResult<T>>
 
 /**
  * One structured answer within the budget: sent as is when it fits, else served by `call.strategy`.
@@ -131,34 +191,40 @@ export async function budgetedObject<T>(
   generate: Generate,
 ): Promise<ObjectResult<T>> {
   // No provider: the call's own refusal (503), whatever its size.
-  if (!links.length) return generate<T>(request, opts)
+  if (!links.length) return generate<T>({ ...request, maxOutputTokens: budget.outputReserve }, opts)
   const modelId = links[0]!.model
   const price = dearest(links)
   const room = budget.contextTokens - budget.outputReserve
   const shape = shapeOf(request.content)
   const schema = schemaText(request.schema)
+  // Every request of this answer carries the cap; the guard prices each at it.
+  const cap = outputCap(request.schema, budget.outputReserve)
+  const capped = { ...request, maxOutputTokens: cap }
+  const ceiling = call.earnsUsd * budget.costGuardFactor
+  const estimate = (inputTokens: number, requests: number) => (price ? worstCostUsd(price, inputTokens, requests, cap) : 0)
   const guard = (inputTokens: number, requests: number) => {
-    if (!price) return
-    const usd = costUsd(price, inputTokens, requests, budget)
-    if (usd > call.earnsUsd * budget.costGuardFactor)
+    const usd = estimate(inputTokens, requests)
+    if (call.estimated.usd + usd > ceiling)
       throw tooLong(
-        `This input would cost about $${usd.toFixed(4)} at the model provider (${requests} request${requests === 1 ? '' : 's'}, ` +
-          `${inputTokens} input tokens), more than the call's price covers ($${call.earnsUsd.toFixed(2)}); send fewer pages or less text.`,
+        `This input would cost up to $${(call.estimated.usd + usd).toFixed(4)} at the model provider (${requests} request${requests === 1 ? '' : 's'}, ` +
+          `${inputTokens} input tokens, each sent again if its answer needs correcting${call.estimated.usd ? ', and the earlier model calls of this call' : ''}), ` +
+          `more than the call's price covers ($${call.earnsUsd.toFixed(2)}); send fewer pages or less text.`,
       )
+    call.estimated.usd += usd
   }
   // The common case costs what it did: a byte count shows it fits, no tokenizer.
   let tokens = await promptTokens(request.system, shape.texts, schema, shape.pictures, modelId)
-  if (tokens > room || (price && costUsd(price, tokens, 1, budget) > call.earnsUsd * budget.costGuardFactor))
+  if (tokens > room || call.estimated.usd + estimate(tokens, 1) > ceiling)
     tokens = await promptTokens(request.system, shape.texts, schema, shape.pictures, modelId, call.count)
   if (tokens <= room) {
     guard(tokens, 1)
-    return generate<T>(request, opts)
+    return generate<T>(capped, opts)
   }
   // Over only by the page images of a PDF whose text is here: its text alone, as one request.
   const textOnly = tokens - shape.extracted * IMAGE_TOKENS
   if (shape.extracted && textOnly <= room && typeof request.content !== 'string') {
     guard(textOnly, 1)
-    return generate<T>({ ...request, content: request.content.filter((part) => part.type !== 'file') }, opts)
+    return generate<T>({ ...capped, content: request.content.filter((part) => part.type !== 'file') }, opts)
   }
   const limit = `${budget.contextTokens} tokens per model request (AI_CONTEXT_TOKENS)`
   if (call.strategy === 'refuse')
@@ -168,8 +234,8 @@ export async function budgetedObject<T>(
   const plan = await planParts(request, shape, schema, modelId, room, limit, call.count)
   const reduceRequests =
     call.strategy === 'map-reduce' ? await reduceCalls(plan.parts.length, budget, room, modelId, request.system, schema, call.count) : 0
-  // The reduce requests read the instructions and the parts' answers, each at most the output reserve.
-  guard(plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * budget.outputReserve, plan.parts.length + reduceRequests)
+  // The reduce requests read the instructions and the parts' answers, each at most the cap.
+  guard(plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * cap, plan.parts.length + reduceRequests)
 
   const total = plan.parts.length + reduceRequests
   let done = 0
@@ -189,7 +255,7 @@ export async function budgetedObject<T>(
     const where = part.pages ? `, pages ${part.pages}` : ''
     const r = await generate<unknown>(
       {
-        ...request,
+        ...capped,
         check: undefined,
         system: `${request.system}\n\n(Part ${i + 1} of ${n}${where} of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)`,
         content: part.content,
@@ -222,7 +288,7 @@ export async function budgetedObject<T>(
     const groups = await reduceGroups(partials, room, modelId, request.system, schema, call.count)
     if (groups.length === 1) {
       const r = await generate<T>(
-        { ...request, system: reduceSystem(request.system, partials.length), content: JSON.stringify(groups[0]) },
+        { ...capped, system: reduceSystem(request.system, partials.length), content: JSON.stringify(groups[0]) },
         opts,
       )
       step()
@@ -232,7 +298,7 @@ export async function budgetedObject<T>(
       throw tooLong(`The answers of this input's parts together exceed ${limit}; send fewer pages or less text.`)
     const rounds = await inParallel(groups.length, async (g) => {
       const r = await generate<unknown>(
-        { ...request, check: undefined, system: reduceSystem(request.system, groups[g]!.length), content: JSON.stringify(groups[g]) },
+        { ...capped, check: undefined, system: reduceSystem(request.system, groups[g]!.length), content: JSON.stringify(groups[g]) },
         partOpts,
       )
       step()
@@ -242,9 +308,12 @@ export async function budgetedObject<T>(
   }
 }
 
-/** USD of `requests` requests reading `inputTokens` in all, each answering with up to the output reserve. */
-const costUsd = (price: ModelPrice, inputTokens: number, requests: number, budget: Budget) =>
-  (inputTokens * price.inputPerMTok + requests * budget.outputReserve * price.outputPerMTok) / 1e6
+/**
+ * The most `requests` requests reading `inputTokens` in all can cost: each may be sent twice (generateObject's
+ * corrective retry reads the request again, with its first answer), every answer at most `cap` tokens.
+ */
+const worstCostUsd = (price: ModelPrice, inputTokens: number, requests: number, cap: number) =>
+  ((2 * inputTokens + requests * cap) * price.inputPerMTok + 2 * requests * cap * price.outputPerMTok) / 1e6
 
 const tooLong = (message: string) => new ApiError('document_too_long', message)
 

@@ -139,7 +139,7 @@ function compileAnswerSchema(schema: TSchema): Compiled {
 
 export async function generateObject<T>(
   provider: ModelProvider,
-  request: ObjectRequest & { schema: TSchema },
+  request: ObjectRequest & { schema: TSchema; maxOutputTokens: number },
   opts: CallDeadline,
 ): Promise<ObjectResult<T>> {
   if (!provider.configured) throw new ApiError('inference_unavailable', 'No model provider is configured on this server.')
@@ -153,6 +153,8 @@ export async function generateObject<T>(
   // tools (BENCHMARKS.md has what the layers around it cost), on each link of the fallback chain until one
   // answers. Strict: the provider constrains decoding to the strict form; Ajv still checks the full schema.
   const call: Omit<LanguageModelV4CallOptions, 'prompt' | 'abortSignal'> = {
+    // What the provider may charge for an answer is bounded (chunks.ts outputCap); the cost guard counts on it.
+    maxOutputTokens: request.maxOutputTokens,
     responseFormat: { type: 'json', schema: sendStrict ? strict : request.schema },
     providerOptions: { openai: { strictJsonSchema: sendStrict } },
     ...(webSearch && { tools: [providerTool('web_search', webSearch)], toolChoice: { type: 'auto' } }),

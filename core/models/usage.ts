@@ -78,6 +78,8 @@ export interface CallMeter {
 export function callMeter(
   services: { metrics: Metrics; logger: Logger; now(): Date; modelRequests: ModelRequestLog },
   call: { requestId: string; accountId: string; endpoint: string },
+  /** Adds up what the provider charged for the call's attempts (priced models only). */
+  spent?: { usd: number },
 ): CallMeter {
   const { metrics, logger } = services
   let heard: AttemptRecord[] = []
@@ -98,6 +100,7 @@ export function callMeter(
             'model attempt failed',
           )
         heard.push(record)
+        if (spent) spent.usd += record.costUsd ?? 0
       },
       fallback(from, to) {
         metrics.providerFallback(from, to)

@@ -48,9 +48,11 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     requestedOutcome(ctx, 'live') // refuses Service-Test-Outcome
     const mode = dryRunMode(ctx)
     if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
+    await services.unpaidInference.refuseIfSpent(caller.accountId) // its failed calls cost the provider enough this hour
     const call = await admit(ctx, mode) // 3, 4
-    // The account's turn at the decoders; what its reads take is unpaid work if the call ends without a charge.
+    // The account's turn at the decoders and what its model requests cost: unpaid if the call ends without a charge.
     const reader: Reader = { accountId: caller.accountId, unpaid: false, decoderMs: 0 }
+    const providerCost = { usd: 0 }
     const disconnected = new AbortController()
     const onClose = () => {
       if (!ctx.res.writableFinished) disconnected.abort()
@@ -58,16 +60,26 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     ctx.res.once('close', onClose)
     let paid = false
     try {
-      paid = await live(ctx, caller, call, disconnected.signal, reader)
+      paid = await live(ctx, caller, call, disconnected.signal, reader, providerCost)
     } finally {
       ctx.res.off('close', onClose)
-      if (!paid) services.sandbox.drawUnpaid(reader)
+      if (!paid) {
+        services.sandbox.drawUnpaid(reader)
+        await services.unpaidInference.draw(caller.accountId, providerCost.usd)
+      }
     }
   }
   return Object.assign(call, { access: 'call' as const })
 
   /** Stages 5–9 of a live call; true when it was charged (or accepted with its credits held). */
-  async function live(ctx: Context, caller: Caller, call: CallRequest, signal: AbortSignal, reader: Reader): Promise<boolean> {
+  async function live(
+    ctx: Context,
+    caller: Caller,
+    call: CallRequest,
+    signal: AbortSignal,
+    reader: Reader,
+    providerCost: { usd: number },
+  ): Promise<boolean> {
     const requestId = ctx.state.requestId as string
     if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
     if (capability.size && call.idempotency) {
@@ -140,6 +152,7 @@ export function capabilityCall(capability: Capability, services: Services): Acce
         documents: quoted.documents,
         credits: quoted.credits,
         reader,
+        providerCost,
       })
       const result = await capability.handler(call.input, context) // 7
       const published = checkResult(capability, result, services.log)

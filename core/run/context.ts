@@ -28,6 +28,8 @@ export function capabilityContext(
     credits: number
     /** Hears the progress of a call answered in parts (jobs record it). */
     progress?: (done: number, total: number) => void
+    /** Adds up what the call's provider requests cost (an unpaid call's account draws it: models/unpaid.ts). */
+    providerCost?: { usd: number }
     /** A job's fileUrl documents: the SHA-256 its acceptance priced, which a new read must match. */
     digests?: ReadonlyMap<DocumentInput, { sha256: string; at: string }>
     /** The call's documents as its price measured them (pipeline/price.ts): not decoded twice. */
@@ -43,11 +45,13 @@ export function capabilityContext(
   const fetchGuarded = serverDocumentFetcher(services)
   const log = (m: string) => services.log(`[${capability.name}] ${call.requestId} ${m}`)
   const deadline = { signal: call.signal, timeoutMs: call.timeoutMs, log }
-  const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name })
+  const usage = callMeter(services, { requestId: call.requestId, accountId: call.accountId, endpoint: capability.name }, call.providerCost)
   const context = config.ai.context ?? DEFAULT_CONTEXT
   // The account's turn at the decoders (paid work: the call holds its credits).
   const reader: Reader = call.reader ?? { accountId: call.accountId, unpaid: false, decoderMs: 0 }
   const wait = call.waitForDecoder ?? false
+  // What the call's model calls were estimated to cost so far: each further one is guarded with it.
+  const estimated = { usd: 0 }
   const objectWithSources = <T>(request: ObjectRequest) =>
     services.metrics.modelCall(capability.name, 'text', async () => {
       try {
@@ -69,6 +73,7 @@ export function capabilityContext(
             strategy: capability.chunking ?? 'refuse',
             count: (texts, modelId) => services.sandbox.countTokens(texts, modelId, { wait, signal: call.signal, reader }),
             earnsUsd: call.credits * CREDIT_USD,
+            estimated,
             ...(call.progress && { progress: call.progress }),
           },
           { ...deadline, meter: usage.meter },

@@ -57,7 +57,12 @@ async function variant(dir: string, fallback: boolean) {
   return async () => {
     const r = await generateObject<{ label: string }>(
       provider,
-      { system: `You classify text. Allowed labels: ${JSON.stringify(labels)}.`, content: 'My card was charged twice.', schema },
+      {
+        system: `You classify text. Allowed labels: ${JSON.stringify(labels)}.`,
+        content: 'My card was charged twice.',
+        schema,
+        maxOutputTokens: 4096,
+      },
       { signal: new AbortController().signal, timeoutMs: 30_000, ...(meter && { meter }) },
     )
     if (r.object.label !== 'billing') throw new Error(`unexpected answer ${JSON.stringify(r.object)}`)

@@ -6,6 +6,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { runAdmin } from '../../scripts/admin.ts'
 import { loadConfig } from '../../core/config.ts'
+import { outputCap } from '../../core/models/chunks.ts'
 import { openAIProvider, providerFor } from '../../core/models/provider.ts'
 import { loadCapabilities } from '../../core/registry.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
@@ -25,9 +26,12 @@ const capability = (name: string, price = 3, async = false) =>
   })
 const asks = capability('asks')
 
+/** Every fake provider of this file: the last test reads what each received. */
+const everyFake: FakeOpenAI[] = []
 async function fakes(t: Tap, primaryOptions: FakeOpenAIOptions = {}): Promise<{ primary: FakeOpenAI; fallback: FakeOpenAI }> {
   const primary = await startFakeOpenAI({ text: () => ({ answer: 'from the primary' }), ...primaryOptions })
   const fallback = await startFakeOpenAI({ text: () => ({ answer: 'from the fallback' }) })
+  everyFake.push(primary, fallback)
   t.teardown(() => Promise.all([primary.close(), fallback.close()]))
   return { primary, fallback }
 }
@@ -357,4 +361,45 @@ t.test('the configuration refuses what it cannot use, in one line', async (t) =>
   t.match(loadConfig({ AI_FALLBACK_BASE_URL: 'http://x/v1', AI_FALLBACK_MODEL: 'other' }).ai.fallbacks, [
     { name: 'fallback', baseURL: 'http://x/v1', model: 'other', wireApi: 'responses' },
   ])
+})
+
+t.test('an account whose calls keep failing at the provider is slowed (429) before it costs the operator more', async (t) => {
+  const { primary } = await fakes(t)
+  primary.set({ text: () => ({ answer: 'x'.repeat(200) }) }) // over maxLength, again after the corrective retry: a free 502
+  // An allowance smaller than one failed call: the first one spends it.
+  const app = await appWith(t, { OPENAI_BASE_URL: primary.baseURL, AI_UNPAID_USD_PER_HOUR: '0.000001' })
+  const c = await app.customer(30)
+  const statuses: number[] = []
+  let slowed: any
+  for (let i = 0; i < 10; i++) {
+    const res = await app.call('/v1/asks', { body: { text: `question ${i}` }, key: c.key })
+    statuses.push(res.status)
+    if (res.status === 429) slowed = res
+  }
+  t.same(statuses, [502, ...Array(9).fill(429)], 'one failed call, then refused before any model request')
+  t.equal(slowed.body.error.code, 'free_inference_exhausted')
+  t.ok(Number(slowed.headers.get('retry-after')) > 60, `Retry-After: ${slowed.headers.get('retry-after')} s (the hour's window)`)
+  t.equal(primary.requests.length, 2, 'the provider got the failed call and its corrective retry, nothing more (20 before)')
+  await app.expectLedger(t, c.accountId, 30)
+
+  primary.set({ text: () => ({ answer: 'fine' }) })
+  const other = await app.customer(3)
+  const served = await app.call('/v1/asks', { body: { text: 'q' }, key: other.key })
+  t.equal(served.status, 200, "another account's calls are not slowed")
+  t.equal((await app.call('/v1/asks', { body: { text: 'q' }, key: c.key })).status, 429, 'the failing account stays slowed for the hour')
+})
+
+t.test('every provider request of this file carried an output-token cap derived from the answer schema', async (t) => {
+  const cap = outputCap(answerSchema, loadConfig({}).ai.context!.outputReserveTokens)
+  const text = everyFake
+    .flatMap((f) => f.requests)
+    .filter((r) => /\/(responses|chat\/completions)$/.test(r.path) && typeof r.body === 'object')
+  const caps = text.map((r) => r.body.max_output_tokens ?? r.body.max_completion_tokens ?? r.body.max_tokens)
+  t.ok(text.length >= 100, `${text.length} provider requests`)
+  t.same(
+    caps.filter((c) => c !== cap),
+    [],
+    `${caps.filter((c) => c === cap).length} of ${text.length} carry max output tokens = ${cap}`,
+  )
+  t.ok(cap < 4096, 'the schema bounds the answer below AI_OUTPUT_RESERVE_TOKENS')
 })
