@@ -130,7 +130,7 @@ export const MIN_OUTPUT_CAP = 1024
  * most `reserve` (AI_OUTPUT_RESERVE_TOKENS, which the context budget keeps for every answer).
  */
 export function outputCap(schema: TSchema, reserve: number): number {
-  const bytes = largestAnswerBytes(schema as JsonNode)
+  const bytes = largestAnswerBytes(schema)
   return bytes === null ? reserve : Math.min(reserve, Math.max(MIN_OUTPUT_CAP, 2 * bytes))
 }
 
