@@ -338,22 +338,23 @@ t.test('the limits are published per capability in the OpenAPI document', async 
 })
 
 t.test('the provider-cost guard: a call that would cost more than it earns is a free 422', async (t) => {
-  // test-model priced so that the parts of a long summary cost more than it earns (priced by size: about $0.80),
-  // while a short one stays within its 3 credits ($0.03).
+  // test-model priced so that the parts of a long summary cost more than it earns (priced by size: about $0.94),
+  // while a short one stays within its 3 credits ($0.03), each priced at its worst: every request sent twice (the
+  // corrective retry), every answer at its cap.
   const { app, key, accountId } = await harness(t, undefined, {
-    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 20, outputPerMTok: 1 } }),
+    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 3, outputPerMTok: 0.1 } }),
   })
   const cheap = await callToEnd(app, 'summarize', key, { text: prose(2_000) })
   t.equal(cheap.status, 200, 'a short call is within the guard')
   const out = await callToEnd(app, 'summarize', key, { text: prose(480_000) })
   t.same([out.status, out.code], [422, 'document_too_long'])
-  t.match(out.message, /cost about \$\d+\.\d+/, 'the message says what it would cost')
+  t.match(out.message, /cost up to \$\d+\.\d+ .*\(7 requests, \d+ input tokens, each sent again/, 'the message says what it would cost')
   await app.expectLedger(t, accountId, 100_000 - 3)
 })
 
 t.test('AI_COST_GUARD_FACTOR lets the operator accept a loss', async (t) => {
   const { app, key } = await harness(t, undefined, {
-    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 20, outputPerMTok: 1 } }),
+    AI_PRICES: JSON.stringify({ [MODEL]: { inputPerMTok: 3, outputPerMTok: 0.1 } }),
     AI_COST_GUARD_FACTOR: '100',
   })
   const out = await callToEnd(app, 'summarize', key, { text: prose(480_000) })

@@ -6,6 +6,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { runAdmin } from '../../scripts/admin.ts'
 import { loadConfig } from '../../core/config.ts'
+import { startWorker } from '../../core/jobs/worker.ts'
 import { outputCap } from '../../core/models/chunks.ts'
 import { openAIProvider, providerFor } from '../../core/models/provider.ts'
 import { loadCapabilities } from '../../core/registry.ts'
@@ -387,6 +388,29 @@ t.test('an account whose calls keep failing at the provider is slowed (429) befo
   const served = await app.call('/v1/asks', { body: { text: 'q' }, key: other.key })
   t.equal(served.status, 200, "another account's calls are not slowed")
   t.equal((await app.call('/v1/asks', { body: { text: 'q' }, key: c.key })).status, 429, 'the failing account stays slowed for the hour')
+})
+
+t.test('a worker refuses the jobs of an account whose failed calls spent the allowance, before any model request', async (t) => {
+  const { primary } = await fakes(t)
+  primary.set({ text: () => ({ answer: 'x'.repeat(200) }) })
+  const env = { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: primary.baseURL, AI_MODEL: MODEL, AI_UNPAID_USD_PER_HOUR: '0.000001' }
+  const app = await startTestApp(t, { env, capabilities: [capability('later', 3, true)], provider: openAIProvider(loadConfig(env).ai) })
+  const c = await app.customer(6)
+  // Accepted while the account still had its allowance; then a failed call spends it; then a worker starts.
+  const accepted = await app.call('/v1/later', { body: { text: 'q', async: true }, key: c.key })
+  t.equal(accepted.status, 202)
+  t.equal((await app.call('/v1/later', { body: { text: 'q' }, key: c.key })).status, 502)
+  t.equal((await app.call('/v1/later', { body: { text: 'q', async: true }, key: c.key })).status, 429, 'no new job is accepted')
+  const worker = await startWorker(app.services, { concurrency: 1, gracefulShutdownMs: 2000 })
+  t.teardown(() => worker.stop())
+  let job: any
+  for (let i = 0; i < 150 && job?.status !== 'failed' && job?.status !== 'succeeded'; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    job = (await app.call(`/v1/jobs/${accepted.body.jobId}`, { key: c.key })).body
+  }
+  t.match(job, { status: 'failed', errorCode: 'free_inference_exhausted' })
+  t.equal(primary.requests.length, 2, 'the job made no provider request')
+  await app.expectLedger(t, c.accountId, 6)
 })
 
 t.test('every provider request of this file carried an output-token cap derived from the answer schema', async (t) => {
