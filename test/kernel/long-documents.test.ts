@@ -5,7 +5,9 @@
 import t from 'tap'
 import type { TSchema } from '@sinclair/typebox'
 import { createRequire } from 'node:module'
-import { promptTokens } from '../../core/models/chunks.ts'
+import { budgetedObject, outputCap, promptTokens, type BudgetedCall } from '../../core/models/chunks.ts'
+import type { ModelLink } from '../../core/models/fallback.ts'
+import { Type } from '@sinclair/typebox'
 import { countTokens } from '../../core/models/tokens.ts'
 import { loadConfig } from '../../core/config.ts'
 import { openAIProvider } from '../../core/models/provider.ts'
@@ -350,6 +352,42 @@ t.test('the provider-cost guard: a call that would cost more than it earns is a 
   t.same([out.status, out.code], [422, 'document_too_long'])
   t.match(out.message, /cost up to \$\d+\.\d+ .*\(7 requests, \d+ input tokens, each sent again/, 'the message says what it would cost')
   await app.expectLedger(t, accountId, 100_000 - 3)
+})
+
+t.test("the cost guard counts a call's earlier model calls, and caps every request's answer", async (t) => {
+  const schema = Type.Object({ label: Type.String({ maxLength: 40 }) }, { additionalProperties: false })
+  const links = [{ provider: 'primary', model: MODEL, price: { inputPerMTok: 5, outputPerMTok: 15 } }] as unknown as ModelLink[]
+  const budget = { contextTokens: 32_000, outputReserve: 4096, concurrency: 1, costGuardFactor: 1 }
+  const caps: number[] = []
+  const generate = async <T>(r: { maxOutputTokens: number }) => {
+    caps.push(r.maxOutputTokens)
+    return { object: { label: 'a' } as T, sources: [] }
+  }
+  const deadline = { signal: new AbortController().signal, timeoutMs: 1000 }
+  const ask = (call: BudgetedCall) =>
+    budgetedObject({ system: 'Label it.', content: 'some text', schema }, links, budget, call, deadline, generate)
+  const call = (earnsUsd: number): BudgetedCall => ({
+    strategy: 'refuse',
+    count: async (texts) => texts.map(() => 1),
+    earnsUsd,
+    estimated: { usd: 0 },
+  })
+
+  const measured = call(1)
+  await ask(measured)
+  const one = measured.estimated.usd // one model call at its worst: sent twice, each answer at its cap
+  t.ok(one > 0, `one model call is estimated at $${one}`)
+  const twice = call(one * 1.5)
+  await ask(twice)
+  const refused = await ask(twice).catch((e: unknown) => e)
+  t.match(
+    refused,
+    { code: 'document_too_long', message: /and the earlier model calls of this call/ },
+    'the second call would pass what the call earns',
+  )
+  t.same(caps, [outputCap(schema, 4096), outputCap(schema, 4096)], 'each request sent carried the cap; the refused one was not sent')
+  t.equal(outputCap(schema, 4096), 1024, 'a small answer: the floor')
+  t.equal(outputCap(Type.Object({ text: Type.String() }), 4096), 4096, 'an unbounded answer: AI_OUTPUT_RESERVE_TOKENS')
 })
 
 t.test('AI_COST_GUARD_FACTOR lets the operator accept a loss', async (t) => {
