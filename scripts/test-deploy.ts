@@ -1,6 +1,7 @@
 // `npm run test:deploy`: the container image and compose stack, tested with a real container engine (podman).
 // Not part of `npm test`. Builds the images, brings compose.yaml up (plus deploy/test/compose.test.yaml: a fake
-// model and webhook receiver), waits for /readyz through the load balancer, measures req/s through 2 and 1 API
+// model and webhook receiver), waits for /readyz through the load balancer, checks that a made-up X-Forwarded-For
+// does not dodge the failed-auth limit while another client keeps its own, measures req/s through 2 and 1 API
 // replicas, then makes paid calls through both replicas while it kills one API replica and one worker, and checks
 // that every call was served or refused cleanly, the money is exact, the async jobs ended and their webhooks were
 // delivered. It tears the stack down and prints the figures (docs/deploy.md). Traffic goes to loopback only.
