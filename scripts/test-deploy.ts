@@ -180,22 +180,28 @@ async function main() {
     )
 
     // --- client addresses: two clients behind the balancer, each a container of the stack's network with an
-    // address of its own. One guesses keys under a made-up X-Forwarded-For each time; the other sends none. ---
+    // address of its own. One guesses keys, first under a made-up X-Forwarded-For each time, then with none (as
+    // most clients send); the other sends none. ---
     const freshKey = async () => (await admin(`/admin/accounts/${accountId}/keys`, { name: 'address-test' })).body.key as string
     const [guesserKey, bystanderKey] = [await freshKey(), await freshKey()]
+    const guess = (i: number, forwardedFor?: string) => ({ key: `ksk_live_guess${i}${hex(4)}`, forwardedFor })
     // Both replicas count failures (AUTH_FAILURES_PER_MINUTE, 30 by default) and the balancer alternates: 80 guesses
     // exceed the limit on each.
-    const guesses = await fromContainer(
+    const spoofed = await fromContainer(
       container('fake-model'),
-      Array.from({ length: 80 }, (_, i) => ({ key: `ksk_live_guess${i}${hex(4)}`, forwardedFor: `198.51.100.${i}, 203.0.113.${i}` })),
+      Array.from({ length: 80 }, (_, i) => guess(i, `198.51.100.${i}, 203.0.113.${i}`)),
     )
     const guesserAfter = await fromContainer(container('fake-model'), [
       { key: guesserKey, forwardedFor: '198.51.100.200' },
       { key: guesserKey, forwardedFor: '198.51.100.201' },
     ])
     check(
-      guesses.slice(-10).every((s) => s === 429) && guesserAfter.every((s) => s === 429),
-      `a spoofed X-Forwarded-For does not dodge the failed-auth limit (80 guesses: ${summarise(guesses.map(String))}; then its valid key: ${guesserAfter.join(', ')})`,
+      spoofed.slice(-10).every((s) => s === 429) && guesserAfter.every((s) => s === 429),
+      `a spoofed X-Forwarded-For does not dodge the failed-auth limit (80 guesses: ${summarise(spoofed.map(String))}; then its valid key: ${guesserAfter.join(', ')})`,
+    )
+    const plain = await fromContainer(
+      container('fake-model'),
+      Array.from({ length: 70 }, (_, i) => guess(100 + i)),
     )
     const bystander = await fromContainer(container('worker-2'), [
       { key: bystanderKey },
@@ -204,7 +210,7 @@ async function main() {
     ])
     check(
       bystander.join() === '200,200,401',
-      `another client behind the balancer keeps its own limit (valid key on both replicas, then a wrong one: ${bystander.join(', ')})`,
+      `another client behind the balancer keeps its own limit after 70 more guesses without the header (${summarise(plain.map(String))}): valid key on both replicas, then a wrong one: ${bystander.join(', ')}`,
     )
 
     // --- throughput: the fake model answers at once, so the API and the database are what is measured. Sixteen
