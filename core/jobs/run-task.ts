@@ -59,9 +59,9 @@ export function runCapabilityTask(services: Services) {
     let progressWrites = Promise.resolve()
     const providerCost = { usd: 0 }
     try {
-      await services.unpaidInference.refuseIfSpent(job.account_id) // failed free, before any model request
       const cap = services.capabilities.get(job.endpoint)
       if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
+      if (cap.model) await services.unpaidInference.refuseIfSpent(job.account_id) // failed free, before any model request
       const { input, digests } = withoutDigests(cap.request, job.input)
       const context = capabilityContext(services, cap, {
         requestId: job.request_id,

@@ -1,8 +1,8 @@
 // Provider spend no call pays for. A call that fails after its model requests (a 502 for an answer that broke the
 // schema twice, a part that failed, a timeout) is free to its account, but the operator paid the provider for
 // those requests. Each process counts that spend per account over an hour (AI_UNPAID_USD_PER_HOUR); once it is
-// used up, the account's live calls and jobs are refused before any model request (429 free_inference_exhausted,
-// Retry-After), until the hour's window ends. Calls that succeed are paid and never count.
+// used up, the account's live calls and jobs of capabilities that ask a model are refused before any model request
+// (429 free_inference_exhausted, Retry-After), until the hour's window ends. Calls that succeed never count.
 import { RateLimiterMemory } from 'rate-limiter-flexible'
 import { ApiError } from '../errors.ts'
 

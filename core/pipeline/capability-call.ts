@@ -48,7 +48,8 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     requestedOutcome(ctx, 'live') // refuses Service-Test-Outcome
     const mode = dryRunMode(ctx)
     if (mode === 'dry') return reportDryRun(ctx, capability, services, caller, () => admit(ctx, mode))
-    await services.unpaidInference.refuseIfSpent(caller.accountId) // its failed calls cost the provider enough this hour
+    // Its failed calls cost the provider this hour's allowance: no more model requests for it (models/unpaid.ts).
+    if (capability.model) await services.unpaidInference.refuseIfSpent(caller.accountId)
     const call = await admit(ctx, mode) // 3, 4
     // The account's turn at the decoders and what its model requests cost: unpaid if the call ends without a charge.
     const reader: Reader = { accountId: caller.accountId, unpaid: false, decoderMs: 0 }
