@@ -37,7 +37,7 @@ export async function examplesMarkdown(): Promise<string> {
     'eval "$(npm run -s admin -- quickstart)"   # BASE, ACCOUNT_ID, KEY, TEST_KEY, WEBHOOK_SECRET, TEST_WEBHOOK_SECRET',
     '```',
     '',
-    'An async call\'s `callbackUrl` receives a webhook signed with `$WEBHOOK_SECRET` (a test key\'s job: `$TEST_WEBHOOK_SECRET`);',
+    "An async call's `callbackUrl` receives a webhook signed with `$WEBHOOK_SECRET` (a test key's job: `$TEST_WEBHOOK_SECRET`);",
     'see README "Receiving webhooks".',
     '',
     'Path parameters come from the environment too: `$ID` in `/v1/jobs/$ID` is the `jobId` of a 202 answer, `$REQUESTID`',
