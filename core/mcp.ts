@@ -136,7 +136,7 @@ export function mcpTools(
         required: ['jobId'],
         additionalProperties: false,
       },
-      outputSchema: { ...agentSchema(published('/v1/jobs/{id}')), type: 'object' },
+      outputSchema: { ...shapeOf(agentSchema(published('/v1/jobs/{id}'))), type: 'object' },
       annotations: { readOnlyHint: true },
     },
     request: ({ jobId }) => ({ method: 'GET', url: `/v1/jobs/${encodeURIComponent(String(jobId))}`, headers: {} }),
@@ -146,7 +146,7 @@ export function mcpTools(
       name: 'account',
       description: "The caller's account: balance, reserved and available credits, and plan. Free.",
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      outputSchema: { ...agentSchema(published('/v1/account')), type: 'object' },
+      outputSchema: { ...shapeOf(agentSchema(published('/v1/account'))), type: 'object' },
       annotations: { readOnlyHint: true },
     },
     request: () => ({ method: 'GET', url: '/v1/account', headers: {} }),
@@ -327,6 +327,20 @@ export function agentSchema(schema: Schema): Schema {
   if ('const' in schema) out.enum = [schema.const]
   const description = [schema.description as string | undefined, ...rules].filter(Boolean).join(' ')
   return description ? { ...out, description } : out
+}
+
+/**
+ * An output schema as a client checks structuredContent by it: the shape without descriptions (the published
+ * document has them), so that tools/list stays within what tool-calling APIs accept as capabilities are added.
+ */
+function shapeOf(schema: Schema): Schema {
+  const out = { ...schema }
+  delete out.description
+  if (out.properties)
+    out.properties = Object.fromEntries(Object.entries(out.properties as Schema).map(([p, s]) => [p, shapeOf(s as Schema)]))
+  for (const k of ['items', 'additionalProperties'] as const) if (out[k] && typeof out[k] === 'object') out[k] = shapeOf(out[k] as Schema)
+  if (out.anyOf) out.anyOf = (out.anyOf as Schema[]).map(shapeOf)
+  return out
 }
 
 /** MCP clients compile each output schema on its own, so `#/components/schemas/…` references are inlined. */

@@ -13,7 +13,8 @@ import { WebhookPayload } from './webhooks/webhooks.ts'
 import { capabilityPath } from './openapi/capability-path.ts'
 import { components } from './openapi/components.ts'
 import { kernelOperation } from './openapi/kernel-path.ts'
-import { KERNEL_ROUTES, TAGS } from './openapi/kernel-routes.ts'
+import { TAGS } from './openapi/kernel-route.ts'
+import { KERNEL_ROUTES } from './openapi/kernel-routes.ts'
 import { webhooks } from './openapi/webhooks.ts'
 
 /** `provider`: the server's model provider, which decides whether each capability can be served (x-available). */

@@ -1,7 +1,7 @@
 // The operation of one kernel route (core/openapi/kernel-routes.ts): its 200 body by name, the statuses it
 // names, and 401, 429 and 503 when it takes an API key. A GET with a `cursor` query parameter is a list:
 // `x-pagination` names the array it pages through, so a client (the SDK's list methods) can follow nextCursor.
-import type { KernelRoute } from './kernel-routes.ts'
+import type { KernelRoute } from './kernel-route.ts'
 import { REQUEST_ID, errorResponse, json, ref } from './responses.ts'
 
 export function kernelOperation(route: KernelRoute) {

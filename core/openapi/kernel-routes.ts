@@ -1,5 +1,4 @@
 // The kernel's routes, one entry each; core/openapi.ts publishes each one as core/openapi/kernel-path.ts builds it.
-import type { TSchema } from '@sinclair/typebox'
 import { AccountSummary } from '../accounts/accounts.ts'
 import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
@@ -7,40 +6,8 @@ import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
 import { UsageResponse, usageParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
+import type { KernelRoute } from './kernel-route.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
-
-/**
- * A route of the kernel: one entry each. `response.schema` is the TypeBox schema its handler's body is typed
- * by; it is published under components.schemas[response.name].
- */
-export interface KernelRoute {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
-  path: string
-  operationId: string
-  summary: string
-  description?: string
-  tag: keyof typeof TAGS
-  /** false: no API key (public). */
-  authenticated: boolean
-  parameters?: object[]
-  /** A JSON body, published under components.schemas[requestBody.name]. */
-  requestBody?: { name: string; schema: TSchema | object; example?: unknown }
-  /** The success status when it is not 200 (201 for a creation). */
-  status?: 201
-  /** `csv`: the answer is text/csv (an export), not JSON. */
-  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true }
-  /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
-  items?: string
-  /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */
-  errors?: number[]
-}
-
-export const TAGS = {
-  capabilities: 'The metered endpoints: each call is charged its price on success only',
-  jobs: 'Async jobs (C7) of the document capabilities',
-  account: 'The wallet of the calling key’s account',
-  team: 'Keys, members, invitations, the audit log and single sign-on (C18): keys with permissions "all" only',
-} as const
 
 export const KERNEL_ROUTES: KernelRoute[] = [
   {

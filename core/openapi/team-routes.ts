@@ -8,7 +8,7 @@ import { SsoInput, SsoSettings } from '../sso/settings.ts'
 import { Invitation } from '../teams/invitations.ts'
 import { Member } from '../teams/members.ts'
 import { InvitationList, MemberInput, MemberList, RoleInput } from '../teams/routes.ts'
-import type { KernelRoute } from './kernel-routes.ts'
+import type { KernelRoute } from './kernel-route.ts'
 
 const id = (what: string) => [
   { name: 'id', in: 'path', required: true, description: `the ${what}’s id`, schema: { type: 'string', format: 'uuid' } },

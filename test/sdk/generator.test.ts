@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { kernelOperation } from '../../core/openapi/kernel-path.ts'
-import type { KernelRoute } from '../../core/openapi/kernel-routes.ts'
+import type { KernelRoute } from '../../core/openapi/kernel-route.ts'
 import { publishedDocument, sdkSource, type JsonSchema, type OpenApiDocument } from '../../scripts/generate-sdk.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')

@@ -98,12 +98,15 @@ async function fixtureAccount() {
     [accountId, idp.issuer, app.services.secrets.seal('matrix-secret')],
   )
   await db.sql(`insert into sso_domains (domain, account_id) values (?, ?)`, [`old${n}.matrix.test`, accountId])
-  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, n }
+  // A row of the account's request log, for the routes that show one.
+  const requestId = (await app.call('/v1/usage', { key: customer.key })).headers.get('x-request-id')!
+  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, n }
 }
 type Fixture = Awaited<ReturnType<typeof fixtureAccount>>
 
-/** The concrete path and form of a dashboard route on a fixture (a route missing here fails the test). */
+/** The concrete path and form of a dashboard route on a fixture (a POST or a GET with a parameter missing here fails the test). */
 const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{ path?: string; form?: Record<string, string> }>> = {
+  'GET /dashboard/requests/:requestId': async (f) => ({ path: `/dashboard/requests/${f.requestId}` }),
   'POST /dashboard/logout': async () => ({ form: {} }),
   'POST /dashboard/switch': async (_f, member) => {
     const other = await app.customer(0)
@@ -160,7 +163,7 @@ t.test(
     let cells = 0
     for (const route of dashboard) {
       const key = `${route.method} ${route.path}`
-      if (route.method !== 'GET' && !FORMS[key]) {
+      if ((route.method !== 'GET' || route.path.includes(':')) && !FORMS[key]) {
         t.fail(`no fixture for ${key}: add one to FORMS`)
         continue
       }
@@ -168,7 +171,7 @@ t.test(
         cells++
         const f = await fixtureAccount()
         const member = await signedInMember(app, f.accountId, role)
-        const { path = route.path, form } = route.method === 'GET' ? {} : await FORMS[key]!(f, member)
+        const { path = route.path, form } = (await FORMS[key]?.(f, member)) ?? {}
         const before = await snapshot(f.accountId)
         const res = route.method === 'GET' ? await member.get(path) : await member.post(path, form)
         // By request id, in any account: switching accounts is recorded in the account switched to.
@@ -252,6 +255,7 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'DELETE /v1/sso': () => ({}),
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
   'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
+  'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),
 }
 
 t.test('API: each key permission × each route — allowed ones succeed with one audit entry per change, the others are 403', async (t) => {
