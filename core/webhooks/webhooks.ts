@@ -38,12 +38,13 @@ const SECRETS_BY_MODE = `lateral (values ${Object.entries(WEBHOOK_SECRET_COLUMNS
   .map(([mode, c]) => `('${mode}', a.${c.secret}, a.${c.previous}, a.${c.rotatedAt})`)
   .join(', ')}) as s (mode, secret, previous, rotated_at)`
 
-/** Why a delivery of a `mode` job is skipped when the account has no secret of that mode. */
+/** How an account gets the secret of `mode` it lacks. */
+const createSecret = (mode: KeyMode) =>
+  `Create one in the dashboard (Webhooks), or the operator with: npm run admin -- webhook-secret <accountId>${mode === 'test' ? ' --mode test' : ''}.`
+
+/** Why a delivery of a `mode` job was skipped: the account had no secret of that mode when the job ended. */
 function noSecretReason(mode: KeyMode): string {
-  return (
-    `The account has no ${mode} webhook signing secret, so nothing was sent. Create one (dashboard, Webhooks; ` +
-    `or the operator: npm run admin -- webhook-secret <accountId>${mode === 'test' ? ' --mode test' : ''}); later jobs' callbacks are then sent.`
-  )
+  return `The account had no ${mode} webhook signing secret when the job ended, so nothing was sent. ${createSecret(mode)}`
 }
 
 /**
@@ -61,7 +62,10 @@ export async function callbackWarnings(
     `select s.secret from accounts a cross join ${SECRETS_BY_MODE} where a.id = ? and s.mode = ?`,
     [caller.accountId, caller.mode],
   )
-  if (!row?.secret) return [{ code: 'webhook_secret_missing', message: noSecretReason(caller.mode) }]
+  if (!row?.secret) {
+    const message = `The account has no ${caller.mode} webhook signing secret: the callback will be skipped unless one exists when the job ends. ${createSecret(caller.mode)}`
+    return [{ code: 'webhook_secret_missing', message }]
+  }
   try {
     box.open(row.secret)
     return []
