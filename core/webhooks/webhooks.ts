@@ -12,6 +12,7 @@ import { ApiError } from '../errors.ts'
 import { JobView, jobView, type CallbackWarning } from '../jobs/view.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import { SecretUnreadable, type SecretBox } from '../secrets.ts'
+import { UUID } from '../validation.ts'
 import type { JobEventName, JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
@@ -305,7 +306,9 @@ type Delivery = Static<typeof JobDeliveries>['deliveries'][number]
  * GET /v1/jobs/{id} (anything else is the same 404); the operator names any job.
  */
 export async function listAttempts(db: Query, jobId: string, caller?: { accountId: string; mode: KeyMode }): Promise<Delivery[]> {
-  const [job] = await db.sql(`select 1 from jobs where id::text = ? and (?::uuid is null or (account_id = ?::uuid and mode = ?))`, [
+  // A malformed id (a NUL byte included, which PostgreSQL refuses in text) is the same 404 as an unknown one.
+  if (!UUID.test(jobId)) throw new ApiError('not_found', 'No such job.')
+  const [job] = await db.sql(`select 1 from jobs where id = ? and (?::uuid is null or (account_id = ?::uuid and mode = ?))`, [
     jobId,
     caller?.accountId ?? null,
     caller?.accountId ?? null,
@@ -324,7 +327,7 @@ export async function listAttempts(db: Query, jobId: string, caller?: { accountI
             coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)
                      order by a.attempt) filter (where a.id is not null), '[]') as attempts
        from webhook_deliveries d left join webhook_attempts a on a.delivery_id = d.id
-      where d.job_id::text = ? group by d.id order by d.created_at`,
+      where d.job_id = ? group by d.id order by d.created_at`,
     [jobId],
   )
   return rows.map((d) => ({
