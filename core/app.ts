@@ -33,7 +33,9 @@ import { teamRouter } from './teams/routes.ts'
 
 export function buildApp(services: Services): Koa {
   const app = new Koa()
-  app.proxy = services.config.trustProxy
+  // ctx.ip: the entry `proxyHops` from the right of X-Forwarded-For (Koa reads only the last maxIpsCount entries).
+  app.proxy = services.config.proxyHops > 0
+  app.maxIpsCount = services.config.proxyHops
   const router = strictRouter()
   const capabilities = [...services.capabilities.values()]
   const document = buildOpenApi(capabilities, services.config, services.provider)

@@ -77,8 +77,11 @@ export interface Config {
   secretKey?: string
   /** SECRET_ENCRYPTION_KEY_PREVIOUS: still opens secrets sealed before a key rotation. */
   previousSecretKey?: string
-  /** TRUST_PROXY=true: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
-  trustProxy: boolean
+  /**
+   * TRUST_PROXY_HOPS: the proxies in front of the API that each append the address they saw to X-Forwarded-For.
+   * The client address is the entry this many places from the right; 0: the connection's own address.
+   */
+  proxyHops: number
   /** Node's HTTP server limits (a trickled request is cut off at requestTimeoutMs with 408). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number }
   /** Failed key lookups per client and minute before 429 (the database is not asked meanwhile). */
@@ -190,6 +193,29 @@ function positive(name: string, raw: string | undefined): number | undefined {
   return n
 }
 
+/**
+ * TRUST_PROXY_HOPS, or the older TRUST_PROXY=true for one hop. Only the entries the trusted proxies appended are
+ * read: what a client writes in X-Forwarded-For itself stays to their left, so it can neither pose as another
+ * client nor spread its guesses over made-up addresses.
+ */
+function proxyHops(env: NodeJS.ProcessEnv): number {
+  const legacy = env.TRUST_PROXY || undefined
+  if (legacy !== undefined && legacy !== 'true' && legacy !== 'false')
+    throw new BootRefusal(
+      `TRUST_PROXY must be true or false, got "${legacy}"; better, set TRUST_PROXY_HOPS to the number of proxies in front`,
+    )
+  const raw = env.TRUST_PROXY_HOPS || undefined
+  if (raw === undefined) return legacy === 'true' ? 1 : 0
+  if (!/^\d{1,2}$/.test(raw))
+    throw new BootRefusal(
+      `TRUST_PROXY_HOPS must be the number of proxies in front of the API that append to X-Forwarded-For (0: none, 1: one load balancer), got "${raw}"`,
+    )
+  const hops = Number(raw)
+  if (legacy !== undefined && (legacy === 'true') !== hops > 0)
+    throw new BootRefusal(`TRUST_PROXY=${legacy} contradicts TRUST_PROXY_HOPS=${hops}: remove TRUST_PROXY, TRUST_PROXY_HOPS alone says it`)
+  return hops
+}
+
 export function contextConfig(env: NodeJS.ProcessEnv): ContextConfig {
   const d = defaults.ai.context!
   const c: ContextConfig = {
@@ -279,7 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maintenanceSecret: env.MAINTENANCE_SECRET || undefined,
     secretKey: env.SECRET_ENCRYPTION_KEY || undefined,
     previousSecretKey: env.SECRET_ENCRYPTION_KEY_PREVIOUS || undefined,
-    trustProxy: env.TRUST_PROXY === 'true',
+    proxyHops: proxyHops(env),
     http: {
       headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS) ?? defaults.http.headersTimeoutMs,
       requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS) ?? defaults.http.requestTimeoutMs,

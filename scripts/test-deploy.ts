@@ -1,6 +1,7 @@
 // `npm run test:deploy`: the container image and compose stack, tested with a real container engine (podman).
 // Not part of `npm test`. Builds the images, brings compose.yaml up (plus deploy/test/compose.test.yaml: a fake
-// model and webhook receiver), waits for /readyz through the load balancer, measures req/s through 2 and 1 API
+// model and webhook receiver), waits for /readyz through the load balancer, checks that a made-up X-Forwarded-For
+// does not dodge the failed-auth limit while another client keeps its own, measures req/s through 2 and 1 API
 // replicas, then makes paid calls through both replicas while it kills one API replica and one worker, and checks
 // that every call was served or refused cleanly, the money is exact, the async jobs ended and their webhooks were
 // delivered. It tears the stack down and prints the figures (docs/deploy.md). Traffic goes to loopback only.
@@ -176,6 +177,40 @@ async function main() {
     check(
       decoded.status === 200,
       `a PDF decoded by the sandboxed decoder processes in the read-only container (${decoded.status} ${decoded.code ?? ''})`,
+    )
+
+    // --- client addresses: two clients behind the balancer, each a container of the stack's network with an
+    // address of its own. One guesses keys, first under a made-up X-Forwarded-For each time, then with none (as
+    // most clients send); the other sends none. ---
+    const freshKey = async () => (await admin(`/admin/accounts/${accountId}/keys`, { name: 'address-test' })).body.key as string
+    const [guesserKey, bystanderKey] = [await freshKey(), await freshKey()]
+    const guess = (i: number, forwardedFor?: string) => ({ key: `ksk_live_guess${i}${hex(4)}`, forwardedFor })
+    // Both replicas count failures (AUTH_FAILURES_PER_MINUTE, 30 by default) and the balancer alternates: 80 guesses
+    // exceed the limit on each.
+    const spoofed = await fromContainer(
+      container('fake-model'),
+      Array.from({ length: 80 }, (_, i) => guess(i, `198.51.100.${i}, 203.0.113.${i}`)),
+    )
+    const guesserAfter = await fromContainer(container('fake-model'), [
+      { key: guesserKey, forwardedFor: '198.51.100.200' },
+      { key: guesserKey, forwardedFor: '198.51.100.201' },
+    ])
+    check(
+      spoofed.slice(-10).every((s) => s === 429) && guesserAfter.every((s) => s === 429),
+      `a spoofed X-Forwarded-For does not dodge the failed-auth limit (80 guesses: ${summarise(spoofed.map(String))}; then its valid key: ${guesserAfter.join(', ')})`,
+    )
+    const plain = await fromContainer(
+      container('fake-model'),
+      Array.from({ length: 70 }, (_, i) => guess(100 + i)),
+    )
+    const bystander = await fromContainer(container('worker-2'), [
+      { key: bystanderKey },
+      { key: bystanderKey },
+      { key: `ksk_live_guess${hex(4)}` },
+    ])
+    check(
+      bystander.join() === '200,200,401',
+      `another client behind the balancer keeps its own limit after 70 more guesses without the header (${summarise(plain.map(String))}): valid key on both replicas, then a wrong one: ${bystander.join(', ')}`,
     )
 
     // --- throughput: the fake model answers at once, so the API and the database are what is measured. Sixteen
@@ -374,6 +409,20 @@ async function paidCall(url: string, headers: Record<string, string>, body: stri
     }
     return { status, code: parsed.error?.code, credits: parsed.usage?.credits, jobId: parsed.jobId, servedBy, tries }
   }
+}
+
+/** GET /v1/account through the balancer from inside a container of the stack; the statuses in order. */
+async function fromContainer(name: string, requests: Array<{ key: string; forwardedFor?: string }>): Promise<number[]> {
+  const script = `const statuses = []
+    for (const r of JSON.parse(process.argv[1])) {
+      const headers = { authorization: 'Bearer ' + r.key, ...(r.forwardedFor ? { 'x-forwarded-for': r.forwardedFor } : {}) }
+      const res = await fetch('http://lb:8080/v1/account', { headers })
+      await res.arrayBuffer()
+      statuses.push(res.status)
+    }
+    console.log(JSON.stringify(statuses))`
+  const { stdout } = await run('podman', ['exec', name, 'node', '--input-type=module', '-e', script, JSON.stringify(requests)])
+  return JSON.parse(stdout) as number[]
 }
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {

@@ -50,7 +50,11 @@ const app = await startTestApp(t, {
   // transcribe ships paused (C10); unpaused here so every capability is measured. One account sends PARALLEL calls
   // at once: a queue of documents twice that keeps its image calls from the busy decoders' 503 (an account may
   // fill half the queue), which this test does not measure.
-  env: { PAUSED_ENDPOINTS: '{"transcribe": false}', DOCUMENT_QUEUE: String(2 * PARALLEL), RATE_LIMITS: JSON.stringify(Object.fromEntries(folders.map((f) => [f, 100_000]))) },
+  env: {
+    PAUSED_ENDPOINTS: '{"transcribe": false}',
+    DOCUMENT_QUEUE: String(2 * PARALLEL),
+    RATE_LIMITS: JSON.stringify(Object.fromEntries(folders.map((f) => [f, 100_000]))),
+  },
 })
 const services = app.services as { provider: ModelProvider }
 

@@ -58,7 +58,7 @@ export const page = (ctx: Context, body: string) => {
 export function dashboardKit(services: Services): Kit {
   const origin = () => publicOrigin(services.config)
   // Secure whenever the public URL is https (a TLS-terminating proxy may speak plain http to us), or the
-  // connection itself is (TRUST_PROXY and X-Forwarded-Proto).
+  // connection itself is (TRUST_PROXY_HOPS and X-Forwarded-Proto).
   const secureCookies = (ctx: Context) => {
     const secure = ctx.secure || origin().startsWith('https:')
     if (secure) ctx.cookies.secure = true // the cookies module refuses a Secure cookie on a connection it thinks is plain

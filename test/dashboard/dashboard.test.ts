@@ -34,7 +34,7 @@ async function fakeSmtp(): Promise<{ url: string; mails: Mail[] }> {
 const smtp = await fakeSmtp()
 const app = await startTestApp(t, {
   capabilities: [testCapability({ name: 'echo-test', price: 3 })],
-  env: { SMTP_URL: smtp.url, TRUST_PROXY: 'true', RATE_LIMITS: '{"dashboard-login-ip": 1000}' },
+  env: { SMTP_URL: smtp.url, TRUST_PROXY_HOPS: '1', RATE_LIMITS: '{"dashboard-login-ip": 1000}' },
 })
 app.services.config.dashboardUrl = app.url
 
@@ -102,7 +102,7 @@ t.test('sign-in by a one-time link sent through SMTP_URL; HttpOnly SameSite=Lax 
   t.equal(Number((await app.services.db.sql(`select count(*) as n from dashboard_sessions`))[0]!.n), 0, 'the session is gone')
 })
 
-t.test('behind an https proxy (TRUST_PROXY) the cookie is Secure; a link older than 15 minutes is refused', async (t) => {
+t.test('behind an https proxy (TRUST_PROXY_HOPS) the cookie is Secure; a link older than 15 minutes is refused', async (t) => {
   const c = new Client(app)
   await c.request('/dashboard/login', { headers: { 'x-forwarded-proto': 'https' } })
   const before = smtp.mails.length
@@ -132,6 +132,13 @@ t.test('link requests are rate limited per email address and per client address'
   const spread = []
   for (let i = 0; i < 3; i++) spread.push((await c.post('/dashboard/login', { email: `spread${i}@example.test` })).status)
   t.same(spread, [200, 200, 429], 'many addresses from one client')
+  // Behind one proxy, which appends the address it saw: what the client wrote to the left is not an address.
+  const spoofed = []
+  for (let i = 0; i < 3; i++) {
+    const headers = { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.7` }
+    spoofed.push((await c.request('/dashboard/login', { form: { _csrf: c.csrf, email: `spoofed${i}@example.test` }, headers })).status)
+  }
+  t.same(spoofed, [200, 200, 429], 'a made-up X-Forwarded-For does not lift the limit per address')
 })
 
 t.test('without SMTP_URL the link is printed plainly on the console, never in the JSON log', async (t) => {
