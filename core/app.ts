@@ -28,6 +28,7 @@ import { requestId } from './pipeline/request-id.ts'
 import { methodRefusals, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
 import { ssoRouter } from './sso/routes.ts'
+import { listAttempts } from './webhooks/webhooks.ts'
 import { teamRouter } from './teams/routes.ts'
 
 export function buildApp(services: Services): Koa {
@@ -48,6 +49,9 @@ export function buildApp(services: Services): Koa {
   })
   router.get('/v1/jobs/:id', reads, async (ctx) => {
     ctx.body = await getJob(services.db, callerOf(ctx), ctx.params.id!)
+  })
+  router.get('/v1/jobs/:id/deliveries', reads, async (ctx) => {
+    ctx.body = { deliveries: await listAttempts(services.db, ctx.params.id!, callerOf(ctx)) }
   })
   router.get('/v1/account', reads, async (ctx) => {
     ctx.body = await accountSummary(services.db, callerOf(ctx).accountId)

@@ -21,8 +21,8 @@ import { workerRegistry } from '../core/admin/workers.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
 
 const USAGE = `usage: npm run admin -- <command>
-  quickstart [<email>] [--credits <n>]   (an account, trial credits (500), a live and a test key, as shell exports:
-                                          eval "$(npm run -s admin -- quickstart)")
+  quickstart [<email>] [--credits <n>]   (an account, trial credits (500), a live and a test key and their webhook
+                                          signing secrets, as shell exports: eval "$(npm run -s admin -- quickstart)")
   account:create <email> [--plan none|developer|team]
   account:get <accountId>
   account:credits <accountId> --pack first|starter|growth|scale
@@ -31,7 +31,7 @@ const USAGE = `usage: npm run admin -- <command>
   key:create <accountId> [--name <name>] [--cap <credits>] [--mode live|test]
   key:cap <keyId> <credits|none>
   key:revoke <keyId>
-  webhook-secret <accountId>        (creates or rotates; the secret is shown once)
+  webhook-secret <accountId> [--mode live|test]   (creates or rotates; the secret is shown once)
   deliveries <jobId>                (webhook attempts of a job)
   costs [--from <date>] [--to <date>]   (revenue, provider cost and margin; default: this UTC month)
   workers                           (live workers, their heartbeats and locked jobs, recoveries of dead ones)`
@@ -75,21 +75,27 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
   try {
     switch (command) {
       case 'quickstart': {
-        // The same functions as account:create, account:credits and key:create, in one step.
+        // The same functions as account:create, account:credits, key:create and webhook-secret, in one step.
         const now = services.now()
         const account = await createAccount(db, { email: a || `quickstart+${now.getTime()}@example.com` }, now)
         const credits = whole(opts.credits ?? '500', '--credits')
         const funded = await addCredits(db, account.id, { credits, reason: 'quickstart trial credits' }, now)
         const key = await createKey(db, account.id, { name: 'quickstart', monthlySpendCap: null })
         const testKey = await createKey(db, account.id, { name: 'quickstart (test)', mode: 'test' })
+        // Without a secret a callback is never sent: a fresh account can receive its webhooks at once.
+        const webhook = await rotateWebhookSecret(db, account.id, services.secrets, now)
+        const testWebhook = await rotateWebhookSecret(db, account.id, services.secrets, now, undefined, 'test')
         const base = services.config.dashboardUrl ?? `http://localhost:${services.config.port}`
         out(
           [
-            `# ${account.email}: ${funded.balance} credits; the keys are shown only once (TEST_KEY: free, answers each endpoint's example)`,
+            `# ${account.email}: ${funded.balance} credits; the keys and secrets are shown only once (TEST_KEY: free, answers each endpoint's example)`,
+            `# WEBHOOK_SECRET verifies the callbacks of KEY's async calls, TEST_WEBHOOK_SECRET those of TEST_KEY's`,
             `export BASE='${base}'`,
             `export ACCOUNT_ID='${account.id}'`,
             `export KEY='${key.key}'`,
             `export TEST_KEY='${testKey.key}'`,
+            `export WEBHOOK_SECRET='${webhook.secret}'`,
+            `export TEST_WEBHOOK_SECRET='${testWebhook.secret}'`,
           ].join('\n'),
         )
         break
@@ -139,7 +145,7 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         out(await revokeKey(db, a, services.keys, services.now()))
         break
       case 'webhook-secret':
-        out(await rotateWebhookSecret(db, a, services.secrets, services.now()))
+        out(await rotateWebhookSecret(db, a, services.secrets, services.now(), undefined, keyMode(opts.mode)))
         break
       case 'workers':
         out(await workerRegistry(db))

@@ -406,9 +406,16 @@ export async function revokeKey(
   return { id: row.id, revokedAt: new Date(row.revoked_at).toISOString() }
 }
 
+/** The columns of an account's signing secret of each mode: a test key's deliveries never use the live one. */
+export const WEBHOOK_SECRET_COLUMNS = {
+  live: { secret: 'webhook_secret', previous: 'previous_webhook_secret', rotatedAt: 'webhook_secret_rotated_at' },
+  test: { secret: 'test_webhook_secret', previous: 'previous_test_webhook_secret', rotatedAt: 'test_webhook_secret_rotated_at' },
+} as const satisfies Record<KeyMode, { secret: string; previous: string; rotatedAt: string }>
+
 /**
- * A new signing secret, `whsec_` + base64 of 24 random bytes (the Standard Webhooks form: its libraries take
- * the secret as given). The previous one keeps signing next to it for 24 hours (webhooks.ts).
+ * A new signing secret of `mode` (the deliveries of that mode's jobs), `whsec_` + base64 of 24 random bytes (the
+ * Standard Webhooks form: its libraries take the secret as given). The previous one keeps signing next to it for
+ * 24 hours (webhooks.ts).
  */
 export async function rotateWebhookSecret(
   db: Database,
@@ -416,24 +423,27 @@ export async function rotateWebhookSecret(
   box: SecretBox,
   now: Date,
   acting: Acting = systemActing(now),
-): Promise<{ secret: string }> {
+  mode: KeyMode = 'live',
+): Promise<{ secret: string; livemode: boolean }> {
   await getAccount(db, accountId)
   const secret = 'whsec_' + randomBytes(24).toString('base64')
+  const column = WEBHOOK_SECRET_COLUMNS[mode]
   await db.tx(async (q) => {
-    // previous_webhook_secret takes the old value, so RETURNING says whether there was one: no separate row lock
+    // The previous column takes the old value, so RETURNING says whether there was one: no separate row lock
     // outside the money functions' lock order.
     const [before] = await q.sql<{ had: boolean }>(
-      `update accounts set previous_webhook_secret = webhook_secret, webhook_secret = ?, webhook_secret_rotated_at = ? where id = ?
-       returning previous_webhook_secret is not null as had`,
+      `update accounts set ${column.previous} = ${column.secret}, ${column.secret} = ?, ${column.rotatedAt} = ? where id = ?
+       returning ${column.previous} is not null as had`,
       [box.seal(secret), now, accountId],
     )
     await audit(q, acting, {
       accountId,
       action: before?.had ? 'webhook_secret.rotated' : 'webhook_secret.created',
       target: { type: 'webhook_secret', id: accountId },
+      details: { livemode: mode === 'live' },
     })
   })
-  return { secret }
+  return { secret, livemode: mode === 'live' }
 }
 
 export const CREDIT_USD = 0.01

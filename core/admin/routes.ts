@@ -58,6 +58,8 @@ export const AdminSchemas = {
     { additionalProperties: false },
   ),
   updateKey: Type.Object({ monthlySpendCap: Type.Union([SpendCap, Type.Null()]) }, { additionalProperties: false }),
+  /** `mode: "test"`: the secret that signs the deliveries of test keys' jobs (default live). */
+  webhookSecret: Type.Object({ mode: Type.Optional(Type.Union(KEY_MODES.map((m) => Type.Literal(m)))) }, { additionalProperties: false }),
 }
 
 export function adminRouter(services: Services): Router {
@@ -69,6 +71,7 @@ export function adminRouter(services: Services): Router {
     plan: inputReader(AdminSchemas.plan, 'body'),
     createKey: inputReader(AdminSchemas.createKey, 'body'),
     updateKey: inputReader(AdminSchemas.updateKey, 'body'),
+    webhookSecret: inputReader(AdminSchemas.webhookSecret, 'body'),
     audit: inputReader(AuditQuery, 'query'),
   }
   const { db } = services
@@ -123,7 +126,8 @@ export function adminRouter(services: Services): Router {
     ctx.body = await revokeKey(db, ctx.params.id!, services.keys, services.now(), operator(ctx))
   })
   router.post('/accounts/:id/webhook-secret', async (ctx) => {
-    ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets, services.now(), operator(ctx))
+    const { mode } = await body(ctx, v.webhookSecret)
+    ctx.body = await rotateWebhookSecret(db, ctx.params.id!, services.secrets, services.now(), operator(ctx), mode)
   })
   router.get('/costs', async (ctx) => {
     await services.modelRequests.flush() // this process's latest requests; the others' follow within 250 ms

@@ -34,6 +34,8 @@ export const NOTICE_NAMES = [
 /** Form bodies, by what they do. */
 export const FORMS = {
   csrfOnly: closed({ _csrf: Csrf }),
+  /** Which signing secret (absent: the live one). */
+  webhookSecret: closed({ _csrf: Csrf, mode: Type.Optional(oneOf(['live', 'test'] as const)) }),
   login: closed({ _csrf: Csrf, email: FormText(320) }),
   verify: closed({ _csrf: Csrf, token: FormText(64) }),
   createKey: closed({

@@ -3,9 +3,10 @@
 // email in one account, with that member's role, read on every request (a changed role applies at once, a removed
 // member's sessions end with the row). A link session may switch to another account of the same email; a session
 // the identity provider opened stays in its account. Each session carries its CSRF token. The first sign-in of an
-// email opens its account (self-serve sign-up) with SIGNUP_CREDITS trial credits (default 0) and a test key.
+// email opens its account (self-serve sign-up) with SIGNUP_CREDITS trial credits (default 0), a test key and its
+// live and test webhook signing secrets.
 import { createHash, randomBytes } from 'node:crypto'
-import { createAccount, createKey } from '../accounts/accounts.ts'
+import { createAccount, createKey, KEY_MODES, rotateWebhookSecret } from '../accounts/accounts.ts'
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
@@ -126,6 +127,8 @@ async function memberFor(services: Services, email: string, request: SignInReque
     const acting = signInActing(services, request)
     const { id } = await createAccount(db, { email, signupCredits: services.config.signupCredits }, services.now(), acting)
     await createKey(db, id, { name: 'test key (sign-up)', mode: 'test', permissions: 'call' }, services.secrets, acting)
+    // Callbacks are only sent signed: a new account can receive them at once (its Webhooks page reveals the secrets).
+    for (const mode of KEY_MODES) await rotateWebhookSecret(db, id, services.secrets, services.now(), acting, mode)
   } catch (e) {
     if (!(await find())) throw e // another request signed the same email up meanwhile
   }

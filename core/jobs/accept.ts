@@ -8,7 +8,7 @@ import { money, traceparent } from '../observability/tracing.ts'
 import type { Services } from '../services.ts'
 import type { ReserveArgs, ReserveOutcome } from '../wallet/wallet.ts'
 import { RUN_TASK } from './run-task.ts'
-import type { JobAccepted } from './view.ts'
+import type { CallbackWarning, JobAccepted } from './view.ts'
 
 export type AcceptOutcome = { outcome: 'accepted'; body: string } | Exclude<ReserveOutcome, { outcome: 'ok' }>
 
@@ -21,7 +21,7 @@ type AcceptRow = {
 
 export async function acceptJob(
   services: Services,
-  a: Omit<ReserveArgs, 'holdTtlSeconds'> & { input: Record<string, unknown>; callbackUrl: string | null },
+  a: Omit<ReserveArgs, 'holdTtlSeconds'> & { input: Record<string, unknown>; callbackUrl: string | null; warnings?: CallbackWarning[] },
 ): Promise<AcceptOutcome> {
   const jobId = randomUUID()
   const accepted: Static<typeof JobAccepted> = {
@@ -30,6 +30,7 @@ export async function acceptJob(
     requestId: a.requestId,
     livemode: true,
     credits: { held: a.price },
+    ...(a.warnings?.length ? { warnings: a.warnings } : {}),
   }
   const body = JSON.stringify(accepted)
   const [row] = await money(services.db).sql<AcceptRow>(

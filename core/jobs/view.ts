@@ -2,10 +2,23 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Query, Row } from '../db/database.ts'
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts'
-import { Usage } from '../wallet/wallet.ts'
+import { JobUsage } from '../wallet/wallet.ts'
 import { UUID } from '../validation.ts'
 
 const Uuid = Type.String({ format: 'uuid' })
+
+/** Published in the 202 (JobAccepted.warnings): the job runs, but its callback cannot be delivered as things stand. */
+export const CallbackWarning = Type.Object(
+  {
+    code: Type.Union([Type.Literal('webhook_secret_missing'), Type.Literal('webhook_secret_unreadable')], {
+      description:
+        'webhook_secret_missing: no signing secret of this mode on the account, the delivery will be skipped; webhook_secret_unreadable: the secret cannot be opened with the server’s keys, the delivery will fail',
+    }),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+)
+export type CallbackWarning = Static<typeof CallbackWarning>
 
 /** The 202 answer of an async call; published as components.schemas.JobAccepted. */
 export const JobAccepted = Type.Object(
@@ -22,6 +35,9 @@ export const JobAccepted = Type.Object(
         }),
       },
       { additionalProperties: false },
+    ),
+    warnings: Type.Optional(
+      Type.Array(CallbackWarning, { description: 'what stands in the way of the callback; absent when nothing does (or no callbackUrl)' }),
     ),
   },
   { additionalProperties: false, description: 'The job is at `Location` (GET /v1/jobs/{id})' },
@@ -63,7 +79,7 @@ export const JobView = Type.Object(
     ),
     result: Type.Optional(
       Type.Object(
-        { usage: Usage },
+        { usage: JobUsage },
         { additionalProperties: true, description: 'when succeeded: the body the synchronous call returns, usage included' },
       ),
     ),

@@ -15,7 +15,8 @@ export function components(schemas: Record<string, unknown>) {
         type: 'apiKey',
         in: 'header',
         name: 'webhook-signature',
-        description: 'Standard Webhooks signature made with the account’s webhook secret (see the jobFinished webhook)',
+        description:
+          'Standard Webhooks signature made with the account’s webhook secret of the job’s mode, live or test (see the jobFinished webhook)',
       },
     },
     parameters: {

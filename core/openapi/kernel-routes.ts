@@ -5,6 +5,7 @@ import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
 import { UsageResponse, usageParameters } from '../usage/routes.ts'
+import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
 
@@ -53,6 +54,36 @@ export const KERNEL_ROUTES: KernelRoute[] = [
       { name: 'id', in: 'path', required: true, description: 'the jobId of the 202 answer', schema: { type: 'string', format: 'uuid' } },
     ],
     response: { name: 'Job', schema: JobView, description: 'The job; `result` when succeeded, `error` and `errorCode` when failed' },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/v1/jobs/{id}/deliveries',
+    operationId: 'listJobDeliveries',
+    summary: 'List the webhook deliveries of an async job',
+    description:
+      'The callbacks of a job with a callbackUrl, oldest first: status (pending, delivered, failed, skipped), every attempt (time, status code or error, duration), and for a skipped one the `reason` nothing was sent (e.g. no signing secret of the job’s mode). Free; a job of another account or key mode is 404 like an unknown one.',
+    tag: 'jobs',
+    authenticated: true,
+    parameters: [
+      { name: 'id', in: 'path', required: true, description: 'the jobId of the 202 answer', schema: { type: 'string', format: 'uuid' } },
+    ],
+    response: {
+      name: 'JobDeliveries',
+      schema: JobDeliveries,
+      description: 'The deliveries of the job (empty without a callbackUrl)',
+      example: {
+        deliveries: [
+          {
+            deliveryId: 'dlv_01JNMQ7A2B3C4D5E6F7G8H9J0K',
+            event: 'job.completed',
+            url: 'https://example.com/hooks/jobs',
+            status: 'delivered',
+            attempts: [{ attempt: 1, at: '2026-03-01T10:00:04.300Z', statusCode: 200, error: null, durationMs: 84 }],
+          },
+        ],
+      },
+    },
     errors: [404],
   },
   {

@@ -8,7 +8,8 @@ export function webhooks() {
         operationId: 'jobFinished',
         summary: 'An async job ended',
         description:
-          'POSTed to callbackUrl when an async job ends. Verify `webhook-signature` with any Standard Webhooks library and the account’s `whsec_…` secret ' +
+          'POSTed to callbackUrl when an async job ends. Verify `webhook-signature` with any Standard Webhooks library and the account’s `whsec_…` secret of the job’s mode ' +
+          '(a live key’s job: the live secret; a test key’s job: the test secret, never the live one, with `livemode: false` and no `balanceRemaining` in its usage) ' +
           '(v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body"> keyed with the base64-decoded part after `whsec_`; during the 24 h after a rotation, ' +
           'one signature per secret, space-separated), or `X-Service-Signature: sha256=<hex HMAC-SHA256 of the body keyed with the whole secret string>`. ' +
           'Retries reuse the same webhook-id (= deliveryId).',

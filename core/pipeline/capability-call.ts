@@ -5,6 +5,7 @@ import type { Context, Middleware } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
+import { callbackWarnings } from '../webhooks/webhooks.ts'
 import { answerAccepted } from '../jobs/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
@@ -109,11 +110,12 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     }
     const idempotency = call.idempotency
     if (call.async) {
+      const warnings = await callbackWarnings(services.db, services.secrets, caller, call.callbackUrl)
       // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
       // The job reads its fileUrl documents again and must find the bytes priced here (documents/same-document.ts).
       const input = quoted.digests ? { ...call.input, [DOCUMENT_DIGESTS]: quoted.digests } : call.input
       const accepted = await inAccountTurn(caller.accountId, () =>
-        acceptJob(services, { ...base, idempotency, input, callbackUrl: call.callbackUrl }),
+        acceptJob(services, { ...base, idempotency, input, callbackUrl: call.callbackUrl, warnings }),
       ) // 5, 6, 7
       if (accepted.outcome !== 'accepted') {
         answerNotHeld(ctx, accepted, quoted.credits)

@@ -3,7 +3,8 @@
 // documents read in the decoder pool as live, refused with the same 422s, priced by size), then the capability's
 // example instead of stages 5–8: no hold, no model, no charge. The answer is the example as the live call would
 // send it (usage with 0 credits, the size it was measured at, livemode false); an Idempotency-Key replays it as
-// live; an async call is accepted, its job ends at once and its webhook is signed and delivered as live.
+// live; an async call is accepted, its job ends at once and its webhook is delivered as live, signed with the
+// account's test secret and without the live balance (an event that leaves the service carries no live figure).
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
@@ -25,6 +26,7 @@ import { dryRunMode, type CallRequest, type DryRunMode } from '../pipeline/reque
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import { balances } from '../wallet/wallet.ts'
+import { callbackWarnings } from '../webhooks/webhooks.ts'
 import { requestedOutcome, type Figures } from './outcomes.ts'
 
 type Admit = (mode: DryRunMode) => Promise<CallRequest>
@@ -69,13 +71,21 @@ export function testModeCall(capability: Capability, services: Services) {
 
     if (call.async) {
       const failure = outcome && jobError(outcome.error(ctx, capability, await known()))
+      const warnings = await callbackWarnings(services.db, services.secrets, caller, call.callbackUrl)
       const accepted = await services.db.tx(async (q) => {
         const jobId = randomUUID()
-        const body: Static<typeof JobAccepted> = { jobId, status: 'queued', requestId, livemode: false, credits: { held: 0 } }
+        const body: Static<typeof JobAccepted> = {
+          jobId,
+          status: 'queued',
+          requestId,
+          livemode: false,
+          credits: { held: 0 },
+          ...(warnings.length ? { warnings } : {}),
+        }
         const answer = await testAnswer(q, caller.accountId, idempotency, 202, JSON.stringify(body), null, services.now())
         if (answer.outcome !== 'ok') return answer
         const now = services.now()
-        const result = failure ? null : await withUsage(q, caller.accountId, example, quoted)
+        const result = failure ? null : withUsage(example, quoted)
         await q.sql(
           `insert into jobs (id, account_id, key_id, endpoint, status, request_id, idempotency_key, callback_url, result, error, mode,
                              created_at, updated_at, started_at, finished_at)
@@ -146,9 +156,11 @@ async function testAnswer(
   return { outcome: row.outcome }
 }
 
-/** A test job's result as a live job's: the example with usage, 0 credits charged, the size it was measured at. */
-async function withUsage(q: Query, accountId: string, example: string, quoted: Quote): Promise<string> {
-  const available = (await balances(q, accountId))?.available ?? 0
-  const usage = { credits: 0, balanceRemaining: available, ...(quoted.size ? { size: quoted.size } : {}), livemode: false }
+/**
+ * A test job's result as a live job's: the example with usage, 0 credits charged, the size it was measured at, and
+ * no balance: the job's webhook carries it to a receiver, which is told nothing of the live wallet.
+ */
+function withUsage(example: string, quoted: Quote): string {
+  const usage = { credits: 0, ...(quoted.size ? { size: quoted.size } : {}), livemode: false }
   return JSON.stringify({ ...(JSON.parse(example) as object), usage })
 }

@@ -95,13 +95,24 @@ export const Size = Type.Object(
   { additionalProperties: false, description: 'how this size-priced call was measured (x-price-size)' },
 )
 
+const usageFields = {
+  credits: Type.Integer({ minimum: 0, description: 'credits this call charged' }),
+  balanceRemaining: Type.Integer({ description: 'credits available after the charge' }),
+  size: Type.Optional(Size),
+  livemode: Type.Boolean({ description: 'false: a test key' }),
+}
+
 /** What capture_hold appends to every charged result as `usage`; published as components.schemas.Usage. */
-export const Usage = Type.Object(
+export const Usage = Type.Object(usageFields, { additionalProperties: false })
+
+/**
+ * A job result's `usage`: a test key's job has no balanceRemaining, since its webhook carries the result to a
+ * receiver that is told nothing of the live wallet.
+ */
+export const JobUsage = Type.Object(
   {
-    credits: Type.Integer({ minimum: 0, description: 'credits this call charged' }),
-    balanceRemaining: Type.Integer({ description: 'credits available after the charge' }),
-    size: Type.Optional(Size),
-    livemode: Type.Boolean({ description: 'false: a test key' }),
+    ...usageFields,
+    balanceRemaining: Type.Optional(Type.Integer({ description: 'credits available after the charge; absent in a test job' })),
   },
   { additionalProperties: false },
 )

@@ -1,14 +1,18 @@
 // Signed callbacks (C8). A terminal job event records a delivery in the job's own transaction; a
 // graphile-worker task makes each attempt, re-checking the address every time, and schedules the next
 // one itself so that the backoff is ours and survives restarts. Delivery never touches the job or money.
+// A live job's deliveries are signed with the account's live secret, a test key's job's with its test secret
+// (never the live one), so a receiver cannot take a test event for a live one.
 import { createHmac } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { ulid } from 'ulid'
+import { WEBHOOK_SECRET_COLUMNS, type KeyMode } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import { JobView, jobView } from '../jobs/view.ts'
+import { JobView, jobView, type CallbackWarning } from '../jobs/view.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
-import { SecretUnreadable } from '../secrets.ts'
+import { SecretUnreadable, type SecretBox } from '../secrets.ts'
+import { UUID } from '../validation.ts'
 import type { JobEventName, JobEvents, Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
@@ -19,10 +23,63 @@ export const WebhookPayload = Type.Object(
     deliveryId: Type.String({ description: 'the same on every attempt (= webhook-id): deduplicate on it' }),
     event: Type.Union([Type.Literal('job.completed'), Type.Literal('job.failed')]),
     createdAt: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean({
+      description: "false: a test key's job, signed with the account's test secret (which the live secret does not verify)",
+    }),
     job: JobView,
   },
   { additionalProperties: false },
 )
+
+/**
+ * The account's signing secrets as rows (mode, secret, previous, rotated_at) of the accounts row `a`, to join on a
+ * job's mode: `cross join ${SECRETS_BY_MODE} where s.mode = j.mode`.
+ */
+const SECRETS_BY_MODE = `lateral (values ${Object.entries(WEBHOOK_SECRET_COLUMNS)
+  .map(([mode, c]) => `('${mode}', a.${c.secret}, a.${c.previous}, a.${c.rotatedAt})`)
+  .join(', ')}) as s (mode, secret, previous, rotated_at)`
+
+/** How an account gets the secret of `mode` it lacks. */
+const createSecret = (mode: KeyMode) =>
+  `Create one in the dashboard (Webhooks), or the operator with: npm run admin -- webhook-secret <accountId>${mode === 'test' ? ' --mode test' : ''}.`
+
+/** Why a delivery of a `mode` job was skipped: the account had no secret of that mode when the job ended. */
+function noSecretReason(mode: KeyMode): string {
+  return `The account had no ${mode} webhook signing secret when the job ended, so nothing was sent. ${createSecret(mode)}`
+}
+
+/**
+ * What stands in the way of delivering a callback of a `mode` job of the account, said in its 202: a callback that
+ * would be skipped or fail is never accepted without a word. Empty without a callbackUrl.
+ */
+export async function callbackWarnings(
+  q: Query,
+  box: SecretBox,
+  caller: { accountId: string; mode: KeyMode },
+  callbackUrl: string | null,
+): Promise<CallbackWarning[]> {
+  if (!callbackUrl) return []
+  const [row] = await q.sql<{ secret: string | null }>(
+    `select s.secret from accounts a cross join ${SECRETS_BY_MODE} where a.id = ? and s.mode = ?`,
+    [caller.accountId, caller.mode],
+  )
+  if (!row?.secret) {
+    const message = `The account has no ${caller.mode} webhook signing secret: the callback will be skipped unless one exists when the job ends. ${createSecret(caller.mode)}`
+    return [{ code: 'webhook_secret_missing', message }]
+  }
+  try {
+    box.open(row.secret)
+    return []
+  } catch (e) {
+    if (!(e instanceof SecretUnreadable)) throw e
+    return [
+      {
+        code: 'webhook_secret_unreadable',
+        message: `The account's ${caller.mode} webhook signing secret cannot be opened with this server's keys (SECRET_ENCRYPTION_KEY), so the callback will fail; rotate the secret.`,
+      },
+    ]
+  }
+}
 
 /** X-Service-Signature (C8): hex HMAC-SHA256 of the body, keyed with the whole secret string. */
 export function sign(secret: string, body: string): string {
@@ -52,9 +109,9 @@ export function webhookListener(services: Services): JobEvents {
 }
 
 async function recordDeliveries(services: Services, q: Query, events: { event: JobEventName; jobId: string }[]) {
-  const jobs = await q.sql<{ id: string; account_id: string; callback_url: string; has_secret: boolean }>(
-    `select j.*, a.webhook_secret is not null as has_secret from jobs j join accounts a on a.id = j.account_id
-      where j.id = any(?::uuid[]) and j.callback_url is not null`,
+  const jobs = await q.sql<{ id: string; account_id: string; callback_url: string; mode: KeyMode; has_secret: boolean }>(
+    `select j.*, s.secret is not null as has_secret from jobs j join accounts a on a.id = j.account_id cross join ${SECRETS_BY_MODE}
+      where j.id = any(?::uuid[]) and j.callback_url is not null and s.mode = j.mode`,
     [events.map((e) => e.jobId)],
   )
   if (!jobs.length) return
@@ -64,14 +121,22 @@ async function recordDeliveries(services: Services, q: Query, events: { event: J
     const job = byId.get(jobId)
     if (!job) return []
     const deliveryId = `dlv_${ulid()}`
-    const body: Static<typeof WebhookPayload> = { deliveryId, event, createdAt: now.toISOString(), job: jobView(job) }
-    return [{ deliveryId, job, event, payload: JSON.stringify(body), status: job.has_secret ? 'pending' : 'skipped' }]
+    const body: Static<typeof WebhookPayload> = {
+      deliveryId,
+      event,
+      createdAt: now.toISOString(),
+      livemode: job.mode === 'live',
+      job: jobView(job),
+    }
+    const skipped = job.has_secret ? null : noSecretReason(job.mode)
+    return [{ deliveryId, job, event, payload: JSON.stringify(body), status: skipped ? 'skipped' : 'pending', reason: skipped }]
   })
   await q.sql(
     `with d as (
-       insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status, created_at, updated_at)
-       select id, job_id, account_id, event, url, payload, status, ?, ? from unnest(?::text[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[])
-         as v (id, job_id, account_id, event, url, payload, status)
+       insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status, reason, created_at, updated_at)
+       select id, job_id, account_id, event, url, payload, status, reason, ?, ?
+         from unnest(?::text[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+         as v (id, job_id, account_id, event, url, payload, status, reason)
        returning id, status
      )
      select graphile_worker.add_job(?, json_build_object('deliveryId', id, 'attempt', 1), max_attempts => 1) from d where status = 'pending'`,
@@ -85,6 +150,7 @@ async function recordDeliveries(services: Services, q: Query, events: { event: J
       rows.map((r) => r.job.callback_url),
       rows.map((r) => r.payload),
       rows.map((r) => r.status),
+      rows.map((r) => r.reason),
       DELIVER_TASK,
     ],
   )
@@ -103,6 +169,7 @@ type PendingDelivery = {
   job_id: string
   payload: string
   request_id: string
+  mode: KeyMode
   webhook_secret: string | null
   previous_secret: string | null
 }
@@ -112,15 +179,19 @@ export function deliverTask(services: Services) {
   return async (payload: unknown): Promise<void> => {
     const { deliveryId, attempt } = payload as { deliveryId: string; attempt: number }
     const [d] = await db.sql<PendingDelivery>(
-      `select d.url, d.event, d.job_id, d.payload, j.request_id, a.webhook_secret,
-              case when a.webhook_secret_rotated_at > ?::timestamptz - make_interval(hours => ?) then a.previous_webhook_secret end as previous_secret
-         from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id
-        where d.id = ? and d.status = 'pending'`,
+      `select d.url, d.event, d.job_id, d.payload, j.request_id, j.mode, s.secret as webhook_secret,
+              case when s.rotated_at > ?::timestamptz - make_interval(hours => ?) then s.previous end as previous_secret
+         from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id cross join ${SECRETS_BY_MODE}
+        where d.id = ? and d.status = 'pending' and s.mode = j.mode`,
       [services.now(), ROTATION_OVERLAP_HOURS, deliveryId],
     )
     if (!d) return
     if (!d.webhook_secret) {
-      await db.sql(`update webhook_deliveries set status = 'skipped', updated_at = ? where id = ?`, [services.now(), deliveryId])
+      await db.sql(`update webhook_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ?`, [
+        noSecretReason(d.mode),
+        services.now(),
+        deliveryId,
+      ])
       return
     }
     let secret: string
@@ -198,27 +269,73 @@ export function deliverTask(services: Services) {
   }
 }
 
-export async function listAttempts(db: Query, jobId: string) {
-  const [job] = await db.sql(`select 1 from jobs where id = ?`, [jobId])
+/** GET /v1/jobs/{id}/deliveries (and the operator's); published as components.schemas.JobDeliveries. */
+export const JobDeliveries = Type.Object(
+  {
+    deliveries: Type.Array(
+      Type.Object(
+        {
+          deliveryId: Type.String(),
+          event: Type.Union([Type.Literal('job.completed'), Type.Literal('job.failed')]),
+          url: Type.String(),
+          status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('skipped')]),
+          reason: Type.Optional(Type.String({ description: 'when skipped: why nothing was sent' })),
+          attempts: Type.Array(
+            Type.Object(
+              {
+                attempt: Type.Integer({ minimum: 1 }),
+                at: Type.String({ format: 'date-time' }),
+                statusCode: Type.Union([Type.Integer(), Type.Null()]),
+                error: Type.Union([Type.String(), Type.Null()]),
+                durationMs: Type.Integer({ minimum: 0 }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+type Delivery = Static<typeof JobDeliveries>['deliveries'][number]
+
+/**
+ * Every delivery of a job with its attempts, oldest first. `caller`: only a job of that account and key mode, as
+ * GET /v1/jobs/{id} (anything else is the same 404); the operator names any job.
+ */
+export async function listAttempts(db: Query, jobId: string, caller?: { accountId: string; mode: KeyMode }): Promise<Delivery[]> {
+  // A malformed id (a NUL byte included, which PostgreSQL refuses in text) is the same 404 as an unknown one.
+  if (!UUID.test(jobId)) throw new ApiError('not_found', 'No such job.')
+  const [job] = await db.sql(`select 1 from jobs where id = ? and (?::uuid is null or (account_id = ?::uuid and mode = ?))`, [
+    jobId,
+    caller?.accountId ?? null,
+    caller?.accountId ?? null,
+    caller?.mode ?? null,
+  ])
   if (!job) throw new ApiError('not_found', 'No such job.')
-  const rows = await db.sql(
-    `select d.id, d.event, d.url, d.status,
+  const rows = await db.sql<{
+    id: string
+    event: Delivery['event']
+    url: string
+    status: Delivery['status']
+    reason: string | null
+    attempts: Delivery['attempts']
+  }>(
+    `select d.id, d.event, d.url, d.status, d.reason,
             coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error, 'durationMs', a.duration_ms)
                      order by a.attempt) filter (where a.id is not null), '[]') as attempts
        from webhook_deliveries d left join webhook_attempts a on a.delivery_id = d.id
-      where d.job_id::text = ? group by d.id order by d.created_at`,
+      where d.job_id = ? group by d.id order by d.created_at`,
     [jobId],
   )
   return rows.map((d) => ({
-    deliveryId: d.id as string,
-    event: d.event as string,
-    url: d.url as string,
-    status: d.status as string,
-    attempts: (
-      d.attempts as Array<{ attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number }>
-    ).map((a) => ({
-      ...a,
-      at: new Date(a.at).toISOString(),
-    })),
+    deliveryId: d.id,
+    event: d.event,
+    url: d.url,
+    status: d.status,
+    ...(d.reason ? { reason: d.reason } : {}),
+    attempts: d.attempts.map((a) => ({ ...a, at: new Date(a.at).toISOString() })),
   }))
 }

@@ -82,12 +82,20 @@ export type JobAccepted = {
         /** this input's price, held until the job ends: charged if it succeeds, released if not */
         held: number;
     };
+    /** what stands in the way of the callback; absent when nothing does (or no callbackUrl) */
+    warnings?: Array<{
+        /** webhook_secret_missing: no signing secret of this mode on the account, the delivery will be skipped; webhook_secret_unreadable: the secret cannot be opened with the server’s keys, the delivery will fail */
+        code: "webhook_secret_missing" | "webhook_secret_unreadable";
+        message: string;
+    }>;
 };
 export type WebhookPayload = {
     /** the same on every attempt (= webhook-id): deduplicate on it */
     deliveryId: string;
     event: "job.completed" | "job.failed";
     createdAt: string;
+    /** false: a test key's job, signed with the account's test secret (which the live secret does not verify) */
+    livemode: boolean;
     job: {
         jobId: string;
         /** e.g. /v1/parse */
@@ -109,8 +117,8 @@ export type WebhookPayload = {
             usage: {
                 /** credits this call charged */
                 credits: number;
-                /** credits available after the charge */
-                balanceRemaining: number;
+                /** credits available after the charge; absent in a test job */
+                balanceRemaining?: number;
                 /** how this size-priced call was measured (x-price-size) */
                 size?: {
                     unit: "page" | ("1k-tokens");
@@ -178,8 +186,8 @@ export type Job = {
         usage: {
             /** credits this call charged */
             credits: number;
-            /** credits available after the charge */
-            balanceRemaining: number;
+            /** credits available after the charge; absent in a test job */
+            balanceRemaining?: number;
             /** how this size-priced call was measured (x-price-size) */
             size?: {
                 unit: "page" | ("1k-tokens");
@@ -199,6 +207,23 @@ export type Job = {
     error?: string;
     /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
     errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+};
+export type JobDeliveries = {
+    deliveries: Array<{
+        deliveryId: string;
+        event: "job.completed" | "job.failed";
+        url: string;
+        status: "pending" | "delivered" | "failed" | "skipped";
+        /** when skipped: why nothing was sent */
+        reason?: string;
+        attempts: Array<{
+            attempt: number;
+            at: string;
+            statusCode: number | null;
+            error: string | null;
+            durationMs: number;
+        }>;
+    }>;
 };
 export type Account = {
     id: string;
@@ -2773,6 +2798,8 @@ export declare class Client extends BaseClient {
     jobs(query?: JobsQuery, options?: RequestOptions): List<JobsPage, JobsPage["jobs"][number]>;
     /** Get an async job. */
     getJob(id: string, options?: RequestOptions): Promise<Job>;
+    /** List the webhook deliveries of an async job. */
+    jobDeliveries(id: string, options?: RequestOptions): Promise<JobDeliveries>;
     /** Get the balance and plan. */
     account(options?: RequestOptions): Promise<Account>;
     /** List ledger entries and daily totals. Awaited: the first page; `for await`: every item of every page. */

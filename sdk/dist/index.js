@@ -128,6 +128,10 @@ export class Client extends BaseClient {
     getJob(id, options) {
         return this.request('GET', `/v1/jobs/${encodeURIComponent(id)}`, undefined, options, false);
     }
+    /** List the webhook deliveries of an async job. */
+    jobDeliveries(id, options) {
+        return this.request('GET', `/v1/jobs/${encodeURIComponent(id)}/deliveries`, undefined, options, false);
+    }
     /** Get the balance and plan. */
     account(options) {
         return this.request('GET', `/v1/account`, undefined, options, false);

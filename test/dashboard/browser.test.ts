@@ -71,19 +71,24 @@ t.test('create a key, see it once, use it, revoke it', async (t) => {
   await shot('3-keys')
 })
 
-t.test('create, reveal and rotate the webhook signing secret', async (t) => {
+t.test('the sign-up made both webhook signing secrets: reveal and rotate each', async (t) => {
   await page.click('nav >> text=Webhooks')
-  await page.click('button:has-text("Create secret")')
-  const first = (await text('[data-testid=webhook-secret]')).trim()
-  t.match(first, /^whsec_/)
+  t.notOk(await page.locator('button:has-text("Create secret")').count(), 'nothing to create: the sign-up made them')
+  const revealed: Record<string, string> = {}
+  for (const mode of ['live', 'test']) {
+    await page.click(`[data-mode=${mode}] button:has-text("Reveal")`)
+    revealed[mode] = (await text(`[data-mode=${mode}] [data-testid=webhook-secret]`)).trim()
+    t.match(revealed[mode], /^whsec_/, `${mode}: revealed`)
+  }
+  t.not(revealed.live, revealed.test, 'two secrets')
   await page.goto(`${app.url}/dashboard/webhooks`)
-  t.notOk((await page.content()).includes(first), 'masked until revealed')
-  await page.click('button:has-text("Reveal")')
-  t.equal((await text('[data-testid=webhook-secret]')).trim(), first)
-  await page.click('button:has-text("Rotate secret")')
-  const rotated = (await text('[data-testid=webhook-secret]')).trim()
+  t.notOk((await page.content()).includes(revealed.live!), 'masked until revealed')
+  await page.click('[data-mode=test] button:has-text("Rotate secret")')
+  const rotated = (await text('[data-mode=test] [data-testid=webhook-secret]')).trim()
   t.match(rotated, /^whsec_/)
-  t.not(rotated, first)
+  t.not(rotated, revealed.test)
+  await page.click('[data-mode=live] button:has-text("Reveal")')
+  t.equal((await text('[data-mode=live] [data-testid=webhook-secret]')).trim(), revealed.live, 'the live secret did not change')
   await shot('4-webhooks')
 })
 

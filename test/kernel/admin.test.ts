@@ -82,7 +82,13 @@ t.test('account, packs, plans, keys, caps, revocation, webhook secret', async (t
   t.equal((await app.call('/v1/account', { key: key.body.key })).status, 401, 'revoked at once')
 
   const secret = await admin(`/admin/accounts/${id}/webhook-secret`, { method: 'POST' })
-  t.match(secret.body, { secret: /^whsec_/ })
+  t.match(secret.body, { secret: /^whsec_/, livemode: true })
+  const test = await admin(`/admin/accounts/${id}/webhook-secret`, { body: { mode: 'test' } })
+  t.match(test.body, { secret: /^whsec_/, livemode: false })
+  const [sealed] = await app.services.db.sql(`select test_webhook_secret from accounts where id = ?`, [id])
+  t.equal(app.services.secrets.open(sealed!.test_webhook_secret), test.body.secret, 'the test secret is stored sealed in its own column')
+  t.notOk(sealed!.test_webhook_secret.includes(test.body.secret))
+  t.equal((await admin(`/admin/accounts/${id}/webhook-secret`, { body: { mode: 'sandbox' } })).status, 400)
   const rotated = await admin(`/admin/accounts/${id}/webhook-secret`, { method: 'POST' })
   t.not(rotated.body.secret, secret.body.secret)
   const [row] = await app.services.db.sql(`select webhook_secret from accounts where id = ?`, [id])
@@ -118,7 +124,9 @@ t.test('the CLI runs the same operations and prints one JSON object each', async
   t.equal(live.body.balance, 2400, 'the key works against the API')
   t.equal(await runAdmin(['key:revoke', key.id], print), 0)
   t.equal(await runAdmin(['webhook-secret', account.id], print), 0)
-  t.match(out.at(-1).secret, /^whsec_/)
+  t.match(out.at(-1), { secret: /^whsec_/, livemode: true })
+  t.equal(await runAdmin(['webhook-secret', account.id, '--mode', 'test'], print), 0)
+  t.match(out.at(-1), { secret: /^whsec_/, livemode: false })
   t.equal(await runAdmin(['nonsense', 'x'], print), 2)
 
   // quickstart: one command from nothing to a funded key, printed as shell exports (eval "$(…)").
@@ -129,7 +137,7 @@ t.test('the CLI runs the same operations and prints one JSON object each', async
       .filter((line) => line.startsWith('export '))
       .map((line) => /^export (\w+)='([^']*)'$/.exec(line)!.slice(1, 3)),
   )
-  t.same(Object.keys(exports).sort(), ['ACCOUNT_ID', 'BASE', 'KEY', 'TEST_KEY'])
+  t.same(Object.keys(exports).sort(), ['ACCOUNT_ID', 'BASE', 'KEY', 'TEST_KEY', 'TEST_WEBHOOK_SECRET', 'WEBHOOK_SECRET'])
   const quick = await app.call('/v1/account', { key: exports.KEY })
   t.match(quick.body, { id: exports.ACCOUNT_ID, balance: 500 }, 'the exported key works and the account has its trial credits')
   t.match(exports.TEST_KEY, /^ksk_test_/)

@@ -176,47 +176,55 @@ async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promi
   return undefined
 }
 
-t.test('an async parse with a test key: 202, the job succeeds with the example, a signed webhook is delivered', async (t) => {
-  const c = await testCustomer(0)
-  const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
-  const hook = await receiver(t)
-  const parse = app.services.capabilities.get('parse')!
-  const res = await app.call('/v1/parse', { key: c.testKey, body: { ...parse.example.request, async: true, callbackUrl: hook.url } })
-  t.equal(res.status, 202)
-  t.match(res.body, { jobId: String, status: 'queued', requestId: res.headers.get('x-request-id') })
-  const job = await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.testKey })
-  t.match(job.body, { status: 'succeeded', endpoint: '/v1/parse', result: { usage: { credits: 0, balanceRemaining: 0, livemode: false } } })
-  const hit = await until(async () => hook.hits[0])
-  t.ok(hit, 'the webhook arrived')
-  const payload = new Webhook(secret).verify(hit!.body, {
-    'webhook-id': String(hit!.headers['webhook-id']),
-    'webhook-timestamp': String(hit!.headers['webhook-timestamp']),
-    'webhook-signature': String(hit!.headers['webhook-signature']),
-  }) as any
-  t.match(payload, { event: 'job.completed', job: { jobId: res.body.jobId, status: 'succeeded' } }, 'signed with the account secret')
+t.test(
+  'an async parse with a test key: 202, the job succeeds with the example, a webhook signed with the test secret is delivered',
+  async (t) => {
+    const c = await testCustomer(0)
+    const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now(), undefined, 'test')
+    const hook = await receiver(t)
+    const parse = app.services.capabilities.get('parse')!
+    const res = await app.call('/v1/parse', { key: c.testKey, body: { ...parse.example.request, async: true, callbackUrl: hook.url } })
+    t.equal(res.status, 202)
+    t.match(res.body, { jobId: String, status: 'queued', requestId: res.headers.get('x-request-id') })
+    const job = await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.testKey })
+    t.match(job.body, { status: 'succeeded', endpoint: '/v1/parse', result: { usage: { credits: 0, livemode: false } } })
+    t.notOk('balanceRemaining' in job.body.result.usage, "a test job's result carries no live balance")
+    const hit = await until(async () => hook.hits[0])
+    t.ok(hit, 'the webhook arrived')
+    const payload = new Webhook(secret).verify(hit!.body, {
+      'webhook-id': String(hit!.headers['webhook-id']),
+      'webhook-timestamp': String(hit!.headers['webhook-timestamp']),
+      'webhook-signature': String(hit!.headers['webhook-signature']),
+    }) as any
+    t.match(
+      payload,
+      { event: 'job.completed', livemode: false, job: { jobId: res.body.jobId, status: 'succeeded' } },
+      "signed with the account's test secret",
+    )
 
-  // A run-stage outcome fails the job after its 202, as a live model failure would.
-  const failing = await app.call('/v1/parse', {
-    key: c.testKey,
-    body: { ...parse.example.request, async: true },
-    headers: { 'service-test-outcome': 'inference_failed' },
-  })
-  t.equal(failing.status, 202)
-  const failed = await app.call(`/v1/jobs/${failing.body.jobId}`, { key: c.testKey })
-  t.match(failed.body, { status: 'failed', errorCode: 'inference_failed' })
-  await app.expectLedger(t, c.accountId, 0)
-  t.equal(modelCalls, 1)
+    // A run-stage outcome fails the job after its 202, as a live model failure would.
+    const failing = await app.call('/v1/parse', {
+      key: c.testKey,
+      body: { ...parse.example.request, async: true },
+      headers: { 'service-test-outcome': 'inference_failed' },
+    })
+    t.equal(failing.status, 202)
+    const failed = await app.call(`/v1/jobs/${failing.body.jobId}`, { key: c.testKey })
+    t.match(failed.body, { status: 'failed', errorCode: 'inference_failed' })
+    await app.expectLedger(t, c.accountId, 0)
+    t.equal(modelCalls, 1)
 
-  // Test jobs and live jobs are apart.
-  t.equal((await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.key })).status, 404, 'a live key does not see a test job')
-  const listed = await app.call('/v1/jobs', { key: c.testKey })
-  t.same(
-    listed.body.jobs.map((j: any) => j.jobId),
-    [failing.body.jobId, res.body.jobId],
-  )
-  t.same((await app.call('/v1/jobs', { key: c.key })).body.jobs, [])
-  t.same((await app.call('/v1/usage', { key: c.testKey })).body, { entries: [], daily: [] }, "a test key's ledger is empty")
-})
+    // Test jobs and live jobs are apart.
+    t.equal((await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.key })).status, 404, 'a live key does not see a test job')
+    const listed = await app.call('/v1/jobs', { key: c.testKey })
+    t.same(
+      listed.body.jobs.map((j: any) => j.jobId),
+      [failing.body.jobId, res.body.jobId],
+    )
+    t.same((await app.call('/v1/jobs', { key: c.key })).body.jobs, [])
+    t.same((await app.call('/v1/usage', { key: c.testKey })).body, { entries: [], daily: [] }, "a test key's ledger is empty")
+  },
+)
 
 t.test('admin mints a test key with "mode": "test"; a test key takes no spend cap', async (t) => {
   const ADMIN = 'admin-token-for-test-mode-0123456789'

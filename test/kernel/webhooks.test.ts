@@ -4,8 +4,9 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
+import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { startWorker } from '../../core/jobs/worker.ts'
+import { runAdmin } from '../../scripts/admin.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
@@ -75,10 +76,11 @@ t.test('a signed job.completed callback with the exact headers and body', async 
     'signature verifies with an independent HMAC',
   )
   const body = JSON.parse(hit.body)
-  t.same(Object.keys(body).sort(), ['createdAt', 'deliveryId', 'event', 'job'])
+  t.same(Object.keys(body).sort(), ['createdAt', 'deliveryId', 'event', 'job', 'livemode'])
   t.match(body, {
     deliveryId: /^dlv_/,
     event: 'job.completed',
+    livemode: true,
     job: { jobId: res.body.jobId, status: 'succeeded', result: { echo: 'hello' } },
   })
   t.equal(hit.headers['content-type'], 'application/json')
@@ -103,14 +105,6 @@ t.test('Standard Webhooks: the standardwebhooks package verifies every delivery,
     t.equal(d?.status, 'delivered')
     return hook.hits.at(-1)!
   }
-  const verifies = (secret: string, hit: Hit) => {
-    try {
-      return new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as any
-    } catch (e) {
-      return (e as Error).message
-    }
-  }
-
   const before = await deliver()
   const payload = JSON.parse(before.body)
   t.equal(before.headers['webhook-id'], payload.deliveryId, 'webhook-id is the deliveryId')
@@ -193,11 +187,22 @@ t.test('a receiver that never answers times out', async (t) => {
   t.match(d!.attempts[0]!.error, /^timeout/)
 })
 
-t.test('no signing secret: nothing is sent, the delivery is recorded as skipped', async (t) => {
+/** The Standard Webhooks verification of a hit with `secret`: the payload, or the library's refusal. */
+function verifies(secret: string, hit: Hit): any {
+  try {
+    return new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>)
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
+t.test('no signing secret: the 202 warns, nothing is sent, the delivery is skipped with its reason in the API', async (t) => {
   const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
-  const c = await app.customer(10)
+  const c = await app.customer(30)
   const hook = await receiver(t, [200])
   const res = await app.call('/v1/jobdoc', { body: { text: 'x', async: true, callbackUrl: hook.url }, key: c.key })
+  t.equal(res.status, 202)
+  t.match(res.body.warnings, [{ code: 'webhook_secret_missing', message: /no live webhook signing secret/ }], 'the 202 says so')
   const done = await (async () => {
     for (let i = 0; i < 100; i++) {
       const j = await app.call(`/v1/jobs/${res.body.jobId}`, { key: c.key })
@@ -208,8 +213,132 @@ t.test('no signing secret: nothing is sent, the delivery is recorded as skipped'
   t.equal(done?.body.status, 'succeeded')
   const [d] = await finishedDeliveries(app, res.body.jobId, () => true)
   t.equal(d?.status, 'skipped')
+  const listed = await app.call(`/v1/jobs/${res.body.jobId}/deliveries`, { key: c.key })
+  t.equal(listed.status, 200)
+  t.match(listed.body.deliveries, [
+    { event: 'job.completed', url: hook.url, status: 'skipped', reason: /no live webhook signing secret/, attempts: [] },
+  ])
   await sleep(300)
   t.equal(hook.hits.length, 0)
+
+  const quiet = await app.call('/v1/jobdoc', { body: { text: 'x', async: true }, key: c.key })
+  t.equal(quiet.body.warnings, undefined, 'no callbackUrl, no warning')
+  const other = await app.customer(10)
+  t.equal((await app.call(`/v1/jobs/${res.body.jobId}/deliveries`, { key: other.key })).status, 404, "another account's job is 404")
+  await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
+  const signed = await app.call('/v1/jobdoc', { body: { text: 'x', async: true, callbackUrl: hook.url }, key: c.key })
+  t.equal(signed.status, 202)
+  t.equal(signed.body.warnings, undefined, 'with a secret, no warning')
+  const [sent] = await finishedDeliveries(app, signed.body.jobId, (d) => d.status !== 'pending')
+  t.equal(sent?.status, 'delivered')
+  t.equal(sent?.reason, undefined)
+})
+
+t.test('quickstart: a fresh account receives a verifiable callback with no other step', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
+  const prev = process.env.DATABASE_URL
+  process.env.DATABASE_URL = app.services.db.url
+  t.teardown(() => {
+    process.env.DATABASE_URL = prev
+  })
+  const out: string[] = []
+  t.equal(await runAdmin(['quickstart'], (line) => out.push(line as string)), 0)
+  const env = Object.fromEntries([...out[0]!.matchAll(/^export (\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]))
+  t.match(env, { KEY: /^ksk_live_/, TEST_KEY: /^ksk_test_/, WEBHOOK_SECRET: /^whsec_/, TEST_WEBHOOK_SECRET: /^whsec_/ })
+  t.not(env.WEBHOOK_SECRET, env.TEST_WEBHOOK_SECRET)
+  const hook = await receiver(t, [200])
+
+  const live = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: env.KEY })
+  t.equal(live.status, 202)
+  t.equal(live.body.warnings, undefined, 'nothing stands in the way of the callback')
+  const [d] = await finishedDeliveries(app, live.body.jobId, (d) => d.status !== 'pending')
+  t.equal(d?.status, 'delivered')
+  t.match(verifies(env.WEBHOOK_SECRET!, hook.hits[0]!), { event: 'job.completed', livemode: true, job: { jobId: live.body.jobId } })
+
+  const test = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: env.TEST_KEY })
+  t.equal(test.status, 202)
+  t.equal(test.body.warnings, undefined)
+  const [dt] = await finishedDeliveries(app, test.body.jobId, (d) => d.status !== 'pending')
+  t.equal(dt?.status, 'delivered')
+  t.match(verifies(env.TEST_WEBHOOK_SECRET!, hook.hits[1]!), { livemode: false, job: { jobId: test.body.jobId } })
+
+  const entries = await app.services.db.sql<{ action: string; details: { livemode: boolean } }>(
+    `select action, details from audit_entries where account_id = ? and target_type = 'webhook_secret' order by id`,
+    [env.ACCOUNT_ID],
+  )
+  t.same(
+    entries.map((e) => [e.action, e.details.livemode]),
+    [
+      ['webhook_secret.created', true],
+      ['webhook_secret.created', false],
+    ],
+    'each secret made is one audit entry',
+  )
+})
+
+t.test("test mode never signs as live: a test key's delivery has its own secret, livemode false, no live balance", async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
+  const c = await app.customer(4321)
+  const testKey = (await createKey(app.services.db, c.accountId, { name: 'sandbox', mode: 'test' })).key
+  const live = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())).secret
+  const hook = await receiver(t, [200])
+  const call = async (headers: Record<string, string> = {}) => {
+    const res = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: testKey, headers })
+    t.equal(res.status, 202)
+    return res
+  }
+
+  // A live secret alone: the test job's callback is skipped, never signed with it.
+  const unsigned = await call()
+  t.match(unsigned.body.warnings, [{ code: 'webhook_secret_missing', message: /no test webhook signing secret/ }])
+  const [skipped] = await finishedDeliveries(app, unsigned.body.jobId, (d) => d.status !== 'pending')
+  t.match(skipped, { status: 'skipped', reason: /no test webhook signing secret.*--mode test/ })
+  t.equal(hook.hits.length, 0, 'nothing sent')
+
+  const { secret: test, livemode } = await rotateWebhookSecret(
+    app.services.db,
+    c.accountId,
+    app.services.secrets,
+    app.services.now(),
+    undefined,
+    'test',
+  )
+  t.equal(livemode, false)
+  t.not(test, live)
+  for (const [headers, event] of [
+    [{}, 'job.completed'],
+    [{ 'service-test-outcome': 'inference_failed' }, 'job.failed'],
+  ] as const) {
+    const res = await call(headers)
+    t.equal(res.body.warnings, undefined)
+    const [d] = await finishedDeliveries(app, res.body.jobId, (d) => d.status !== 'pending')
+    t.equal(d?.status, 'delivered', event)
+    const hit = hook.hits.at(-1)!
+    t.equal(verifies(live, hit), 'No matching signature found', `${event}: the live secret does not verify it`)
+    t.not(hit.headers['x-service-signature'], 'sha256=' + createHmac('sha256', live).update(hit.body).digest('hex'), 'nor the hex scheme')
+    t.equal(hit.headers['x-service-signature'], 'sha256=' + createHmac('sha256', test).update(hit.body).digest('hex'))
+    const payload = verifies(test, hit)
+    t.match(payload, { event, livemode: false, job: { jobId: res.body.jobId, livemode: false } }, `${event}: the test secret verifies it`)
+    t.notOk(hit.body.includes('4321'), `${event}: the live balance is nowhere in it`)
+    if (event === 'job.completed') t.same(payload.job.result.usage, { credits: 0, livemode: false }, 'usage: no balance')
+    t.same((await app.call(`/v1/jobs/${res.body.jobId}`, { key: testKey })).body, payload.job, 'the job as polled')
+  }
+
+  // A live job of the same account is still signed with the live secret only.
+  const liveJob = await app.call('/v1/jobdoc', { body: { text: 'hello', async: true, callbackUrl: hook.url }, key: c.key })
+  await finishedDeliveries(app, liveJob.body.jobId, (d) => d.status !== 'pending')
+  t.match(verifies(live, hook.hits.at(-1)!), { livemode: true })
+  t.equal(verifies(test, hook.hits.at(-1)!), 'No matching signature found')
+
+  // The test secret rotates like the live one: both sign for 24 h.
+  const next = (await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now(), undefined, 'test')).secret
+  const rotated = await call()
+  await finishedDeliveries(app, rotated.body.jobId, (d) => d.status !== 'pending')
+  t.match(verifies(next, hook.hits.at(-1)!), { livemode: false })
+  t.match(verifies(test, hook.hits.at(-1)!), { livemode: false }, 'the previous test secret still verifies for 24 h')
+  t.equal(verifies(live, hook.hits.at(-1)!), 'No matching signature found')
+  t.equal((await app.call(`/v1/jobs/${rotated.body.jobId}/deliveries`, { key: c.key })).status, 404, 'a live key does not read a test job')
+  t.equal((await app.call(`/v1/jobs/${rotated.body.jobId}/deliveries`, { key: testKey })).status, 200)
 })
 
 t.test('a worker restart mid-retry still delivers', async (t) => {

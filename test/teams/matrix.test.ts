@@ -254,6 +254,7 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   }),
   'DELETE /v1/sso': () => ({}),
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
+  'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
   'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),
 }
 
@@ -285,8 +286,8 @@ t.test('API: each key permission × each route — allowed ones succeed with one
         t.same(await snapshot(f.accountId), before, `${cell}: nothing changed`)
         continue
       }
-      // GET /v1/jobs/{id} of a job that does not exist is the one allowed read that answers 404.
-      const expected = key === 'GET /v1/jobs/:id' ? 404 : route.method === 'POST' ? 201 : 200
+      // A job that does not exist: the allowed reads of one answer 404.
+      const expected = key.startsWith('GET /v1/jobs/:id') ? 404 : route.method === 'POST' ? 201 : 200
       t.equal(res.status, expected, `${cell}: ${res.status} ${res.text.slice(0, 160)}`)
       if (route.method === 'GET') {
         t.equal(added.length, 0, `${cell}: a read writes no audit entry`)

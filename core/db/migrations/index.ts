@@ -14,6 +14,7 @@ import { Migration0014PriceBySize } from './0014-price-by-size.ts'
 import { Migration0017WorkerLiveness } from './0017-worker-liveness.ts'
 import { Migration0018LivemodeAndDebugging } from './0018-livemode-and-debugging.ts'
 import { Migration0020Teams } from './0020-teams.ts'
+import { Migration0022WebhookSecretsPerMode } from './0022-webhook-secrets-per-mode.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -30,4 +31,5 @@ export const migrations = [
   { name: '0017-worker-liveness', class: Migration0017WorkerLiveness },
   { name: '0018-livemode-and-debugging', class: Migration0018LivemodeAndDebugging },
   { name: '0020-teams', class: Migration0020Teams },
+  { name: '0022-webhook-secrets-per-mode', class: Migration0022WebhookSecretsPerMode },
 ]
