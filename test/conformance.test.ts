@@ -14,6 +14,8 @@ import { startFakeOpenAI } from './helpers/fake-openai.ts'
 import { randomInstance, seededRng, type Rng } from './helpers/schema-instance.ts'
 
 const CALLS = 30
+// 3 modes × every capability × CALLS calls: about three minutes on a quiet 2-core machine, beyond tap's default.
+t.setTimeout(600_000)
 // Capabilities that do not yet reach the 95 % bar (issue 15 stays open for them). They are held to everything
 // else: the exact charge, and every refusal a free 502 or 422 with its stable code. An entry must stay true: the
 // last test fails when a listed capability reaches the bar in every mode, so the list cannot go stale.
