@@ -2,13 +2,13 @@
 // call pays for is bounded per account. To every endpoint of the registry, as a dry run from an account with no
 // credits and as a test key's call, the input shapes that once froze the server, at the schema's limits: repeated
 // characters, CJK, form feeds, 250,000 pages, a text file of a million pages, a PDF whose streams never end, a
-// nested schema. Each is answered (a dry-run report, a test answer) or refused 4xx, and the event loop's longest
-// delay while it is served stays under 100 ms (perf_hooks; a delay over it is measured once more, since on a
-// shared machine this process can wait for a core that long without anything blocking its loop).
+// nested schema. Each is answered (a dry-run report, a test answer) or refused 4xx, and the CPU the event loop
+// runs between two of its turns while it is served stays under 100 ms (a time over it is measured once more).
 // The heavier variants (the limits of each field with random CJK, ten calls at once, the bigger files) are in
 // `npm run bench:free-work`.
 import { readdirSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { stopCoverage, takeCoverage } from 'node:v8'
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
 import type { Capability } from '../../core/registry.ts'
@@ -28,6 +28,12 @@ const app = await startTestApp(t, {
     paused: Object.fromEntries(names.map((n) => [n, false] as const)),
   },
 })
+// The bound is the server's, not that of code instrumented for coverage (npm test's full run counts every block,
+// which makes the same work several times slower): what the app's start covered is written, then counting stops.
+if (process.env.NODE_V8_COVERAGE) {
+  takeCoverage()
+  stopCoverage()
+}
 const free = await app.customer(0)
 const testKey = (await createKey(app.services.db, free.accountId, { name: 'fuzz', mode: 'test' })).key
 
@@ -111,7 +117,10 @@ for (const cap of caps.filter((c) => !ONLY || ONLY.includes(c.name))) {
         ['dry run, 0 credits', free.key, true],
         ['test key', testKey, false],
       ] as const) {
-        const { res, delayMs, blockedMs } = await served(cap.name, key, raw, dryRun)
+        let { res, delayMs, blockedMs } = await served(cap.name, key, raw, dryRun)
+        // Over the bound once: measured once more (a collection of this process's large heap — the test's own
+        // bodies and fixtures — can land between two turns); work that is itself too long is over it again.
+        if (blockedMs >= MAX_DELAY_MS) ({ res, delayMs, blockedMs } = await served(cap.name, key, raw, dryRun))
         t.ok(res.status < 500, `${why}, ${mode}: answered or refused 4xx (${res.status} ${res.body?.error?.code ?? ''})`)
         if (dryRun && res.status === 200)
           t.ok(res.body.liveStatus < 500 || res.body.liveStatus === 503, `${why}: the live call would not fail`)

@@ -17,6 +17,9 @@ import { startFakeOpenAI, type FakeTextRequest } from '../helpers/fake-openai.ts
 import { randomInstance, seededRng } from '../helpers/schema-instance.ts'
 import { plainPdf } from '../fixtures/hostile.ts'
 
+// 300-page PDFs through every capability: minutes under coverage on a loaded 2-core machine.
+t.setTimeout(600_000)
+
 const BUDGET = 32_000
 const RESERVE = 4096 // config/defaults.json ai.context.outputReserveTokens
 const MODEL = 'test-model' // no tokenizer known: the kernel counts characters / 3
