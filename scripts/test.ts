@@ -114,7 +114,7 @@ async function checkCoverage(): Promise<boolean> {
     for (const entry of Object.values(maps)) {
       const map = entry.data
       if (!map?.sourcesContent) continue
-      // A test that runs a copy of the checkout (test/kernel/new-capability.test.ts) leaves maps of files that are
+      // A test that runs a copy of the checkout (test/load/new-capability.load.ts) leaves maps of files that are
       // gone and not ours: the report leaves out files outside the checkout anyway.
       map.sourcesContent = map.sourcesContent.map((c, i) => {
         const source = fileURLToPath(map.sources[i]!)

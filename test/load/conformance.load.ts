@@ -7,11 +7,11 @@
 // CONFORMANCE_TABLE=path writes the table (kept in BENCHMARKS.md).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import t from 'tap'
-import type { ModelProvider } from '../core/models/provider.ts'
-import { fakeServerProvider, startTestApp } from './helpers/app.ts'
-import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from './helpers/examples.ts'
-import { startFakeOpenAI } from './helpers/fake-openai.ts'
-import { randomInstance, seededRng, type Rng } from './helpers/schema-instance.ts'
+import type { ModelProvider } from '../../core/models/provider.ts'
+import { fakeServerProvider, startTestApp } from '../helpers/app.ts'
+import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from '../helpers/examples.ts'
+import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { randomInstance, seededRng, type Rng } from '../helpers/schema-instance.ts'
 
 const CALLS = 30
 // 3 modes × every capability × CALLS calls: about three minutes on a quiet 2-core machine, beyond tap's default.
@@ -82,7 +82,7 @@ for (const { mode, provider } of modes) {
     services.provider = provider
     streams.clear()
     for (const m of manifests) {
-      const readme = new URL(`../capabilities/${m.name}/README.md`, import.meta.url)
+      const readme = new URL(`../../capabilities/${m.name}/README.md`, import.meta.url)
       const rules = existsSync(readme) ? readFileSync(readme, 'utf8') : ''
       const customer = await app.customer(m.price * CALLS)
       retries = 0
