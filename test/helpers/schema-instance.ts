@@ -146,3 +146,23 @@ export function randomInstance(schema: unknown, rng: Rng, root: unknown = schema
       return randomString(schema, rng)
   }
 }
+
+/**
+ * A fake model's structured answers as constrained decoding gives them: a random instance of the exact schema each
+ * request sent, from one seeded stream per distinct request (system, messages, schema), so that the answers a kind
+ * of request gets are reproducible whatever order concurrent calls arrive in. `clear()` starts every stream anew.
+ */
+export function seededAnswers() {
+  const streams = new Map<string, Rng>()
+  return {
+    answer(req: { api: 'responses' | 'chat'; system: string; jsonSchema: unknown; body: any }): unknown {
+      if (!req.jsonSchema) return undefined
+      const messages = req.api === 'responses' ? req.body.input : req.body.messages
+      const key = JSON.stringify([req.system, messages, req.jsonSchema])
+      let rng = streams.get(key)
+      if (!rng) streams.set(key, (rng = seededRng(key)))
+      return randomInstance(req.jsonSchema, rng)
+    },
+    clear: () => streams.clear(),
+  }
+}

@@ -11,7 +11,7 @@ import { ajv } from '../../core/validation.ts'
 import { fakeServerProvider, startTestApp } from '../helpers/app.ts'
 import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from '../helpers/examples.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
-import { randomInstance, seededRng, type Rng } from '../helpers/schema-instance.ts'
+import { seededAnswers } from '../helpers/schema-instance.ts'
 
 const CALLS = 6
 const SCHEMA_REFUSAL = /does not match the response schema/
@@ -48,17 +48,8 @@ t.test('the strict form folds length bounds into the non-blank pattern', async (
 const manifests = await loadManifests()
 const fake = await startFakeOpenAI({ webSearch: [{ url: 'https://example.com/a', title: 'A' }] })
 t.teardown(() => fake.close())
-const streams = new Map<string, Rng>()
-fake.set({
-  text: (req) => {
-    if (!req.jsonSchema) return undefined
-    const messages = req.api === 'responses' ? req.body.input : req.body.messages
-    const key = JSON.stringify([req.system, messages, req.jsonSchema])
-    let rng = streams.get(key)
-    if (!rng) streams.set(key, (rng = seededRng(key)))
-    return randomInstance(req.jsonSchema, rng)
-  },
-})
+const answers = seededAnswers()
+fake.set({ text: (req) => answers.answer(req) })
 const app = await startTestApp(t, {
   worker: true,
   env: {
@@ -71,7 +62,7 @@ const services = app.services as { provider: ModelProvider }
 for (const wire of ['responses', 'chat'] as const) {
   t.test(`${wire} strict: no schema-obedient answer is refused by the schema`, async (t) => {
     services.provider = fakeServerProvider(fake.baseURL, wire, 'test-embedding')
-    streams.clear()
+    answers.clear()
     for (const m of manifests) {
       const requests = [requestOf(m), ...(VARIANTS[m.name] ?? [])]
       const customer = await app.customer(m.price * CALLS * requests.length)

@@ -11,7 +11,7 @@ import type { ModelProvider } from '../../core/models/provider.ts'
 import { fakeServerProvider, startTestApp } from '../helpers/app.ts'
 import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from '../helpers/examples.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
-import { randomInstance, seededRng, type Rng } from '../helpers/schema-instance.ts'
+import { seededAnswers } from '../helpers/schema-instance.ts'
 
 const CALLS = 30
 // 3 modes × every capability × CALLS calls: about three minutes on a quiet 2-core machine, beyond tap's default.
@@ -31,19 +31,13 @@ const fake = await startFakeOpenAI({
   ],
 })
 t.teardown(() => fake.close())
-// One random stream per distinct request: calls of one capability run at once, so the answers each kind of
-// request gets are reproducible whatever order they arrive in.
-const streams = new Map<string, Rng>()
+const answers = seededAnswers()
 let retries = 0
 fake.set({
   text: (req) => {
-    if (!req.jsonSchema) return undefined
     const messages = req.api === 'responses' ? req.body.input : req.body.messages
-    if (messages.some((m: any) => m.role === 'assistant' || m.type === 'message')) retries++
-    const key = JSON.stringify([req.system, messages, req.jsonSchema])
-    let rng = streams.get(key)
-    if (!rng) streams.set(key, (rng = seededRng(key)))
-    return randomInstance(req.jsonSchema, rng)
+    if (req.jsonSchema && messages.some((m: any) => m.role === 'assistant' || m.type === 'message')) retries++
+    return answers.answer(req)
   },
 })
 
@@ -80,7 +74,7 @@ const modes: Array<{ mode: string; provider: ModelProvider }> = [
 for (const { mode, provider } of modes) {
   t.test(mode, async (t) => {
     services.provider = provider
-    streams.clear()
+    answers.clear()
     for (const m of manifests) {
       const readme = new URL(`../../capabilities/${m.name}/README.md`, import.meta.url)
       const rules = existsSync(readme) ? readFileSync(readme, 'utf8') : ''
