@@ -12,6 +12,7 @@ import { accessLog } from './observability/log.ts'
 import { requestSpans } from './observability/tracing.ts'
 import { runMaintenance } from './jobs/maintenance.ts'
 import { docsRouter } from './docs/docs.ts'
+import { eventsRouter } from './events/routes.ts'
 import { mcpEndpoint, mcpTools, RESOURCE_METADATA_PATHS, resourceMetadata } from './mcp.ts'
 import { modelCheckLine } from './models/provider.ts'
 import { buildOpenApi } from './openapi.ts'
@@ -110,6 +111,7 @@ export function buildApp(services: Services): Koa {
     keysRouter(services),
     teamRouter(services, origin),
     auditRouter(services),
+    eventsRouter(services),
     ssoRouter(services, origin),
     stripeRouter(services),
     dashboardRouter(services),

@@ -1,4 +1,5 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
+import { jobEventListener } from './events/emit.ts'
 import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
@@ -71,7 +72,7 @@ export async function boot(
     oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
-  services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
+  services.jobEvents = overrides.jobEvents ?? [webhookListener(services), jobEventListener(services)]
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

@@ -23,7 +23,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config, provide
   for (const cap of capabilities) paths[`/v1/${cap.name}`] = capabilityPath(cap, config, provider)
   const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
   for (const route of KERNEL_ROUTES) {
-    if (!route.response.csv) schemas[route.response.name] = route.response.schema
+    if (!route.response.csv && route.status !== 204) schemas[route.response.name] = route.response.schema
     if (route.requestBody) schemas[route.requestBody.name] = route.requestBody.schema
     paths[route.path] = { ...paths[route.path], [route.method]: kernelOperation(route) }
   }

@@ -6,6 +6,8 @@ import { parseCronItems, run, type Runner, type WorkerEvents } from 'graphile-wo
 import pg from 'pg'
 import { AUTO_RECHARGE_TASK, autoRechargeTask } from '../billing/billing.ts'
 import { quietLogger } from '../db/database.ts'
+import { deliverEventTask } from '../events/deliver.ts'
+import { DELIVER_EVENT_TASK } from '../events/emit.ts'
 import { jobSpans } from '../observability/tracing.ts'
 import type { Services } from '../services.ts'
 import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
@@ -58,6 +60,7 @@ export async function startWorker(
     taskList: jobSpans({
       [RUN_TASK]: runCapabilityTask(services),
       [DELIVER_TASK]: deliverTask(services),
+      [DELIVER_EVENT_TASK]: deliverEventTask(services),
       [AUTO_RECHARGE_TASK]: autoRechargeTask(services),
       [MAINTENANCE_TASK]: async () => {
         const report = await runMaintenance(services)

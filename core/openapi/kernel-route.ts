@@ -17,8 +17,8 @@ export interface KernelRoute {
   parameters?: object[]
   /** A JSON body, published under components.schemas[requestBody.name]. */
   requestBody?: { name: string; schema: TSchema | object; example?: unknown }
-  /** The success status when it is not 200 (201 for a creation). */
-  status?: 201
+  /** The success status when it is not 200 (201 for a creation, 202 for work queued, 204 for a deletion: no body). */
+  status?: 201 | 202 | 204
   /** `csv`: the answer is text/csv (an export), not JSON. */
   response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true }
   /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
@@ -31,5 +31,6 @@ export const TAGS = {
   capabilities: 'The metered endpoints: each call is charged its price on success only',
   jobs: 'Async jobs (C7) of the document capabilities',
   account: 'The wallet of the calling key’s account',
+  events: 'Webhook endpoints, the event log and alerts (C17): the account’s events, signed with the Standard Webhooks scheme',
   team: 'Keys, members, invitations, the audit log and single sign-on (C18): keys with permissions "all" only',
 } as const

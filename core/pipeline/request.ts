@@ -113,7 +113,8 @@ export async function readRequest(
   }
 }
 
-async function checkCallbackUrl(url: string, services: Services): Promise<void> {
+/** C8's rule for a URL the service will POST to (a callbackUrl, a webhook endpoint): https and public. */
+export async function checkCallbackUrl(url: string, services: Services, field = 'callbackUrl'): Promise<void> {
   try {
     await resolvePublicTarget(new URL(url), {
       allowPrivate: services.config.callbacksAllowPrivate,
@@ -126,8 +127,8 @@ async function checkCallbackUrl(url: string, services: Services): Promise<void> 
     const why = e.reason === 'address' || e.reason === 'unresolvable' ? 'the host is not a reachable public address' : e.message
     throw new ApiError(
       'invalid_callback_url',
-      `callbackUrl must be a public https URL: ${why}. (A server run for development can allow private addresses and http with CALLBACKS_ALLOW_PRIVATE=true.)`,
-      [{ path: '/callbackUrl', message: why }],
+      `${field} must be a public https URL: ${why}. (A server run for development can allow private addresses and http with CALLBACKS_ALLOW_PRIVATE=true.)`,
+      [{ path: `/${field}`, message: why }],
     )
   }
 }

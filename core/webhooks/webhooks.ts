@@ -215,44 +215,25 @@ export function deliverTask(services: Services) {
       return
     }
     const secrets = [secret, ...(d.previous_secret ? [services.secrets.open(d.previous_secret)] : [])]
-    const started = services.now()
-    const startedMs = performance.now()
-    let statusCode: number | null = null
-    let error: string | null = null
-    try {
-      const res = await postPublic(d.url, {
-        body: d.payload,
-        headers: {
-          'Content-Type': 'application/json',
-          'X-Service-Event': d.event,
-          'X-Service-Job-Id': d.job_id,
-          'X-Service-Request-Id': d.request_id,
-          'X-Service-Delivery-Id': deliveryId,
-          'X-Service-Signature': sign(secret, d.payload),
-          ...standardWebhookHeaders(deliveryId, Math.floor(started.getTime() / 1000), d.payload, secrets),
-        },
-        allowPrivate: config.callbacksAllowPrivate,
-        ...(services.resolver ? { resolver: services.resolver } : {}),
-        timeoutMs: config.webhookTimeoutMs,
-      })
-      statusCode = res.status
-      if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`
-    } catch (e) {
-      error = e instanceof FetchError ? `${e.kind}: ${e.message}` : 'delivery failed'
-    }
-    const delivered = error === null
-    const retries = config.webhookRetryDelays
-    const next = delivered ? null : attempt <= retries.length ? attempt + 1 : null
-    const durationMs = Math.round(performance.now() - startedMs)
+    const sent = await postSigned(services, d.url, d.payload, (timestamp) => ({
+      'X-Service-Event': d.event,
+      'X-Service-Job-Id': d.job_id,
+      'X-Service-Request-Id': d.request_id,
+      'X-Service-Delivery-Id': deliveryId,
+      'X-Service-Signature': sign(secret, d.payload),
+      ...standardWebhookHeaders(deliveryId, timestamp, d.payload, secrets),
+    }))
+    const delivered = sent.error === null
     await db.tx(async (q) => {
       const now = services.now()
+      const next = delivered ? null : nextAttemptAt(config, attempt, now)
       await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
         deliveryId,
         attempt,
-        started,
-        statusCode,
-        error,
-        durationMs,
+        sent.started,
+        sent.statusCode,
+        sent.error,
+        sent.durationMs,
       ])
       await q.sql(`update webhook_deliveries set attempts = ?, status = ?, updated_at = ? where id = ?`, [
         attempt,
@@ -260,13 +241,55 @@ export function deliverTask(services: Services) {
         now,
         deliveryId,
       ])
-      if (next) {
-        const base = retries[attempt - 1]! * 1000
-        const jittered = base * (0.8 + Math.random() * 0.4)
-        await schedule(q, deliveryId, next, new Date(now.getTime() + jittered))
-      }
+      if (next) await schedule(q, deliveryId, attempt + 1, next)
     })
   }
+}
+
+/** What one POST of a delivery did: `error` null means a 2xx (delivered). */
+export interface SentAttempt {
+  started: Date
+  statusCode: number | null
+  error: string | null
+  durationMs: number
+}
+
+/**
+ * One POST of a signed JSON body under C8's rules: the address guard on the address actually connected to, no
+ * redirects, the webhook timeout. `headers` gets the attempt's Unix time (webhook-timestamp) to sign with.
+ */
+export async function postSigned(
+  services: Services,
+  url: string,
+  body: string,
+  headers: (timestamp: number) => Record<string, string>,
+): Promise<SentAttempt> {
+  const started = services.now()
+  const startedMs = performance.now()
+  let statusCode: number | null = null
+  let error: string | null = null
+  try {
+    const res = await postPublic(url, {
+      body,
+      headers: { 'Content-Type': 'application/json', ...headers(Math.floor(started.getTime() / 1000)) },
+      allowPrivate: services.config.callbacksAllowPrivate,
+      ...(services.resolver ? { resolver: services.resolver } : {}),
+      timeoutMs: services.config.webhookTimeoutMs,
+    })
+    statusCode = res.status
+    if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`
+  } catch (e) {
+    error = e instanceof FetchError ? `${e.kind}: ${e.message}` : 'delivery failed'
+  }
+  return { started, statusCode, error, durationMs: Math.round(performance.now() - startedMs) }
+}
+
+/** When the attempt after failed attempt `attempt` runs (C8's backoff, with jitter), or null: that was the last. */
+export function nextAttemptAt(config: Services['config'], attempt: number, now: Date): Date | null {
+  const retries = config.webhookRetryDelays
+  if (attempt > retries.length) return null
+  const base = retries[attempt - 1]! * 1000
+  return new Date(now.getTime() + base * (0.8 + Math.random() * 0.4))
 }
 
 /** GET /v1/jobs/{id}/deliveries (and the operator's); published as components.schemas.JobDeliveries. */

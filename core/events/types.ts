@@ -1,0 +1,121 @@
+// The events an account receives (C17): each type's `data`, the envelope sent to webhook endpoints and stored in
+// the event log. Published as the OpenAPI document's `webhooks` (core/openapi/webhooks.ts) and components.
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { JobView } from '../jobs/view.ts'
+
+const Credits = Type.Integer({ minimum: 0 })
+const BalanceData = Type.Object(
+  {
+    threshold: Type.Integer({ minimum: 0, description: 'the threshold of GET /v1/alerts that was crossed' }),
+    available: Type.Integer({ description: 'the available credits right after the crossing (balance minus holds)' }),
+  },
+  { additionalProperties: false },
+)
+
+/** Every event type with its `data` schema, a sentence for users, and an example of `data`. */
+export const EVENT_TYPES = {
+  'job.completed': {
+    data: JobView,
+    summary: 'An async job succeeded; data is the Job object (also POSTed to the call’s own callbackUrl).',
+    example: {
+      jobId: '01890000-0000-7000-8000-000000000001',
+      endpoint: '/v1/parse',
+      status: 'succeeded',
+      createdAt: '2026-01-05T10:00:00.000Z',
+      updatedAt: '2026-01-05T10:00:04.000Z',
+      startedAt: '2026-01-05T10:00:01.000Z',
+      finishedAt: '2026-01-05T10:00:04.000Z',
+      requestId: 'req_01HZX3',
+      livemode: true,
+    },
+  },
+  'job.failed': {
+    data: JobView,
+    summary: 'An async job failed, free; data is the Job object.',
+    example: {
+      jobId: '01890000-0000-7000-8000-000000000001',
+      endpoint: '/v1/parse',
+      status: 'failed',
+      createdAt: '2026-01-05T10:00:00.000Z',
+      updatedAt: '2026-01-05T10:00:04.000Z',
+      startedAt: '2026-01-05T10:00:01.000Z',
+      finishedAt: '2026-01-05T10:00:04.000Z',
+      requestId: 'req_01HZX3',
+      livemode: true,
+      error: 'The model provider failed; nothing was charged.',
+      errorCode: 'inference_failed',
+    },
+  },
+  'balance.low': {
+    data: BalanceData,
+    summary:
+      'The available credits went below a threshold: once per crossing, however many calls crossed it together; not again until balance.recovered.',
+    example: { threshold: 50, available: 48 },
+  },
+  'balance.recovered': {
+    data: BalanceData,
+    summary: 'Credits came in (a purchase or a grant) and the available credits are back at or above a threshold that was low.',
+    example: { threshold: 50, available: 1040 },
+  },
+  'key.budget_threshold': {
+    data: Type.Object(
+      {
+        keyId: Type.String({ format: 'uuid' }),
+        keyPrefix: Type.String(),
+        percent: Type.Integer({ minimum: 1, maximum: 100 }),
+        monthSpend: Credits,
+        cap: Credits,
+      },
+      { additionalProperties: false },
+    ),
+    summary: 'A key’s spend this UTC month reached a percent of its monthly cap: once per key, percent and month.',
+    example: { keyId: '01890000-0000-7000-8000-000000000002', keyPrefix: 'ksk_live_AbC', percent: 50, monthSpend: 500, cap: 1000 },
+  },
+  ping: {
+    data: Type.Object(
+      { endpointId: Type.String(), message: Type.String() },
+      { additionalProperties: false },
+    ),
+    summary: 'POST /v1/webhook-endpoints/{id}/test: sent to that endpoint alone.',
+    example: { endpointId: 'we_0c5f0b2a3d9e4f1a', message: 'A test event from the dashboard or the API.' },
+  },
+} as const satisfies Record<string, { data: TSchema; summary: string; example: unknown }>
+
+export type EventType = keyof typeof EVENT_TYPES
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[]
+
+/** The envelope of one type: what an endpoint receives and GET /v1/events/{id} shows (without deliveries). */
+export function eventSchema<T extends EventType>(type: T) {
+  return Type.Object(
+    {
+      id: Type.String({ pattern: '^evt_', description: 'the same on every attempt and every resend (= webhook-id): deduplicate on it' }),
+      type: Type.Literal(type),
+      createdAt: Type.String({ format: 'date-time' }),
+      livemode: Type.Boolean({ description: 'false: made by test-mode work (a ksk_test_ key)' }),
+      data: EVENT_TYPES[type].data,
+    },
+    { additionalProperties: false },
+  )
+}
+
+/** Any event, as the event log lists it. */
+export const Event = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Union(EVENT_TYPE_NAMES.map((t) => Type.Literal(t))),
+    createdAt: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    data: Type.Object({}, { additionalProperties: true, description: 'the type’s data (see the webhooks of this document)' }),
+  },
+  { additionalProperties: false },
+)
+export type EventBody = Static<typeof Event>
+
+/**
+ * An endpoint's `events` filter: exact types or a family (`balance.*`). Unknown names are refused at the API, so a
+ * typo never silently subscribes to nothing.
+ */
+export const EventFilter = Type.Union([
+  ...EVENT_TYPE_NAMES.map((t) => Type.Literal(t)),
+  ...[...new Set(EVENT_TYPE_NAMES.filter((t) => t.includes('.')).map((t) => t.split('.')[0]!))].map((f) => Type.Literal(`${f}.*`)),
+])
