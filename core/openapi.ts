@@ -15,13 +15,13 @@ import { components } from './openapi/components.ts'
 import { kernelOperation } from './openapi/kernel-path.ts'
 import { TAGS } from './openapi/kernel-route.ts'
 import { KERNEL_ROUTES } from './openapi/kernel-routes.ts'
-import { webhooks } from './openapi/webhooks.ts'
+import { eventSchemas, webhooks } from './openapi/webhooks.ts'
 
 /** `provider`: the server's model provider, which decides whether each capability can be served (x-available). */
 export function buildOpenApi(capabilities: Capability[], config: Config, provider: ModelProvider) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const cap of capabilities) paths[`/v1/${cap.name}`] = capabilityPath(cap, config, provider)
-  const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
+  const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload, ...eventSchemas() }
   for (const route of KERNEL_ROUTES) {
     if (!route.response.csv && route.status !== 204) schemas[route.response.name] = route.response.schema
     if (route.requestBody) schemas[route.requestBody.name] = route.requestBody.schema

@@ -1,8 +1,57 @@
-// The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl (core/webhooks/).
+// The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl (core/webhooks/), and one per event
+// type (C17), POSTed to the account's webhook endpoints (core/events/).
+import { EVENT_TYPES, EVENT_TYPE_NAMES, eventSchema, type EventType } from '../events/types.ts'
 import { ref } from './responses.ts'
+
+/** components.schemas name of an event type's envelope: balance.low → BalanceLowEvent. */
+export const eventSchemaName = (type: EventType) =>
+  type.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') + 'Event'
+
+/** The envelope schema of each event type, by its components.schemas name. */
+export const eventSchemas = () => Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [eventSchemaName(t), eventSchema(t)]))
+
+function eventWebhook(type: EventType) {
+  return {
+    post: {
+      operationId: `event_${type.replace(/\W/g, '_')}`,
+      summary: type,
+      description:
+        EVENT_TYPES[type].summary +
+        ' POSTed to each webhook endpoint subscribed to the type. Verify webhook-signature with a Standard Webhooks library and the endpoint’s whsec_ secret ' +
+        '(during the 24 h after a rotation, two v1 signatures: either secret verifies). webhook-id is the event id on every attempt and resend: deduplicate on it.',
+      security: [{ webhookSignature: [] }],
+      parameters: [
+        { name: 'webhook-id', in: 'header', required: true, description: 'the event id (evt_…)', schema: { type: 'string' } },
+        {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          description: 'Unix seconds of this attempt; reject stale ones',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        { name: 'webhook-signature', in: 'header', required: true, description: 'v1,<base64> per secret, space-separated', schema: { type: 'string' } },
+        { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', enum: [type] } },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: ref(eventSchemaName(type)),
+            example: { id: 'evt_3f1c9a7b2d4e4f0a8b6c1d2e3f4a5b6c', type, createdAt: '2026-01-05T10:00:04.000Z', livemode: true, data: EVENT_TYPES[type].example },
+          },
+        },
+      },
+      responses: {
+        '200': { description: 'Any 2xx acknowledges the delivery' },
+        default: { description: 'Anything but 2xx (redirects included) is a failed attempt, retried up to 5 times' },
+      },
+    },
+  }
+}
 
 export function webhooks() {
   return {
+    ...Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [t, eventWebhook(t)])),
     jobFinished: {
       post: {
         operationId: 'jobFinished',

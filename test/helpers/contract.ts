@@ -57,6 +57,13 @@ export class PublishedContract {
     return this.ajv.getSchema(`openapi.json#/paths/${escape(path)}/post/requestBody/content/application~1json/schema`)!
   }
 
+  /** The body schema of the webhook `name` (an event type such as balance.low), resolved in the published document. */
+  webhookSchema(name: string): ValidateFunction {
+    const v = this.ajv.getSchema(`openapi.json#/webhooks/${escape(name)}/post/requestBody/content/application~1json/schema`)
+    if (!v) throw new Error(`the published document has no webhook ${name}`)
+    return v
+  }
+
   /** The operation's response schema for `status`, resolved in the published document. */
   responseSchema(method: string, path: string, status: number): ValidateFunction | null {
     const template = this.templates.find((t) => t.pattern.test(path))?.template

@@ -24,3 +24,6 @@ export const jobCapability = testCapability({
     return { echo: text }
   },
 })
+
+/** A synchronous capability of 2 credits that echoes: the charges of the alert tests (C17). */
+export const twoCreditCapability = testCapability({ name: 'charge2', price: 2, ratePerMinute: 1000 })
