@@ -99,6 +99,8 @@ export class PublishedContract {
         this.doc.paths[template][method.toLowerCase()].responses?.[String(status)]?.content?.[media]
       )
         return
+      // No content (a deletion): described when the document names the status, and nothing came.
+      if (status === 204 && described && text === '' && this.doc.paths[template][method.toLowerCase()].responses?.['204']) return
       if (status === 200 || status === 202 || described) throw new Error(`${where}: the published document does not describe this answer`)
       return // no operation for this method and path (404 of an unknown path, 405)
     }
