@@ -179,16 +179,17 @@ export async function rotateEndpointSecret(
   })
 }
 
-/** A ping event to this endpoint alone (enabled or not), live: it is the account's own request. */
-export async function pingEndpoint(db: Database, accountId: string, id: string, now: Date): Promise<{ eventId: string }> {
+/** A ping event to this endpoint alone, live: it is the account's own request (audited: it sends data out). */
+export async function pingEndpoint(db: Database, accountId: string, id: string, acting: Acting): Promise<{ eventId: string }> {
   return db.tx(async (q) => {
     const [row] = await q.sql(`select 1 from webhook_endpoints where account_id = ? and id = ?`, [accountId, id])
     if (!row) throw notFound()
     const eventId = await emitEvent(
       q,
       { accountId, type: 'ping', livemode: true, data: { endpointId: id, message: 'A test event sent on request.' }, endpointId: id },
-      now,
+      acting.at,
     )
+    await audit(q, acting, { accountId, action: 'webhook_endpoint.tested', target: target(id), details: { eventId } })
     return { eventId }
   })
 }

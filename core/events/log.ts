@@ -2,6 +2,7 @@
 // and the 30-day retention. A key sees the events of its own mode: a test key the test-mode ones only, a live
 // key the live ones.
 import { Type, type Static } from '@sinclair/typebox'
+import { audit, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { Event, EVENT_TYPE_NAMES, type EventBody } from './types.ts'
@@ -142,14 +143,16 @@ export async function getEvent(db: Query, reader: Reader, id: string): Promise<S
 }
 
 /** New deliveries of the same event (the same webhook-id): to one endpoint of the account, or every one subscribed now. */
-export async function resendEvent(db: Database, reader: Reader, id: string, endpointId: string | undefined, now: Date) {
+export async function resendEvent(db: Database, reader: Reader, id: string, endpointId: string | undefined, acting: Acting) {
   await findEvent(db, reader, id)
+  const now = acting.at
   return db.tx(async (q) => {
     if (endpointId) {
       const [endpoint] = await q.sql(`select 1 from webhook_endpoints where id = ? and account_id = ?`, [endpointId, reader.accountId])
       if (!endpoint) throw new ApiError('not_found', 'No such webhook endpoint.')
     }
     const [row] = await q.sql<{ n: number }>(`select queue_event_deliveries(?, ?, ?) as n`, [id, endpointId ?? null, now])
+    await audit(q, acting, { accountId: reader.accountId, action: 'event.resent', target: { type: 'event', id }, details: { endpointId: endpointId ?? null } })
     return { id, deliveries: row!.n }
   })
 }

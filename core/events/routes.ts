@@ -66,7 +66,7 @@ export function eventsRouter(services: Services): Router {
   })
   router.post('/v1/webhook-endpoints/:id/test', manage, async (ctx) => {
     ctx.status = 202
-    ctx.body = await pingEndpoint(services.db, account(ctx), ctx.params.id!, services.now())
+    ctx.body = await pingEndpoint(services.db, account(ctx), ctx.params.id!, keyActing(ctx, services.now()))
   })
 
   router.get('/v1/events', reads, async (ctx) => {
@@ -83,7 +83,7 @@ export function eventsRouter(services: Services): Router {
   router.post('/v1/events/:id/resend', manage, async (ctx) => {
     const input = await body(ctx, v.resend)
     ctx.status = 202
-    ctx.body = await resendEvent(services.db, readerOf(ctx), ctx.params.id!, input.endpointId, services.now())
+    ctx.body = await resendEvent(services.db, readerOf(ctx), ctx.params.id!, input.endpointId, keyActing(ctx, services.now()))
   })
 
   router.get('/v1/alerts', manage, async (ctx) => {

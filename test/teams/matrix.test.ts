@@ -7,6 +7,9 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
+import { systemActing } from '../../core/audit/audit.ts'
+import { emitEvent } from '../../core/events/emit.ts'
+import { createEndpoint } from '../../core/events/endpoints.ts'
 import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/teams/roles.ts'
 import { createMailer } from '../../core/mail.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
@@ -100,7 +103,9 @@ async function fixtureAccount() {
   await db.sql(`insert into sso_domains (domain, account_id) values (?, ?)`, [`old${n}.matrix.test`, accountId])
   // A row of the account's request log, for the routes that show one.
   const requestId = (await app.call('/v1/usage', { key: customer.key })).headers.get('x-request-id')!
-  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, n }
+  const endpoint = await createEndpoint(db, app.services.secrets, accountId, { url: 'http://127.0.0.1:9/hook' }, systemActing(new Date()))
+  const eventId = await db.tx((q) => emitEvent(q, { accountId, type: 'ping', livemode: true, data: { endpointId: endpoint.id, message: 'm' } }, new Date()))
+  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, endpointId: endpoint.id, eventId, n }
 }
 type Fixture = Awaited<ReturnType<typeof fixtureAccount>>
 
@@ -149,6 +154,8 @@ async function snapshot(accountId: string) {
        (select json_agg(json_build_object('id', id, 'revoked', revoked_at) order by id) from invitations where account_id = a.id) as invitations,
        (select row_to_json(s) from sso_settings s where s.account_id = a.id) as sso,
        (select count(*) from dashboard_sessions where account_id = a.id) as sessions,
+       (select json_agg(json_build_object('id', id, 'url', url, 'enabled', enabled, 'events', events, 'secret', secret) order by id) from webhook_endpoints where account_id = a.id) as endpoints,
+       (select count(*) from event_deliveries d join events e on e.id = d.event_id where e.account_id = a.id) as deliveries,
        (select count(*) from audit_entries where account_id = a.id) as audit
      from accounts a where a.id = ?`,
     [accountId],
@@ -256,6 +263,21 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
   'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
   'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),
+  'POST /v1/webhook-endpoints': () => ({ body: { url: 'http://127.0.0.1:9/new', events: ['balance.*'] } }),
+  'GET /v1/webhook-endpoints/:id': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}` }),
+  'PATCH /v1/webhook-endpoints/:id': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}`, body: { enabled: false } }),
+  'DELETE /v1/webhook-endpoints/:id': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}` }),
+  'POST /v1/webhook-endpoints/:id/rotate-secret': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}/rotate-secret` }),
+  'POST /v1/webhook-endpoints/:id/test': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}/test` }),
+  'GET /v1/events/:id': (f) => ({ path: `/v1/events/${f.eventId}` }),
+  'POST /v1/events/:id/resend': (f) => ({ path: `/v1/events/${f.eventId}/resend`, body: {} }),
+  'PUT /v1/alerts': () => ({ body: { balanceThresholds: [100], keyBudgetPercents: [80] } }),
+}
+
+/** The success status the published document gives the route (201 for a creation, 202 for work queued, 204 for a deletion). */
+function publishedSuccess(method: string, path: string): number {
+  const operation = app.contract.doc.paths[path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]
+  return Number(Object.keys(operation?.responses ?? {}).find((s) => /^2\d\d$/.test(s)) ?? 200)
 }
 
 t.test('API: each key permission × each route — allowed ones succeed with one audit entry per change, the others are 403', async (t) => {
@@ -287,7 +309,7 @@ t.test('API: each key permission × each route — allowed ones succeed with one
         continue
       }
       // A job that does not exist: the allowed reads of one answer 404.
-      const expected = key.startsWith('GET /v1/jobs/:id') ? 404 : route.method === 'POST' ? 201 : 200
+      const expected = key.startsWith('GET /v1/jobs/:id') ? 404 : publishedSuccess(route.method, route.path)
       t.equal(res.status, expected, `${cell}: ${res.status} ${res.text.slice(0, 160)}`)
       if (route.method === 'GET') {
         t.equal(added.length, 0, `${cell}: a read writes no audit entry`)
@@ -339,13 +361,20 @@ t.test('cross-account: nothing of account A is visible or changeable with B’s 
     ['PATCH', `/v1/members/${a.memberId}`, { role: 'viewer' }],
     ['DELETE', `/v1/members/${a.memberId}`, undefined],
     ['DELETE', `/v1/invitations/${a.invitationId}`, undefined],
+    ['GET', `/v1/webhook-endpoints/${a.endpointId}`, undefined],
+    ['PATCH', `/v1/webhook-endpoints/${a.endpointId}`, { enabled: false }],
+    ['DELETE', `/v1/webhook-endpoints/${a.endpointId}`, undefined],
+    ['POST', `/v1/webhook-endpoints/${a.endpointId}/rotate-secret`, undefined],
+    ['POST', `/v1/webhook-endpoints/${a.endpointId}/test`, undefined],
+    ['GET', `/v1/events/${a.eventId}`, undefined],
+    ['POST', `/v1/events/${a.eventId}/resend`, {}],
   ] as const) {
     const res = await app.call(path, { key: bKey.key, method, ...(body ? { body } : {}) })
     t.equal(res.status, 404, `API ${method} ${path}`)
   }
-  for (const path of ['/v1/keys', '/v1/members', '/v1/invitations', '/v1/audit-log', '/v1/sso']) {
+  for (const path of ['/v1/keys', '/v1/members', '/v1/invitations', '/v1/audit-log', '/v1/sso', '/v1/webhook-endpoints', '/v1/events']) {
     const text = (await app.call(path, { key: bKey.key })).text
-    for (const id of [a.targetKeyId, a.memberId, a.invitationId, a.accountId]) t.notOk(text.includes(id), `${path} shows nothing of A`)
+    for (const id of [a.targetKeyId, a.memberId, a.invitationId, a.accountId, a.endpointId, a.eventId]) t.notOk(text.includes(id), `${path} shows nothing of A`)
   }
   t.same(await snapshot(a.accountId), before, 'A is unchanged')
 })
