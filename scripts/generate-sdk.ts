@@ -40,6 +40,8 @@ export async function generateSdk(outDir = path.join(root, 'sdk')): Promise<void
 export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>
   components: { schemas: Record<string, JsonSchema>; parameters: Record<string, Parameter> }
+  /** What the service POSTs to receivers: each with the $ref of its body. */
+  webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } } }>
 }
 
 export interface Operation {
@@ -139,12 +141,21 @@ export function sdkSource(document: OpenApiDocument): string {
     '/** The API client: one method per operation of the published document. */',
     `export class Client extends BaseClient {\n${body.join('').replace(/\n\n$/, '\n')}}\n`,
   )
-  if (schemas.WebhookPayload) {
+  // Every body the document's webhooks POST: a job's callback and each account event type.
+  const webhookBodies = [
+    ...new Set(
+      Object.values(document.webhooks ?? {}).flatMap((w) => {
+        const ref = w.post?.requestBody?.content?.['application/json']?.schema?.$ref
+        return ref ? [typeName(ref.split('/').pop()!)] : []
+      }),
+    ),
+  ]
+  if (webhookBodies.length) {
     out.push(
-      '/** The body of a webhook delivery (WebhookPayload). */',
-      'export type WebhookEvent = WebhookPayload\n',
-      '/** Verifies a webhook delivery (see README) and returns the typed event. */',
-      'export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent> {',
+      '/** The body of a webhook delivery: a job callback (WebhookPayload) or an account event (narrow it on `type`). */',
+      `export type WebhookEvent = ${webhookBodies.join(' | ')}\n`,
+      '/** Verifies a webhook delivery (see README) and returns the typed event. During a rotation, pass both secrets: either one verifies. */',
+      'export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<WebhookEvent> {',
       '  return verifyWebhookSignature<WebhookEvent>(rawBody, headers, secret, options)',
       '}\n',
     )
@@ -314,7 +325,8 @@ function methodSource(m: Method, document: OpenApiDocument): string[] {
       `  ${m.name}(${signature(input, `options?: ${options}`)}): Promise<${sync} | ${job}>\n`,
     )
   } else {
-    const result = accepted ? union([sync, accepted]) : sync
+    // A route that only queues work (202, no 200) answers the accepted body alone.
+    const result = accepted ? (m.op.responses['200'] ? union([sync, accepted]) : accepted) : sync
     if (!overloads.length) {
       return [doc, `  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): Promise<${result}> {\n    return ${call}\n  }\n`]
     }

@@ -212,6 +212,54 @@ export class Client extends BaseClient {
     removeSso(options) {
         return this.request('DELETE', `/v1/sso`, undefined, options, false);
     }
+    /** List the account’s webhook endpoints. */
+    webhookEndpoints(options) {
+        return this.request('GET', `/v1/webhook-endpoints`, undefined, options, false);
+    }
+    /** Register a webhook endpoint. */
+    createWebhookEndpoint(input, options) {
+        return this.request('POST', `/v1/webhook-endpoints`, input, options, false);
+    }
+    /** Get a webhook endpoint. */
+    getWebhookEndpoint(id, options) {
+        return this.request('GET', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, undefined, options, false);
+    }
+    /** Change, disable or enable a webhook endpoint. */
+    updateWebhookEndpoint(id, input, options) {
+        return this.request('PATCH', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, input, options, false);
+    }
+    /** Delete a webhook endpoint. */
+    deleteWebhookEndpoint(id, options) {
+        return this.request('DELETE', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, undefined, options, false);
+    }
+    /** Rotate an endpoint’s signing secret. */
+    rotateWebhookEndpointSecret(id, options) {
+        return this.request('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`, undefined, options, false);
+    }
+    /** Send a ping event to one endpoint. */
+    testWebhookEndpoint(id, options) {
+        return this.request('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/test`, undefined, options, false);
+    }
+    /** List the account’s events. Awaited: the first page; `for await`: every item of every page. */
+    events(query, options) {
+        return this.list(`/v1/events`, query, (page) => page["events"], options);
+    }
+    /** Get an event with its deliveries and their attempts. */
+    getEvent(id, options) {
+        return this.request('GET', `/v1/events/${encodeURIComponent(id)}`, undefined, options, false);
+    }
+    /** Send an event again. */
+    resendEvent(id, input, options) {
+        return this.request('POST', `/v1/events/${encodeURIComponent(id)}/resend`, input, options, false);
+    }
+    /** Get the alert settings. */
+    alerts(options) {
+        return this.request('GET', `/v1/alerts`, undefined, options, false);
+    }
+    /** Set balance thresholds, key budget percents and email. */
+    putAlerts(input, options) {
+        return this.request('PUT', `/v1/alerts`, input, options, false);
+    }
     /**
      * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
      * an async call, the job's `result` is typed as that endpoint's result.
@@ -221,7 +269,7 @@ export class Client extends BaseClient {
         return this.poll(() => this.getJob(id, { signal: options?.signal }), options);
     }
 }
-/** Verifies a webhook delivery (see README) and returns the typed event. */
+/** Verifies a webhook delivery (see README) and returns the typed event. During a rotation, pass both secrets: either one verifies. */
 export function verifyWebhook(rawBody, headers, secret, options) {
     return verifyWebhookSignature(rawBody, headers, secret, options);
 }

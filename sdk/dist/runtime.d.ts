@@ -159,7 +159,8 @@ type HeaderBag = Headers | Record<string, string | string[] | undefined>;
  * it checks `v1,<base64 HMAC-SHA256 of id.timestamp.body>` (key: the secret's base64 part after `whsec_`)
  * and that the timestamp is within `toleranceSeconds`; otherwise it checks `X-Service-Signature:
  * sha256=<hex HMAC-SHA256 of the body>` (key: the whole secret) and the payload's `createdAt` age. The
- * comparison is Web Crypto's HMAC verify, which runs in constant time. Throws WebhookVerificationError.
+ * comparison is Web Crypto's HMAC verify, which runs in constant time. `secret` may be several (the new and the
+ * previous one during a rotation): any one verifying is enough. Throws WebhookVerificationError.
  */
-export declare function verifyWebhookSignature<E>(rawBody: string | Uint8Array, headers: HeaderBag, secret: string, options?: VerifyOptions): Promise<E>;
+export declare function verifyWebhookSignature<E>(rawBody: string | Uint8Array, headers: HeaderBag, secret: string | readonly string[], options?: VerifyOptions): Promise<E>;
 export {};

@@ -149,6 +149,169 @@ export type WebhookPayload = {
   }
 }
 
+export type JobCompletedEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "job.completed"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    jobId: string
+    /** e.g. /v1/parse */
+    endpoint: string
+    status: "queued" | "running" | "succeeded" | "failed"
+    createdAt: string
+    updatedAt: string
+    startedAt?: string
+    finishedAt?: string
+    requestId: string
+    livemode: boolean
+    /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
+    progress?: {
+      done: number
+      total: number
+    }
+    /** when succeeded: the body the synchronous call returns, usage included */
+    result?: {
+      usage: {
+        /** credits this call charged */
+        credits: number
+        /** credits available after the charge; absent in a test job */
+        balanceRemaining?: number
+        /** how this size-priced call was measured (x-price-size) */
+        size?: {
+          unit: "page" | ("1k-tokens")
+          /** pages of the call's documents, or its text in 1,000-token units */
+          units: number
+          /** units the base price (x-price) covers */
+          included: number
+          /** credits per unit beyond included */
+          perUnit: number
+        }
+        /** false: a test key */
+        livemode: boolean
+      }
+      [key: string]: unknown
+    }
+    /** when failed: what went wrong, for people */
+    error?: string
+    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded"
+  }
+}
+
+export type JobFailedEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "job.failed"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    jobId: string
+    /** e.g. /v1/parse */
+    endpoint: string
+    status: "queued" | "running" | "succeeded" | "failed"
+    createdAt: string
+    updatedAt: string
+    startedAt?: string
+    finishedAt?: string
+    requestId: string
+    livemode: boolean
+    /** a long input answered in parts: model requests ended, of how many (absent for a job of one request) */
+    progress?: {
+      done: number
+      total: number
+    }
+    /** when succeeded: the body the synchronous call returns, usage included */
+    result?: {
+      usage: {
+        /** credits this call charged */
+        credits: number
+        /** credits available after the charge; absent in a test job */
+        balanceRemaining?: number
+        /** how this size-priced call was measured (x-price-size) */
+        size?: {
+          unit: "page" | ("1k-tokens")
+          /** pages of the call's documents, or its text in 1,000-token units */
+          units: number
+          /** units the base price (x-price) covers */
+          included: number
+          /** credits per unit beyond included */
+          perUnit: number
+        }
+        /** false: a test key */
+        livemode: boolean
+      }
+      [key: string]: unknown
+    }
+    /** when failed: what went wrong, for people */
+    error?: string
+    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded"
+  }
+}
+
+export type BalanceLowEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "balance.low"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    /** the threshold of GET /v1/alerts that was crossed */
+    threshold: number
+    /** the available credits right after the crossing (balance minus holds) */
+    available: number
+  }
+}
+
+export type BalanceRecoveredEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "balance.recovered"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    /** the threshold of GET /v1/alerts that was crossed */
+    threshold: number
+    /** the available credits right after the crossing (balance minus holds) */
+    available: number
+  }
+}
+
+export type KeyBudgetThresholdEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "key.budget_threshold"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    keyId: string
+    keyPrefix: string
+    percent: number
+    monthSpend: number
+    cap: number
+  }
+}
+
+export type PingEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "ping"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    endpointId: string
+    message: string
+  }
+}
+
 export type JobsPage = {
   jobs: Array<{
     jobId: string
@@ -549,6 +712,142 @@ export type SsoInput = {
 
 export type SsoRemoved = {
   removed: true
+}
+
+export type WebhookEndpointList = {
+  endpoints: Array<{
+    id: string
+    url: string
+    /** null: every type */
+    events: Array<string> | null
+    description: string | null
+    enabled: boolean
+    createdAt: string
+    secretRotatedAt: string | null
+  }>
+}
+
+export type WebhookEndpointCreated = {
+  id: string
+  url: string
+  /** null: every type */
+  events: Array<string> | null
+  description: string | null
+  enabled: boolean
+  createdAt: string
+  secretRotatedAt: string | null
+  /** shown once: verify webhook-signature with it */
+  secret: string
+}
+
+export type WebhookEndpointInput = {
+  /** https and public (C8), checked at every attempt too */
+  url: string
+  events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping" | ("job.*") | ("balance.*") | ("key.*")> | null
+  description?: string
+}
+
+export type WebhookEndpoint = {
+  id: string
+  url: string
+  /** null: every type */
+  events: Array<string> | null
+  description: string | null
+  enabled: boolean
+  createdAt: string
+  secretRotatedAt: string | null
+}
+
+export type WebhookEndpointPatch = {
+  /** https and public (C8), checked at every attempt too */
+  url?: string
+  events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping" | ("job.*") | ("balance.*") | ("key.*")> | null
+  enabled?: boolean
+  description?: string | null
+}
+
+export type WebhookEndpointSecret = {
+  /** shown once: verify webhook-signature with it */
+  secret: string
+}
+
+export type PingQueued = {
+  eventId: string
+}
+
+export type EventPage = {
+  events: Array<{
+    id: string
+    type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping"
+    createdAt: string
+    livemode: boolean
+    /** the type’s data (see the webhooks of this document) */
+    data: {
+      [key: string]: unknown
+    }
+  }>
+  nextCursor?: string
+}
+
+export type EventWithDeliveries = {
+  id: string
+  type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping"
+  createdAt: string
+  livemode: boolean
+  /** the type’s data (see the webhooks of this document) */
+  data: {
+    [key: string]: unknown
+  }
+  deliveries: Array<{
+    /** null: no endpoint (skipped), or the endpoint was deleted */
+    endpointId: string | null
+    url: string | null
+    status: "pending" | "delivered" | "failed" | "skipped"
+    /** why it was skipped or failed without an answer */
+    reason?: string
+    attempts: number
+    lastStatusCode?: number
+    lastError?: string
+    nextAttemptAt?: string
+    createdAt: string
+    /** every attempt, oldest first */
+    attemptLog: Array<{
+      attempt: number
+      at: string
+      statusCode: number | null
+      error: string | null
+      durationMs: number
+    }>
+  }>
+}
+
+export type EventResent = {
+  id: string
+  /** deliveries queued */
+  deliveries: number
+}
+
+export type ResendInput = {
+  /** absent: every endpoint subscribed now */
+  endpointId?: string
+}
+
+export type AlertSettings = {
+  /** balance.low when the available credits go below one of these */
+  balanceThresholds: Array<number>
+  /** key.budget_threshold when a capped key’s month spend reaches this percent of its cap */
+  keyBudgetPercents: Array<number>
+  /** the account’s owners get a mail of each balance and budget alert too */
+  email: boolean
+}
+
+export type AlertInput = {
+  /** balance.low when the available credits go below one of these */
+  balanceThresholds?: Array<number>
+  /** key.budget_threshold when a capped key’s month spend reaches this percent of its cap */
+  keyBudgetPercents?: Array<number>
+  /** the account’s owners get a mail of each balance and budget alert too */
+  email?: boolean
 }
 
 /** POST /v1/categorize request */
@@ -2654,6 +2953,15 @@ export type ExportAuditLogQuery = {
   to?: string
 }
 
+/** GET /v1/events query parameters */
+export type EventsQuery = {
+  type?: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping"
+  /** nextCursor of the previous page */
+  cursor?: string
+  /** 1–100, default 20 */
+  limit?: string
+}
+
 /** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */
 export type JobOf<R> = Omit<Job, 'result'> & { result?: R }
 
@@ -3065,6 +3373,66 @@ export class Client extends BaseClient {
     return this.request('DELETE', `/v1/sso`, undefined, options, false)
   }
 
+  /** List the account’s webhook endpoints. */
+  webhookEndpoints(options?: RequestOptions): Promise<WebhookEndpointList> {
+    return this.request('GET', `/v1/webhook-endpoints`, undefined, options, false)
+  }
+
+  /** Register a webhook endpoint. */
+  createWebhookEndpoint(input: WebhookEndpointInput, options?: RequestOptions): Promise<WebhookEndpointCreated> {
+    return this.request('POST', `/v1/webhook-endpoints`, input, options, false)
+  }
+
+  /** Get a webhook endpoint. */
+  getWebhookEndpoint(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.request('GET', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, undefined, options, false)
+  }
+
+  /** Change, disable or enable a webhook endpoint. */
+  updateWebhookEndpoint(id: string, input: WebhookEndpointPatch, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.request('PATCH', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, input, options, false)
+  }
+
+  /** Delete a webhook endpoint. */
+  deleteWebhookEndpoint(id: string, options?: RequestOptions): Promise<void> {
+    return this.request('DELETE', `/v1/webhook-endpoints/${encodeURIComponent(id)}`, undefined, options, false)
+  }
+
+  /** Rotate an endpoint’s signing secret. */
+  rotateWebhookEndpointSecret(id: string, options?: RequestOptions): Promise<WebhookEndpointSecret> {
+    return this.request('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`, undefined, options, false)
+  }
+
+  /** Send a ping event to one endpoint. */
+  testWebhookEndpoint(id: string, options?: RequestOptions): Promise<PingQueued> {
+    return this.request('POST', `/v1/webhook-endpoints/${encodeURIComponent(id)}/test`, undefined, options, false)
+  }
+
+  /** List the account’s events. Awaited: the first page; `for await`: every item of every page. */
+  events(query?: EventsQuery, options?: RequestOptions): List<EventPage, EventPage["events"][number]> {
+    return this.list(`/v1/events`, query, (page: EventPage) => page["events"], options)
+  }
+
+  /** Get an event with its deliveries and their attempts. */
+  getEvent(id: string, options?: RequestOptions): Promise<EventWithDeliveries> {
+    return this.request('GET', `/v1/events/${encodeURIComponent(id)}`, undefined, options, false)
+  }
+
+  /** Send an event again. */
+  resendEvent(id: string, input: ResendInput, options?: RequestOptions): Promise<EventResent> {
+    return this.request('POST', `/v1/events/${encodeURIComponent(id)}/resend`, input, options, false)
+  }
+
+  /** Get the alert settings. */
+  alerts(options?: RequestOptions): Promise<AlertSettings> {
+    return this.request('GET', `/v1/alerts`, undefined, options, false)
+  }
+
+  /** Set balance thresholds, key budget percents and email. */
+  putAlerts(input: AlertInput, options?: RequestOptions): Promise<AlertSettings> {
+    return this.request('PUT', `/v1/alerts`, input, options, false)
+  }
+
   /**
    * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
    * an async call, the job's `result` is typed as that endpoint's result.
@@ -3075,11 +3443,11 @@ export class Client extends BaseClient {
   }
 }
 
-/** The body of a webhook delivery (WebhookPayload). */
-export type WebhookEvent = WebhookPayload
+/** The body of a webhook delivery: a job callback (WebhookPayload) or an account event (narrow it on `type`). */
+export type WebhookEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PingEvent | WebhookPayload
 
-/** Verifies a webhook delivery (see README) and returns the typed event. */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string, options?: VerifyOptions): Promise<WebhookEvent> {
+/** Verifies a webhook delivery (see README) and returns the typed event. During a rotation, pass both secrets: either one verifies. */
+export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<WebhookEvent> {
   return verifyWebhookSignature<WebhookEvent>(rawBody, headers, secret, options)
 }
 

@@ -368,14 +368,29 @@ async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
  * it checks `v1,<base64 HMAC-SHA256 of id.timestamp.body>` (key: the secret's base64 part after `whsec_`)
  * and that the timestamp is within `toleranceSeconds`; otherwise it checks `X-Service-Signature:
  * sha256=<hex HMAC-SHA256 of the body>` (key: the whole secret) and the payload's `createdAt` age. The
- * comparison is Web Crypto's HMAC verify, which runs in constant time. Throws WebhookVerificationError.
+ * comparison is Web Crypto's HMAC verify, which runs in constant time. `secret` may be several (the new and the
+ * previous one during a rotation): any one verifying is enough. Throws WebhookVerificationError.
  */
 export async function verifyWebhookSignature<E>(
   rawBody: string | Uint8Array,
   headers: HeaderBag,
-  secret: string,
+  secret: string | readonly string[],
   options: VerifyOptions = {},
 ): Promise<E> {
+  // Several secrets (a rotation under way on the receiver's side): the delivery verifies if any one of them does.
+  if (typeof secret !== 'string') {
+    if (!secret.length) throw new WebhookVerificationError('No secret to verify with.')
+    let last: unknown
+    for (const one of secret) {
+      try {
+        return await verifyWebhookSignature<E>(rawBody, headers, one, options)
+      } catch (e) {
+        if (!(e instanceof WebhookVerificationError)) throw e
+        last = e
+      }
+    }
+    throw last
+  }
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody)
   const now = (options.now?.() ?? new Date()).getTime() / 1000
   const id = header(headers, 'webhook-id')
