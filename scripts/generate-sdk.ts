@@ -141,22 +141,29 @@ export function sdkSource(document: OpenApiDocument): string {
     '/** The API client: one method per operation of the published document. */',
     `export class Client extends BaseClient {\n${body.join('').replace(/\n\n$/, '\n')}}\n`,
   )
-  // Every body the document's webhooks POST: a job's callback and each account event type.
-  const webhookBodies = [
+  // The bodies the document's webhooks POST: a job's callback (WebhookPayload) and each account event type.
+  const eventBodies = [
     ...new Set(
       Object.values(document.webhooks ?? {}).flatMap((w) => {
         const ref = w.post?.requestBody?.content?.['application/json']?.schema?.$ref
-        return ref ? [typeName(ref.split('/').pop()!)] : []
+        const name = ref && typeName(ref.split('/').pop()!)
+        return name && name !== 'WebhookPayload' ? [name] : []
       }),
     ),
   ]
-  if (webhookBodies.length) {
+  if (schemas.WebhookPayload) {
     out.push(
-      '/** The body of a webhook delivery: a job callback (WebhookPayload) or an account event (narrow it on `type`). */',
-      `export type WebhookEvent = ${webhookBodies.join(' | ')}\n`,
-      '/** Verifies a webhook delivery (see README) and returns the typed event. During a rotation, pass both secrets: either one verifies. */',
-      'export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<WebhookEvent> {',
-      '  return verifyWebhookSignature<WebhookEvent>(rawBody, headers, secret, options)',
+      '/** The body of a job callback (WebhookPayload), POSTed to a call\'s callbackUrl. */',
+      'export type WebhookEvent = WebhookPayload\n',
+      ...(eventBodies.length
+        ? ['/** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */', `export type AccountEvent = ${eventBodies.join(' | ')}\n`]
+        : []),
+      '/**',
+      ' * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or',
+      ' * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.',
+      ' */',
+      `export function verifyWebhook<E${eventBodies.length ? ' extends WebhookEvent | AccountEvent' : ''} = WebhookEvent>(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<E> {`,
+      '  return verifyWebhookSignature<E>(rawBody, headers, secret, options)',
       '}\n',
     )
   }

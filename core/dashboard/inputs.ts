@@ -29,6 +29,11 @@ export const NOTICE_NAMES = [
   'sso',
   'sso-removed',
   'switched',
+  'pinged',
+  'endpoint-updated',
+  'endpoint-deleted',
+  'resent',
+  'alerts',
 ] as const
 
 /** Form bodies, by what they do. */
@@ -66,6 +71,16 @@ export const FORMS = {
     _csrf: Csrf,
     pack: Type.Optional(oneOf(Object.keys(PACKS) as Pack[])),
     plan: Type.Optional(oneOf(Object.keys(PLANS).filter((p) => p !== 'none') as Exclude<Plan, 'none'>[])),
+  }),
+  /** A webhook endpoint: `events` comma-separated (empty: every type). */
+  endpoint: closed({ _csrf: Csrf, url: FormText(2048), events: Type.Optional(FormText(600)), description: Type.Optional(FormText(500)) }),
+  endpointEnabled: closed({ _csrf: Csrf, enabled: oneOf(['0', '1'] as const) }),
+  /** Alerts: comma-separated numbers (empty: none); email a checkbox. */
+  alerts: closed({
+    _csrf: Csrf,
+    balanceThresholds: Type.Optional(FormText(200)),
+    keyBudgetPercents: Type.Optional(FormText(100)),
+    email: Type.Optional(Type.Literal('1')),
   }),
   autoRecharge: closed({
     _csrf: Csrf,

@@ -42,6 +42,11 @@ const NOTICES = new Map<string, string>([
   ['sso', 'Single sign-on settings saved.'],
   ['sso-removed', 'Single sign-on is off. Everyone signs in with email links.'],
   ['switched', 'You are now in this account.'],
+  ['pinged', 'A ping event is on its way to the endpoint; see it in Events.'],
+  ['endpoint-updated', 'The endpoint is saved.'],
+  ['endpoint-deleted', 'The endpoint is deleted; it receives nothing more.'],
+  ['resent', 'The event is sent again, with the same webhook-id.'],
+  ['alerts', 'Alert settings saved.'],
 ])
 
 /** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */

@@ -3,7 +3,7 @@ import type { Role, RoleAction } from '../teams/roles.ts'
 import { html, type Html } from './html.ts'
 import type { Membership } from './session.ts'
 
-export type Page = 'overview' | 'keys' | 'webhooks' | 'usage' | 'requests' | 'billing' | 'team' | 'audit' | 'sso'
+export type Page = 'overview' | 'keys' | 'webhooks' | 'endpoints' | 'events' | 'alerts' | 'usage' | 'requests' | 'billing' | 'team' | 'audit' | 'sso'
 
 export interface Frame {
   /** The signed-in member's email. */
@@ -27,6 +27,9 @@ const NAV: [Page, string, string, RoleAction][] = [
   ['overview', 'Overview', '/dashboard', 'account.read'],
   ['keys', 'API keys', '/dashboard/keys', 'keys.read'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks', 'webhooks.read'],
+  ['endpoints', 'Endpoints', '/dashboard/endpoints', 'webhooks.read'],
+  ['events', 'Events', '/dashboard/events', 'webhooks.read'],
+  ['alerts', 'Alerts', '/dashboard/alerts', 'billing.read'],
   ['usage', 'Usage', '/dashboard/usage', 'usage.read'],
   ['requests', 'Requests', '/dashboard/requests', 'requests.read'],
   ['billing', 'Billing', '/dashboard/billing', 'billing.read'],

@@ -9,8 +9,11 @@ import type { Services } from '../services.ts'
 import { errorPages } from './error-page.ts'
 import { formGuard, open } from './guards.ts'
 import { dashboardKit } from './kit.ts'
+import { alertsRoutes } from './pages/alerts.ts'
 import { auditRoutes } from './pages/audit.ts'
 import { billingRoutes } from './pages/billing.ts'
+import { endpointsRoutes } from './pages/endpoints.ts'
+import { eventsRoutes } from './pages/events.ts'
 import { invitationRoutes } from './pages/invitation.ts'
 import { keysRoutes } from './pages/keys.ts'
 import { overviewRoutes } from './pages/overview.ts'
@@ -31,6 +34,9 @@ const PAGES = [
   keysRoutes,
   requestsRoutes,
   webhooksRoutes,
+  endpointsRoutes,
+  eventsRoutes,
+  alertsRoutes,
   usageRoutes,
   billingRoutes,
   teamRoutes,

@@ -3158,10 +3158,15 @@ export declare class Client extends BaseClient {
      */
     waitForJob<R = NonNullable<Job['result']>>(job: string | AcceptedJob<R>, options?: WaitOptions): Promise<JobOf<R>>;
 }
-/** The body of a webhook delivery: a job callback (WebhookPayload) or an account event (narrow it on `type`). */
-export type WebhookEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PingEvent | WebhookPayload;
-/** Verifies a webhook delivery (see README) and returns the typed event. During a rotation, pass both secrets: either one verifies. */
-export declare function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<WebhookEvent>;
+/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */
+export type WebhookEvent = WebhookPayload;
+/** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PingEvent;
+/**
+ * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
+ * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.
+ */
+export declare function verifyWebhook<E extends WebhookEvent | AccountEvent = WebhookEvent>(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<E>;
 /** Every capability: name, price in credits, and whether it can run as an async job. */
 export declare const CAPABILITIES: {
     readonly categorize: {

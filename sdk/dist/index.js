@@ -269,7 +269,10 @@ export class Client extends BaseClient {
         return this.poll(() => this.getJob(id, { signal: options?.signal }), options);
     }
 }
-/** Verifies a webhook delivery (see README) and returns the typed event. During a rotation, pass both secrets: either one verifies. */
+/**
+ * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
+ * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.
+ */
 export function verifyWebhook(rawBody, headers, secret, options) {
     return verifyWebhookSignature(rawBody, headers, secret, options);
 }

@@ -1,7 +1,7 @@
 // The SDK (sdk/dist, as a user imports it) on the event routes: endpoints, rotation, ping, the event log, alerts;
 // verifyWebhook takes the new and the previous secret of a rotation and returns the typed event.
 import t from 'tap'
-import { Client, verifyWebhook, WebhookVerificationError, type WebhookEvent } from '../../sdk/dist/index.js'
+import { Client, verifyWebhook, WebhookVerificationError, type AccountEvent } from '../../sdk/dist/index.js'
 import { startTestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 import { waitFor, webhookReceiver } from '../helpers/webhook-receiver.ts'
@@ -21,9 +21,9 @@ t.test('SDK: endpoints, ping, rotation, the log, alerts; verifyWebhook across a 
   const { secret } = await client.rotateWebhookEndpointSecret(created.id)
   const { eventId } = await client.testWebhookEndpoint(created.id)
   const [hit] = await waitFor(() => hook.hits, (h) => h.length >= 1)
-  const event: WebhookEvent = await verifyWebhook(hit!.body, hit!.headers as Record<string, string>, [secret, created.secret])
+  const event = await verifyWebhook<AccountEvent>(hit!.body, hit!.headers as Record<string, string>, [secret, created.secret])
   t.equal(event.type === 'ping' && event.data.endpointId, created.id, 'typed by its type')
-  t.same(await verifyWebhook(hit!.body, hit!.headers as Record<string, string>, created.secret), event, 'the previous secret alone, within 24 h')
+  t.same(await verifyWebhook<AccountEvent>(hit!.body, hit!.headers as Record<string, string>, created.secret), event, 'the previous secret alone, within 24 h')
   await t.rejects(verifyWebhook(hit!.body, hit!.headers as Record<string, string>, ['whsec_' + Buffer.alloc(24).toString('base64')]), WebhookVerificationError)
   const page = await client.events()
   t.same(page.events.map((e) => e.id), [eventId])
