@@ -627,6 +627,9 @@ declare
 begin
   insert into events (id, account_id, type, livemode, data, created_at) values (v_id, p_account, p_type, p_livemode, p_data, p_now);
   perform queue_event_deliveries(v_id, p_endpoint, p_now);
+  if p_type in ('balance.low', 'balance.recovered', 'key.budget_threshold') and (select a.alert_email from accounts a where a.id = p_account) then
+    perform graphile_worker.add_job('email_alert', json_build_object('eventId', v_id), max_attempts => 3);
+  end if;
   return v_id;
 end $function$;
 

@@ -8,6 +8,7 @@ import { AUTO_RECHARGE_TASK, autoRechargeTask } from '../billing/billing.ts'
 import { quietLogger } from '../db/database.ts'
 import { deliverEventTask } from '../events/deliver.ts'
 import { DELIVER_EVENT_TASK } from '../events/emit.ts'
+import { EMAIL_ALERT_TASK, emailAlertTask } from '../events/email.ts'
 import { jobSpans } from '../observability/tracing.ts'
 import type { Services } from '../services.ts'
 import { deliverTask, DELIVER_TASK } from '../webhooks/webhooks.ts'
@@ -61,6 +62,7 @@ export async function startWorker(
       [RUN_TASK]: runCapabilityTask(services),
       [DELIVER_TASK]: deliverTask(services),
       [DELIVER_EVENT_TASK]: deliverEventTask(services),
+      [EMAIL_ALERT_TASK]: emailAlertTask(services),
       [AUTO_RECHARGE_TASK]: autoRechargeTask(services),
       [MAINTENANCE_TASK]: async () => {
         const report = await runMaintenance(services)

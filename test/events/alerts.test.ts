@@ -138,3 +138,29 @@ t.test('alerts: validation, audit, and an account without thresholds writes no a
   const audit = await app.services.db.sql(`select action, details from audit_entries where account_id = ? and action like 'alerts.%'`, [c.accountId])
   t.match(audit, [{ action: 'alerts.updated', details: { before: { balanceThresholds: [] }, after: { balanceThresholds: [10], email: true } } }])
 })
+
+t.test('email: true mails each balance alert to the owners and billing members, once', async (t) => {
+  const app = await startTestApp(t, { capabilities: [twoCreditCapability], worker: true, config: fast })
+  const mails: { to: string; subject: string; text: string }[] = []
+  app.services.mailer = { send: async (to, subject, text) => void mails.push({ to, subject, text }) }
+  const c = await app.customer(20)
+  const db = app.services.db
+  for (const [email, role] of [['owner@alerts.test', 'owner'], ['money@alerts.test', 'billing'], ['dev@alerts.test', 'developer']])
+    await db.sql(`insert into members (id, account_id, email, role) values (gen_random_uuid(), ?, ?, ?)`, [c.accountId, email, role])
+  await app.call('/v1/alerts', { method: 'PUT', key: c.key, body: { balanceThresholds: [15], email: true } })
+  for (let i = 0; i < 3; i++) t.equal((await charge(app, c.key)).status, 200) // 20 → 14
+  const [{ email: creator }] = (await db.sql(`select email from accounts where id = ?`, [c.accountId])) as [{ email: string }]
+  await waitFor(() => mails, (m) => m.length >= 3)
+  await new Promise((r) => setTimeout(r, 500))
+  t.same(mails.map((m) => m.to).sort(), [creator, 'money@alerts.test', 'owner@alerts.test'].sort(), 'owners and billing members, not developers')
+  t.match(mails[0], { subject: 'Credits below 15', text: /14 left/ })
+  await app.call('/v1/alerts', { method: 'PUT', key: c.key, body: { email: false } })
+  await app.topUp(c.accountId, 10)
+  const recovered = await waitFor(
+    () => db.sql(`select 1 from events where account_id = ? and type = 'balance.recovered'`, [c.accountId]),
+    (r) => r.length > 0,
+  )
+  t.equal(recovered.length, 1)
+  await new Promise((r) => setTimeout(r, 500))
+  t.equal(mails.length, 3, 'email off: the event, no mail')
+})
