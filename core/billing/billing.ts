@@ -9,6 +9,7 @@ import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Config } from '../config.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import { emitEvent } from '../events/emit.ts'
 import type { Services } from '../services.ts'
 import { ajv, formatErrors, UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
@@ -288,8 +289,16 @@ async function checkoutCompleted(services: Services, eventId: string, session: S
         target: { type: 'account', id: accountId },
         details: { pack, credits: PACKS[pack as Pack], checkoutSession: session.id },
       })
+      await paymentSucceeded(q, services, accountId, { kind: 'pack', pack, credits: PACKS[pack as Pack], amountCents: PACK_PRICE_CENTS[pack as Pack], reference: session.id })
     } else {
       await applyPlan(q, accountId, plan as Plan, services.now(), stripeActing(services, { id: eventId }))
+      await paymentSucceeded(q, services, accountId, {
+        kind: 'plan',
+        plan: plan!,
+        credits: PLANS[plan as Plan],
+        amountCents: PLAN_PRICE_CENTS[plan as Exclude<Plan, 'none'>],
+        reference: session.id,
+      })
       // Stripe's invoices drive renewals of this plan, not the maintenance pass.
       await q.sql(`update accounts set stripe_subscription_id = ?, plan_renews_at = null where id = ?`, [
         idOf(session.subscription),
@@ -324,6 +333,13 @@ async function invoicePaid(services: Services, eventId: string, invoice: Static<
       action: 'plan.renewed',
       target: { type: 'account', id: account.id },
       details: { plan: account.plan, credits: PLANS[account.plan], invoice: invoice.id },
+    })
+    await paymentSucceeded(q, services, account.id, {
+      kind: 'plan_renewal',
+      plan: account.plan,
+      credits: PLANS[account.plan],
+      amountCents: invoice.amount_paid,
+      reference: invoice.id,
     })
   })
   return outcome
@@ -392,6 +408,13 @@ export function autoRechargeTask(services: Services) {
             target: { type: 'account', id: accountId },
             details: { pack, credits: PACKS[pack], via: 'auto-recharge', paymentIntent: intent.id },
           })
+          await paymentSucceeded(q, services, accountId, {
+            kind: 'auto_recharge',
+            pack,
+            credits: PACKS[pack],
+            amountCents: PACK_PRICE_CENTS[pack],
+            reference: intent.id,
+          })
         }
         await q.sql(`update accounts set recharge_pending = false where id = ?`, [accountId])
       })
@@ -405,6 +428,10 @@ export function autoRechargeTask(services: Services) {
         target: { type: 'account', id: accountId },
         details: { reason: 'payment failed', failure: failure.slice(0, 200) },
       })
+      const reason = failure.slice(0, 500)
+      const now = services.now()
+      await emitEvent(q, { accountId, type: 'payment.failed', livemode: true, data: { kind: 'auto_recharge', pack, amountCents: PACK_PRICE_CENTS[pack], reason } }, now)
+      await emitEvent(q, { accountId, type: 'auto_recharge.failed', livemode: true, data: { pack, reason, autoRechargeDisabled: true } }, now)
     })
     services.log(`[billing] auto-recharge failed for account ${accountId}; turned off`)
     await services.mailer.send(
@@ -414,6 +441,11 @@ export function autoRechargeTask(services: Services) {
         `Update your card by buying a pack on the billing page, then turn auto-recharge back on.`,
     )
   }
+}
+
+/** payment.succeeded (C17), in the transaction that grants the payment's credits. */
+async function paymentSucceeded(q: Query, services: Services, accountId: string, data: Record<string, string | number>): Promise<void> {
+  await emitEvent(q, { accountId, type: 'payment.succeeded', livemode: true, data }, services.now())
 }
 
 const capitalized = (s: string) => s[0]!.toUpperCase() + s.slice(1)

@@ -71,6 +71,42 @@ export const EVENT_TYPES = {
     summary: 'A key’s spend this UTC month reached a percent of its monthly cap: once per key, percent and month.',
     example: { keyId: '01890000-0000-7000-8000-000000000002', keyPrefix: 'ksk_live_AbC', percent: 50, monthSpend: 500, cap: 1000 },
   },
+  'payment.succeeded': {
+    data: Type.Object(
+      {
+        kind: Type.Union(['pack', 'plan', 'plan_renewal', 'auto_recharge'].map((k) => Type.Literal(k))),
+        pack: Type.Optional(Type.String()),
+        plan: Type.Optional(Type.String()),
+        credits: Credits,
+        amountCents: Credits,
+        reference: Type.String({ description: 'the Stripe Checkout Session, invoice or PaymentIntent' }),
+      },
+      { additionalProperties: false },
+    ),
+    summary: 'A payment was received and its credits granted: a pack or plan bought, a plan renewed, an auto-recharge.',
+    example: { kind: 'pack', pack: 'starter', credits: 2000, amountCents: 2000, reference: 'cs_test_a1b2c3' },
+  },
+  'payment.failed': {
+    data: Type.Object(
+      {
+        kind: Type.Literal('auto_recharge'),
+        pack: Type.String(),
+        amountCents: Credits,
+        reason: Type.String({ description: 'what the card issuer or Stripe said' }),
+      },
+      { additionalProperties: false },
+    ),
+    summary: 'An off-session payment (an auto-recharge) failed; nothing was granted.',
+    example: { kind: 'auto_recharge', pack: 'starter', amountCents: 2000, reason: 'Your card was declined.' },
+  },
+  'auto_recharge.failed': {
+    data: Type.Object(
+      { pack: Type.String(), reason: Type.String(), autoRechargeDisabled: Type.Literal(true) },
+      { additionalProperties: false },
+    ),
+    summary: 'The auto-recharge payment failed, so auto-recharge is now off; buy a pack to update the card, then turn it back on.',
+    example: { pack: 'starter', reason: 'Your card was declined.', autoRechargeDisabled: true },
+  },
   ping: {
     data: Type.Object(
       { endpointId: Type.String(), message: Type.String() },

@@ -56,6 +56,8 @@ t.test('checkout for a pack → signed webhook → the pack credits, the card sa
   t.equal(ledger.ledgerSum, 2000, 'balance == sum(ledger)')
   const [row] = await db.sql(`select stripe_customer_id, stripe_payment_method from accounts where id = ?`, [id])
   t.match(row, { stripe_customer_id: /^cus_/, stripe_payment_method: /^pm_/ })
+  const paid = await db.sql(`select type, data from events where account_id = ?`, [id])
+  t.match(paid, [{ type: 'payment.succeeded', data: { kind: 'pack', pack: 'starter', credits: 2000, amountCents: 2000, reference: session.id } }])
 
   t.test('the same event delivered again (and five at once) grants nothing more', async (t) => {
     t.equal((await stripe.deliver(event)).status, 200, 'a redelivery is acknowledged')
@@ -175,6 +177,8 @@ t.test('auto-recharge: 50 concurrent captures across the threshold → one off-s
   })
   const [g] = await db.sql(`select count(*) as n from payment_grants where account_id = ? and kind = 'auto_recharge'`, [c.accountId])
   t.equal(Number(g!.n), 1)
+  const succeeded = await db.sql(`select data from events where account_id = ? and type = 'payment.succeeded'`, [c.accountId])
+  t.match(succeeded.at(-1), { data: { kind: 'auto_recharge', pack: 'growth', credits: 10500, amountCents: 10000 } })
   const ledger = await app.ledger(c.accountId)
   t.equal(ledger.balance, ledger.ledgerSum, 'balance == sum(ledger)')
 
@@ -205,6 +209,13 @@ t.test('a declined recharge turns auto-recharge off and emails the account', asy
   const [email] = await db.sql(`select email from accounts where id = ?`, [c.accountId])
   t.match(mails[0], { to: email!.email, subject: /Auto-recharge failed/, text: /declined/ })
   t.equal((await app.ledger(c.accountId)).balance, 1995, 'nothing granted')
+  const events = await db.sql<{ type: string; data: any }>(`select type, data from events where account_id = ? and type like '%failed' order by seq`, [
+    c.accountId,
+  ])
+  t.match(events, [
+    { type: 'payment.failed', data: { kind: 'auto_recharge', pack: 'starter', amountCents: 2000, reason: /declined/ } },
+    { type: 'auto_recharge.failed', data: { pack: 'starter', autoRechargeDisabled: true } },
+  ])
   stripe.decline = false
   await app.call('/v1/echo-test', { key: c.key, body: { text: 'again' } })
   await new Promise((r) => setTimeout(r, 1500))
