@@ -7,14 +7,17 @@
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
-// accept. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
+// accept, alerts. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
-// acceptance against a sync call of the same capability.
+// acceptance against a sync call of the same capability; alerts: PostgreSQL CPU per charge with and without balance
+// thresholds, and the latency of balance.low from the crossing to a receiver.
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first (`dir?WORKER_PREFETCH=…`
 // with other worker settings); BENCH_JOBS_ROUNDS=n repeats it n times, taking turns, and reports the medians.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { addCredits, createAccount, createKey, type Caller } from '../core/accounts/accounts.ts'
 import { requireCapability } from '../core/pipeline/permissions.ts'
@@ -327,6 +330,77 @@ if (wants('scoped')) {
       `${((checkNs / 1e6 / allMs) * 100).toFixed(4)} % of the API's CPU per live call; no query (the scope comes with the cached key)`,
   )
 }
+// Alerts (C17): PostgreSQL CPU per live charge on an account without alerts and on one with balance thresholds
+// (never crossed here: the trigger runs and decides nothing), taking turns at a fixed rate; then the latency of a
+// balance.low from the crossing (the event's created_at, the database's clock at the crossing charge's hold) to a
+// receiver on loopback, through a worker process, over sequential crossings of fresh accounts.
+const alertLines: string[] = []
+if (wants('alerts')) {
+  const [plain, alerted] = await fundedKeys(2)
+  await db.sql(`update accounts set balance_thresholds = '{2000000000, 1000}' where id = ?`, [alerted!.accountId])
+  const ROUNDS = 4
+  const RATE = 100
+  const sum = { without: { pg: 0, n: 0 }, with: { pg: 0, n: 0 } }
+  const keys = [
+    ['without', plain!.key],
+    ['with', alerted!.key],
+  ] as const
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [which, key] of round % 2 ? [...keys].reverse() : keys) {
+      const row = await measured(`live, ${which} alerts`, `${api.url}/v1/classify`, { connections: 10, overallRate: RATE, headers: headersFor(key) }, liveProcs)
+      sum[which].pg += row.cpu.postgres!
+      sum[which].n += row.r.requests
+    }
+  }
+  const withoutMs = sum.without.pg / sum.without.n
+  const withMs = sum.with.pg / sum.with.n
+  const [{ n: events } = { n: 0 }] = await db.sql<{ n: number }>(`select count(*)::int as n from events where account_id = ?`, [alerted!.accountId])
+
+  const hits = new Map<string, number>()
+  const receiver = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', () => {
+      const event = JSON.parse(body) as { id: string; createdAt: string }
+      if (!hits.has(event.id)) hits.set(event.id, Date.now() - Date.parse(event.createdAt))
+      res.writeHead(200).end()
+    })
+  })
+  receiver.listen(0, '127.0.0.1')
+  await once(receiver, 'listening')
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+  const alertApi = await startApi(model.baseURL, { CALLBACKS_ALLOW_PRIVATE: 'true' })
+  const worker = await startWorkerProcess(model.baseURL, { CALLBACKS_ALLOW_PRIVATE: 'true' })
+  const CROSSINGS = 50
+  for (let i = 0; i < CROSSINGS; i++) {
+    const a = await createAccount(db, { email: `bench-alert-${Date.now()}-${i}@example.test` }, new Date())
+    await addCredits(db, a.id, { credits: 10, reason: 'bench' }, new Date())
+    const { key } = await createKey(db, a.id, { name: 'bench' })
+    const post = (path: string, body: unknown, method = 'POST') =>
+      fetch(`${alertApi.url}${path}`, { method, headers: headersFor(key), body: JSON.stringify(body) })
+    await post('/v1/webhook-endpoints', { url: hookUrl, events: ['balance.*'] })
+    await post('/v1/alerts', { balanceThresholds: [9] }, 'PUT')
+    const before = hits.size
+    await post('/v1/classify', JSON.parse(request))
+    for (let waited = 0; hits.size === before && waited < 10_000; waited += 2) await new Promise((r) => setTimeout(r, 2))
+  }
+  const latencies = [...hits.values()].sort((x, y) => x - y)
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]
+  receiver.close()
+  await stop(worker)
+  alertLines.push(
+    `${ROUNDS} rounds of ${SECONDS} s each at ${RATE} calls/s (10 connections), taking turns in alternating order; the alerted account has two thresholds it never crosses (${events} events written)`,
+    '',
+    '| account | PostgreSQL CPU ms/call | calls |',
+    '|---|---:|---:|',
+    `| no alerts configured | ${withoutMs.toFixed(3)} | ${sum.without.n} |`,
+    `| balance thresholds [2e9, 1000] | ${withMs.toFixed(3)} | ${sum.with.n} |`,
+    `| **with / without** | **${(withMs / withoutMs).toFixed(3)}** | |`,
+    '',
+    `- alert latency, crossing charge (the event's created_at) to the receiver, ${latencies.length} of ${CROSSINGS} sequential crossings through one worker process: ` +
+      `p50 **${pct(50)} ms**, p99 **${pct(99)} ms**, max ${latencies.at(-1)} ms`,
+  )
+}
 // The peer (issue 32): the same short JSON call at 20 connections, through this API (one hot account) and through
 // Portkey's gateway to the same fake model, taking turns so a burst of load elsewhere hits both alike.
 const peerLines: string[] = []
@@ -633,6 +707,9 @@ ${exactness.map((l) => `- ${l}`).join('\n')}
 
 ## Scoped keys: the permission check per live call
 ${scopedLines.join('\n')}
+
+## Alerts: the outbox's cost per charge and the alert latency
+${alertLines.join('\n')}
 
 ## The peer: Portkey's gateway on the same fake model
 ${peerLines.join('\n')}
