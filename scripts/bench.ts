@@ -347,14 +347,21 @@ if (wants('alerts')) {
   ] as const
   for (let round = 0; round < ROUNDS; round++) {
     for (const [which, key] of round % 2 ? [...keys].reverse() : keys) {
-      const row = await measured(`live, ${which} alerts`, `${api.url}/v1/classify`, { connections: 10, overallRate: RATE, headers: headersFor(key) }, liveProcs)
+      const row = await measured(
+        `live, ${which} alerts`,
+        `${api.url}/v1/classify`,
+        { connections: 10, overallRate: RATE, headers: headersFor(key) },
+        liveProcs,
+      )
       sum[which].pg += row.cpu.postgres!
       sum[which].n += row.r.requests
     }
   }
   const withoutMs = sum.without.pg / sum.without.n
   const withMs = sum.with.pg / sum.with.n
-  const [{ n: events } = { n: 0 }] = await db.sql<{ n: number }>(`select count(*)::int as n from events where account_id = ?`, [alerted!.accountId])
+  const [{ n: events } = { n: 0 }] = await db.sql<{ n: number }>(`select count(*)::int as n from events where account_id = ?`, [
+    alerted!.accountId,
+  ])
 
   const hits = new Map<string, number>()
   const receiver = createServer((req, res) => {

@@ -153,10 +153,13 @@ export function sdkSource(document: OpenApiDocument): string {
   ]
   if (schemas.WebhookPayload) {
     out.push(
-      '/** The body of a job callback (WebhookPayload), POSTed to a call\'s callbackUrl. */',
+      "/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */",
       'export type WebhookEvent = WebhookPayload\n',
       ...(eventBodies.length
-        ? ['/** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */', `export type AccountEvent = ${eventBodies.join(' | ')}\n`]
+        ? [
+            '/** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */',
+            `export type AccountEvent = ${eventBodies.join(' | ')}\n`,
+          ]
         : []),
       '/**',
       ' * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or',

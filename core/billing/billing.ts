@@ -289,7 +289,13 @@ async function checkoutCompleted(services: Services, eventId: string, session: S
         target: { type: 'account', id: accountId },
         details: { pack, credits: PACKS[pack as Pack], checkoutSession: session.id },
       })
-      await paymentSucceeded(q, services, accountId, { kind: 'pack', pack, credits: PACKS[pack as Pack], amountCents: PACK_PRICE_CENTS[pack as Pack], reference: session.id })
+      await paymentSucceeded(q, services, accountId, {
+        kind: 'pack',
+        pack,
+        credits: PACKS[pack as Pack],
+        amountCents: PACK_PRICE_CENTS[pack as Pack],
+        reference: session.id,
+      })
     } else {
       await applyPlan(q, accountId, plan as Plan, services.now(), stripeActing(services, { id: eventId }))
       await paymentSucceeded(q, services, accountId, {
@@ -430,8 +436,21 @@ export function autoRechargeTask(services: Services) {
       })
       const reason = failure.slice(0, 500)
       const now = services.now()
-      await emitEvent(q, { accountId, type: 'payment.failed', livemode: true, data: { kind: 'auto_recharge', pack, amountCents: PACK_PRICE_CENTS[pack], reason } }, now)
-      await emitEvent(q, { accountId, type: 'auto_recharge.failed', livemode: true, data: { pack, reason, autoRechargeDisabled: true } }, now)
+      await emitEvent(
+        q,
+        {
+          accountId,
+          type: 'payment.failed',
+          livemode: true,
+          data: { kind: 'auto_recharge', pack, amountCents: PACK_PRICE_CENTS[pack], reason },
+        },
+        now,
+      )
+      await emitEvent(
+        q,
+        { accountId, type: 'auto_recharge.failed', livemode: true, data: { pack, reason, autoRechargeDisabled: true } },
+        now,
+      )
     })
     services.log(`[billing] auto-recharge failed for account ${accountId}; turned off`)
     await services.mailer.send(

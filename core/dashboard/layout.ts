@@ -3,7 +3,8 @@ import type { Role, RoleAction } from '../teams/roles.ts'
 import { html, type Html } from './html.ts'
 import type { Membership } from './session.ts'
 
-export type Page = 'overview' | 'keys' | 'webhooks' | 'endpoints' | 'events' | 'alerts' | 'usage' | 'requests' | 'billing' | 'team' | 'audit' | 'sso'
+export type Page =
+  'overview' | 'keys' | 'webhooks' | 'endpoints' | 'events' | 'alerts' | 'usage' | 'requests' | 'billing' | 'team' | 'audit' | 'sso'
 
 export interface Frame {
   /** The signed-in member's email. */

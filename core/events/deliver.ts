@@ -37,7 +37,11 @@ export function deliverEventTask(services: Services) {
     if (!d) return
     if (!d.endpoint_id || !d.enabled || !d.url || !d.secret) {
       const reason = d.endpoint_id ? 'The endpoint was disabled before this attempt.' : 'The endpoint was deleted before this attempt.'
-      await db.sql(`update event_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ?`, [reason, services.now(), deliveryId])
+      await db.sql(`update event_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ?`, [
+        reason,
+        services.now(),
+        deliveryId,
+      ])
       return
     }
     let secrets: string[]
@@ -55,7 +59,14 @@ export function deliverEventTask(services: Services) {
       'X-Service-Event': d.type,
       ...standardWebhookHeaders(d.id, timestamp, body, secrets),
     }))
-    await record(services, deliveryId, attempt, sent, sent.error === null ? null : nextAttemptAt(services.config, attempt, services.now()), d.url)
+    await record(
+      services,
+      deliveryId,
+      attempt,
+      sent,
+      sent.error === null ? null : nextAttemptAt(services.config, attempt, services.now()),
+      d.url,
+    )
   }
 }
 
@@ -72,7 +83,16 @@ async function record(services: Services, deliveryId: number, attempt: number, s
     await q.sql(
       `update event_deliveries set attempts = ?, status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
               url = coalesce(?, url), updated_at = ? where id = ?`,
-      [attempt, sent.error === null ? 'delivered' : next ? 'pending' : 'failed', sent.statusCode, sent.error, next, url, services.now(), deliveryId],
+      [
+        attempt,
+        sent.error === null ? 'delivered' : next ? 'pending' : 'failed',
+        sent.statusCode,
+        sent.error,
+        next,
+        url,
+        services.now(),
+        deliveryId,
+      ],
     )
     if (next)
       await q.sql(

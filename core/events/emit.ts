@@ -31,22 +31,18 @@ export async function emitEvent(
 /** Subscribes to job endings (the seam of core/jobs): one event per ended job, in the ending's transaction. */
 export function jobEventListener(services: Services): JobEvents {
   return async (events, q) => {
-    const jobs = await q.sql<{ id: string; account_id: string; mode: KeyMode }>(
-      `select * from jobs where id = any(?::uuid[])`,
-      [events.map((e) => e.jobId)],
-    )
+    const jobs = await q.sql<{ id: string; account_id: string; mode: KeyMode }>(`select * from jobs where id = any(?::uuid[])`, [
+      events.map((e) => e.jobId),
+    ])
     const byId = new Map(jobs.map((j) => [j.id, j]))
     const rows = events.flatMap(({ event, jobId }) => {
       const job = byId.get(jobId)
       return job ? [{ accountId: job.account_id, type: event, livemode: job.mode === 'live', data: JSON.stringify(jobView(job)) }] : []
     })
     if (!rows.length) return
-    await q.sql(`select emit_event(a, t, l, d::jsonb, null, ?) from unnest(?::uuid[], ?::text[], ?::boolean[], ?::text[]) as v (a, t, l, d)`, [
-      services.now(),
-      rows.map((r) => r.accountId),
-      rows.map((r) => r.type),
-      rows.map((r) => r.livemode),
-      rows.map((r) => r.data),
-    ])
+    await q.sql(
+      `select emit_event(a, t, l, d::jsonb, null, ?) from unnest(?::uuid[], ?::text[], ?::boolean[], ?::text[]) as v (a, t, l, d)`,
+      [services.now(), rows.map((r) => r.accountId), rows.map((r) => r.type), rows.map((r) => r.livemode), rows.map((r) => r.data)],
+    )
   }
 }

@@ -12,7 +12,12 @@ import { EventFilter } from './types.ts'
 
 export const ENDPOINTS_PER_ACCOUNT = 16
 
-const Url = Type.String({ format: 'uri', minLength: 8, maxLength: 2048, description: 'https and public (C8), checked at every attempt too' })
+const Url = Type.String({
+  format: 'uri',
+  minLength: 8,
+  maxLength: 2048,
+  description: 'https and public (C8), checked at every attempt too',
+})
 const Events = Type.Array(EventFilter, {
   minItems: 1,
   maxItems: 20,
@@ -102,7 +107,9 @@ export async function createEndpoint(
   return db.tx(async (q) => {
     // The account row's lock makes the count and the insert one step: two creations never pass 16 together.
     await q.sql(`select 1 from accounts where id = ? for no key update`, [accountId])
-    const [{ n } = { n: 0 }] = await q.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoints where account_id = ?`, [accountId])
+    const [{ n } = { n: 0 }] = await q.sql<{ n: number }>(`select count(*)::int as n from webhook_endpoints where account_id = ?`, [
+      accountId,
+    ])
     if (n >= ENDPOINTS_PER_ACCOUNT)
       throw new ApiError('invalid_request', `An account has at most ${ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`)
     const [row] = await q.sql<EndpointRow>(
@@ -152,7 +159,10 @@ export async function updateEndpoint(
 
 export async function deleteEndpoint(db: Database, accountId: string, id: string, acting: Acting): Promise<void> {
   await db.tx(async (q) => {
-    const [row] = await q.sql<{ url: string }>(`delete from webhook_endpoints where account_id = ? and id = ? returning url`, [accountId, id])
+    const [row] = await q.sql<{ url: string }>(`delete from webhook_endpoints where account_id = ? and id = ? returning url`, [
+      accountId,
+      id,
+    ])
     if (!row) throw notFound()
     await audit(q, acting, { accountId, action: 'webhook_endpoint.deleted', target: target(id), details: { url: row.url } })
   })

@@ -17,7 +17,12 @@ export const EventsQuery = Type.Object(
   },
   { additionalProperties: false },
 )
-export const eventsParameters = Object.entries(EventsQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
+export const eventsParameters = Object.entries(EventsQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+}))
 
 export const EventPage = Type.Object(
   { events: Type.Array(Event), nextCursor: Type.Optional(Type.String()) },
@@ -100,7 +105,11 @@ export async function listEvents(
 }
 
 async function findEvent(db: Query, reader: Reader, id: string): Promise<EventRow> {
-  const [row] = await db.sql<EventRow>(`select * from events where id = ? and account_id = ? and livemode = ?`, [id, reader.accountId, reader.livemode])
+  const [row] = await db.sql<EventRow>(`select * from events where id = ? and account_id = ? and livemode = ?`, [
+    id,
+    reader.accountId,
+    reader.livemode,
+  ])
   if (!row) throw new ApiError('not_found', 'No such event.')
   return row
 }
@@ -152,7 +161,12 @@ export async function resendEvent(db: Database, reader: Reader, id: string, endp
       if (!endpoint) throw new ApiError('not_found', 'No such webhook endpoint.')
     }
     const [row] = await q.sql<{ n: number }>(`select queue_event_deliveries(?, ?, ?) as n`, [id, endpointId ?? null, now])
-    await audit(q, acting, { accountId: reader.accountId, action: 'event.resent', target: { type: 'event', id }, details: { endpointId: endpointId ?? null } })
+    await audit(q, acting, {
+      accountId: reader.accountId,
+      action: 'event.resent',
+      target: { type: 'event', id },
+      details: { endpointId: endpointId ?? null },
+    })
     return { id, deliveries: row!.n }
   })
 }

@@ -108,10 +108,7 @@ export const EVENT_TYPES = {
     example: { pack: 'starter', reason: 'Your card was declined.', autoRechargeDisabled: true },
   },
   ping: {
-    data: Type.Object(
-      { endpointId: Type.String(), message: Type.String() },
-      { additionalProperties: false },
-    ),
+    data: Type.Object({ endpointId: Type.String(), message: Type.String() }, { additionalProperties: false }),
     summary: 'POST /v1/webhook-endpoints/{id}/test: sent to that endpoint alone.',
     example: { endpointId: 'we_0c5f0b2a3d9e4f1a', message: 'A test event from the dashboard or the API.' },
   },

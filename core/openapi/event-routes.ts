@@ -152,7 +152,11 @@ export const EVENT_ROUTES: KernelRoute[] = [
     summary: 'Set balance thresholds, key budget percents and email',
     description:
       'balance.low fires once per crossing, in the transaction of the charge that crossed; not again until balance.recovered. key.budget_threshold fires once per key, percent and UTC month. Fields left out stay.',
-    requestBody: { name: 'AlertInput', schema: AlertInput, example: { balanceThresholds: [500, 100], keyBudgetPercents: [50, 90, 100], email: true } },
+    requestBody: {
+      name: 'AlertInput',
+      schema: AlertInput,
+      example: { balanceThresholds: [500, 100], keyBudgetPercents: [50, 90, 100], email: true },
+    },
     response: { name: 'AlertSettings', schema: AlertSettings, description: 'The settings' },
     errors: [400, ...MANAGE],
   },

@@ -30,11 +30,12 @@ export function kernelOperation(route: KernelRoute) {
         }
       : {}),
     responses: {
-      [String(route.status ?? 200)]: route.status === 204
-        ? { description: route.response.description, headers: REQUEST_ID }
-        : route.response.csv
-        ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
-        : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
+      [String(route.status ?? 200)]:
+        route.status === 204
+          ? { description: route.response.description, headers: REQUEST_ID }
+          : route.response.csv
+            ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
+            : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
       ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
     },
   }

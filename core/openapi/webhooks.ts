@@ -5,7 +5,10 @@ import { ref } from './responses.ts'
 
 /** components.schemas name of an event type's envelope: balance.low → BalanceLowEvent. */
 export const eventSchemaName = (type: EventType) =>
-  type.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') + 'Event'
+  type
+    .split(/[._]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('') + 'Event'
 
 /** The envelope schema of each event type, by its components.schemas name. */
 export const eventSchemas = () => Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [eventSchemaName(t), eventSchema(t)]))
@@ -29,7 +32,13 @@ function eventWebhook(type: EventType) {
           description: 'Unix seconds of this attempt; reject stale ones',
           schema: { type: 'string', pattern: '^[0-9]+$' },
         },
-        { name: 'webhook-signature', in: 'header', required: true, description: 'v1,<base64> per secret, space-separated', schema: { type: 'string' } },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description: 'v1,<base64> per secret, space-separated',
+          schema: { type: 'string' },
+        },
         { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', enum: [type] } },
       ],
       requestBody: {
@@ -37,7 +46,13 @@ function eventWebhook(type: EventType) {
         content: {
           'application/json': {
             schema: ref(eventSchemaName(type)),
-            example: { id: 'evt_3f1c9a7b2d4e4f0a8b6c1d2e3f4a5b6c', type, createdAt: '2026-01-05T10:00:04.000Z', livemode: true, data: EVENT_TYPES[type].example },
+            example: {
+              id: 'evt_3f1c9a7b2d4e4f0a8b6c1d2e3f4a5b6c',
+              type,
+              createdAt: '2026-01-05T10:00:04.000Z',
+              livemode: true,
+              data: EVENT_TYPES[type].example,
+            },
           },
         },
       },

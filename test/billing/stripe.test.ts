@@ -57,7 +57,9 @@ t.test('checkout for a pack → signed webhook → the pack credits, the card sa
   const [row] = await db.sql(`select stripe_customer_id, stripe_payment_method from accounts where id = ?`, [id])
   t.match(row, { stripe_customer_id: /^cus_/, stripe_payment_method: /^pm_/ })
   const paid = await db.sql(`select type, data from events where account_id = ?`, [id])
-  t.match(paid, [{ type: 'payment.succeeded', data: { kind: 'pack', pack: 'starter', credits: 2000, amountCents: 2000, reference: session.id } }])
+  t.match(paid, [
+    { type: 'payment.succeeded', data: { kind: 'pack', pack: 'starter', credits: 2000, amountCents: 2000, reference: session.id } },
+  ])
 
   t.test('the same event delivered again (and five at once) grants nothing more', async (t) => {
     t.equal((await stripe.deliver(event)).status, 200, 'a redelivery is acknowledged')
@@ -209,9 +211,10 @@ t.test('a declined recharge turns auto-recharge off and emails the account', asy
   const [email] = await db.sql(`select email from accounts where id = ?`, [c.accountId])
   t.match(mails[0], { to: email!.email, subject: /Auto-recharge failed/, text: /declined/ })
   t.equal((await app.ledger(c.accountId)).balance, 1995, 'nothing granted')
-  const events = await db.sql<{ type: string; data: any }>(`select type, data from events where account_id = ? and type like '%failed' order by seq`, [
-    c.accountId,
-  ])
+  const events = await db.sql<{ type: string; data: any }>(
+    `select type, data from events where account_id = ? and type like '%failed' order by seq`,
+    [c.accountId],
+  )
   t.match(events, [
     { type: 'payment.failed', data: { kind: 'auto_recharge', pack: 'starter', amountCents: 2000, reason: /declined/ } },
     { type: 'auto_recharge.failed', data: { pack: 'starter', autoRechargeDisabled: true } },

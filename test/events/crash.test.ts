@@ -12,7 +12,11 @@ t.test('API and worker as separate processes, the API SIGKILLed right after the 
   t.teardown(() => database.drop())
   const env = { CALLBACKS_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS: '1,1,1,1,1' }
   // In this process: the setup only (no worker), through the same published API.
-  const setup = await startTestApp(t, { databaseUrl: database.url, capabilities: [twoCreditCapability], config: { callbacksAllowPrivate: true } })
+  const setup = await startTestApp(t, {
+    databaseUrl: database.url,
+    capabilities: [twoCreditCapability],
+    config: { callbacksAllowPrivate: true },
+  })
   const c = await setup.customer(100)
   const hook = await webhookReceiver(t, setup.contract)
   const { secret } = (await setup.call('/v1/webhook-endpoints', { key: c.key, body: { url: hook.url, events: ['balance.*'] } })).body
@@ -32,7 +36,10 @@ t.test('API and worker as separate processes, the API SIGKILLed right after the 
   api.child.kill('SIGKILL')
   t.equal(crossing.usage.balanceRemaining, 48)
 
-  const hits = await waitFor(() => hook.hits, (h) => h.length >= 1)
+  const hits = await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 1,
+  )
   await new Promise((r) => setTimeout(r, 1500)) // a second delivery would come within this
   t.equal(hits.length, 1, 'delivered once')
   t.match(hits[0]!.event, { type: 'balance.low', livemode: true, data: { threshold: 50, available: 48 } })

@@ -25,7 +25,10 @@ t.test('endpoints, events with attempts and resend, alerts: through the dashboar
   const id = /data-endpoint="(we_[0-9a-f]+)"/.exec(listed.text)![1]!
 
   t.equal((await developer.post(`/dashboard/endpoints/${id}/test`, {})).status, 302)
-  await waitFor(() => hook.hits, (h) => h.length >= 1)
+  await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 1,
+  )
   t.same(verifies(secret!, hook.hits[0]!), hook.hits[0]!.event)
   const eventId = hook.hits[0]!.event.id
   const events = await developer.get('/dashboard/events')
@@ -36,7 +39,10 @@ t.test('endpoints, events with attempts and resend, alerts: through the dashboar
   )
   t.match(detail.text, /<td>1<\/td><td>[^<]+<\/td><td>200<\/td>/, 'the attempt with its status code')
   t.equal((await developer.post(`/dashboard/events/${eventId}/resend`, {})).status, 302)
-  await waitFor(() => hook.hits, (h) => h.length >= 2)
+  await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 2,
+  )
   t.equal(hook.hits[1]!.headers['webhook-id'], eventId, 'resent with the same webhook-id')
 
   const rotated = await developer.post(`/dashboard/endpoints/${id}/rotate`, {})

@@ -56,11 +56,14 @@ t.test('endpoints: create (secret once), list, get, update, disable, delete; eac
     ['webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.secret_rotated', 'webhook_endpoint.deleted'],
   )
   t.ok(audit.every((a) => a.target_id === id))
-  const [{ details }] = (await app.services.db.sql(`select details from audit_entries where action = 'webhook_endpoint.secret_rotated'`)) as any
+  const [{ details }] = (await app.services.db.sql(
+    `select details from audit_entries where action = 'webhook_endpoint.secret_rotated'`,
+  )) as any
   t.notOk(JSON.stringify(details).includes('whsec_'), 'no secret in the audit log')
 
   t.equal(
-    (await app.call('/v1/webhook-endpoints', { key: c.key, body: { url: 'https://x.example.com', events: ['balance.lo'] } })).body.error.code,
+    (await app.call('/v1/webhook-endpoints', { key: c.key, body: { url: 'https://x.example.com', events: ['balance.lo'] } })).body.error
+      .code,
     'invalid_request',
     'an unknown event type is refused',
   )
@@ -88,48 +91,79 @@ t.test('ping, rotation (both secrets sign for 24 h), filters, job events, resend
 
   const ping = await app.call(`/v1/webhook-endpoints/${a.id}/test`, { method: 'POST', key: c.key })
   t.equal(ping.status, 202)
-  await waitFor(() => all.hits, (h) => h.length >= 1)
+  await waitFor(
+    () => all.hits,
+    (h) => h.length >= 1,
+  )
   t.match(all.hits[0]!.event, { id: ping.body.eventId, type: 'ping', livemode: true, data: { endpointId: a.id } })
   t.same(verifies(a.secret, all.hits[0]!), all.hits[0]!.event)
 
   const rotated = (await app.call(`/v1/webhook-endpoints/${a.id}/rotate-secret`, { method: 'POST', key: c.key })).body.secret as string
   await app.call(`/v1/webhook-endpoints/${a.id}/test`, { method: 'POST', key: c.key })
-  await waitFor(() => all.hits, (h) => h.length >= 2)
+  await waitFor(
+    () => all.hits,
+    (h) => h.length >= 2,
+  )
   const during = all.hits[1]!
   t.equal(String(during.headers['webhook-signature']).split(' ').length, 2, 'two v1 signatures during the overlap')
   t.same(verifies(rotated, during), during.event, 'the new secret verifies')
   t.same(verifies(a.secret, during), during.event, 'the previous secret verifies for 24 h')
   await app.services.db.sql(`update webhook_endpoints set secret_rotated_at = now() - interval '25 hours' where id = ?`, [a.id])
   await app.call(`/v1/webhook-endpoints/${a.id}/test`, { method: 'POST', key: c.key })
-  await waitFor(() => all.hits, (h) => h.length >= 3)
+  await waitFor(
+    () => all.hits,
+    (h) => h.length >= 3,
+  )
   t.equal(verifies(a.secret, all.hits[2]!), 'No matching signature found', 'after 24 h the previous secret no longer verifies')
   t.same(verifies(rotated, all.hits[2]!), all.hits[2]!.event)
 
   const jobId = await finishedJob(app, c.key, 'hello')
-  await waitFor(() => all.hits, (h) => h.some((x) => x.event.type === 'job.completed'))
+  await waitFor(
+    () => all.hits,
+    (h) => h.some((x) => x.event.type === 'job.completed'),
+  )
   const completed = all.hits.find((h) => h.event.type === 'job.completed')!
   t.match(completed.event, { livemode: true, data: { jobId, status: 'succeeded', result: { echo: 'hello' } } })
   t.same(completed.event.data, (await app.call(`/v1/jobs/${jobId}`, { key: c.key })).body, 'data is the Job object')
   await finishedJob(app, c.key, 'fail')
-  await waitFor(() => all.hits, (h) => h.some((x) => x.event.type === 'job.failed'))
+  await waitFor(
+    () => all.hits,
+    (h) => h.some((x) => x.event.type === 'job.failed'),
+  )
   await app.call('/v1/alerts', { method: 'PUT', key: c.key, body: { balanceThresholds: [90] } })
   await finishedJob(app, c.key, 'x') // 100 - 7 - 7 = 86: below 90
-  await waitFor(() => balanceOnly.hits, (h) => h.length >= 1)
-  await waitFor(() => all.hits, (h) => h.some((x) => x.event.type === 'balance.low'))
+  await waitFor(
+    () => balanceOnly.hits,
+    (h) => h.length >= 1,
+  )
+  await waitFor(
+    () => all.hits,
+    (h) => h.some((x) => x.event.type === 'balance.low'),
+  )
   await settle()
-  t.same(balanceOnly.hits.map((h) => h.event.type), ['balance.low'], 'balance.* never receives job.completed, job.failed or ping')
+  t.same(
+    balanceOnly.hits.map((h) => h.event.type),
+    ['balance.low'],
+    'balance.* never receives job.completed, job.failed or ping',
+  )
 
   const resent = await app.call(`/v1/events/${completed.event.id}/resend`, { key: c.key, body: { endpointId: a.id } })
   t.same(resent.body, { id: completed.event.id, deliveries: 1 })
   t.equal(resent.status, 202)
-  await waitFor(() => all.hits, (h) => h.filter((x) => x.event.id === completed.event.id).length >= 2)
+  await waitFor(
+    () => all.hits,
+    (h) => h.filter((x) => x.event.id === completed.event.id).length >= 2,
+  )
   const both = all.hits.filter((x) => x.event.id === completed.event.id)
   t.equal(both.length, 2, 'a second delivery')
   t.equal(both[1]!.headers['webhook-id'], both[0]!.headers['webhook-id'], 'with the same webhook-id')
   t.equal(both[1]!.body, both[0]!.body, 'and the same body')
   const logged = await app.call(`/v1/events/${completed.event.id}`, { key: c.key })
   t.equal(logged.body.deliveries.length, 2)
-  t.same(logged.body.deliveries.map((d: any) => d.status), ['delivered', 'delivered'])
+  t.same(
+    logged.body.deliveries.map((d: any) => d.status),
+    ['delivered', 'delivered'],
+  )
   t.same(all.invalid, [])
   t.same(balanceOnly.invalid, [])
 })
@@ -145,7 +179,13 @@ t.test('a failing endpoint: retried as C8 with the same webhook-id, each attempt
     (r) => r.body.deliveries[0].status !== 'pending',
   )
   t.match(event.body.deliveries, [
-    { endpointId: a.id, status: 'delivered', attempts: 3, lastStatusCode: 200, attemptLog: [{ statusCode: 500 }, { statusCode: 500 }, { statusCode: 200 }] },
+    {
+      endpointId: a.id,
+      status: 'delivered',
+      attempts: 3,
+      lastStatusCode: 200,
+      attemptLog: [{ statusCode: 500 }, { statusCode: 500 }, { statusCode: 200 }],
+    },
   ])
   t.same(new Set(hook.hits.map((h) => h.headers['webhook-id'])), new Set([ping.body.eventId]), 'the same webhook-id on every attempt')
 })
@@ -168,14 +208,25 @@ t.test('test-mode work makes livemode: false events, which live keys never see (
   const testKey = await createKey(app.services.db, c.accountId, { mode: 'test' }, app.services.secrets)
   await finishedJob(app, testKey.key, 'hi')
   await finishedJob(app, c.key, 'hi')
-  await waitFor(() => hook.hits, (h) => h.length >= 2)
+  await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 2,
+  )
   t.same(hook.hits.map((h) => h.event.livemode).sort(), [false, true], 'the endpoint receives both, each saying its mode')
   const test = hook.hits.find((h) => !h.event.livemode)!
   const live = await app.call('/v1/events', { key: c.key })
-  t.same(live.body.events.map((e: any) => e.livemode), [true], 'a live key lists live events only')
+  t.same(
+    live.body.events.map((e: any) => e.livemode),
+    [true],
+    'a live key lists live events only',
+  )
   t.equal((await app.call(`/v1/events/${test.event.id}`, { key: c.key })).status, 404, 'nor finds a test event by id')
   const testList = await app.call('/v1/events', { key: testKey.key })
-  t.same(testList.body.events.map((e: any) => e.id), [test.event.id], 'a test key sees test events only')
+  t.same(
+    testList.body.events.map((e: any) => e.id),
+    [test.event.id],
+    'a test key sees test events only',
+  )
   t.same(hook.invalid, [])
 })
 
@@ -187,7 +238,10 @@ t.test('the log pages newest first with a cursor; maintenance removes events old
   for (let i = 0; i < 5; i++) ids.push((await app.call(`/v1/webhook-endpoints/${a.id}/test`, { method: 'POST', key: c.key })).body.eventId)
   const first = await app.call('/v1/events?limit=3', { key: c.key })
   const second = await app.call(`/v1/events?limit=3&cursor=${first.body.nextCursor}`, { key: c.key })
-  t.same([...first.body.events, ...second.body.events].map((e: any) => e.id), ids.reverse())
+  t.same(
+    [...first.body.events, ...second.body.events].map((e: any) => e.id),
+    ids.reverse(),
+  )
   t.notOk(second.body.nextCursor)
   t.equal((await app.call('/v1/events?limit=0', { key: c.key })).status, 400)
   await app.services.db.sql(`update events set created_at = now() - interval '31 days' where id = any(?)`, [ids.slice(0, 2)])

@@ -8,7 +8,12 @@ interface Tap {
 }
 
 /** Runs `script` and resolves once it prints "ready <what>", with its process and <what>. */
-async function spawnReady(t: Tap, script: string, databaseUrl: string, env: Record<string, string>): Promise<{ child: ChildProcess; ready: string }> {
+async function spawnReady(
+  t: Tap,
+  script: string,
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; ready: string }> {
   const child = spawn(process.execPath, ['--import=tsx', script], {
     env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -22,13 +27,21 @@ async function spawnReady(t: Tap, script: string, databaseUrl: string, env: Reco
 }
 
 /** Resolves once the worker is polling, with its process and the id it registered under. */
-export async function spawnWorker(t: Tap, databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; id: string }> {
+export async function spawnWorker(
+  t: Tap,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; id: string }> {
   const { child, ready } = await spawnReady(t, 'test/helpers/worker-process.ts', databaseUrl, env)
   return { child, id: ready }
 }
 
 /** Resolves once the API listens, with its process and its base URL. */
-export async function spawnApi(t: Tap, databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+export async function spawnApi(
+  t: Tap,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const { child, ready } = await spawnReady(t, 'test/helpers/api-process.ts', databaseUrl, env)
   return { child, url: ready }
 }

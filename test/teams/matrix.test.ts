@@ -104,8 +104,20 @@ async function fixtureAccount() {
   // A row of the account's request log, for the routes that show one.
   const requestId = (await app.call('/v1/usage', { key: customer.key })).headers.get('x-request-id')!
   const endpoint = await createEndpoint(db, app.services.secrets, accountId, { url: 'http://127.0.0.1:9/hook' }, systemActing(new Date()))
-  const eventId = await db.tx((q) => emitEvent(q, { accountId, type: 'ping', livemode: true, data: { endpointId: endpoint.id, message: 'm' } }, new Date()))
-  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, endpointId: endpoint.id, eventId, n }
+  const eventId = await db.tx((q) =>
+    emitEvent(q, { accountId, type: 'ping', livemode: true, data: { endpointId: endpoint.id, message: 'm' } }, new Date()),
+  )
+  return {
+    ...customer,
+    testKeyId: testKey.id,
+    targetKeyId: target.id,
+    memberId,
+    invitationId,
+    requestId,
+    endpointId: endpoint.id,
+    eventId,
+    n,
+  }
 }
 type Fixture = Awaited<ReturnType<typeof fixtureAccount>>
 
@@ -382,7 +394,8 @@ t.test('cross-account: nothing of account A is visible or changeable with B’s 
   }
   for (const path of ['/v1/keys', '/v1/members', '/v1/invitations', '/v1/audit-log', '/v1/sso', '/v1/webhook-endpoints', '/v1/events']) {
     const text = (await app.call(path, { key: bKey.key })).text
-    for (const id of [a.targetKeyId, a.memberId, a.invitationId, a.accountId, a.endpointId, a.eventId]) t.notOk(text.includes(id), `${path} shows nothing of A`)
+    for (const id of [a.targetKeyId, a.memberId, a.invitationId, a.accountId, a.endpointId, a.eventId])
+      t.notOk(text.includes(id), `${path} shows nothing of A`)
   }
   t.same(await snapshot(a.accountId), before, 'A is unchanged')
 })

@@ -42,26 +42,32 @@ function alertsPage(frame: Frame, s: AlertSettings): string {
     'Alerts',
     html`<section class="card">
       <p class="muted">
-        <code>balance.low</code> is sent once when the available credits go below a threshold, in the same transaction as
-        the charge that crossed it; not again until credits come in and <code>balance.recovered</code> is sent.
-        <code>key.budget_threshold</code> is sent once per key, percent and month. Events go to your
-        <a href="/dashboard/endpoints">endpoints</a>.
+        <code>balance.low</code> is sent once when the available credits go below a threshold, in the same transaction as the charge that
+        crossed it; not again until credits come in and <code>balance.recovered</code> is sent. <code>key.budget_threshold</code> is sent
+        once per key, percent and month. Events go to your <a href="/dashboard/endpoints">endpoints</a>.
       </p>
       ${
         write
           ? html`<form method="post" action="/dashboard/alerts">
               ${csrfField(frame.csrf)}
-              <label>Balance thresholds in credits, comma-separated (up to 10)
-                <input name="balanceThresholds" maxlength="200" value="${s.balanceThresholds.join(', ')}" placeholder="500, 100" /></label>
-              <label>Key budget percents, comma-separated (1–100, up to 10)
-                <input name="keyBudgetPercents" maxlength="100" value="${s.keyBudgetPercents.join(', ')}" placeholder="50, 90, 100" /></label>
+              <label
+                >Balance thresholds in credits, comma-separated (up to 10)
+                <input name="balanceThresholds" maxlength="200" value="${s.balanceThresholds.join(', ')}" placeholder="500, 100"
+              /></label>
+              <label
+                >Key budget percents, comma-separated (1–100, up to 10)
+                <input name="keyBudgetPercents" maxlength="100" value="${s.keyBudgetPercents.join(', ')}" placeholder="50, 90, 100"
+              /></label>
               <label><input type="checkbox" name="email" value="1" ${s.email ? html`checked` : ''} /> Email the owners too</label>
               <button class="primary">Save</button>
             </form>`
           : html`<dl>
-              <dt>Balance thresholds</dt><dd>${s.balanceThresholds.join(', ') || 'none'}</dd>
-              <dt>Key budget percents</dt><dd>${s.keyBudgetPercents.join(', ') || 'none'}</dd>
-              <dt>Email</dt><dd>${s.email ? 'yes' : 'no'}</dd>
+              <dt>Balance thresholds</dt>
+              <dd>${s.balanceThresholds.join(', ') || 'none'}</dd>
+              <dt>Key budget percents</dt>
+              <dd>${s.keyBudgetPercents.join(', ') || 'none'}</dd>
+              <dt>Email</dt>
+              <dd>${s.email ? 'yes' : 'no'}</dd>
             </dl>`
       }
     </section>`,

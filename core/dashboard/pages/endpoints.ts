@@ -34,7 +34,10 @@ export function endpointsRoutes(router: Router, { services, allow, acting, frame
   // Rendered in this response, never redirected: the secret is shown once.
   router.post('/dashboard/endpoints', allow('webhooks.write'), async (ctx) => {
     const form = read.form.endpoint(body(ctx))
-    const events = (form.events ?? '').split(',').map((e) => e.trim()).filter(Boolean)
+    const events = (form.events ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)
     const input = checkEndpoint({
       url: form.url.trim(),
       ...(events.length ? { events } : {}),
@@ -79,39 +82,55 @@ function endpointsPage(frame: Frame, d: { endpoints: WebhookEndpoint[]; shown?: 
     frame,
     'Webhook endpoints',
     html`${
-      d.shown
-        ? html`<section class="card" data-testid="endpoint-secret">
-            <h2>${d.shown.rotated ? 'New signing secret' : 'Endpoint registered'}</h2>
-            <p>Copy the secret now: it is not shown again.${d.shown.rotated ? ' The previous one keeps signing beside it for 24 hours.' : ''}</p>
-            <code class="secret">${d.shown.secret}</code>
-          </section>`
-        : ''
-    }
+        d.shown
+          ? html`<section class="card" data-testid="endpoint-secret">
+              <h2>${d.shown.rotated ? 'New signing secret' : 'Endpoint registered'}</h2>
+              <p>
+                Copy the secret now: it is not shown
+                again.${d.shown.rotated ? ' The previous one keeps signing beside it for 24 hours.' : ''}
+              </p>
+              <code class="secret">${d.shown.secret}</code>
+            </section>`
+          : ''
+      }
       <section class="card">
-        <div class="card-head"><h2>Endpoints</h2><div class="muted">at most 16</div></div>
+        <div class="card-head">
+          <h2>Endpoints</h2>
+          <div class="muted">at most 16</div>
+        </div>
         ${
           d.endpoints.length
             ? html`<table>
-                <thead><tr><th>URL</th><th>Events</th><th>Status</th><th>Created</th>${write ? html`<th></th>` : ''}</tr></thead>
+                <thead>
+                  <tr>
+                    <th>URL</th>
+                    <th>Events</th>
+                    <th>Status</th>
+                    <th>Created</th>
+                    ${write ? html`<th></th>` : ''}
+                  </tr>
+                </thead>
                 <tbody>
                   ${d.endpoints.map(
-                    (e) => html`<tr data-endpoint="${e.id}">
-                      <td class="url">${e.url}${e.description ? html`<div class="small muted">${e.description}</div>` : ''}
-                        <div class="small muted"><code>${e.id}</code></div></td>
-                      <td>${e.events ? e.events.join(', ') : 'every type'}</td>
-                      <td><span class="pill ${e.enabled ? 'delivered' : 'skipped'}">${e.enabled ? 'enabled' : 'disabled'}</span></td>
-                      <td>${when(e.createdAt)}</td>
-                      ${
-                        write
-                          ? html`<td class="row">
-                              ${post(e.id, 'test', 'Send test event')}
-                              ${post(e.id, 'rotate', 'Rotate secret', html``, 'warn')}
-                              ${post(e.id, 'enabled', e.enabled ? 'Disable' : 'Enable', html`<input type="hidden" name="enabled" value="${e.enabled ? '0' : '1'}" />`)}
-                              ${post(e.id, 'delete', 'Delete', html``, 'warn')}
-                            </td>`
-                          : ''
-                      }
-                    </tr>`,
+                    (e) =>
+                      html`<tr data-endpoint="${e.id}">
+                        <td class="url">
+                          ${e.url}${e.description ? html`<div class="small muted">${e.description}</div>` : ''}
+                          <div class="small muted"><code>${e.id}</code></div>
+                        </td>
+                        <td>${e.events ? e.events.join(', ') : 'every type'}</td>
+                        <td><span class="pill ${e.enabled ? 'delivered' : 'skipped'}">${e.enabled ? 'enabled' : 'disabled'}</span></td>
+                        <td>${when(e.createdAt)}</td>
+                        ${
+                          write
+                            ? html`<td class="row">
+                                ${post(e.id, 'test', 'Send test event')} ${post(e.id, 'rotate', 'Rotate secret', html``, 'warn')}
+                                ${post(e.id, 'enabled', e.enabled ? 'Disable' : 'Enable', html`<input type="hidden" name="enabled" value="${e.enabled ? '0' : '1'}" />`)}
+                                ${post(e.id, 'delete', 'Delete', html``, 'warn')}
+                              </td>`
+                            : ''
+                        }
+                      </tr>`,
                   )}
                 </tbody>
               </table>`
@@ -125,7 +144,9 @@ function endpointsPage(frame: Frame, d: { endpoints: WebhookEndpoint[]; shown?: 
               <form method="post" action="/dashboard/endpoints">
                 ${csrfField(frame.csrf)}
                 <label>URL (https, public) <input name="url" required maxlength="2048" placeholder="https://example.com/hooks" /></label>
-                <label>Events, comma-separated (empty: every type) <input name="events" maxlength="600" placeholder="balance.*, job.failed" /></label>
+                <label
+                  >Events, comma-separated (empty: every type) <input name="events" maxlength="600" placeholder="balance.*, job.failed"
+                /></label>
                 <label>Description <input name="description" maxlength="500" /></label>
                 <button class="primary">Register</button>
               </form>

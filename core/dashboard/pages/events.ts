@@ -50,18 +50,30 @@ function eventsPage(frame: Frame, events: Listed[]): string {
     frame,
     'Events',
     html`<section class="card">
-      <div class="card-head"><h2>Recent events</h2><div class="muted">latest 50, kept 30 days</div></div>
+      <div class="card-head">
+        <h2>Recent events</h2>
+        <div class="muted">latest 50, kept 30 days</div>
+      </div>
       ${
         events.length
           ? html`<table>
-              <thead><tr><th>When</th><th>Type</th><th>Event</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>When</th>
+                  <th>Type</th>
+                  <th>Event</th>
+                </tr>
+              </thead>
               <tbody>
                 ${events.map(
-                  (e) => html`<tr>
-                    <td>${when(e.createdAt)}</td>
-                    <td>${e.type} ${mode(e.livemode)}</td>
-                    <td><a href="/dashboard/events/${e.id}"><code>${e.id}</code></a></td>
-                  </tr>`,
+                  (e) =>
+                    html`<tr>
+                      <td>${when(e.createdAt)}</td>
+                      <td>${e.type} ${mode(e.livemode)}</td>
+                      <td>
+                        <a href="/dashboard/events/${e.id}"><code>${e.id}</code></a>
+                      </td>
+                    </tr>`,
                 )}
               </tbody>
             </table>`
@@ -76,7 +88,10 @@ function eventPage(frame: Frame, e: Detailed): string {
     frame,
     `Event ${e.type}`,
     html`<section class="card">
-        <div class="card-head"><h2>${e.type} ${mode(e.livemode)}</h2><div class="muted">${when(e.createdAt)}</div></div>
+        <div class="card-head">
+          <h2>${e.type} ${mode(e.livemode)}</h2>
+          <div class="muted">${when(e.createdAt)}</div>
+        </div>
         <p class="small muted">webhook-id <code>${e.id}</code></p>
         <pre>${JSON.stringify(e.data, null, 2)}</pre>
         ${
@@ -90,25 +105,41 @@ function eventPage(frame: Frame, e: Detailed): string {
       <section class="card">
         <h2>Deliveries</h2>
         ${e.deliveries.map(
-          (d) => html`<div class="delivery" data-status="${d.status}">
-            <p>
-              <span class="pill ${d.status}">${d.status}</span> ${d.url ? html`<span class="url">${d.url}</span>` : ''}
-              ${d.reason ? html`<span class="small muted">${d.reason}</span>` : ''}
-              ${d.nextAttemptAt ? html`<span class="small muted">next attempt ${when(d.nextAttemptAt)}</span>` : ''}
-            </p>
-            ${
-              d.attemptLog.length
-                ? html`<table>
-                    <thead><tr><th>Attempt</th><th>When</th><th>Status</th><th>Error</th><th>ms</th></tr></thead>
-                    <tbody>
-                      ${d.attemptLog.map(
-                        (a) => html`<tr><td>${a.attempt}</td><td>${when(a.at)}</td><td>${a.statusCode ?? '–'}</td><td>${a.error ?? ''}</td><td>${a.durationMs}</td></tr>`,
-                      )}
-                    </tbody>
-                  </table>`
-                : ''
-            }
-          </div>`,
+          (d) =>
+            html`<div class="delivery" data-status="${d.status}">
+              <p>
+                <span class="pill ${d.status}">${d.status}</span> ${d.url ? html`<span class="url">${d.url}</span>` : ''}
+                ${d.reason ? html`<span class="small muted">${d.reason}</span>` : ''}
+                ${d.nextAttemptAt ? html`<span class="small muted">next attempt ${when(d.nextAttemptAt)}</span>` : ''}
+              </p>
+              ${
+                d.attemptLog.length
+                  ? html`<table>
+                      <thead>
+                        <tr>
+                          <th>Attempt</th>
+                          <th>When</th>
+                          <th>Status</th>
+                          <th>Error</th>
+                          <th>ms</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        ${d.attemptLog.map(
+                          (a) =>
+                            html`<tr>
+                              <td>${a.attempt}</td>
+                              <td>${when(a.at)}</td>
+                              <td>${a.statusCode ?? '–'}</td>
+                              <td>${a.error ?? ''}</td>
+                              <td>${a.durationMs}</td>
+                            </tr>`,
+                        )}
+                      </tbody>
+                    </table>`
+                  : ''
+              }
+            </div>`,
         )}
       </section>`,
   )
