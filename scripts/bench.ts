@@ -338,8 +338,8 @@ const alertLines: string[] = []
 if (wants('alerts')) {
   const [plain, alerted] = await fundedKeys(2)
   await db.sql(`update accounts set balance_thresholds = '{2000000000, 1000}' where id = ?`, [alerted!.accountId])
-  const ROUNDS = 4
-  const RATE = 100
+  const ROUNDS = 6
+  const RATE = 50
   const sum = { without: { pg: 0, n: 0 }, with: { pg: 0, n: 0 } }
   const keys = [
     ['without', plain!.key],
@@ -359,6 +359,25 @@ if (wants('alerts')) {
   }
   const withoutMs = sum.without.pg / sum.without.n
   const withMs = sum.with.pg / sum.with.n
+  // The trigger alone: the same hold-and-release update pair in one statement loop on each account, PostgreSQL's CPU
+  // read around it (steadier than whole calls on a shared machine).
+  const UPDATES = 20_000
+  const updateCost: Record<string, number> = {}
+  for (const [which, accountId] of [
+    ['without', plain!.accountId],
+    ['with', alerted!.accountId],
+    ['without', plain!.accountId],
+    ['with', alerted!.accountId],
+  ] as const) {
+    const before = pgCpu(postmaster)
+    await db.sql(
+      `do $$ begin for i in 1..${UPDATES / 2} loop
+         update accounts set reserved = reserved + 2 where id = '${accountId}';
+         update accounts set reserved = reserved - 2 where id = '${accountId}';
+       end loop; end $$`,
+    )
+    updateCost[which] = Math.min(updateCost[which] ?? Infinity, (pgDelta(before, pgCpu(postmaster)) * 1000) / UPDATES)
+  }
   const [{ n: events } = { n: 0 }] = await db.sql<{ n: number }>(`select count(*)::int as n from events where account_id = ?`, [
     alerted!.accountId,
   ])
@@ -378,7 +397,7 @@ if (wants('alerts')) {
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
   const alertApi = await startApi(model.baseURL, { CALLBACKS_ALLOW_PRIVATE: 'true' })
   const worker = await startWorkerProcess(model.baseURL, { CALLBACKS_ALLOW_PRIVATE: 'true' })
-  const CROSSINGS = 50
+  const CROSSINGS = 100
   for (let i = 0; i < CROSSINGS; i++) {
     const a = await createAccount(db, { email: `bench-alert-${Date.now()}-${i}@example.test` }, new Date())
     await addCredits(db, a.id, { credits: 10, reason: 'bench' }, new Date())
@@ -404,6 +423,9 @@ if (wants('alerts')) {
     `| balance thresholds [2e9, 1000] | ${withMs.toFixed(3)} | ${sum.with.n} |`,
     `| **with / without** | **${(withMs / withoutMs).toFixed(3)}** | |`,
     '',
+    `- the trigger alone: ${UPDATES.toLocaleString('en-US')} updates of the available credits (a hold taken and released) in one statement loop, best of two: ` +
+      `${updateCost.without!.toFixed(1)} µs PostgreSQL CPU per update without alerts, ${updateCost.with!.toFixed(1)} µs with two thresholds ` +
+      `(+${(updateCost.with! - updateCost.without!).toFixed(1)} µs; a live charge makes one such update that the trigger reads)`,
     `- alert latency, crossing charge (the event's created_at) to the receiver, ${latencies.length} of ${CROSSINGS} sequential crossings through one worker process: ` +
       `p50 **${pct(50)} ms**, p99 **${pct(99)} ms**, max ${latencies.at(-1)} ms`,
   )
