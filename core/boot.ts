@@ -1,5 +1,5 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
-import { jobEventListener } from './events/emit.ts'
+import { jobEventListener } from './jobs/events.ts'
 import { KeyCache } from './accounts/accounts.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'

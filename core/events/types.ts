@@ -1,7 +1,6 @@
 // The events an account receives (C17): each type's `data`, the envelope sent to webhook endpoints and stored in
 // the event log. Published as the OpenAPI document's `webhooks` (core/openapi/webhooks.ts) and components.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { JobView } from '../jobs/view.ts'
 
 const Credits = Type.Integer({ minimum: 0 })
 const BalanceData = Type.Object(
@@ -12,40 +11,18 @@ const BalanceData = Type.Object(
   { additionalProperties: false },
 )
 
-/** Every event type with its `data` schema, a sentence for users, and an example of `data`. */
+/** What the document and the docs say of an event type: its `data` schema, a sentence for users, an example of `data`. */
+export interface EventTypeInfo {
+  data: TSchema
+  summary: string
+  example: unknown
+}
+
+/** The job events: core/jobs records them and publishes their data (the Job object). */
+export const JOB_EVENT_NAMES = ['job.completed', 'job.failed'] as const
+
+/** Every other event type, with its `data` schema, a sentence for users, and an example of `data`. */
 export const EVENT_TYPES = {
-  'job.completed': {
-    data: JobView,
-    summary: 'An async job succeeded; data is the Job object (also POSTed to the call’s own callbackUrl).',
-    example: {
-      jobId: '01890000-0000-7000-8000-000000000001',
-      endpoint: '/v1/parse',
-      status: 'succeeded',
-      createdAt: '2026-01-05T10:00:00.000Z',
-      updatedAt: '2026-01-05T10:00:04.000Z',
-      startedAt: '2026-01-05T10:00:01.000Z',
-      finishedAt: '2026-01-05T10:00:04.000Z',
-      requestId: 'req_01HZX3',
-      livemode: true,
-    },
-  },
-  'job.failed': {
-    data: JobView,
-    summary: 'An async job failed, free; data is the Job object.',
-    example: {
-      jobId: '01890000-0000-7000-8000-000000000001',
-      endpoint: '/v1/parse',
-      status: 'failed',
-      createdAt: '2026-01-05T10:00:00.000Z',
-      updatedAt: '2026-01-05T10:00:04.000Z',
-      startedAt: '2026-01-05T10:00:01.000Z',
-      finishedAt: '2026-01-05T10:00:04.000Z',
-      requestId: 'req_01HZX3',
-      livemode: true,
-      error: 'The model provider failed; nothing was charged.',
-      errorCode: 'inference_failed',
-    },
-  },
   'balance.low': {
     data: BalanceData,
     summary:
@@ -112,20 +89,20 @@ export const EVENT_TYPES = {
     summary: 'POST /v1/webhook-endpoints/{id}/test: sent to that endpoint alone.',
     example: { endpointId: 'we_0c5f0b2a3d9e4f1a', message: 'A test event from the dashboard or the API.' },
   },
-} as const satisfies Record<string, { data: TSchema; summary: string; example: unknown }>
+} as const satisfies Record<string, EventTypeInfo>
 
-export type EventType = keyof typeof EVENT_TYPES
-export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[]
+export type EventType = (typeof JOB_EVENT_NAMES)[number] | keyof typeof EVENT_TYPES
+export const EVENT_TYPE_NAMES: EventType[] = [...JOB_EVENT_NAMES, ...(Object.keys(EVENT_TYPES) as (keyof typeof EVENT_TYPES)[])]
 
-/** The envelope of one type: what an endpoint receives and GET /v1/events/{id} shows (without deliveries). */
-export function eventSchema<T extends EventType>(type: T) {
+/** The envelope of one type with its `data`: what an endpoint receives and GET /v1/events/{id} shows (without deliveries). */
+export function eventSchema(type: EventType, data: TSchema) {
   return Type.Object(
     {
       id: Type.String({ pattern: '^evt_', description: 'the same on every attempt and every resend (= webhook-id): deduplicate on it' }),
       type: Type.Literal(type),
       createdAt: Type.String({ format: 'date-time' }),
       livemode: Type.Boolean({ description: 'false: made by test-mode work (a ksk_test_ key)' }),
-      data: EVENT_TYPES[type].data,
+      data,
     },
     { additionalProperties: false },
   )

@@ -1,6 +1,7 @@
 // The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl (core/webhooks/), and one per event
 // type (C17), POSTed to the account's webhook endpoints (core/events/).
 import { EVENT_TYPES, EVENT_TYPE_NAMES, eventSchema, type EventType } from '../events/types.ts'
+import { JOB_EVENT_TYPES } from '../jobs/events.ts'
 import { ref } from './responses.ts'
 
 /** components.schemas name of an event type's envelope: balance.low → BalanceLowEvent. */
@@ -10,8 +11,11 @@ export const eventSchemaName = (type: EventType) =>
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('') + 'Event'
 
+/** Every event type's data, summary and example: the job events' (core/jobs) and core/events' own. */
+const TYPES = { ...JOB_EVENT_TYPES, ...EVENT_TYPES }
+
 /** The envelope schema of each event type, by its components.schemas name. */
-export const eventSchemas = () => Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [eventSchemaName(t), eventSchema(t)]))
+export const eventSchemas = () => Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [eventSchemaName(t), eventSchema(t, TYPES[t].data)]))
 
 function eventWebhook(type: EventType) {
   return {
@@ -19,7 +23,7 @@ function eventWebhook(type: EventType) {
       operationId: `event_${type.replace(/\W/g, '_')}`,
       summary: type,
       description:
-        EVENT_TYPES[type].summary +
+        TYPES[type].summary +
         ' POSTed to each webhook endpoint subscribed to the type. Verify webhook-signature with a Standard Webhooks library and the endpoint’s whsec_ secret ' +
         '(during the 24 h after a rotation, two v1 signatures: either secret verifies). webhook-id is the event id on every attempt and resend: deduplicate on it.',
       security: [{ webhookSignature: [] }],
@@ -51,7 +55,7 @@ function eventWebhook(type: EventType) {
               type,
               createdAt: '2026-01-05T10:00:04.000Z',
               livemode: true,
-              data: EVENT_TYPES[type].example,
+              data: TYPES[type].example,
             },
           },
         },

@@ -5,7 +5,7 @@ import bodyParser from 'koa-bodyparser'
 import type { Context } from 'koa'
 import { ApiError } from '../errors.ts'
 import { claim, idempotencyKey, type IdempotencyClaim } from '../idempotency/idempotency.ts'
-import { AddressRefused, resolvePublicTarget } from '../net/address-guard.ts'
+import { checkCallbackUrl } from '../webhooks/webhooks.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import { formatErrors } from '../validation.ts'
@@ -110,25 +110,5 @@ export async function readRequest(
     async,
     callbackUrl: callback,
     idempotency: key === undefined ? undefined : claim(key, ctx.method, ctx.path, body),
-  }
-}
-
-/** C8's rule for a URL the service will POST to (a callbackUrl, a webhook endpoint): https and public. */
-export async function checkCallbackUrl(url: string, services: Services, field = 'callbackUrl'): Promise<void> {
-  try {
-    await resolvePublicTarget(new URL(url), {
-      allowPrivate: services.config.callbacksAllowPrivate,
-      resolver: services.resolver,
-      schemes: ['https:'],
-    })
-  } catch (e) {
-    if (!(e instanceof AddressRefused)) throw e
-    // One answer for "does not resolve" and "resolves to a private address", so callers cannot probe internal names.
-    const why = e.reason === 'address' || e.reason === 'unresolvable' ? 'the host is not a reachable public address' : e.message
-    throw new ApiError(
-      'invalid_callback_url',
-      `${field} must be a public https URL: ${why}. (A server run for development can allow private addresses and http with CALLBACKS_ALLOW_PRIVATE=true.)`,
-      [{ path: `/${field}`, message: why }],
-    )
   }
 }

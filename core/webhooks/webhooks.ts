@@ -10,6 +10,7 @@ import { WEBHOOK_SECRET_COLUMNS, type KeyMode } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { JobView, jobView, type CallbackWarning } from '../jobs/view.ts'
+import { AddressRefused, resolvePublicTarget } from '../net/address-guard.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import { SecretUnreadable, type SecretBox } from '../secrets.ts'
 import { UUID } from '../validation.ts'
@@ -78,6 +79,26 @@ export async function callbackWarnings(
         message: `The account's ${caller.mode} webhook signing secret cannot be opened with this server's keys (SECRET_ENCRYPTION_KEY), so the callback will fail; rotate the secret.`,
       },
     ]
+  }
+}
+
+/** C8's rule for a URL the service will POST to (a callbackUrl, a webhook endpoint): https and public. */
+export async function checkCallbackUrl(url: string, services: Services, field = 'callbackUrl'): Promise<void> {
+  try {
+    await resolvePublicTarget(new URL(url), {
+      allowPrivate: services.config.callbacksAllowPrivate,
+      resolver: services.resolver,
+      schemes: ['https:'],
+    })
+  } catch (e) {
+    if (!(e instanceof AddressRefused)) throw e
+    // One answer for "does not resolve" and "resolves to a private address", so callers cannot probe internal names.
+    const why = e.reason === 'address' || e.reason === 'unresolvable' ? 'the host is not a reachable public address' : e.message
+    throw new ApiError(
+      'invalid_callback_url',
+      `${field} must be a public https URL: ${why}. (A server run for development can allow private addresses and http with CALLBACKS_ALLOW_PRIVATE=true.)`,
+      [{ path: `/${field}`, message: why }],
+    )
   }
 }
 

@@ -285,6 +285,51 @@ export type KeyBudgetThresholdEvent = {
         cap: number;
     };
 };
+export type PaymentSucceededEvent = {
+    /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+    id: string;
+    type: "payment.succeeded";
+    createdAt: string;
+    /** false: made by test-mode work (a ksk_test_ key) */
+    livemode: boolean;
+    data: {
+        kind: "pack" | "plan" | "plan_renewal" | "auto_recharge";
+        pack?: string;
+        plan?: string;
+        credits: number;
+        amountCents: number;
+        /** the Stripe Checkout Session, invoice or PaymentIntent */
+        reference: string;
+    };
+};
+export type PaymentFailedEvent = {
+    /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+    id: string;
+    type: "payment.failed";
+    createdAt: string;
+    /** false: made by test-mode work (a ksk_test_ key) */
+    livemode: boolean;
+    data: {
+        kind: "auto_recharge";
+        pack: string;
+        amountCents: number;
+        /** what the card issuer or Stripe said */
+        reason: string;
+    };
+};
+export type AutoRechargeFailedEvent = {
+    /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+    id: string;
+    type: "auto_recharge.failed";
+    createdAt: string;
+    /** false: made by test-mode work (a ksk_test_ key) */
+    livemode: boolean;
+    data: {
+        pack: string;
+        reason: string;
+        autoRechargeDisabled: true;
+    };
+};
 export type PingEvent = {
     /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
     id: string;
@@ -703,7 +748,7 @@ export type WebhookEndpointCreated = {
 export type WebhookEndpointInput = {
     /** https and public (C8), checked at every attempt too */
     url: string;
-    events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping" | ("job.*") | ("balance.*") | ("key.*")> | null;
+    events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null;
     description?: string;
 };
 export type WebhookEndpoint = {
@@ -719,7 +764,7 @@ export type WebhookEndpoint = {
 export type WebhookEndpointPatch = {
     /** https and public (C8), checked at every attempt too */
     url?: string;
-    events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping" | ("job.*") | ("balance.*") | ("key.*")> | null;
+    events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null;
     enabled?: boolean;
     description?: string | null;
 };
@@ -733,7 +778,7 @@ export type PingQueued = {
 export type EventPage = {
     events: Array<{
         id: string;
-        type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping";
+        type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
         createdAt: string;
         livemode: boolean;
         /** the type’s data (see the webhooks of this document) */
@@ -745,7 +790,7 @@ export type EventPage = {
 };
 export type EventWithDeliveries = {
     id: string;
-    type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping";
+    type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
     createdAt: string;
     livemode: boolean;
     /** the type’s data (see the webhooks of this document) */
@@ -2821,7 +2866,7 @@ export type ExportAuditLogQuery = {
 };
 /** GET /v1/events query parameters */
 export type EventsQuery = {
-    type?: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping";
+    type?: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
     /** nextCursor of the previous page */
     cursor?: string;
     /** 1–100, default 20 */
@@ -3161,7 +3206,7 @@ export declare class Client extends BaseClient {
 /** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */
 export type WebhookEvent = WebhookPayload;
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
-export type AccountEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PingEvent;
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent;
 /**
  * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
  * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.

@@ -299,6 +299,54 @@ export type KeyBudgetThresholdEvent = {
   }
 }
 
+export type PaymentSucceededEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "payment.succeeded"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    kind: "pack" | "plan" | "plan_renewal" | "auto_recharge"
+    pack?: string
+    plan?: string
+    credits: number
+    amountCents: number
+    /** the Stripe Checkout Session, invoice or PaymentIntent */
+    reference: string
+  }
+}
+
+export type PaymentFailedEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "payment.failed"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    kind: "auto_recharge"
+    pack: string
+    amountCents: number
+    /** what the card issuer or Stripe said */
+    reason: string
+  }
+}
+
+export type AutoRechargeFailedEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "auto_recharge.failed"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    pack: string
+    reason: string
+    autoRechargeDisabled: true
+  }
+}
+
 export type PingEvent = {
   /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
   id: string
@@ -743,7 +791,7 @@ export type WebhookEndpointCreated = {
 export type WebhookEndpointInput = {
   /** https and public (C8), checked at every attempt too */
   url: string
-  events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping" | ("job.*") | ("balance.*") | ("key.*")> | null
+  events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null
   description?: string
 }
 
@@ -761,7 +809,7 @@ export type WebhookEndpoint = {
 export type WebhookEndpointPatch = {
   /** https and public (C8), checked at every attempt too */
   url?: string
-  events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping" | ("job.*") | ("balance.*") | ("key.*")> | null
+  events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null
   enabled?: boolean
   description?: string | null
 }
@@ -778,7 +826,7 @@ export type PingQueued = {
 export type EventPage = {
   events: Array<{
     id: string
-    type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping"
+    type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
     createdAt: string
     livemode: boolean
     /** the type’s data (see the webhooks of this document) */
@@ -791,7 +839,7 @@ export type EventPage = {
 
 export type EventWithDeliveries = {
   id: string
-  type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping"
+  type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
   createdAt: string
   livemode: boolean
   /** the type’s data (see the webhooks of this document) */
@@ -2955,7 +3003,7 @@ export type ExportAuditLogQuery = {
 
 /** GET /v1/events query parameters */
 export type EventsQuery = {
-  type?: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "ping"
+  type?: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
   /** nextCursor of the previous page */
   cursor?: string
   /** 1–100, default 20 */
@@ -3447,7 +3495,7 @@ export class Client extends BaseClient {
 export type WebhookEvent = WebhookPayload
 
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
-export type AccountEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PingEvent
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent
 
 /**
  * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or

@@ -12,7 +12,7 @@ import {
   updateEndpoint,
   type WebhookEndpoint,
 } from '../../events/endpoints.ts'
-import { checkCallbackUrl } from '../../pipeline/request.ts'
+import { checkCallbackUrl } from '../../webhooks/webhooks.ts'
 import { inputReader } from '../../validation.ts'
 import { when } from '../format.ts'
 import { body, state } from '../guards.ts'
