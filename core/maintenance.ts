@@ -1,15 +1,15 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
 // rows and audit entries past their retention.
-import { renewPlans } from '../accounts/accounts.ts'
-import { pruneAudit } from '../audit/list.ts'
-import { removeExpiredSignIns } from '../dashboard/session.ts'
-import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
-import { pruneRequestLog } from '../requests/list.ts'
-import type { Services } from '../services.ts'
-import { releaseExpiredHolds } from '../wallet/wallet.ts'
-import { recoverDeadWorkers } from './liveness.ts'
-import { failStaleJobs, type StaleJobsReport } from './stale.ts'
+import { renewPlans } from './accounts/accounts.ts'
+import { pruneAudit } from './audit/list.ts'
+import { removeExpiredSignIns } from './dashboard/session.ts'
+import { removeExpiredIdempotencyRecords } from './idempotency/idempotency.ts'
+import { pruneRequestLog } from './requests/list.ts'
+import type { Services } from './services.ts'
+import { releaseExpiredHolds } from './wallet/wallet.ts'
+import { recoverDeadWorkers } from './jobs/liveness.ts'
+import { failStaleJobs, type StaleJobsReport } from './jobs/stale.ts'
 
 export const MAINTENANCE_TASK = 'maintenance'
 
