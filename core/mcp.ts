@@ -26,10 +26,10 @@ import type { Caller } from './accounts/accounts.ts'
 import type { Capability } from './registry.ts'
 import { publicOrigin, type Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
-import { authenticate } from './pipeline/auth.ts'
-import { requireAccess, requireCapability, type AccessGuard } from './pipeline/permissions.ts'
+import { authenticate } from './http/auth.ts'
+import { requireAccess, requireCapability, type AccessGuard } from './http/permissions.ts'
 import { priceRule } from './pipeline/price.ts'
-import { makeBodyReader } from './pipeline/request.ts'
+import { makeBodyReader } from './http/body.ts'
 import type { Services } from './services.ts'
 
 type Dispatch = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void

@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import type { KeyPermission } from '../teams/roles.ts'
+import type { KeyPermission } from '../roles.ts'
 import type { SecretBox } from '../secrets.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
 import { UUID } from '../validation.ts'
@@ -499,7 +499,7 @@ export const REVOCATION_MS = 1000
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; hash: Buffer; until: number; at: number; epoch: number }>()
   private readonly unknown = new Map<string, number>()
-  /** Shared with the operator areas' tokens (pipeline/routing.ts). */
+  /** Shared with the operator areas' tokens (http/routing.ts). */
   readonly failures: FailedAuthentications
   private readonly db: Query
   private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }

@@ -2,7 +2,7 @@
 // the change and its entry commit or roll back together. Every module that changes keys, members, settings or
 // money calls it with the `Acting` of its request; the table itself refuses updates and deletes (migration 0020).
 import type { Query } from '../db/database.ts'
-import type { Role } from '../teams/roles.ts'
+import type { Role } from '../roles.ts'
 
 export const ACTOR_TYPES = ['member', 'key', 'operator', 'system'] as const
 export type ActorType = (typeof ACTOR_TYPES)[number]

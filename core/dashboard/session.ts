@@ -10,7 +10,7 @@ import { createAccount, createKey, KEY_MODES, rotateWebhookSecret } from '../acc
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
-import type { Role } from '../teams/roles.ts'
+import type { Role } from '../roles.ts'
 
 /** The session cookie's name (HttpOnly, SameSite=Lax, path /dashboard). */
 export const SESSION_COOKIE = 'dash_session'

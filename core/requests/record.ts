@@ -8,8 +8,8 @@
 import type { Context, Middleware } from 'koa'
 import type { KeyCache, KeyMode } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
-import { knownCaller } from '../pipeline/auth.ts'
-import type { Metadata } from './metadata.ts'
+import { knownCaller } from '../http/auth.ts'
+import type { Metadata } from '../http/metadata.ts'
 import type { CallState, DryRunState } from './state.ts'
 
 export interface RequestRecord {

@@ -2,7 +2,7 @@
 // pipeline's stages write these, core/requests/record.ts reads them).
 import type { KeyMode } from '../accounts/accounts.ts'
 import type { AccessState } from '../observability/log.ts'
-import type { Metadata } from './metadata.ts'
+import type { Metadata } from '../http/metadata.ts'
 
 /** A dry run: the status it quoted, and the refusal it quoted, if any. */
 export interface DryRunState {

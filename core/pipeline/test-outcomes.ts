@@ -7,8 +7,8 @@ import type { Context } from 'koa'
 import type { KeyMode } from '../accounts/accounts.ts'
 import { ApiError, type ErrorCode } from '../errors.ts'
 import { answerClaimed } from '../idempotency/idempotency.ts'
-import { spendRefusal } from '../pipeline/spend.ts'
-import { rateLimited } from '../pipeline/throttle.ts'
+import { spendRefusal } from './spend.ts'
+import { rateLimited } from './throttle.ts'
 import type { Capability } from '../registry.ts'
 
 /** What the live stage would have known: this input's price and the account's available credits. */

@@ -5,7 +5,7 @@ import type { Context, Middleware } from 'koa'
 import type { Caller, KeyCache } from '../accounts/accounts.ts'
 import type { Acting } from '../audit/audit.ts'
 import { ApiError } from '../errors.ts'
-import { KEY_ROLE, keyMay, type KeyAccess } from '../teams/roles.ts'
+import { KEY_ROLE, keyMay, type KeyAccess } from '../roles.ts'
 import { authenticate } from './auth.ts'
 
 /** A route guard that says what it guards: the role × action tests read `access` off each route's middleware. */

@@ -3,7 +3,7 @@
 import type { Context } from 'koa'
 import type { Caller, KeyCache } from '../accounts/accounts.ts'
 import { ApiError } from '../errors.ts'
-import { readMetadata } from '../requests/metadata.ts'
+import { readMetadata } from './metadata.ts'
 import { secretsEqual } from '../secrets.ts'
 
 /** What an API key looks like (accounts.ts mints them): anything else is not looked up by knownCaller. */
