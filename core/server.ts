@@ -11,7 +11,7 @@ import { migrate, resolveDatabaseUrl } from './db/database.ts'
 import { runMaintenance } from './maintenance.ts'
 import { startWorker } from './worker.ts'
 import { mailToLogWarning } from './mail.ts'
-import { ManifestError } from './registry.ts'
+import { ManifestError } from './run/registry.ts'
 import { startTracing } from './observability/tracing.ts'
 
 const args = new Set(process.argv.slice(2))

@@ -5,7 +5,7 @@ import type { Context } from 'koa'
 import { ApiError } from '../errors.ts'
 import { claim, idempotencyKey, type IdempotencyClaim } from '../idempotency/idempotency.ts'
 import { AddressRefused, resolvePublicTarget } from '../net/address-guard.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { Services } from '../services.ts'
 import { formatErrors } from '../validation.ts'
 

@@ -9,7 +9,7 @@ import { ApiError, type ErrorCode } from '../errors.ts'
 import { answerClaimed } from '../idempotency/idempotency.ts'
 import { spendRefusal } from './spend.ts'
 import { rateLimited } from './throttle.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 
 /** What the live stage would have known: this input's price and the account's available credits. */
 export interface Figures {

@@ -13,7 +13,7 @@ import { createAccount, createKey, addCredits, type Plan } from '../../core/acco
 import { startWorker } from '../../core/worker.ts'
 import { openAIProvider, singleLink, type ModelProvider } from '../../core/models/provider.ts'
 import type { Services } from '../../core/services.ts'
-import { checkManifest, type Capability } from '../../core/registry.ts'
+import { checkManifest, type Capability } from '../../core/run/registry.ts'
 import { defineCapability, type CapabilityManifest } from '../../core/capability.ts'
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Resolver } from '../../core/net/address-guard.ts'

@@ -9,7 +9,7 @@ import { loadConfig } from '../../core/config.ts'
 import { startWorker } from '../../core/worker.ts'
 import { outputCap } from '../../core/models/chunks.ts'
 import { openAIProvider, providerFor } from '../../core/models/provider.ts'
-import { loadCapabilities } from '../../core/registry.ts'
+import { loadCapabilities } from '../../core/run/registry.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
 import { closedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../helpers/fake-openai.ts'
 
