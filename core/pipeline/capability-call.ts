@@ -1,6 +1,7 @@
 // POST /v1/<name>: the stages of C1 in their order. Each stage either passes or throws an ApiError; once a
 // hold is placed, any failure releases it, so a failed call is never charged. A dry run (C3) goes through the
 // same stages 1–4 and reports what stages 5–7 would answer.
+import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
@@ -26,11 +27,19 @@ import { requireProvider } from './provider.ts'
 import { requireCapability, type AccessGuard } from '../http/permissions.ts'
 import { quoteCall, type Quote } from './price.ts'
 import { makeBodyReader } from '../http/body.ts'
+import { strictRouter } from '../http/routing.ts'
 import { dryRunMode, readRequest, type CallRequest, type DryRunMode } from './request.ts'
 import { spendRefusal } from './spend.ts'
 import { throttle } from './throttle.ts'
 
 export const SYNC_HOLD_TTL_SECONDS = 300
+
+/** POST /v1/<name> for every capability the server loaded. */
+export function capabilityRouter(services: Services): Router {
+  const router = strictRouter()
+  for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
+  return router
+}
 
 export function capabilityCall(capability: Capability, services: Services): AccessGuard {
   const readBody = makeBodyReader(services.config.bodyLimitBytes)
