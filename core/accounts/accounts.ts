@@ -11,6 +11,7 @@ import type { SecretBox } from '../secrets.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
 import { UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
+import { CREDIT_USD } from '../wallet/credit.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
 export const PACKS = { first: 500, starter: 2000, growth: 10500, scale: 55000 } as const
@@ -446,7 +447,6 @@ export async function rotateWebhookSecret(
   return { secret, livemode: mode === 'live' }
 }
 
-export const CREDIT_USD = 0.01
 const Credits = (description: string) => Type.Integer({ description })
 
 /**

@@ -1,5 +1,5 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
-import { CREDIT_USD } from '../accounts/accounts.ts'
+import { CREDIT_USD } from '../wallet/credit.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import type { CapabilityContext } from './manifest.ts'
 import { contextConfig } from '../config.ts'
