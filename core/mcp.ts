@@ -23,7 +23,7 @@ import {
   type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Caller } from './accounts/accounts.ts'
+import type { Caller } from './http/caller.ts'
 import type { Capability } from './run/registry.ts'
 import { publicOrigin, type Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'

@@ -7,6 +7,7 @@ import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import type { KeyPermission } from '../roles.ts'
+import type { Caller, KeyMode } from '../http/caller.ts'
 import type { SecretBox } from '../secrets.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
 import { UUID } from '../validation.ts'
@@ -19,9 +20,6 @@ export type Plan = keyof typeof PLANS
 export type Pack = keyof typeof PACKS
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-/** A live key spends credits; a test key (issue 30) is served the capability's example and never spends. */
-export type KeyMode = 'live' | 'test'
-export const KEY_MODES: readonly KeyMode[] = ['live', 'test']
 const keyPrefix = (mode: KeyMode) => `ksk_${mode}_`
 
 export function hashKey(key: string): Buffer {
@@ -470,16 +468,6 @@ export const AccountSummary = Type.Object(
 export async function accountSummary(db: Query, accountId: string): Promise<Static<typeof AccountSummary>> {
   const { id, balance, reserved, available, plan } = await getAccount(db, accountId)
   return { id, balanceCredits: balance, creditUsd: CREDIT_USD, balanceUsd: balance / 100, balance, reserved, available, plan }
-}
-
-export interface Caller {
-  keyId: string
-  accountId: string
-  mode: KeyMode
-  /** The key's scope (C18), read with the key, so checking it costs no query. */
-  permissions: KeyPermission
-  /** The capabilities it may call; null: every one. */
-  capabilities: ReadonlySet<string> | null
 }
 
 /** How long a cached key may be served without news from the revocation listener (C9: revocation within 1 s). */

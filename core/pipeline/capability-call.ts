@@ -3,7 +3,7 @@
 // same stages 1–4 and reports what stages 5–7 would answer.
 import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../http/caller.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'

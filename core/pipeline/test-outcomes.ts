@@ -4,7 +4,7 @@
 // call: the job fails, after its 202). Each error is the one the live stage throws, taken from that stage, with
 // the real figures (this input's price, the credits available), and its message says it was simulated.
 import type { Context } from 'koa'
-import type { KeyMode } from '../accounts/accounts.ts'
+import type { KeyMode } from '../http/caller.ts'
 import { ApiError, type ErrorCode } from '../errors.ts'
 import { answerClaimed } from '../idempotency/idempotency.ts'
 import { spendRefusal } from './spend.ts'

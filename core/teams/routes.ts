@@ -2,7 +2,8 @@
 // permissions "all", which act as an admin: everything but granting, changing or removing the owner role.
 import type Router from '@koa/router'
 import { Type } from '@sinclair/typebox'
-import { callerOf, keyAccess, keyActing } from '../http/permissions.ts'
+import { keyActing } from '../audit/audit.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
 import { jsonBodyReader } from '../http/body.ts'
 import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
