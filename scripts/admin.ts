@@ -2,7 +2,18 @@
 // (quickstart: shell exports, for `eval`).
 import { boot } from '../core/boot.ts'
 import { BootRefusal, loadConfig } from '../core/config.ts'
-import { addCredits, createAccount, createKey, getAccount, revokeKey, rotateWebhookSecret, setPlan, updateKey, type Pack, type Plan } from '../core/accounts/accounts.ts'
+import {
+  addCredits,
+  createAccount,
+  createKey,
+  getAccount,
+  revokeKey,
+  rotateWebhookSecret,
+  setPlan,
+  updateKey,
+  type Pack,
+  type Plan,
+} from '../core/accounts/accounts.ts'
 import type { KeyMode } from '../core/http/caller.ts'
 import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
