@@ -1,6 +1,6 @@
 // The job events (C17): job.completed and job.failed, recorded in the event log in the transaction that ends the job
 // (a test key's job: livemode false), with the Job object as their data, as the published document says.
-import type { KeyMode } from '../accounts/accounts.ts'
+import type { KeyMode } from '../http/caller.ts'
 import { emitEvents } from '../events/emit.ts'
 import type { EventTypeInfo } from '../events/types.ts'
 import type { JobEventName, JobEvents, Services } from '../services.ts'

@@ -2,7 +2,7 @@
 // event filters, job events, resend with the same webhook-id, test-mode events invisible to live keys, retention.
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
-import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 import { verifies, waitFor, webhookReceiver } from '../helpers/webhook-receiver.ts'

@@ -14,7 +14,7 @@ async function spawnReady(
   databaseUrl: string,
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; ready: string }> {
-  const child = spawn(process.execPath, ['--import=tsx', script], {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
