@@ -17,7 +17,7 @@ import { loadCapabilities, type Capability } from './run/registry.ts'
 import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
-import { webhookListener } from './webhooks/webhooks.ts'
+import { webhookListener } from './jobs/callbacks.ts'
 
 export interface Booted {
   services: Services

@@ -1,43 +1,28 @@
-// Signed callbacks (C8). A terminal job event records a delivery in the job's own transaction; a
+// Signed callbacks (C8). A terminal job event records a delivery in the job's own transaction (core/jobs/callbacks.ts); a
 // graphile-worker task makes each attempt, re-checking the address every time, and schedules the next
 // one itself so that the backoff is ours and survives restarts. Delivery never touches the job or money.
 // A live job's deliveries are signed with the account's live secret, a test key's job's with its test secret
 // (never the live one), so a receiver cannot take a test event for a live one.
 import { createHmac } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
-import { ulid } from 'ulid'
 import { WEBHOOK_SECRET_COLUMNS } from '../accounts/accounts.ts'
 import { type KeyMode } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import { JobView, jobView, type CallbackWarning } from '../jobs/view.ts'
+import type { CallbackWarning } from '../jobs/view.ts'
 import { AddressRefused, resolvePublicTarget } from '../net/address-guard.ts'
 import { FetchError, postPublic } from '../net/safe-fetch.ts'
 import { SecretUnreadable, type SecretBox } from '../secrets.ts'
 import { UUID } from '../validation.ts'
-import type { JobEventName, JobEvents, Services } from '../services.ts'
+import type { Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
-
-/** The body POSTed to callbackUrl (C8); published as components.schemas.WebhookPayload. */
-export const WebhookPayload = Type.Object(
-  {
-    deliveryId: Type.String({ description: 'the same on every attempt (= webhook-id): deduplicate on it' }),
-    event: Type.Union([Type.Literal('job.completed'), Type.Literal('job.failed')]),
-    createdAt: Type.String({ format: 'date-time' }),
-    livemode: Type.Boolean({
-      description: "false: a test key's job, signed with the account's test secret (which the live secret does not verify)",
-    }),
-    job: JobView,
-  },
-  { additionalProperties: false },
-)
 
 /**
  * The account's signing secrets as rows (mode, secret, previous, rotated_at) of the accounts row `a`, to join on a
  * job's mode: `cross join ${SECRETS_BY_MODE} where s.mode = j.mode`.
  */
-const SECRETS_BY_MODE = `lateral (values ${Object.entries(WEBHOOK_SECRET_COLUMNS)
+export const SECRETS_BY_MODE = `lateral (values ${Object.entries(WEBHOOK_SECRET_COLUMNS)
   .map(([mode, c]) => `('${mode}', a.${c.secret}, a.${c.previous}, a.${c.rotatedAt})`)
   .join(', ')}) as s (mode, secret, previous, rotated_at)`
 
@@ -46,7 +31,7 @@ const createSecret = (mode: KeyMode) =>
   `Create one in the dashboard (Webhooks), or the operator with: npm run admin -- webhook-secret <accountId>${mode === 'test' ? ' --mode test' : ''}.`
 
 /** Why a delivery of a `mode` job was skipped: the account had no secret of that mode when the job ended. */
-function noSecretReason(mode: KeyMode): string {
+export function noSecretReason(mode: KeyMode): string {
   return `The account had no ${mode} webhook signing secret when the job ended, so nothing was sent. ${createSecret(mode)}`
 }
 
@@ -123,59 +108,6 @@ export function standardWebhookHeaders(id: string, timestamp: number, body: stri
     return 'v1,' + createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
   })
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') }
-}
-
-/** Subscribes to job.completed / job.failed (the seam of core/jobs): a group's deliveries in one read and one insert. */
-export function webhookListener(services: Services): JobEvents {
-  return (events, q) => recordDeliveries(services, q, events)
-}
-
-async function recordDeliveries(services: Services, q: Query, events: { event: JobEventName; jobId: string }[]) {
-  const jobs = await q.sql<{ id: string; account_id: string; callback_url: string; mode: KeyMode; has_secret: boolean }>(
-    `select j.*, s.secret is not null as has_secret from jobs j join accounts a on a.id = j.account_id cross join ${SECRETS_BY_MODE}
-      where j.id = any(?::uuid[]) and j.callback_url is not null and s.mode = j.mode`,
-    [events.map((e) => e.jobId)],
-  )
-  if (!jobs.length) return
-  const byId = new Map(jobs.map((j) => [j.id, j]))
-  const now = services.now()
-  const rows = events.flatMap(({ event, jobId }) => {
-    const job = byId.get(jobId)
-    if (!job) return []
-    const deliveryId = `dlv_${ulid()}`
-    const body: Static<typeof WebhookPayload> = {
-      deliveryId,
-      event,
-      createdAt: now.toISOString(),
-      livemode: job.mode === 'live',
-      job: jobView(job),
-    }
-    const skipped = job.has_secret ? null : noSecretReason(job.mode)
-    return [{ deliveryId, job, event, payload: JSON.stringify(body), status: skipped ? 'skipped' : 'pending', reason: skipped }]
-  })
-  await q.sql(
-    `with d as (
-       insert into webhook_deliveries (id, job_id, account_id, event, url, payload, status, reason, created_at, updated_at)
-       select id, job_id, account_id, event, url, payload, status, reason, ?, ?
-         from unnest(?::text[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-         as v (id, job_id, account_id, event, url, payload, status, reason)
-       returning id, status
-     )
-     select graphile_worker.add_job(?, json_build_object('deliveryId', id, 'attempt', 1), max_attempts => 1) from d where status = 'pending'`,
-    [
-      now,
-      now,
-      rows.map((r) => r.deliveryId),
-      rows.map((r) => r.job.id),
-      rows.map((r) => r.job.account_id),
-      rows.map((r) => r.event),
-      rows.map((r) => r.job.callback_url),
-      rows.map((r) => r.payload),
-      rows.map((r) => r.status),
-      rows.map((r) => r.reason),
-      DELIVER_TASK,
-    ],
-  )
 }
 
 async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Date | null) {
