@@ -29,11 +29,7 @@ t.test('SDK: endpoints, ping, rotation, the log, alerts; verifyWebhook across a 
   )
   const event = await verifyWebhook<AccountEvent>(hit!.body, hit!.headers, [secret, created.secret])
   t.equal(event.type === 'ping' && event.data.endpointId, created.id, 'typed by its type')
-  t.same(
-    await verifyWebhook<AccountEvent>(hit!.body, hit!.headers, created.secret),
-    event,
-    'the previous secret alone, within 24 h',
-  )
+  t.same(await verifyWebhook<AccountEvent>(hit!.body, hit!.headers, created.secret), event, 'the previous secret alone, within 24 h')
   await t.rejects(
     verifyWebhook(hit!.body, hit!.headers as Record<string, string>, ['whsec_' + Buffer.alloc(24).toString('base64')]),
     WebhookVerificationError,
