@@ -221,3 +221,25 @@ t.test('email: true mails each balance alert to the owners and billing members, 
   await new Promise((r) => setTimeout(r, 500))
   t.equal(mails.length, 3, 'email off: the event, no mail')
 })
+
+t.test('ten concurrent purchases back across a threshold: one balance.recovered', async (t) => {
+  const app = await startTestApp(t, { capabilities: [twoCreditCapability], worker: true, config: fast })
+  const c = await app.customer(52)
+  const hook = await webhookReceiver(t, app.contract)
+  await endpoint(app, c.key, hook.url, ['balance.*'])
+  await app.call('/v1/alerts', { method: 'PUT', key: c.key, body: { balanceThresholds: [50] } })
+  t.equal((await charge(app, c.key)).status, 200) // 50: not below
+  t.equal((await charge(app, c.key)).status, 200) // 48: below
+  await Promise.all(Array.from({ length: 10 }, () => app.topUp(c.accountId, 1))) // 49 … 58
+  await waitFor(() => hook.hits, (h) => h.length >= 2)
+  await new Promise((r) => setTimeout(r, 500))
+  t.same(
+    hook.hits.map((h) => [h.event.type, h.event.data.threshold, h.event.data.available]),
+    [
+      ['balance.low', 50, 48],
+      ['balance.recovered', 50, 50],
+    ],
+    'recovered once, by the purchase that reached 50',
+  )
+  await app.expectLedger(t, c.accountId, 58)
+})
