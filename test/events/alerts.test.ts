@@ -231,7 +231,10 @@ t.test('ten concurrent purchases back across a threshold: one balance.recovered'
   t.equal((await charge(app, c.key)).status, 200) // 50: not below
   t.equal((await charge(app, c.key)).status, 200) // 48: below
   await Promise.all(Array.from({ length: 10 }, () => app.topUp(c.accountId, 1))) // 49 … 58
-  await waitFor(() => hook.hits, (h) => h.length >= 2)
+  await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 2,
+  )
   await new Promise((r) => setTimeout(r, 500))
   t.same(
     hook.hits.map((h) => [h.event.type, h.event.data.threshold, h.event.data.available]),
