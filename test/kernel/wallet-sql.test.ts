@@ -5,8 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import t, { type Test } from 'tap'
-import { migrate } from '../../core/db/database.ts'
+import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
+import { migrate, openDatabase } from '../../core/db/database.ts'
 import { applyRepeatables, repeatableSteps } from '../../core/db/repeatable.ts'
+import { capture, monthSpends, reserve } from '../../core/wallet/wallet.ts'
 import { createTestDatabase } from '../helpers/database.ts'
 
 const SQL_DIR = 'core/wallet/sql'
@@ -147,4 +149,37 @@ t.test('a changed file is applied again, alone; a failing one changes nothing', 
   t.match(await src(), /month_spend \+ 1/, 'the function is untouched')
   t.same(await applyRepeatables(client, steps), [target.file], 'the file’s own text back')
   t.notMatch(await src(), /month_spend \+ 1/)
+})
+
+t.test("a key's month spend (the dashboard's figure): its charges in the month, none in the next", async (t) => {
+  const database = await createTestDatabase()
+  const db = await openDatabase(database.url, 2)
+  t.teardown(async () => {
+    await db.close()
+    await database.drop()
+  })
+  const now = new Date('2026-03-31T23:00:00Z')
+  const account = await createAccount(db, { email: 'spend@example.test' }, now)
+  await addCredits(db, account.id, { credits: 100, reason: 'test' }, now)
+  const spender = (await createKey(db, account.id, { name: 'spender' })).id
+  const idle = (await createKey(db, account.id, { name: 'idle' })).id
+  for (const price of [7, 5]) {
+    const held = await reserve(db, {
+      accountId: account.id,
+      keyId: spender,
+      price,
+      endpoint: 'x',
+      requestId: `r${price}`,
+      holdTtlSeconds: 60,
+      now,
+    })
+    if (held.outcome !== 'ok') throw new Error(held.outcome)
+    await capture(db, held, {}, now)
+  }
+  t.same(Object.fromEntries(await monthSpends(db, account.id, now)), { [spender]: 12, [idle]: 0 }, 'charged this month')
+  t.same(
+    Object.fromEntries(await monthSpends(db, account.id, new Date('2026-04-01T00:00:00Z'))),
+    { [spender]: 0, [idle]: 0 },
+    'a new month starts at 0',
+  )
 })
