@@ -1,7 +1,7 @@
 // `npm run eval`: field-level accuracy of every capability, through the real app (HTTP, auth, holds, the
 // capability, the configured model provider). Each capabilities/<name>/eval.ts holds that folder's cases (at
-// least 3; see test/helpers/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
-// test/fixtures/pdf/ as an inline file: `inBothForms`), scored by code: `expected` field by field, and
+// least 3; see devkit/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
+// devkit/fixtures/pdf/ as an inline file: `inBothForms`), scored by code: `expected` field by field, and
 // `checks` (no PII left, labels in the taxonomy, citations resolve, values in range). A new capability adds its
 // own eval.ts; nothing here changes.
 //
@@ -23,7 +23,8 @@
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 // Exit code 1 when a call fails.
 import { createLogger } from '../core/observability/log.ts'
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
@@ -37,10 +38,11 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../core/run/capability-folders.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
-import { type EvalCase } from '../test/helpers/eval-kit.ts'
-import { withDatabase } from '../test/helpers/database.ts'
-import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
+import { type EvalCase } from '../devkit/eval-kit.ts'
+import { withDatabase } from '../devkit/database.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts'
 
 // ---- the cases: one eval.ts per capability folder ------------------------------------------------------------
 
@@ -55,11 +57,11 @@ export interface EvalEntry {
 }
 
 export const EVALS: Record<string, EvalEntry> = {}
-for (const dir of readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })) {
-  const file = new URL(`../capabilities/${dir.name}/eval.ts`, import.meta.url)
-  if (!dir.isDirectory() || !existsSync(file)) continue
+for (const name of capabilityFolders(CAPABILITIES_ROOT)) {
+  const file = pathToFileURL(path.join(CAPABILITIES_ROOT, name, 'eval.ts'))
+  if (!existsSync(file)) continue
   const { evalCases, align, compare } = (await import(file.href)) as { evalCases?: EvalCase[] } & Omit<EvalEntry, 'cases'>
-  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases, align, compare }
+  if (evalCases?.length) EVALS[name] = { cases: evalCases, align, compare }
 }
 
 /** What a ready request sends, for the report: a PDF, an image, a recording, or text. */

@@ -172,7 +172,7 @@ async function main() {
       docs.every((r) => r.status === 200),
       `/docs, /docs/api.md and Swagger UI served from the image (${docs.map((r) => r.status).join(', ')})`,
     )
-    const pdf = readFileSync(path.join(root, 'test/fixtures/pdf/contract-v1.pdf')).toString('base64')
+    const pdf = readFileSync(path.join(root, 'devkit/fixtures/pdf/contract-v1.pdf')).toString('base64')
     const decoded = await paidCall(`${base}/v1/contract`, auth, JSON.stringify({ file: { data: pdf, mimeType: 'application/pdf' } }))
     check(
       decoded.status === 200,

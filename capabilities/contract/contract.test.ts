@@ -1,7 +1,7 @@
 import t from 'tap'
-import { contractA } from '../../test/fixtures/documents.ts'
+import { contractA } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 

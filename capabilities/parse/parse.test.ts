@@ -1,8 +1,8 @@
 import t from 'tap'
-import { invoice1, receipt1 } from '../../test/fixtures/documents.ts'
+import { invoice1, receipt1 } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
-import { groundedOn, quoted, supports } from '../../test/helpers/evidence.ts'
-import { TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { groundedOn, quoted, supports } from '../../devkit/evidence.ts'
+import { TINY_PNG } from '../../devkit/fake-openai.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 10

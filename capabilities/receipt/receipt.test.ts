@@ -1,7 +1,7 @@
 import t, { type Test as Tap } from 'tap'
-import { receipt1, receipt2, receiptFields, type ReceiptData } from '../../test/fixtures/documents.ts'
+import { receipt1, receipt2, receiptFields, type ReceiptData } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 

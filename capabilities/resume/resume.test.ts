@@ -1,13 +1,13 @@
 import t from 'tap'
-import { resume } from '../../test/fixtures/documents.ts'
+import { resume } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 
 const CANDIDATE = resume.name
 
-/** What a well-behaved model answers for test/fixtures resume (dates at the precision the resume gives). */
+/** What a well-behaved model answers for the devkit fixtures resume (dates at the precision the resume gives). */
 const good = () => supported(answer(), resume.toPages(), { experience: ['title', 'company'], education: ['school'] }, GROUNDED)
 const answer = () => ({
   name: CANDIDATE,

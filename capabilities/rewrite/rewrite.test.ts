@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
 import { lengthProblem } from './handler.ts'
 import manifest from './manifest.ts'

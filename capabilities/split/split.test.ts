@@ -1,5 +1,5 @@
 import t from 'tap'
-import { bundle } from '../../test/fixtures/documents.ts'
+import { bundle } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
 import { BLANK, CONTINUES, MAX_LEADING_PAGES, STARTS, modelSplit } from './handler.ts'
 import manifest from './manifest.ts'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { statement } from '../../test/fixtures/documents.ts'
+import { statement } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 

@@ -7,7 +7,7 @@ import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from 
 import { acceptJob } from '../../core/jobs/accept.ts'
 import type { Services } from '../../core/services.ts'
 import { capture, reserve } from '../../core/wallet/wallet.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 import { pgCpu, pgDelta, ppidOf } from './proc.ts'
 
 const N = Number(process.argv[2] ?? 1000)

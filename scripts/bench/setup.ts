@@ -2,7 +2,7 @@
 // embedded one, which `stop()` stops again), and an account with credits and one live key.
 import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl, type Database } from '../../core/db/database.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 
 export interface BenchDatabase {
   url: string

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { capture, inAccountTurn, reserve } from '../../core/wallet/wallet.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 import { pgCpu, pgDelta, ppidOf } from './proc.ts'
 
 const PAIRS = Number(process.argv[2] ?? 2000)

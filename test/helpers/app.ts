@@ -18,8 +18,8 @@ import { defineCapability, type CapabilityManifest } from '../../core/capability
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Resolver } from '../../core/net/address-guard.ts'
 import { PublishedContract } from './contract.ts'
-import { randomInstance, seededRng } from './schema-instance.ts'
-import { createTestDatabase } from './database.ts'
+import { randomInstance, seededRng } from '../../devkit/schema-instance.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 import { createLogger, type Logger } from '../../core/observability/log.ts'
 
 interface Tap {

@@ -14,7 +14,7 @@ import type { CapabilityManifest } from '../../core/capability.ts'
 import type { ModelProvider } from '../../core/models/provider.ts'
 import { checkManifest } from '../../core/registry.ts'
 import { fakeServerProvider, mockProvider, startTestApp, type Reply, type TestApp, type TestAppOptions } from './app.ts'
-import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts'
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../../devkit/fake-openai.ts'
 
 type Tap = Pick<Test, 'teardown' | 'beforeEach'>
 type Assert = Pick<Test, 'equal' | 'same' | 'match'>
@@ -237,7 +237,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
   return cap
 }
 
-export { pdfFile } from './fixture-files.ts'
+export { pdfFile } from '../../devkit/fixture-files.ts'
 
 /** A response body without its `usage`, to compare results of calls charged differently. */
 export function withoutUsage(body: any): any {

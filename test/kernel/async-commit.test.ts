@@ -4,7 +4,7 @@ import t from 'tap'
 import { addCredits, createAccount, createKey, KeyCache } from '../../core/accounts/accounts.ts'
 import { openDatabase } from '../../core/db/database.ts'
 import { capture, reserve } from '../../core/wallet/wallet.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 const database = await createTestDatabase()
 const db = await openDatabase(database.url, 4)

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { REVOCATION_MS, revokeKey } from '../../core/accounts/accounts.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 const echo = testCapability({ name: 'echo', ratePerMinute: 1000 })
 const database = await createTestDatabase()
