@@ -1,5 +1,5 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
-import { KeyCache } from './accounts/accounts.ts'
+import { KeyCache } from './accounts/key-cache.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'

@@ -22,7 +22,7 @@ import {
   type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Caller } from './accounts/accounts.ts'
+import type { Caller } from './accounts/key-cache.ts'
 import type { Capability } from './registry.ts'
 import { publicOrigin, type Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'

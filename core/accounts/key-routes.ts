@@ -10,7 +10,8 @@ import { strictRouter } from '../pipeline/routing.ts'
 import type { Services } from '../services.ts'
 import { KEY_PERMISSIONS, roleMay, type Role } from '../teams/roles.ts'
 import { inputReader } from '../validation.ts'
-import { createKey, KEY_MODES, listKeys, revokeKey, updateKey, type KeyScope } from './accounts.ts'
+import { KEY_MODES } from './accounts.ts'
+import { createKey, listKeys, revokeKey, updateKey, type KeyScope } from './keys.ts'
 
 const Permissions = Type.Union(
   KEY_PERMISSIONS.map((p) => Type.Literal(p)),

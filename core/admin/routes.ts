@@ -5,19 +5,8 @@
 import type Router from '@koa/router'
 import { Type } from '@sinclair/typebox'
 import type { Context } from 'koa'
-import {
-  addCredits,
-  createAccount,
-  createKey,
-  getAccount,
-  KEY_MODES,
-  PACKS,
-  PLANS,
-  revokeKey,
-  rotateWebhookSecret,
-  setPlan,
-  updateKey,
-} from '../accounts/accounts.ts'
+import { addCredits, createAccount, getAccount, KEY_MODES, PACKS, PLANS, rotateWebhookSecret, setPlan } from '../accounts/accounts.ts'
+import { createKey, revokeKey, updateKey } from '../accounts/keys.ts'
 import { audit, operatorActing, type Acting } from '../audit/audit.ts'
 import { listAudit } from '../audit/list.ts'
 import { auditFilter, AuditQuery } from '../audit/routes.ts'

@@ -1,7 +1,7 @@
 // Stage 1 (C9): `Authorization: Bearer ksk_live_…` (or ksk_test_…) (the scheme is case-insensitive, RFC 9110), looked up by
 // its SHA-256. A client whose keys keep failing is refused for a while (429) before any lookup.
 import type { Context } from 'koa'
-import type { Caller, KeyCache } from '../accounts/accounts.ts'
+import type { Caller, KeyCache } from '../accounts/key-cache.ts'
 import { ApiError } from '../errors.ts'
 import { readMetadata } from '../requests/metadata.ts'
 import { secretsEqual } from '../secrets.ts'

@@ -2,7 +2,7 @@
 // hold is placed, any failure releases it, so a failed call is never charged. A dry run (C3) goes through the
 // same stages 1–4 and reports what stages 5–7 would answer.
 import type { Context, Middleware } from 'koa'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../accounts/key-cache.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'

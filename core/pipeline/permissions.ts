@@ -2,7 +2,7 @@
 // refusal is 403 permission_denied naming what was missing, free, and listed in the request log like any refusal.
 // The key's scope comes with the cached key (core/accounts/accounts.ts KeyCache), so the check costs no query.
 import type { Context, Middleware } from 'koa'
-import type { Caller, KeyCache } from '../accounts/accounts.ts'
+import type { Caller, KeyCache } from '../accounts/key-cache.ts'
 import type { Acting } from '../audit/audit.ts'
 import { ApiError } from '../errors.ts'
 import { KEY_ROLE, keyMay, type KeyAccess } from '../teams/roles.ts'

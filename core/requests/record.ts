@@ -6,7 +6,8 @@
 // holds (GET /v1/requests lists the call made just before it); rows of another instance are there within
 // GATHER_MS and a round trip.
 import type { Context, Middleware } from 'koa'
-import type { KeyCache, KeyMode } from '../accounts/accounts.ts'
+import type { KeyMode } from '../accounts/accounts.ts'
+import type { KeyCache } from '../accounts/key-cache.ts'
 import type { Query } from '../db/database.ts'
 import { knownCaller } from '../pipeline/auth.ts'
 import type { Metadata } from './metadata.ts'

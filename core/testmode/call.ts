@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../accounts/key-cache.ts'
 import type { Query } from '../db/database.ts'
 import {
   answerClaimed,

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { createMailer } from '../../core/mail.ts'
 import { launchBrowser } from '../../devkit/browser.ts'
 import { startFakeStripe } from '../../devkit/fake-stripe.ts'

@@ -5,7 +5,7 @@
 import t from 'tap'
 import classify from '../../capabilities/classify/manifest.ts'
 import parse from '../../capabilities/parse/manifest.ts'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { capabilityHarness, type CapabilityHarness } from '../helpers/capability.ts'
 import * as hostile from '../../devkit/fixtures/hostile.ts'
 

@@ -6,7 +6,8 @@
 // the fixtures (a valid form or body per route) are written here, and a route without one fails the test.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
+import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/teams/roles.ts'
 import { createMailer } from '../../core/mail.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
