@@ -69,6 +69,8 @@ export interface CapabilityHarness {
   path: string
   /** The manifest's price in credits. */
   price: number
+  /** The manifest's example request: a valid body. */
+  example: Record<string, unknown>
   /**
    * What the mock text model answers: each model call takes the next answer, the last one repeats. Also
    * empties `prompts`.
@@ -167,6 +169,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
     name: m.name,
     path,
     price: m.price,
+    example: structuredClone(m.example?.request ?? {}) as Record<string, unknown>,
     reply(...list) {
       answers = list.length ? list : [{}]
       prompts.length = 0
