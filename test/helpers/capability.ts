@@ -169,7 +169,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
     name: m.name,
     path,
     price: m.price,
-    example: structuredClone(m.example?.request ?? {}) as Record<string, unknown>,
+    example: structuredClone(m.example?.request ?? {}),
     reply(...list) {
       answers = list.length ? list : [{}]
       prompts.length = 0
