@@ -10,7 +10,7 @@ import { MODEL_ROLES } from './models/provider.ts'
 import { CHUNKINGS } from './models/chunks.ts'
 import { dropUnknownNulls, publishedResultSchema, type JsonSchema } from './run/result.ts'
 import { ajv } from './validation.ts'
-import { capabilityFolders } from './run/capability-folders.ts'
+import { capabilityFolders } from './capability-folders.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 
@@ -36,7 +36,7 @@ const kernelFields = {
   callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
 }
 
-/** The capabilities of the folders under `dir` (see run/capability-folders.ts); throws ManifestError on a bad one. */
+/** The capabilities of the folders under `dir` (see capability-folders.ts); throws ManifestError on a bad one. */
 export async function loadCapabilities(dir: string): Promise<Capability[]> {
   const capabilities: Capability[] = []
   for (const folder of capabilityFolders(dir)) {

@@ -39,7 +39,7 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../core/capability-folders.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
 import { type EvalCase } from '../devkit/eval-kit.ts'
 import { withDatabase } from '../devkit/database.ts'

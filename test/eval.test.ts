@@ -10,7 +10,7 @@ import t from 'tap'
 import { EVALS, formOf, scoreCase } from '../scripts/eval.ts'
 import { inBothForms, lacks, pdf, resolves, within } from '../devkit/eval-kit.ts'
 import { statement } from '../devkit/fixtures/documents.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../core/capability-folders.ts'
 
 t.test('every capability folder has at least 3 eval cases, each scored by code', async (t) => {
   t.ok(capabilityFolders(CAPABILITIES_ROOT).length > 0)

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Migration } from '@mikro-orm/migrations'
 import { migrations as kernelMigrations } from './migrations/index.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../capability-folders.ts'
 
 /** An entry of MikroORM's `migrationsList`. */
 export interface NamedMigration {

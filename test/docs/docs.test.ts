@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import t from 'tap'
 import { startTestApp } from '../helpers/app.ts'
 import { launchBrowser } from '../../devkit/browser.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const app = await startTestApp(t)
 

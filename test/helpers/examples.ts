@@ -1,7 +1,7 @@
 // The capabilities as the tests that run every one of them see them: their manifests, and a request each can be
 // called with in a test.
 import type { CapabilityManifest } from '../../core/capability.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import type { TestApp } from './app.ts'
 import { makeWav, TINY_PNG } from '../../devkit/fake-openai.ts'
 

@@ -2,7 +2,7 @@
 // answer rules JSON Schema cannot state.
 import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 t.test('every capability folder has a README', async (t) => {
   t.ok(capabilityFolders(CAPABILITIES_ROOT).length > 0)

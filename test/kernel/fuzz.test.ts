@@ -5,7 +5,7 @@ import { request } from 'node:http'
 import t from 'tap'
 import type { Capability } from '../../core/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const N = Number(process.env.FUZZ_N ?? 200)
 let seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000)

@@ -10,7 +10,7 @@ import { startWorker } from '../../core/jobs/worker.ts'
 import { outputCap } from '../../core/models/chunks.ts'
 import { openAIProvider, providerFor } from '../../core/models/provider.ts'
 import { loadCapabilities } from '../../core/registry.ts'
-import { CAPABILITIES_ROOT } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
 import { closedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../../devkit/fake-openai.ts'
 

@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Type } from '@sinclair/typebox'
 import { EXPLICIT_NULL } from '../../core/run/result.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const served = testCapability({
   name: 'served',

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import ts from 'typescript'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const TEST = path.join(root, 'test') + path.sep

@@ -5,7 +5,7 @@
 // session and its CSRF token), so it reaches the handler.
 import { METHODS, request } from 'node:http'
 import t from 'tap'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { createMailer } from '../../core/mail.ts'
 import { FORMS, QUERIES } from '../../core/dashboard/inputs.ts'
 import { redeemSignInLink, sendSignInLink } from '../../core/dashboard/session.ts'

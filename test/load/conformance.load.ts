@@ -10,7 +10,7 @@ import t from 'tap'
 import type { ModelProvider } from '../../core/models/provider.ts'
 import { fakeServerProvider, startTestApp } from '../helpers/app.ts'
 import { callToEnd, loadManifests, pool, requestOf } from '../helpers/examples.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 import { seededAnswers } from '../../devkit/schema-instance.ts'
 

@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { stopCoverage, takeCoverage } from 'node:v8'
 import t from 'tap'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { createKey } from '../../core/accounts/keys.ts'
 import type { Capability } from '../../core/registry.ts'
 import { startTestApp } from '../helpers/app.ts'

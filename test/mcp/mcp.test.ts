@@ -8,7 +8,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { MCP_INSTRUCTIONS } from '../../core/mcp.ts'
 import { openAiToolProblems } from '../helpers/openai-tool-schema.ts'
 import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
-import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/run/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
 const classifyAnswer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge is a billing question.' }

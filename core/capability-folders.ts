@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs'
 import path from 'node:path'
 
 /** This checkout's `capabilities/`. */
-export const CAPABILITIES_ROOT = path.resolve(import.meta.dirname, '../../capabilities')
+export const CAPABILITIES_ROOT = path.resolve(import.meta.dirname, '../capabilities')
 
 /** The folder names under `root`, sorted: every subfolder is a capability (the registry refuses a bad one). */
 export function capabilityFolders(root: string): string[] {
