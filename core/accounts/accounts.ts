@@ -6,17 +6,15 @@ import { Type, type Static } from '@sinclair/typebox'
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import type { KeyMode } from '../http/caller.ts'
 import type { SecretBox } from '../secrets.ts'
 import { credit } from '../wallet/wallet.ts'
+import { CREDIT_USD } from '../wallet/credit.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
 export const PACKS = { first: 500, starter: 2000, growth: 10500, scale: 55000 } as const
 export type Plan = keyof typeof PLANS
 export type Pack = keyof typeof PACKS
-
-/** A live key spends credits; a test key (issue 30) is served the capability's example and never spends. */
-export type KeyMode = 'live' | 'test'
-export const KEY_MODES: readonly KeyMode[] = ['live', 'test']
 
 export interface AccountView {
   id: string
@@ -206,7 +204,6 @@ export async function rotateWebhookSecret(
   return { secret, livemode: mode === 'live' }
 }
 
-export const CREDIT_USD = 0.01
 const Credits = (description: string) => Type.Integer({ description })
 
 /**

@@ -3,23 +3,13 @@
 import { hash, timingSafeEqual } from 'node:crypto'
 import pg from 'pg'
 import type { Query } from '../db/database.ts'
-import type { KeyPermission } from '../teams/roles.ts'
+import type { Caller, KeyMode } from '../http/caller.ts'
+import type { KeyPermission } from '../roles.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
-import type { KeyMode } from './accounts.ts'
 
 /** What a key is stored and looked up under: its SHA-256. */
 export function hashKey(key: string): Buffer {
   return hash('sha256', key, 'buffer') // one-shot: no Hash object per request
-}
-
-export interface Caller {
-  keyId: string
-  accountId: string
-  mode: KeyMode
-  /** The key's scope (C18), read with the key, so checking it costs no query. */
-  permissions: KeyPermission
-  /** The capabilities it may call; null: every one. */
-  capabilities: ReadonlySet<string> | null
 }
 
 /** How long a cached key may be served without news from the revocation listener (C9: revocation within 1 s). */
@@ -39,7 +29,7 @@ export const REVOCATION_MS = 1000
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; hash: Buffer; until: number; at: number; epoch: number }>()
   private readonly unknown = new Map<string, number>()
-  /** Shared with the operator areas' tokens (pipeline/routing.ts). */
+  /** Shared with the operator areas' tokens (http/routing.ts). */
   readonly failures: FailedAuthentications
   private readonly db: Query
   private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import type { Context } from 'koa'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import { answerAccepted } from '../jobs/answer.ts'
+import { answerAccepted } from './answer.ts'
 
 /** How long a key's answer is replayed (C5); reserve_call receives it, maintenance removes older records. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24

@@ -1,20 +1,15 @@
 // The skeleton every document extractor shares: resolve the document, read its pages, ask the model with the
 // pages marked, and keep the pages' text to ground the answer's quotes in (core/evidence/). The handler then only
 // says what it asks and what it does with the answer.
-import type { UserContent } from 'ai'
 import { pagedContent, pageTexts } from '../documents/pages.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import { DocumentText } from '../evidence/ground.ts'
 import type { ObjectRequest } from '../models/generate.ts'
+import type { CapabilityContext } from './manifest.ts'
 
 /** What a document's model request says besides the document itself. */
 export type DocumentRequest = Omit<ObjectRequest, 'content'>
 
-/** The part of a handler's context this needs (CapabilityContext has it). */
-interface DocumentReader {
-  documents: { resolve(input: DocumentInput): Promise<ResolvedDocument>; parts(doc: ResolvedDocument): UserContent }
-  ai: { object<T = unknown>(request: ObjectRequest): Promise<T> }
-}
 
 export interface DocumentAnswer<T> {
   answer: T
@@ -30,7 +25,7 @@ export interface DocumentAnswer<T> {
  * may depend on the pages (their count in the instructions or the schema).
  */
 export async function answerDocument<T>(
-  ctx: DocumentReader,
+  ctx: Pick<CapabilityContext, 'documents' | 'ai'>,
   input: DocumentInput,
   request: DocumentRequest | ((pages: readonly string[]) => DocumentRequest),
 ): Promise<DocumentAnswer<T>> {

@@ -3,7 +3,7 @@
 // FUZZ_N=100000 is the long mode (BENCHMARKS.md); FUZZ_SEED replays a run.
 import { request } from 'node:http'
 import t from 'tap'
-import type { Capability } from '../../core/registry.ts'
+import type { Capability } from '../../core/run/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 

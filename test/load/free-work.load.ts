@@ -11,7 +11,7 @@ import { stopCoverage, takeCoverage } from 'node:v8'
 import t from 'tap'
 import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { createKey } from '../../core/accounts/keys.ts'
-import type { Capability } from '../../core/registry.ts'
+import type { Capability } from '../../core/run/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { nestedAnyOf, unterminatedStreams } from '../../devkit/fixtures/hostile.ts'
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
-import type { Caller } from '../accounts/key-cache.ts'
+import type { Caller } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
 import {
   answerClaimed,
@@ -17,17 +17,17 @@ import {
   type ClaimOutcome,
   type IdempotencyClaim,
 } from '../idempotency/idempotency.ts'
-import { answerAccepted } from '../jobs/answer.ts'
+import { answerAccepted } from '../idempotency/answer.ts'
 import { jobError } from '../jobs/run-task.ts'
 import type { JobAccepted } from '../jobs/view.ts'
-import { answerDryRun, type DryRunMoney } from '../pipeline/dry-run.ts'
-import { quoteCall, type Quote } from '../pipeline/price.ts'
-import { dryRunMode, type CallRequest, type DryRunMode } from '../pipeline/request.ts'
-import type { Capability } from '../registry.ts'
+import { answerDryRun, type DryRunMoney } from './dry-run.ts'
+import { quoteCall, type Quote } from './price.ts'
+import { dryRunMode, type CallRequest, type DryRunMode } from './request.ts'
+import type { Capability } from '../run/registry.ts'
 import type { Services } from '../services.ts'
 import { balances } from '../wallet/wallet.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'
-import { requestedOutcome, type Figures } from './outcomes.ts'
+import { requestedOutcome, type Figures } from './test-outcomes.ts'
 
 type Admit = (mode: DryRunMode) => Promise<CallRequest>
 
