@@ -1,15 +1,14 @@
 // The skeleton every document extractor shares: resolve the document, read its pages, ask the model with the
-// pages marked, and keep the pages' text to ground the answer's quotes in (core/evidence/). The handler then only
+// pages marked, and keep the pages' text to ground the answer's quotes in (ground.ts). The handler then only
 // says what it asks and what it does with the answer.
 import { pagedContent, pageTexts } from '../documents/pages.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
-import { DocumentText } from '../evidence/ground.ts'
+import { DocumentText } from './ground.ts'
 import type { ObjectRequest } from '../models/generate.ts'
-import type { CapabilityContext } from './manifest.ts'
+import type { CapabilityContext } from '../run/manifest.ts'
 
 /** What a document's model request says besides the document itself. */
 export type DocumentRequest = Omit<ObjectRequest, 'content'>
-
 
 export interface DocumentAnswer<T> {
   answer: T
