@@ -50,7 +50,11 @@ t.test('the measure counts what it should', async (t) => {
   t.same(longFunctions('a.ts', `class C ${fn('', 1)}\n`.replace('{\n\n}', `{\n${fn('m()', 5)}\n}`), 4), ['a.ts:2 m (5 lines)'])
   t.same(longFunctions('a.ts', `const o = {\n${fn('  h: () =>', 5)},\n}`, 4), ['a.ts:2 h (5 lines)'])
   t.same(longFunctions('a.ts', `t.test('x', ${fn('async () =>', 5)})`, 4), [], 'a callback passed inline is not counted')
-  t.same(longFunctions('a.ts', fn('function outer()', 3).replace('step(0)', fn('function inner()', 5)), 4).length, 2, 'nested declarations too')
+  t.same(
+    longFunctions('a.ts', fn('function outer()', 3).replace('step(0)', fn('function inner()', 5)), 4).length,
+    2,
+    'nested declarations too',
+  )
 })
 
 t.test(`no function of core/, capabilities/ or scripts/ is over ${MAX_LINES} lines`, async (t) => {
