@@ -2,7 +2,7 @@
 // crossing loses nothing: the worker, a separate process, delivers the event, once by webhook-id.
 import t from 'tap'
 import { startTestApp } from '../helpers/app.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 import { twoCreditCapability } from '../helpers/job-capabilities.ts'
 import { spawnApi, spawnWorker } from '../helpers/spawn-worker.ts'
 import { verifies, waitFor, webhookReceiver } from '../helpers/webhook-receiver.ts'

@@ -1,7 +1,7 @@
 // C17 webhook endpoints and the event log: CRUD with audit entries, ping, rotation with two signatures for 24 h,
 // event filters, job events, resend with the same webhook-id, test-mode events invisible to live keys, retention.
 import t from 'tap'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
