@@ -7,6 +7,7 @@ import { accountSummary } from './accounts/accounts.ts'
 import { keysRouter } from './accounts/key-routes.ts'
 import { adminRouter } from './admin/routes.ts'
 import { auditRouter } from './audit/routes.ts'
+import { batchesRouter } from './batches/routes.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
 import { requestSpans } from './observability/tracing.ts'
@@ -105,6 +106,7 @@ export function buildApp(services: Services): Koa {
   app.use(docsRouter().routes())
   const origin = () => publicOrigin(services.config)
   for (const r of [
+    batchesRouter(services),
     usageRouter(services),
     requestsRouter(services),
     keysRouter(services),

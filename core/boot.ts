@@ -17,6 +17,7 @@ import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
+import { batchEndings } from './batches/endings.ts'
 
 export interface Booted {
   services: Services
@@ -71,7 +72,7 @@ export async function boot(
     oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
-  services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
+  services.jobEvents = overrides.jobEvents ?? [webhookListener(services), batchEndings(() => services.now())]
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

@@ -76,6 +76,37 @@ create table audit_entries (
   constraint audit_entries_pkey PRIMARY KEY (id)
 );
 
+create table batches (
+  id uuid not null,
+  account_id uuid not null,
+  key_id uuid not null,
+  mode text not null,
+  endpoint text not null,
+  batch_window text not null,
+  status text not null,
+  total integer not null,
+  succeeded integer not null default 0,
+  failed integer not null default 0,
+  cancelled integer not null default 0,
+  expired integer not null default 0,
+  quoted bigint not null,
+  charged bigint not null default 0,
+  released bigint not null default 0,
+  callback_url text,
+  request_id text not null,
+  idempotency_key text,
+  created_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  completed_at timestamp with time zone,
+  constraint batches_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint batches_batch_window_check CHECK ((batch_window = ANY (ARRAY['now'::text, '24h'::text]))),
+  constraint batches_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
+  constraint batches_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
+  constraint batches_pkey PRIMARY KEY (id),
+  constraint batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'cancelled'::text, 'completed'::text, 'expired'::text]))),
+  constraint batches_total_check CHECK (((total >= 1) AND (total <= 10000)))
+);
+
 create table dashboard_sessions (
   id_hash bytea not null,
   account_id uuid not null,
@@ -165,7 +196,12 @@ create table jobs (
   finished_at timestamp with time zone,
   mode text not null default 'live'::text,
   progress jsonb,
+  batch_id uuid,
+  batch_index integer,
+  custom_id text,
+  dispatched boolean,
   constraint jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint jobs_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES holds(id),
   constraint jobs_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
   constraint jobs_live_hold CHECK (((mode = 'test'::text) OR (hold_id IS NOT NULL))),
@@ -378,6 +414,8 @@ create table workers (
 CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id);
 CREATE INDEX audit_entries_account ON public.audit_entries USING btree (account_id, id DESC);
 CREATE INDEX audit_entries_at ON public.audit_entries USING btree (at);
+CREATE INDEX batches_account_list ON public.batches USING btree (account_id, mode, created_at DESC, id DESC);
+CREATE INDEX batches_open ON public.batches USING btree (account_id) WHERE (status = 'queued'::text);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
 CREATE INDEX dashboard_sessions_member ON public.dashboard_sessions USING btree (member_id);
 CREATE INDEX holds_open ON public.holds USING btree (expires_at) WHERE (state = 'open'::text);
@@ -385,6 +423,10 @@ CREATE INDEX idempotency_records_created ON public.idempotency_records USING btr
 CREATE INDEX invitations_account ON public.invitations USING btree (account_id, created_at DESC);
 CREATE INDEX jobs_account ON public.jobs USING btree (account_id);
 CREATE INDEX jobs_account_list ON public.jobs USING btree (account_id, mode, created_at DESC, id DESC);
+CREATE INDEX jobs_batch_in_flight ON public.jobs USING btree (account_id) WHERE ((batch_id IS NOT NULL) AND dispatched AND (status = ANY (ARRAY['queued'::text, 'running'::text])));
+CREATE UNIQUE INDEX jobs_batch_items ON public.jobs USING btree (batch_id, batch_index) WHERE (batch_id IS NOT NULL);
+CREATE INDEX jobs_batch_pending ON public.jobs USING btree (account_id, created_at, batch_id, batch_index) WHERE ((batch_id IS NOT NULL) AND (status = 'queued'::text) AND (NOT dispatched));
+CREATE INDEX jobs_batch_running ON public.jobs USING btree (batch_id) WHERE ((batch_id IS NOT NULL) AND (status = 'running'::text));
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
 CREATE INDEX members_email ON public.members USING btree (email);
@@ -549,6 +591,51 @@ begin
   delete from job_inputs i where i.job_id = any(v_ended);
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.feed_batch_items(p_share integer, p_total integer, p_task text)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_fed int;
+begin
+  perform pg_advisory_xact_lock(hashtext('feed_batch_items'));
+  -- graphile-worker knows a task once a worker or add_job named it (as add_job does).
+  insert into graphile_worker._private_tasks (identifier) values (p_task) on conflict do nothing;
+  with open_accounts as (
+    select distinct b.account_id from batches b where b.status = 'queued' and b.mode = 'live'
+  ), in_flight as (
+    select a.account_id,
+           (select count(*) from jobs j where j.account_id = a.account_id and j.batch_id is not null and j.dispatched
+               and j.status in ('queued', 'running')) as n
+      from open_accounts a
+  ), candidates as (
+    select f.account_id, f.n, c.id, c.priority, row_number() over (partition by f.account_id order by c.created_at, c.batch_id, c.batch_index) as rn
+      from in_flight f
+      cross join lateral (
+        select j.id, j.created_at, j.batch_id, j.batch_index, case when b.batch_window = 'now' then 0 else 10 end as priority
+          from jobs j join batches b on b.id = j.batch_id
+         where j.account_id = f.account_id and j.batch_id is not null and j.status = 'queued' and not j.dispatched
+         order by j.created_at, j.batch_id, j.batch_index
+         limit greatest(0, p_share - f.n)
+           for update of j skip locked
+      ) c
+  ), chosen as (
+    select id, priority from candidates
+     order by n + rn, account_id
+     limit greatest(0, p_total - (select count(*) from jobs j where j.batch_id is not null and j.dispatched and j.status in ('queued', 'running')))
+  ), marked as (
+    update jobs j set dispatched = true from chosen c where j.id = c.id returning j.id, c.priority
+  )
+  insert into graphile_worker._private_jobs (task_id, payload, max_attempts, priority)
+  select t.id, json_build_object('jobId', m.id::text), 1, m.priority
+    from marked m cross join graphile_worker._private_tasks t where t.identifier = p_task;
+  get diagnostics v_fed = row_count;
+  if v_fed > 0 then
+    perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":' || v_fed || '}');
+  end if;
+  return v_fed;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.key_month_spend(k api_keys, p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE sql
@@ -666,6 +753,34 @@ begin
     perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":' || v_returned || '}');
   end if;
   return v_returned;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.reserve_batch(p_account uuid, p_key uuid, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_amounts bigint[], p_sizes jsonb[], p_accepted text)
+ RETURNS TABLE(outcome text, status integer, body text, available bigint, hold_ids uuid[])
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v record;
+  v_holds uuid[];
+begin
+  select * into v from reserve_call(p_account, p_key, (select sum(a) from unnest(p_amounts) a)::bigint, p_endpoint,
+    p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now, null) r;
+  if v.outcome = 'ok' then
+    delete from holds h where h.id = v.hold_id;
+    with inserted as (
+      insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
+      select p_account, p_key, i.amount, p_endpoint, p_request_id, null, p_now, i.size
+        from unnest(p_amounts, p_sizes) with ordinality as i (amount, size, ord)
+       order by i.ord
+      returning id
+    )
+    select array_agg(id) into v_holds from inserted;
+    if p_idem_key is not null then
+      update idempotency_records r set state = 'done', status = 202, body = p_accepted
+       where r.account_id = p_account and r.key = p_idem_key;
+    end if;
+  end if;
+  return query select v.outcome, v.status, v.body, v.available, v_holds;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)

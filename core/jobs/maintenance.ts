@@ -2,6 +2,7 @@
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
 // rows and audit entries past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
+import { feedBatches } from '../batches/feed.ts'
 import { pruneAudit } from '../audit/list.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
@@ -29,6 +30,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const now = services.now()
   const recovered = await recoverDeadWorkers(services.db, 'maintenance')
   const jobs = await failStaleJobs(services, now)
+  await feedBatches(services) // what the workers' timers would feed, should none be running
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)

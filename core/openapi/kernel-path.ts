@@ -30,9 +30,18 @@ export function kernelOperation(route: KernelRoute) {
         }
       : {}),
     responses: {
+      ...(route.alternative
+        ? { [String(route.alternative.status)]: json(ref(route.alternative.name), route.alternative.description, REQUEST_ID) }
+        : {}),
       [String(route.status ?? 200)]: route.response.csv
         ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
-        : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
+        : route.response.jsonLines
+          ? {
+              description: `${route.response.description} (each line a ${route.response.name}: #/components/schemas/${route.response.name})`,
+              headers: REQUEST_ID,
+              content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+            }
+          : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
       ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
     },
   }

@@ -17,10 +17,15 @@ export interface KernelRoute {
   parameters?: object[]
   /** A JSON body, published under components.schemas[requestBody.name]. */
   requestBody?: { name: string; schema: TSchema | object; example?: unknown }
-  /** The success status when it is not 200 (201 for a creation). */
-  status?: 201
-  /** `csv`: the answer is text/csv (an export), not JSON. */
-  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true }
+  /** The success status when it is not 200 (201 for a creation, 202 for an acceptance). */
+  status?: 201 | 202
+  /**
+   * `csv`: the answer is text/csv (an export), not JSON; `jsonLines`: application/x-ndjson, one `schema` a line
+   * (published under components.schemas[name] all the same).
+   */
+  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true; jsonLines?: true }
+  /** Another success answer of the route (a dry run's 200 beside an acceptance's 202), published like `response`. */
+  alternative?: { status: 200; name: string; schema: TSchema | object; description: string }
   /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
   items?: string
   /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */
@@ -31,5 +36,6 @@ export const TAGS = {
   capabilities: 'The metered endpoints: each call is charged its price on success only',
   jobs: 'Async jobs (C7) of the document capabilities',
   account: 'The wallet of the calling key’s account',
+  batches: 'Thousands of calls of one endpoint in one request, each item charged on its own (C19)',
   team: 'Keys, members, invitations, the audit log and single sign-on (C18): keys with permissions "all" only',
 } as const

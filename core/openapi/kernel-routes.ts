@@ -8,6 +8,7 @@ import { UsageResponse, usageParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
+import { BATCH_ROUTES } from '../batches/openapi.ts'
 
 export const KERNEL_ROUTES: KernelRoute[] = [
   {
@@ -189,5 +190,6 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     response: { name: 'RequestLogEntry', schema: RequestLogEntry, description: 'The request as the log keeps it' },
     errors: [404],
   },
+  ...BATCH_ROUTES,
   ...TEAM_ROUTES,
 ]

@@ -113,7 +113,8 @@ export async function readRequest(
   }
 }
 
-async function checkCallbackUrl(url: string, services: Services): Promise<void> {
+/** A callbackUrl must be a public https address (or any, with CALLBACKS_ALLOW_PRIVATE): 400 invalid_callback_url. */
+export async function checkCallbackUrl(url: string, services: Services): Promise<void> {
   try {
     await resolvePublicTarget(new URL(url), {
       allowPrivate: services.config.callbacksAllowPrivate,
