@@ -1,0 +1,178 @@
+// C19: batches — per-item validation and money, results in item order, cancel, expiry, test keys, idempotency.
+import t from 'tap'
+import { createKey } from '../../core/accounts/accounts.ts'
+import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { jobCapability } from '../helpers/job-capabilities.ts'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function batchEnded(app: TestApp, key: string, batchId: string, ms = 60_000) {
+  for (const end = Date.now() + ms; ; await sleep(100)) {
+    const res = await app.call(`/v1/batches/${batchId}`, { key })
+    if (res.body.completedAt || Date.now() > end) return res.body
+  }
+}
+
+const items = (texts: string[]) => texts.map((text, i) => ({ customId: `item-${i}`, body: { text } }))
+
+t.test('a batch: each item charged its discounted price on success, free on failure, results in item order', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true })
+  const c = await app.customer(100)
+  const res = await app.call('/v1/batches', {
+    key: c.key,
+    body: { endpoint: 'jobdoc', window: '24h', items: items(['a', 'fail', 'sleep:200', 'b']) },
+  })
+  t.equal(res.status, 202, res.text)
+  t.match(res.body, { batchId: /^bat_[0-9a-f]{32}$/, status: 'queued', livemode: true })
+  t.same(res.body.credits, { held: 24 }, '7 less 20 % is 5.6, rounded up to 6, for each of 4 items')
+  t.same(res.body.counts, { total: 4, queued: 4, running: 0, succeeded: 0, failed: 0, cancelled: 0, expired: 0 })
+  t.equal(res.headers.get('location'), `/v1/batches/${res.body.batchId}`)
+  t.equal((await app.ledger(c.accountId)).reserved, 24, 'the whole quote held at acceptance')
+
+  const done = await batchEnded(app, c.key, res.body.batchId)
+  t.equal(done.status, 'completed')
+  t.same(done.counts, { total: 4, queued: 0, running: 0, succeeded: 3, failed: 1, cancelled: 0, expired: 0 })
+  t.same(done.credits, { held: 0, charged: 18 })
+  await app.expectLedger(t, c.accountId, 82)
+
+  const results = await app.call(`/v1/batches/${res.body.batchId}/results`, { key: c.key })
+  t.equal(results.status, 200)
+  t.match(results.headers.get('content-type'), /application\/x-ndjson/)
+  const lines = results.text.trimEnd().split('\n').map((l) => JSON.parse(l))
+  t.same(
+    lines.map((l) => [l.customId, l.status]),
+    [
+      ['item-0', 'succeeded'],
+      ['item-1', 'failed'],
+      ['item-2', 'succeeded'],
+      ['item-3', 'succeeded'],
+    ],
+  )
+  t.match(lines[0].result, { echo: 'a', usage: { credits: 6, livemode: true } }, 'the sync answer, usage included')
+  t.same(lines[1].error, { code: 'inference_failed', message: 'The model provider failed.' })
+
+  const listed = await app.call('/v1/batches', { key: c.key })
+  t.same(
+    listed.body.batches.map((b: { batchId: string }) => b.batchId),
+    [res.body.batchId],
+  )
+  const jobs = await app.call('/v1/jobs', { key: c.key })
+  t.same(jobs.body.jobs, [], 'the items are not listed as jobs of their own')
+})
+
+t.test('validation: one 400 naming each bad item, nothing held', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability] })
+  const c = await app.customer(100)
+  const res = await app.call('/v1/batches', {
+    key: c.key,
+    body: {
+      endpoint: 'jobdoc',
+      items: [
+        { customId: 'ok', body: { text: 'a' } },
+        { customId: 'missing', body: {} },
+        { customId: 'ok', body: { text: 'b' } },
+        { customId: 'async', body: { text: 'c', async: true } },
+      ],
+    },
+  })
+  t.equal(res.status, 400)
+  t.equal(res.body.error.code, 'invalid_request')
+  t.same(
+    res.body.error.details.map((d: { path: string }) => d.path),
+    ['/items/1/body/text', '/items/2/customId', '/items/3/body/async'],
+  )
+  t.same(await app.ledger(c.accountId), { balance: 100, reserved: 0, ledgerSum: 100 })
+  const [n] = await app.services.db.sql(`select count(*)::int as n from batches`)
+  t.equal(n!.n, 0)
+
+  const unknown = await app.call('/v1/batches', { key: c.key, body: { endpoint: 'nope', items: items(['a']) } })
+  t.equal(unknown.status, 400)
+  t.same(unknown.body.error.details, [{ path: '/endpoint', message: 'not an endpoint of this API' }])
+})
+
+t.test('money at acceptance: 402 and the spend cap as a call; the dry run quotes it', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability] })
+  const c = await app.customer(20)
+  const three = { endpoint: 'jobdoc', items: items(['a', 'b', 'c']) }
+  const quote = await app.call('/v1/batches', { key: c.key, body: three, headers: { 'service-dry-run': '1' } })
+  t.equal(quote.status, 200)
+  t.same(quote.body, {
+    dryRun: true,
+    endpoint: '/v1/jobdoc',
+    liveStatus: 402,
+    items: 3,
+    wouldCharge: 0,
+    price: 21,
+    balance: 20,
+    error: { code: 'insufficient_credits', message: quote.body.error.message },
+  })
+  const refused = await app.call('/v1/batches', { key: c.key, body: three })
+  t.equal(refused.status, 402)
+  t.equal(refused.body.error.code, 'insufficient_credits')
+  const cheaper = await app.call('/v1/batches', { key: c.key, body: { ...three, window: '24h' }, headers: { 'service-dry-run': '1' } })
+  t.match(cheaper.body, { liveStatus: 202, wouldCharge: 18, price: 18 })
+  t.same(await app.ledger(c.accountId), { balance: 20, reserved: 0, ledgerSum: 20 }, 'nothing held by a dry run or a refusal')
+
+  const capped = await app.customer(100, { plan: 'team', monthlySpendCap: 10 })
+  const over = await app.call('/v1/batches', { key: capped.key, body: three })
+  t.equal(over.status, 402)
+  t.equal(over.body.error.code, 'spend_cap_reached')
+})
+
+t.test('Idempotency-Key replays the 202; cancel ends the queued items free', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability] }) // no worker: the items stay queued
+  const c = await app.customer(100)
+  const body = { endpoint: 'jobdoc', items: items(['a', 'b', 'c']) }
+  const first = await app.call('/v1/batches', { key: c.key, body, headers: { 'idempotency-key': 'batch-1' } })
+  const again = await app.call('/v1/batches', { key: c.key, body, headers: { 'idempotency-key': 'batch-1' } })
+  t.equal(again.status, 202)
+  t.equal(again.text, first.text, 'the same answer, byte for byte')
+  t.equal(again.headers.get('idempotent-replayed'), 'true')
+  const other = await app.call('/v1/batches', { key: c.key, body: { ...body, window: '24h' }, headers: { 'idempotency-key': 'batch-1' } })
+  t.equal(other.status, 409)
+  t.equal((await app.ledger(c.accountId)).reserved, 21, 'held once')
+
+  const cancelled = await app.call(`/v1/batches/${first.body.batchId}/cancel`, { key: c.key, method: 'POST' })
+  t.equal(cancelled.status, 200)
+  t.equal(cancelled.body.status, 'cancelled')
+  t.same(cancelled.body.counts, { total: 3, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 3, expired: 0 })
+  t.ok(cancelled.body.completedAt)
+  await app.expectLedger(t, c.accountId, 100)
+  const lines = (await app.call(`/v1/batches/${first.body.batchId}/results`, { key: c.key })).text.trimEnd().split('\n').map((l) => JSON.parse(l))
+  t.same(
+    lines.map((l) => l.status),
+    ['cancelled', 'cancelled', 'cancelled'],
+  )
+  const stranger = await app.customer(0)
+  t.equal((await app.call(`/v1/batches/${first.body.batchId}`, { key: stranger.key })).status, 404, 'another account: 404')
+  t.equal((await app.call(`/v1/batches/bat_nope`, { key: c.key })).status, 404)
+})
+
+t.test('items not ended 24 hours after acceptance expire, free', async (t) => {
+  let now = new Date('2026-03-01T10:00:00Z')
+  const app = await startTestApp(t, { capabilities: [jobCapability], now: () => now })
+  const c = await app.customer(100)
+  const res = await app.call('/v1/batches', { key: c.key, body: { endpoint: 'jobdoc', items: items(['a', 'b']) } })
+  now = new Date('2026-03-02T10:00:01Z')
+  await runMaintenance(app.services)
+  const view = (await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).body
+  t.equal(view.status, 'expired')
+  t.same(view.counts, { total: 2, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0, expired: 2 })
+  await app.expectLedger(t, c.accountId, 100)
+})
+
+t.test('a test key: every item answers the example at once, free', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability] })
+  const c = await app.customer(100)
+  const { key } = await createKey(app.services.db, c.accountId, { name: 'sandbox', mode: 'test' })
+  const res = await app.call('/v1/batches', { key, body: { endpoint: 'jobdoc', items: items(['a', 'b']) } })
+  t.equal(res.status, 202)
+  t.match(res.body, { livemode: false, credits: { held: 0 } })
+  const view = (await app.call(`/v1/batches/${res.body.batchId}`, { key })).body
+  t.match(view, { status: 'completed', livemode: false, counts: { succeeded: 2 }, credits: { held: 0, charged: 0 } })
+  const lines = (await app.call(`/v1/batches/${res.body.batchId}/results`, { key })).text.trimEnd().split('\n').map((l) => JSON.parse(l))
+  t.same(lines[0], { customId: 'item-0', status: 'succeeded', result: { ...jobCapability.example.response, usage: { credits: 0, livemode: false } } })
+  await app.expectLedger(t, c.accountId, 100)
+  t.equal((await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).status, 404, 'a live key does not see test batches')
+})
