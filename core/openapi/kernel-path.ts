@@ -37,9 +37,9 @@ export function kernelOperation(route: KernelRoute) {
         ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
         : route.response.jsonLines
           ? {
-              description: `${route.response.description} (each line a ${route.response.name}: #/components/schemas/${route.response.name})`,
+              description: `${route.response.description}, one ${route.response.name} a line`,
               headers: REQUEST_ID,
-              content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+              content: { 'application/x-ndjson': { schema: ref(route.response.name) } }, // the schema of each line
             }
           : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
       ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
