@@ -382,7 +382,8 @@ function batchSettings(env: NodeJS.ProcessEnv): BatchSettings {
     concurrency: int('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY) ?? d.concurrency,
   }
   if (b.discountPercent > 99) throw new BootRefusal('BATCH_DISCOUNT_PERCENT must be 0 to 99')
-  if (b.accountConcurrency < 1 || b.concurrency < 1) throw new BootRefusal('BATCH_ACCOUNT_CONCURRENCY and BATCH_CONCURRENCY must be at least 1')
+  if (b.accountConcurrency < 1 || b.concurrency < 1)
+    throw new BootRefusal('BATCH_ACCOUNT_CONCURRENCY and BATCH_CONCURRENCY must be at least 1')
   return b
 }
 

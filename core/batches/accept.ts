@@ -45,7 +45,10 @@ export function acceptBatchRoute(services: Services) {
         { path: 'header:Service-Dry-Run', message: 'must be 1, true, 0 or false' },
       ])
     const cap = services.capabilities.get(body.endpoint.replace(/^\/v1\//, ''))
-    if (!cap) throw new ApiError('invalid_request', `No endpoint ${body.endpoint}.`, [{ path: '/endpoint', message: 'not an endpoint of this API' }])
+    if (!cap)
+      throw new ApiError('invalid_request', `No endpoint ${body.endpoint}.`, [
+        { path: '/endpoint', message: 'not an endpoint of this API' },
+      ])
     requireCapability(caller, cap.name)
     checkPaused(services.config, cap)
     const live = caller.mode === 'live'
@@ -77,7 +80,15 @@ export function acceptBatchRoute(services: Services) {
     const outcome = await services.db.tx(async (q) => {
       if (!live) {
         // Apart from the live keys' records, as a test key's calls are.
-        const recorded = await testAnswer(q, caller.accountId, idempotency && { ...idempotency, key: `test ${idempotency.key}` }, 202, answer, null, now)
+        const recorded = await testAnswer(
+          q,
+          caller.accountId,
+          idempotency && { ...idempotency, key: `test ${idempotency.key}` },
+          202,
+          answer,
+          null,
+          now,
+        )
         if (recorded.outcome !== 'ok') return recorded
         await writeBatch(q, batch, null)
         return { outcome: 'ok' as const }
@@ -149,14 +160,23 @@ async function priceItems(
         quotes[i] = await quoteCall(cap, input, services, { waitForDecoder: true, reader })
       } catch (e) {
         if (!(e instanceof ApiError) || e.status >= 500 || e.status === 429) throw e
-        problems.push(...(e.details?.length ? e.details : [{ path: '', message: e.message }]).map((d) => ({ path: `/items/${i}/body${d.path}`, message: d.message })))
+        problems.push(
+          ...(e.details?.length ? e.details : [{ path: '', message: e.message }]).map((d) => ({
+            path: `/items/${i}/body${d.path}`,
+            message: d.message,
+          })),
+        )
       }
     }
   }
   await Promise.all(Array.from({ length: Math.min(QUOTE_CONCURRENCY, inputs.length) }, quoteNext))
   if (problems.length) {
     problems.sort((a, b) => itemOf(a.path) - itemOf(b.path))
-    throw new ApiError('invalid_request', `${new Set(problems.map((p) => itemOf(p.path))).size} of ${body.items.length} items are not valid; nothing was held.`, problems)
+    throw new ApiError(
+      'invalid_request',
+      `${new Set(problems.map((p) => itemOf(p.path))).size} of ${body.items.length} items are not valid; nothing was held.`,
+      problems,
+    )
   }
   return body.items.map((item, i) => {
     const quote = quotes[i]!

@@ -10,7 +10,10 @@ export async function cancelBatch(services: Services, caller: Caller, batchId: s
   const batch = await findBatch(services.db, caller, batchId)
   // Marked first, so the batch ends `cancelled` even if its last queued item ends in this very moment.
   await services.db.sql(`update batches set status = 'cancelled' where id = ? and status = 'queued'`, [batch.id])
-  const queued = await services.db.sql<{ id: string }>(`select id from jobs where batch_id = ? and status = 'queued' order by batch_index`, [batch.id])
+  const queued = await services.db.sql<{ id: string }>(
+    `select id from jobs where batch_id = ? and status = 'queued' order by batch_index`,
+    [batch.id],
+  )
   // All at once, so that they are written in groups (core/jobs/end.ts).
   await Promise.all(queued.map(({ id }) => failJob(services, id, CANCELLED, { statuses: ['queued'] })))
   const [row] = await services.db.sql(`select ${BATCH_COLUMNS} from batches b where b.id = ?`, [batch.id])

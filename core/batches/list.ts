@@ -22,7 +22,12 @@ export const BatchesPage = Type.Object(
   { additionalProperties: false },
 )
 
-export const batchesParameters = Object.entries(BatchesQuery.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
+export const batchesParameters = Object.entries(BatchesQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+}))
 
 const readQuery = inputReader(BatchesQuery, 'query')
 
@@ -45,5 +50,7 @@ export async function listBatches(db: Query, caller: Caller, rawQuery: unknown):
   )
   const batches = rows.slice(0, limit).map(batchView)
   const last = rows[limit - 1]
-  return rows.length > limit && last ? { batches, nextCursor: encodeCursor(new Date(last.created_at as string), last.id as string) } : { batches }
+  return rows.length > limit && last
+    ? { batches, nextCursor: encodeCursor(new Date(last.created_at as string), last.id as string) }
+    : { batches }
 }

@@ -51,7 +51,12 @@ export const BATCH_ROUTES: KernelRoute[] = [
     },
     status: 202,
     response: { name: 'BatchAccepted', schema: BatchAccepted, description: 'Accepted: the items are queued and their prices held' },
-    alternative: { status: 200, name: 'BatchQuote', schema: BatchQuote, description: 'Service-Dry-Run: what the batch would hold, nothing held' },
+    alternative: {
+      status: 200,
+      name: 'BatchQuote',
+      schema: BatchQuote,
+      description: 'Service-Dry-Run: what the batch would hold, nothing held',
+    },
     errors: [400, 402, 403, 409, 413, 415],
   },
   {
@@ -63,7 +68,12 @@ export const BATCH_ROUTES: KernelRoute[] = [
     tag: 'batches',
     authenticated: true,
     parameters: batchesParameters,
-    response: { name: 'BatchesPage', schema: BatchesPage, description: 'One page of batches, newest first', example: { batches: [exampleBatch] } },
+    response: {
+      name: 'BatchesPage',
+      schema: BatchesPage,
+      description: 'One page of batches, newest first',
+      example: { batches: [exampleBatch] },
+    },
     errors: [400],
   },
   {

@@ -5,7 +5,8 @@ import { ApiError } from '../errors.ts'
 import { MAX_BATCH_ITEMS } from './limits.ts'
 
 export const BatchWindow = Type.Union([Type.Literal('now'), Type.Literal('24h')], {
-  description: 'now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority',
+  description:
+    'now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority',
 })
 
 /** POST /v1/batches; published as components.schemas.BatchRequest. */
@@ -15,15 +16,24 @@ export const BatchRequest = Type.Object(
     items: Type.Array(
       Type.Object(
         {
-          customId: Type.String({ minLength: 1, maxLength: 64, description: 'yours, unique within the batch; names the item in the results' }),
-          body: Type.Object({}, { additionalProperties: true, description: 'what POST /v1/<endpoint> takes, without async and callbackUrl' }),
+          customId: Type.String({
+            minLength: 1,
+            maxLength: 64,
+            description: 'yours, unique within the batch; names the item in the results',
+          }),
+          body: Type.Object(
+            {},
+            { additionalProperties: true, description: 'what POST /v1/<endpoint> takes, without async and callbackUrl' },
+          ),
         },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: MAX_BATCH_ITEMS },
     ),
     window: Type.Optional(BatchWindow),
-    callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'gets the batch object once, when every item has ended' })),
+    callbackUrl: Type.Optional(
+      Type.String({ format: 'uri', maxLength: 2048, description: 'gets the batch object once, when every item has ended' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -94,7 +104,10 @@ export const BatchQuote = Type.Object(
     endpoint: Type.String({ description: 'the endpoint the items call, e.g. /v1/parse' }),
     liveStatus: Type.Integer({ description: 'the status the batch would answer now (202, or 402 …)' }),
     items: Type.Integer({ minimum: 1 }),
-    wouldCharge: Type.Integer({ minimum: 0, description: 'the sum of the items’ prices after any discount, if every item succeeds (0 when refused, or a test key)' }),
+    wouldCharge: Type.Integer({
+      minimum: 0,
+      description: 'the sum of the items’ prices after any discount, if every item succeeds (0 when refused, or a test key)',
+    }),
     price: Type.Integer({ minimum: 0, description: 'the sum of the items’ prices after any discount: what acceptance would hold' }),
     balance: Type.Integer({ description: 'credits available now (balance minus open holds)' }),
     error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false })),
@@ -114,9 +127,14 @@ export const BatchResultLine = Type.Object(
       Type.Literal('cancelled'),
       Type.Literal('expired'),
     ]),
-    result: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'succeeded: the body the sync call returns, usage included' })),
+    result: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'succeeded: the body the sync call returns, usage included' }),
+    ),
     error: Type.Optional(
-      Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false, description: 'failed, cancelled, expired: why' }),
+      Type.Object(
+        { code: Type.String(), message: Type.String() },
+        { additionalProperties: false, description: 'failed, cancelled, expired: why' },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -186,7 +204,11 @@ export function batchView(row: Row): BatchView {
 export async function findBatch(db: Query, caller: { accountId: string; mode: 'live' | 'test' }, batchId: string): Promise<Row> {
   const id = rowIdOf(batchId)
   const [row] = id
-    ? await db.sql(`select ${BATCH_COLUMNS} from batches b where b.id = ? and b.account_id = ? and b.mode = ?`, [id, caller.accountId, caller.mode])
+    ? await db.sql(`select ${BATCH_COLUMNS} from batches b where b.id = ? and b.account_id = ? and b.mode = ?`, [
+        id,
+        caller.accountId,
+        caller.mode,
+      ])
     : []
   if (!row) throw new ApiError('not_found', 'No such batch.')
   return row

@@ -39,7 +39,10 @@ t.test('a batch: each item charged its discounted price on success, free on fail
   const results = await app.call(`/v1/batches/${res.body.batchId}/results`, { key: c.key })
   t.equal(results.status, 200)
   t.match(results.headers.get('content-type'), /application\/x-ndjson/)
-  const lines = results.text.trimEnd().split('\n').map((l) => JSON.parse(l))
+  const lines = results.text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   t.same(
     lines.map((l) => [l.customId, l.status]),
     [
@@ -139,7 +142,10 @@ t.test('Idempotency-Key replays the 202; cancel ends the queued items free', asy
   t.same(cancelled.body.counts, { total: 3, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 3, expired: 0 })
   t.ok(cancelled.body.completedAt)
   await app.expectLedger(t, c.accountId, 100)
-  const lines = (await app.call(`/v1/batches/${first.body.batchId}/results`, { key: c.key })).text.trimEnd().split('\n').map((l) => JSON.parse(l))
+  const lines = (await app.call(`/v1/batches/${first.body.batchId}/results`, { key: c.key })).text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   t.same(
     lines.map((l) => l.status),
     ['cancelled', 'cancelled', 'cancelled'],
@@ -171,8 +177,15 @@ t.test('a test key: every item answers the example at once, free', async (t) => 
   t.match(res.body, { livemode: false, credits: { held: 0 } })
   const view = (await app.call(`/v1/batches/${res.body.batchId}`, { key })).body
   t.match(view, { status: 'completed', livemode: false, counts: { succeeded: 2 }, credits: { held: 0, charged: 0 } })
-  const lines = (await app.call(`/v1/batches/${res.body.batchId}/results`, { key })).text.trimEnd().split('\n').map((l) => JSON.parse(l))
-  t.same(lines[0], { customId: 'item-0', status: 'succeeded', result: { ...jobCapability.example.response, usage: { credits: 0, livemode: false } } })
+  const lines = (await app.call(`/v1/batches/${res.body.batchId}/results`, { key })).text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  t.same(lines[0], {
+    customId: 'item-0',
+    status: 'succeeded',
+    result: { ...jobCapability.example.response, usage: { credits: 0, livemode: false } },
+  })
   await app.expectLedger(t, c.accountId, 100)
   t.equal((await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).status, 404, 'a live key does not see test batches')
 })
