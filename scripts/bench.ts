@@ -7,7 +7,7 @@
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
-// accept. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
+// accept, batches (scripts/bench/batches.ts). scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability.
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first (`dir?WORKER_PREFETCH=…`
@@ -21,6 +21,7 @@ import { requireCapability } from '../core/pipeline/permissions.ts'
 import { loadCapabilities } from '../core/registry.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../test/helpers/database.ts'
+import { benchBatches } from './bench/batches.ts'
 import { benchJobs } from './bench/jobs.ts'
 import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
@@ -474,6 +475,20 @@ const jobLines = wants('jobs')
     })
   : []
 
+// ---------- batches (scripts/bench/batches.ts) ----------
+const batchLines = wants('batches')
+  ? await benchBatches({
+      db,
+      apiUrl: api.url,
+      api: api.proc,
+      accounts: spread.slice(0, 3),
+      startWorkers: () => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL))),
+      stop,
+      meter,
+      load,
+    })
+  : []
+
 // ---------- 10,000 concurrent calls to a model that answers after 5 s ----------
 const slowLines: string[] = []
 if (wants('slow') && SLOW_CALLS > 0) {
@@ -642,6 +657,9 @@ ${acceptLines.join('\n')}
 
 ## Jobs
 ${jobLines.join('\n')}
+
+## Batches
+${batchLines.join('\n')}
 
 ## ${SLOW_CALLS} concurrent slow calls
 ${slowLines.join('\n')}

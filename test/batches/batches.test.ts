@@ -184,7 +184,7 @@ t.test('a test key: every item answers the example at once, free', async (t) => 
   t.same(lines[0], {
     customId: 'item-0',
     status: 'succeeded',
-    result: { ...jobCapability.example.response, usage: { credits: 0, livemode: false } },
+    result: { ...(jobCapability.example.response as object), usage: { credits: 0, livemode: false } },
   })
   await app.expectLedger(t, c.accountId, 100)
   t.equal((await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).status, 404, 'a live key does not see test batches')
