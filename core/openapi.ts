@@ -24,7 +24,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config, provide
   const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
   for (const route of KERNEL_ROUTES) {
     if (!route.response.csv) schemas[route.response.name] = route.response.schema
-    if (route.alternative) schemas[route.alternative.name] = route.alternative.schema
+    if (route.dryRun) schemas[route.dryRun.name] = route.dryRun.schema
     if (route.requestBody) schemas[route.requestBody.name] = route.requestBody.schema
     paths[route.path] = { ...paths[route.path], [route.method]: kernelOperation(route) }
   }

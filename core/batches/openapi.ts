@@ -37,6 +37,7 @@ export const BATCH_ROUTES: KernelRoute[] = [
       'Service-Dry-Run: 1 answers 200 with the quote. Idempotency-Key replays the 202. A test key’s items answer the endpoint’s example at once, free. Items not ended 24 hours after acceptance end `expired`, free.',
     tag: 'batches',
     authenticated: true,
+    parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }, { $ref: '#/components/parameters/DryRun' }],
     requestBody: {
       name: 'BatchRequest',
       schema: BatchRequest,
@@ -51,8 +52,7 @@ export const BATCH_ROUTES: KernelRoute[] = [
     },
     status: 202,
     response: { name: 'BatchAccepted', schema: BatchAccepted, description: 'Accepted: the items are queued and their prices held' },
-    alternative: {
-      status: 200,
+    dryRun: {
       name: 'BatchQuote',
       schema: BatchQuote,
       description: 'Service-Dry-Run: what the batch would hold, nothing held',

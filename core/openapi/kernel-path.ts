@@ -30,9 +30,7 @@ export function kernelOperation(route: KernelRoute) {
         }
       : {}),
     responses: {
-      ...(route.alternative
-        ? { [String(route.alternative.status)]: json(ref(route.alternative.name), route.alternative.description, REQUEST_ID) }
-        : {}),
+      ...(route.dryRun ? { '200': { ...json(ref(route.dryRun.name), route.dryRun.description, REQUEST_ID), 'x-dry-run': true } } : {}),
       [String(route.status ?? 200)]: route.response.csv
         ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
         : route.response.jsonLines

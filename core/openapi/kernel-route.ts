@@ -24,8 +24,8 @@ export interface KernelRoute {
    * (published under components.schemas[name] all the same).
    */
   response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true; jsonLines?: true }
-  /** Another success answer of the route (a dry run's 200 beside an acceptance's 202), published like `response`. */
-  alternative?: { status: 200; name: string; schema: TSchema | object; description: string }
+  /** The 200 of Service-Dry-Run beside the route's own success (an acceptance's 202), marked `x-dry-run`. */
+  dryRun?: { name: string; schema: TSchema | object; description: string }
   /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
   items?: string
   /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */

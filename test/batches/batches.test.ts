@@ -2,6 +2,7 @@
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { Client } from '../../sdk/dist/index.js'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
@@ -188,4 +189,27 @@ t.test('a test key: every item answers the example at once, free', async (t) => 
   })
   await app.expectLedger(t, c.accountId, 100)
   t.equal((await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).status, 404, 'a live key does not see test batches')
+})
+
+t.test('the SDK: createBatch with its dry-run quote, getBatch, and the results as an async iterator', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true })
+  const c = await app.customer(100)
+  const api = new Client({ apiKey: c.key, baseUrl: app.url, maxRetries: 0 })
+  const input = { endpoint: 'jobdoc', window: '24h' as const, items: items(['one', 'two', 'fail']) }
+  const quote = await api.createBatch(input, { dryRun: true })
+  t.match(quote, { dryRun: true, liveStatus: 202, wouldCharge: 18, items: 3 })
+  const accepted = await api.createBatch(input)
+  t.same(accepted.credits, { held: 18 })
+  let batch = await api.getBatch(accepted.batchId)
+  for (const end = Date.now() + 30_000; !batch.completedAt && Date.now() < end; await sleep(100))
+    batch = await api.getBatch(accepted.batchId)
+  t.same(batch.counts, { total: 3, queued: 0, running: 0, succeeded: 2, failed: 1, cancelled: 0, expired: 0 })
+  const seen: string[] = []
+  for await (const line of api.getBatchResults(accepted.batchId)) seen.push(`${line.customId} ${line.status}`)
+  t.same(seen, ['item-0 succeeded', 'item-1 succeeded', 'item-2 failed'])
+  t.same(
+    (await api.batches()).batches.map((b) => b.batchId),
+    [accepted.batchId],
+  )
+  await app.expectLedger(t, c.accountId, 88)
 })
