@@ -1,6 +1,5 @@
 // GET /v1/batches: the account's batches of the calling key's mode, newest first, with a cursor.
 import { Type, type Static } from '@sinclair/typebox'
-import type { Caller } from '../accounts/accounts.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { inputReader } from '../validation.ts'
@@ -39,7 +38,11 @@ function decodeCursor(cursor: string): [Date, string] {
   return [new Date(m[1]!), m[2]!]
 }
 
-export async function listBatches(db: Query, caller: Caller, rawQuery: unknown): Promise<Static<typeof BatchesPage>> {
+export async function listBatches(
+  db: Query,
+  caller: { accountId: string; mode: 'live' | 'test' },
+  rawQuery: unknown,
+): Promise<Static<typeof BatchesPage>> {
   const q = readQuery({ ...(rawQuery as object) })
   const limit = q.limit ?? 20
   const after = q.cursor ? decodeCursor(q.cursor) : null

@@ -10,6 +10,7 @@ import { errorPages } from './error-page.ts'
 import { formGuard, open } from './guards.ts'
 import { dashboardKit } from './kit.ts'
 import { auditRoutes } from './pages/audit.ts'
+import { batchesRoutes } from './pages/batches.ts'
 import { billingRoutes } from './pages/billing.ts'
 import { invitationRoutes } from './pages/invitation.ts'
 import { keysRoutes } from './pages/keys.ts'
@@ -30,6 +31,7 @@ const PAGES = [
   overviewRoutes,
   keysRoutes,
   requestsRoutes,
+  batchesRoutes,
   webhooksRoutes,
   usageRoutes,
   billingRoutes,

@@ -5,6 +5,7 @@ import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { Client } from '../../sdk/dist/index.js'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
+import { signedInMember } from '../helpers/teams.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -212,4 +213,33 @@ t.test('the SDK: createBatch with its dry-run quote, getBatch, and the results a
     [accepted.batchId],
   )
   await app.expectLedger(t, c.accountId, 88)
+})
+
+t.test('the dashboard’s Batches page: progress, counts, credits and the download of the results', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability] }) // no worker: one batch stays queued
+  const c = await app.customer(100)
+  const done = await app.call('/v1/batches', { key: c.key, body: { endpoint: 'jobdoc', items: items(['a', 'b']) } })
+  await app.call(`/v1/batches/${done.body.batchId}/cancel`, { key: c.key, method: 'POST' })
+  const waiting = await app.call('/v1/batches', { key: c.key, body: { endpoint: 'jobdoc', window: '24h', items: items(['c', 'd', 'e']) } })
+  const viewer = await signedInMember(app, c.accountId, 'viewer')
+  const list = await viewer.get('/dashboard/batches')
+  t.equal(list.status, 200)
+  t.match(list.text, 'href="/dashboard/batches"', 'in the navigation')
+  const row = (id: string) => new RegExp(`data-batch-id="${id}"[\\s\\S]*?</tr>`).exec(list.text)?.[0] ?? ''
+  t.match(row(waiting.body.batchId), /queued[\s\S]*0 of 3 ended[\s\S]*18 \/ 0/, 'queued, nothing ended, 18 credits held')
+  t.match(row(done.body.batchId), /cancelled[\s\S]*2 of 2 ended/)
+  const download = await viewer.get(`/dashboard/batches/${done.body.batchId}/results`)
+  t.equal(download.status, 200)
+  t.match(download.headers.get('content-disposition'), /attachment/)
+  t.same(
+    download.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).customId),
+    ['item-0', 'item-1'],
+  )
+  const stranger = await app.customer(0)
+  const outsider = await signedInMember(app, stranger.accountId, 'owner')
+  t.equal((await outsider.get(`/dashboard/batches/${done.body.batchId}/results`)).status, 404, 'another account’s batch')
+  t.notMatch((await outsider.get('/dashboard/batches')).text, done.body.batchId)
 })
