@@ -17,6 +17,7 @@ import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
+import { recordBatchCallbacks } from './batches/callback.ts'
 import { batchEndings } from './batches/endings.ts'
 
 export interface Booted {
@@ -72,7 +73,10 @@ export async function boot(
     oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
-  services.jobEvents = overrides.jobEvents ?? [webhookListener(services), batchEndings(() => services.now())]
+  services.jobEvents = overrides.jobEvents ?? [
+    webhookListener(services),
+    batchEndings(() => services.now(), [(ids, q) => recordBatchCallbacks(q, services.now(), ids)]),
+  ]
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

@@ -372,7 +372,7 @@ create table webhook_attempts (
 
 create table webhook_deliveries (
   id text not null,
-  job_id uuid not null,
+  job_id uuid,
   account_id uuid not null,
   event text not null,
   url text not null,
@@ -382,8 +382,11 @@ create table webhook_deliveries (
   created_at timestamp with time zone not null default now(),
   updated_at timestamp with time zone not null default now(),
   reason text,
+  batch_id uuid,
   constraint webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint webhook_deliveries_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint webhook_deliveries_job_id_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON DELETE CASCADE,
+  constraint webhook_deliveries_one_subject CHECK (((job_id IS NULL) <> (batch_id IS NULL))),
   constraint webhook_deliveries_pkey PRIMARY KEY (id),
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
 );
@@ -442,6 +445,7 @@ CREATE INDEX request_log_request_id ON public.request_log USING btree (account_i
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
+CREATE INDEX webhook_deliveries_batch ON public.webhook_deliveries USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
 CREATE INDEX worker_recoveries_at ON public.worker_recoveries USING btree (recovered_at);
 

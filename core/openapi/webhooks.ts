@@ -1,4 +1,5 @@
-// The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl (core/webhooks/).
+// The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl, and batchCompleted, to a batch's
+// (core/webhooks/).
 import { ref } from './responses.ts'
 
 export function webhooks() {
@@ -48,11 +49,39 @@ export function webhooks() {
           { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: '= webhook-id', schema: { type: 'string' } },
         ],
         requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
-        responses: {
-          '200': { description: 'Any 2xx acknowledges the delivery' },
-          default: { description: 'Anything but 2xx (redirects included) is a failed attempt, retried up to 5 times' },
-        },
+        responses: ACKNOWLEDGED,
+      },
+    },
+    batchCompleted: {
+      post: {
+        operationId: 'batchCompleted',
+        summary: 'Every item of a batch has ended',
+        description:
+          'POSTed once to a batch’s callbackUrl when its last item has ended (succeeded, failed, cancelled or expired), with the batch object. ' +
+          'Signed, verified and retried as jobFinished is (the secret of the batch’s key mode); X-Service-Event is `batch.completed` and there is no X-Service-Job-Id.',
+        security: [{ webhookSignature: [] }],
+        parameters: [
+          { name: 'webhook-id', in: 'header', required: true, description: '= body deliveryId', schema: { type: 'string' } },
+          { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+          { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' } },
+          { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', enum: ['batch.completed'] } },
+          {
+            name: 'X-Service-Request-Id',
+            in: 'header',
+            required: true,
+            description: 'the requestId of the batch’s acceptance',
+            schema: { type: 'string' },
+          },
+          { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: '= webhook-id', schema: { type: 'string' } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('BatchWebhookPayload') } } },
+        responses: ACKNOWLEDGED,
       },
     },
   }
+}
+
+const ACKNOWLEDGED = {
+  '200': { description: 'Any 2xx acknowledges the delivery' },
+  default: { description: 'Anything but 2xx (redirects included) is a failed attempt, retried up to 5 times' },
 }

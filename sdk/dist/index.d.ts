@@ -140,6 +140,44 @@ export type WebhookPayload = {
         errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded" | "cancelled";
     };
 };
+export type BatchWebhookPayload = {
+    /** the same on every attempt (= webhook-id): deduplicate on it */
+    deliveryId: string;
+    event: "batch.completed";
+    createdAt: string;
+    livemode: boolean;
+    batch: {
+        batchId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+        window: "now" | "24h";
+        status: "queued" | "running" | "completed" | "cancelled" | "expired";
+        /** items by state; queued + running + the four endings = total */
+        counts: {
+            total: number;
+            queued: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+            expired: number;
+        };
+        credits: {
+            /** still held for the items not ended */
+            held: number;
+            /** charged for the items that succeeded */
+            charged: number;
+        };
+        requestId: string;
+        livemode: boolean;
+        createdAt: string;
+        /** when the last item ended */
+        completedAt?: string;
+        /** items not ended by then end expired, free */
+        expiresAt: string;
+    };
+};
 export type JobsPage = {
     jobs: Array<{
         jobId: string;

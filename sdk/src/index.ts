@@ -149,6 +149,45 @@ export type WebhookPayload = {
   }
 }
 
+export type BatchWebhookPayload = {
+  /** the same on every attempt (= webhook-id): deduplicate on it */
+  deliveryId: string
+  event: "batch.completed"
+  createdAt: string
+  livemode: boolean
+  batch: {
+    batchId: string
+    /** e.g. /v1/parse */
+    endpoint: string
+    /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+    window: "now" | "24h"
+    status: "queued" | "running" | "completed" | "cancelled" | "expired"
+    /** items by state; queued + running + the four endings = total */
+    counts: {
+      total: number
+      queued: number
+      running: number
+      succeeded: number
+      failed: number
+      cancelled: number
+      expired: number
+    }
+    credits: {
+      /** still held for the items not ended */
+      held: number
+      /** charged for the items that succeeded */
+      charged: number
+    }
+    requestId: string
+    livemode: boolean
+    createdAt: string
+    /** when the last item ended */
+    completedAt?: string
+    /** items not ended by then end expired, free */
+    expiresAt: string
+  }
+}
+
 export type JobsPage = {
   jobs: Array<{
     jobId: string

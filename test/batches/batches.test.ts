@@ -1,6 +1,10 @@
 // C19: batches — per-item validation and money, results in item order, cancel, expiry, test keys, idempotency.
+import { createHmac } from 'node:crypto'
+import { once } from 'node:events'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { Client } from '../../sdk/dist/index.js'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
@@ -242,4 +246,38 @@ t.test('the dashboard’s Batches page: progress, counts, credits and the downlo
   const outsider = await signedInMember(app, stranger.accountId, 'owner')
   t.equal((await outsider.get(`/dashboard/batches/${done.body.batchId}/results`)).status, 404, 'another account’s batch')
   t.notMatch((await outsider.get('/dashboard/batches')).text, done.body.batchId)
+})
+
+t.test('the callbackUrl gets the batch object once, signed, when every item has ended', async (t) => {
+  const config = { callbacksAllowPrivate: true, webhookRetryDelays: [0.2], webhookTimeoutMs: 500 }
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config })
+  const c = await app.customer(100)
+  const { secret } = await rotateWebhookSecret(app.services.db, c.accountId, app.services.secrets, app.services.now())
+  const hits: Array<{ headers: IncomingHttpHeaders; body: string }> = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    req.on('end', () => {
+      hits.push({ headers: req.headers, body })
+      res.writeHead(200).end()
+    })
+  }).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/batches`
+  const res = await app.call('/v1/batches', {
+    key: c.key,
+    body: { endpoint: 'jobdoc', callbackUrl: url, items: items(['a', 'fail', 'b']) },
+  })
+  t.equal(res.status, 202)
+  for (const end = Date.now() + 30_000; !hits.length && Date.now() < end;) await sleep(100)
+  await sleep(500) // … and no second one
+  t.equal(hits.length, 1, 'once')
+  const hit = hits[0]!
+  t.equal(hit.headers['x-service-event'], 'batch.completed')
+  t.equal(hit.headers['x-service-signature'], 'sha256=' + createHmac('sha256', secret).update(hit.body).digest('hex'), 'signed')
+  const body = JSON.parse(hit.body)
+  t.match(body, { event: 'batch.completed', livemode: true, deliveryId: hit.headers['webhook-id'] })
+  t.same(body.batch, (await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).body, 'the batch object as GET shows it')
+  t.same(body.batch.counts, { total: 3, queued: 0, running: 0, succeeded: 2, failed: 1, cancelled: 0, expired: 0 })
 })

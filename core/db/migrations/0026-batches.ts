@@ -47,6 +47,13 @@ create index jobs_batch_in_flight on jobs (account_id)
   where batch_id is not null and dispatched and status in ('queued', 'running');
 create index jobs_batch_running on jobs (batch_id) where batch_id is not null and status = 'running';
 
+-- A batch's callback (its callbackUrl, once every item has ended) is a delivery like a job's.
+alter table webhook_deliveries
+  alter column job_id drop not null,
+  add column batch_id uuid references batches(id) on delete cascade,
+  add constraint webhook_deliveries_one_subject check ((job_id is null) <> (batch_id is null));
+create index webhook_deliveries_batch on webhook_deliveries (batch_id) where batch_id is not null;
+
 -- A batch's hold: one spend check (reserve_call: the Idempotency-Key, 402 and the spend cap) for the whole quote,
 -- then that hold split into one per item, so each item's ending captures or releases its own price. The
 -- Idempotency-Key's record is done with the 202 in the same transaction.
