@@ -6,6 +6,10 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import type { CapabilityManifest } from '../../core/capability.ts'
+import { checkManifest } from '../../core/registry.ts'
+import parse from '../../capabilities/parse/manifest.ts'
+import { plainPdf } from '../fixtures/hostile.ts'
 import { Client } from '../../sdk/dist/index.js'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
@@ -280,4 +284,42 @@ t.test('the callbackUrl gets the batch object once, signed, when every item has 
   t.match(body, { event: 'batch.completed', livemode: true, deliveryId: hit.headers['webhook-id'] })
   t.same(body.batch, (await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).body, 'the batch object as GET shows it')
   t.same(body.batch.counts, { total: 3, queued: 0, running: 0, succeeded: 2, failed: 1, cancelled: 0, expired: 0 })
+})
+
+t.test('price by size per item, quoted at acceptance from each item’s documents, then discounted and rounded up', async (t) => {
+  const parseCap = checkManifest(parse as unknown as CapabilityManifest, 'parse', 'capabilities/parse')
+  const app = await startTestApp(t, { capabilities: [parseCap] }) // no worker: the holds stay to be read
+  const c = await app.customer(1000)
+  const pdf = (pages: number) => ({
+    file: {
+      data: plainPdf(...Array.from({ length: pages }, (_, i) => `Folio ${i + 1}: Invoice INV-${i + 1}`)).toString('base64'),
+      mimeType: 'application/pdf',
+    },
+  })
+  const body = {
+    endpoint: '/v1/parse',
+    window: '24h',
+    items: [
+      { customId: 'twelve-pages', body: pdf(12) },
+      { customId: 'thirty-pages', body: pdf(30) },
+      { customId: 'a-line', body: { text: 'Invoice 1 from ACME' } },
+    ],
+  }
+  // parse: 10 credits, +1 a page over 10 → 12, 30 and 10; less 20 %, each rounded up: 10, 24 and 8.
+  const quote = await app.call('/v1/batches', { key: c.key, body, headers: { 'service-dry-run': '1' } })
+  t.match(quote.body, { liveStatus: 202, wouldCharge: 42, price: 42 })
+  const res = await app.call('/v1/batches', { key: c.key, body })
+  t.same(res.body.credits, { held: 42 })
+  const holds = await app.services.db.sql<{ amount: string; size: { units: number } | null }>(
+    `select h.amount, h.size from jobs j join holds h on h.id = j.hold_id where j.batch_id is not null order by j.batch_index`,
+  )
+  t.same(
+    holds.map((h) => [Number(h.amount), h.size?.units ?? null]),
+    [
+      [10, 12],
+      [24, 30],
+      [8, null],
+    ],
+    'each item holds its own size-priced amount, and keeps the size it was measured at',
+  )
 })
