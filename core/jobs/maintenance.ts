@@ -3,6 +3,7 @@
 // rows and audit entries past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
 import { feedBatches } from '../batches/feed.ts'
+import { removeOldBatches } from '../batches/retention.ts'
 import { pruneAudit } from '../audit/list.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
@@ -18,6 +19,7 @@ export interface MaintenanceReport extends StaleJobsReport {
   /** Dead workers whose jobs went back to the queue (the live workers' timers usually get there first). */
   deadWorkers: number
   jobsReturned: number
+  batchesRemoved: number
   holdsReleased: number
   idempotencyRecordsRemoved: number
   plansRenewed: number
@@ -31,6 +33,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const recovered = await recoverDeadWorkers(services.db, 'maintenance')
   const jobs = await failStaleJobs(services, now)
   await feedBatches(services) // what the workers' timers would feed, should none be running
+  const batchesRemoved = await removeOldBatches(services.db, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
@@ -41,6 +44,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
     ...jobs,
+    batchesRemoved,
     holdsReleased,
     idempotencyRecordsRemoved,
     plansRenewed,

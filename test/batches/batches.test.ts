@@ -323,3 +323,16 @@ t.test('price by size per item, quoted at acceptance from each item’s document
     'each item holds its own size-priced amount, and keeps the size it was measured at',
   )
 })
+
+t.test('a batch is removed with its items, 30 days after its last item ended', async (t) => {
+  let now = new Date('2026-03-01T10:00:00Z')
+  const app = await startTestApp(t, { capabilities: [jobCapability], now: () => now })
+  const c = await app.customer(100)
+  const res = await app.call('/v1/batches', { key: c.key, body: { endpoint: 'jobdoc', items: items(['a']) } })
+  await app.call(`/v1/batches/${res.body.batchId}/cancel`, { key: c.key, method: 'POST' })
+  now = new Date('2026-03-31T09:00:00Z')
+  t.equal((await runMaintenance(app.services)).batchesRemoved, 0, 'kept for 30 days')
+  now = new Date('2026-03-31T10:00:01Z')
+  t.equal((await runMaintenance(app.services)).batchesRemoved, 1)
+  t.equal((await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).status, 404)
+})
