@@ -17,7 +17,7 @@ import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
-import { recordBatchCallbacks } from './batches/callback.ts'
+import { batchesCompleted } from './batches/completed.ts'
 import { batchEndings } from './batches/endings.ts'
 
 export interface Booted {
@@ -75,7 +75,7 @@ export async function boot(
   }
   services.jobEvents = overrides.jobEvents ?? [
     webhookListener(services),
-    batchEndings(() => services.now(), [(ids, q) => recordBatchCallbacks(q, services.now(), ids)]),
+    batchEndings(() => services.now(), [(ids, q) => batchesCompleted(q, services.now(), ids)]),
   ]
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))

@@ -20,7 +20,7 @@ import { testAnswer, withUsage } from '../testmode/call.ts'
 import { inputReader } from '../validation.ts'
 import { discounted, holdBatch } from '../wallet/batch-hold.ts'
 import { quote as quoteSpend } from '../wallet/wallet.ts'
-import { recordBatchCallbacks } from './callback.ts'
+import { batchesCompleted } from './completed.ts'
 import { feedBatches } from './feed.ts'
 import { BATCH_DEADLINE_HOURS, QUOTE_CONCURRENCY } from './limits.ts'
 import { BatchAccepted, batchIdOf, BatchQuote, BatchRequest } from './view.ts'
@@ -92,7 +92,7 @@ export function acceptBatchRoute(services: Services) {
         )
         if (recorded.outcome !== 'ok') return recorded
         await writeBatch(q, batch, null)
-        await recordBatchCallbacks(q, now, [id]) // a test batch has ended already
+        await batchesCompleted(q, now, [id]) // a test batch has ended already
         return { outcome: 'ok' as const }
       }
       const held = await holdBatch(q, {

@@ -1,5 +1,6 @@
-// A batch's callbackUrl gets the batch object once, when every item has ended: recorded in the transaction that
-// ended the last item (core/batches/endings.ts), delivered and retried by core/webhooks as a job's callback is.
+// What happens once when a batch's last item has ended, in the transaction that ended it (core/batches/endings.ts;
+// a test key's batch: its acceptance's): its callbackUrl gets the batch object, delivered and retried by
+// core/webhooks as a job's callback is.
 import { Type, type Static } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 import { recordBatchDelivery } from '../webhooks/webhooks.ts'
@@ -17,11 +18,12 @@ export const BatchWebhookPayload = Type.Object(
   { additionalProperties: false },
 )
 
-/** Records the callbacks of these batches (row ids) that have a callbackUrl. */
-export async function recordBatchCallbacks(q: Query, now: Date, batchIds: string[]): Promise<void> {
-  const rows = await q.sql(`select ${BATCH_COLUMNS} from batches b where b.id = any(?::uuid[]) and b.callback_url is not null`, [batchIds])
+/** The batches (row ids) whose every item has just ended. */
+export async function batchesCompleted(q: Query, now: Date, batchIds: string[]): Promise<void> {
+  const rows = await q.sql(`select ${BATCH_COLUMNS} from batches b where b.id = any(?::uuid[]) order by b.id`, [batchIds])
   for (const row of rows) {
     const batch = batchView(row)
+    if (!row.callback_url) continue
     await recordBatchDelivery(q, now, {
       batchId: row.id as string,
       accountId: row.account_id as string,
