@@ -17,6 +17,7 @@ import { spendRefusal } from '../pipeline/spend.ts'
 import type { Capability } from '../registry.ts'
 import type { Services } from '../services.ts'
 import { testAnswer, withUsage } from '../testmode/call.ts'
+import { requestedOutcome } from '../testmode/outcomes.ts'
 import { inputReader } from '../validation.ts'
 import { discounted, holdBatch } from '../wallet/batch-hold.ts'
 import { quote as quoteSpend } from '../wallet/wallet.ts'
@@ -53,6 +54,7 @@ export function acceptBatchRoute(services: Services) {
     requireCapability(caller, cap.name)
     checkPaused(services.config, cap)
     const live = caller.mode === 'live'
+    if (live) requestedOutcome(ctx, 'live') // refuses Service-Test-Outcome, as a call does
     if (live && cap.model) {
       requireProvider(cap, services.provider) // before any document is read: nothing could run
       await services.unpaidInference.refuseIfSpent(caller.accountId)

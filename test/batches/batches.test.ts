@@ -336,3 +336,17 @@ t.test('a batch is removed with its items, 30 days after its last item ended', a
   t.equal((await runMaintenance(app.services)).batchesRemoved, 1)
   t.equal((await app.call(`/v1/batches/${res.body.batchId}`, { key: c.key })).status, 404)
 })
+
+t.test('a batch takes the key’s call permission and its scope for the endpoint', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability] })
+  const c = await app.customer(100)
+  const body = { endpoint: 'jobdoc', items: items(['a']) }
+  const reader = await createKey(app.services.db, c.accountId, { name: 'reader', permissions: 'read' })
+  t.equal((await app.call('/v1/batches', { key: reader.key, body })).status, 403, 'a read key cannot')
+  t.equal((await app.call('/v1/batches', { key: reader.key })).status, 200, 'but reads the list')
+  const scoped = await createKey(app.services.db, c.accountId, { name: 'scoped', permissions: 'call', capabilities: ['other'] })
+  t.equal((await app.call('/v1/batches', { key: scoped.key, body })).status, 403, 'a key scoped to other endpoints cannot')
+  const outcome = await app.call('/v1/batches', { key: c.key, body, headers: { 'service-test-outcome': 'internal_error' } })
+  t.equal(outcome.status, 400, 'Service-Test-Outcome is for test keys')
+  t.same(await app.ledger(c.accountId), { balance: 100, reserved: 0, ledgerSum: 100 })
+})
