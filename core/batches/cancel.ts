@@ -1,6 +1,6 @@
 // POST /v1/batches/{id}/cancel: the queued items end `cancelled`, free (the kernel's failJob, only while they
 // are queued: an item a worker already claimed runs and ends as it would have).
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../http/caller.ts'
 import { failJob } from '../jobs/end.ts'
 import type { Services } from '../services.ts'
 import { CANCELLED } from './endings.ts'

@@ -1,8 +1,8 @@
 // The batch routes (C19). A batch is one request of an endpoint's calls: POST /v1/batches takes the key's
 // `call` permission and its scope for that endpoint; the reads take `read`.
 import type { Services } from '../services.ts'
-import { strictRouter } from '../pipeline/routing.ts'
-import { callerOf, keyAccess } from '../pipeline/permissions.ts'
+import { strictRouter } from '../http/routing.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
 import { acceptBatchRoute } from './accept.ts'
 import { cancelBatch } from './cancel.ts'
 import { listBatches } from './list.ts'

@@ -12,7 +12,7 @@ export async function spawnWorker(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; id: string }> {
-  const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
+  const child = spawn(process.execPath, ['test/helpers/worker-process.ts'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
