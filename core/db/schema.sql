@@ -596,51 +596,6 @@ begin
   delete from job_inputs i where i.job_id = any(v_ended);
 end $function$;
 
-CREATE OR REPLACE FUNCTION public.feed_batch_items(p_share integer, p_total integer, p_task text)
- RETURNS integer
- LANGUAGE plpgsql
-AS $function$
-declare
-  v_fed int;
-begin
-  perform pg_advisory_xact_lock(hashtext('feed_batch_items'));
-  -- graphile-worker knows a task once a worker or add_job named it (as add_job does).
-  insert into graphile_worker._private_tasks (identifier) values (p_task) on conflict do nothing;
-  with open_accounts as (
-    select distinct b.account_id from batches b where b.status = 'queued' and b.mode = 'live'
-  ), in_flight as (
-    select a.account_id,
-           (select count(*) from jobs j where j.account_id = a.account_id and j.batch_id is not null and j.dispatched
-               and j.status in ('queued', 'running')) as n
-      from open_accounts a
-  ), candidates as (
-    select f.account_id, f.n, c.id, c.priority, row_number() over (partition by f.account_id order by c.created_at, c.batch_id, c.batch_index) as rn
-      from in_flight f
-      cross join lateral (
-        select j.id, j.created_at, j.batch_id, j.batch_index, case when b.batch_window = 'now' then 0 else 10 end as priority
-          from jobs j join batches b on b.id = j.batch_id
-         where j.account_id = f.account_id and j.batch_id is not null and j.status = 'queued' and not j.dispatched
-         order by j.created_at, j.batch_id, j.batch_index
-         limit greatest(0, p_share - f.n)
-           for update of j skip locked
-      ) c
-  ), chosen as (
-    select id, priority from candidates
-     order by n + rn, account_id
-     limit greatest(0, p_total - (select count(*) from jobs j where j.batch_id is not null and j.dispatched and j.status in ('queued', 'running')))
-  ), marked as (
-    update jobs j set dispatched = true from chosen c where j.id = c.id returning j.id, c.priority
-  )
-  insert into graphile_worker._private_jobs (task_id, payload, max_attempts, priority)
-  select t.id, json_build_object('jobId', m.id::text), 1, m.priority
-    from marked m cross join graphile_worker._private_tasks t where t.identifier = p_task;
-  get diagnostics v_fed = row_count;
-  if v_fed > 0 then
-    perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":' || v_fed || '}');
-  end if;
-  return v_fed;
-end $function$;
-
 CREATE OR REPLACE FUNCTION public.key_month_spend(k api_keys, p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE sql

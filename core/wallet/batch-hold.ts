@@ -1,6 +1,6 @@
 // A batch's money at acceptance (C19): one spend check for the whole quote (402, the spend cap, the
-// Idempotency-Key, as a call), split into one hold per item in the same statement (reserve_batch, migration
-// 0026), so each item's ending captures or releases its own price like an async job's (end_jobs).
+// Idempotency-Key, as a call), split into one hold per item in the same statement (sql/reserve_batch.sql), so each
+// item's ending captures or releases its own price like an async job's (end_jobs).
 import type { Static } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 import { IDEMPOTENCY_WINDOW_HOURS, type IdempotencyClaim } from '../idempotency/idempotency.ts'
