@@ -8,6 +8,7 @@ import { accountRouter } from './accounts/routes.ts'
 import { adminRouter } from './admin/routes.ts'
 import { auditRouter } from './audit/routes.ts'
 import { eventsRouter } from './events/routes.ts'
+import { batchesRouter } from './batches/routes.ts'
 import { stripeRouter } from './billing/routes.ts'
 import { dashboardRouter } from './dashboard/routes.ts'
 import { docsRouter } from './docs/docs.ts'
@@ -59,6 +60,7 @@ export function buildApp(services: Services): Koa {
     probesRouter(services),
     maintenanceRouter(services),
     docsRouter(),
+    batchesRouter(services),
     usageRouter(services),
     requestsRouter(services),
     keysRouter(services),

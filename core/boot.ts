@@ -19,6 +19,8 @@ import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './jobs/callbacks.ts'
+import { batchesCompleted } from './batches/completed.ts'
+import { batchEndings } from './batches/endings.ts'
 
 export interface Booted {
   services: Services
@@ -73,7 +75,11 @@ export async function boot(
     oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
-  services.jobEvents = overrides.jobEvents ?? [webhookListener(services), jobEventListener(services)]
+  services.jobEvents = overrides.jobEvents ?? [
+    webhookListener(services),
+    jobEventListener(services),
+    batchEndings(() => services.now(), [(ids, q) => batchesCompleted(q, services.now(), ids)]),
+  ]
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

@@ -121,6 +121,17 @@ export interface Config {
   /** MAINTENANCE_SCHEDULE: the workers' cron for the maintenance pass; null (`off`) when something else runs it. */
   maintenanceSchedule: string | null
   worker: WorkerSettings
+  batches: BatchSettings
+}
+
+/** Batches (core/batches/): their price and their share of the workers. */
+export interface BatchSettings {
+  /** BATCH_DISCOUNT_PERCENT: how much less an item of window `24h` costs (0–99). */
+  discountPercent: number
+  /** BATCH_ACCOUNT_CONCURRENCY: one account's batch items handed to the workers at once. */
+  accountConcurrency: number
+  /** BATCH_CONCURRENCY: all accounts' batch items handed to the workers at once. */
+  concurrency: number
 }
 
 /** A worker process's jobs and liveness (core/worker.ts, core/jobs/liveness.ts; docs/deploy.md). */
@@ -359,7 +370,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
     worker: workerSettings(env),
+    batches: batchSettings(env),
   }
+}
+
+function batchSettings(env: NodeJS.ProcessEnv): BatchSettings {
+  const d = defaults.batches
+  const b: BatchSettings = {
+    discountPercent: int('BATCH_DISCOUNT_PERCENT', env.BATCH_DISCOUNT_PERCENT) ?? d.discountPercent,
+    accountConcurrency: int('BATCH_ACCOUNT_CONCURRENCY', env.BATCH_ACCOUNT_CONCURRENCY) ?? d.accountConcurrency,
+    concurrency: int('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY) ?? d.concurrency,
+  }
+  if (b.discountPercent > 99) throw new BootRefusal('BATCH_DISCOUNT_PERCENT must be 0 to 99')
+  if (b.accountConcurrency < 1 || b.concurrency < 1)
+    throw new BootRefusal('BATCH_ACCOUNT_CONCURRENCY and BATCH_CONCURRENCY must be at least 1')
+  return b
 }
 
 function workerSettings(env: NodeJS.ProcessEnv): WorkerSettings {

@@ -4,6 +4,8 @@
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
 import { pruneAudit } from './audit/list.ts'
+import { feedBatches } from './batches/feed.ts'
+import { removeOldBatches } from './batches/retention.ts'
 import { removeExpiredSignIns } from './dashboard/session.ts'
 import { pruneEvents } from './events/log.ts'
 import { strictRouter } from './http/routing.ts'
@@ -20,6 +22,7 @@ export interface MaintenanceReport extends StaleJobsReport {
   /** Dead workers whose jobs went back to the queue (the live workers' timers usually get there first). */
   deadWorkers: number
   jobsReturned: number
+  batchesRemoved: number
   holdsReleased: number
   idempotencyRecordsRemoved: number
   plansRenewed: number
@@ -33,6 +36,8 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const now = services.now()
   const recovered = await recoverDeadWorkers(services.db, 'maintenance')
   const jobs = await failStaleJobs(services, now)
+  await feedBatches(services) // what the workers' timers would feed, should none be running
+  const batchesRemoved = await removeOldBatches(services.db, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
@@ -44,6 +49,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
     ...jobs,
+    batchesRemoved,
     holdsReleased,
     idempotencyRecordsRemoved,
     plansRenewed,

@@ -11,6 +11,7 @@ import { DryRun } from './pipeline/dry-run.ts'
 import type { Capability } from './run/registry.ts'
 import { Usage } from './wallet/wallet.ts'
 import { WebhookPayload } from './jobs/callbacks.ts'
+import { BatchWebhookPayload } from './batches/completed.ts'
 import { strictRouter } from './http/routing.ts'
 import { capabilityPath } from './openapi/capability-path.ts'
 import { components } from './openapi/components.ts'
@@ -23,9 +24,18 @@ import { eventSchemas, webhooks } from './openapi/webhooks.ts'
 export function buildOpenApi(capabilities: Capability[], config: Config, provider: ModelProvider) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const cap of capabilities) paths[`/v1/${cap.name}`] = capabilityPath(cap, config, provider)
-  const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload, ...eventSchemas() }
+  const schemas: Record<string, unknown> = {
+    Usage,
+    Error: ErrorBody,
+    DryRun,
+    JobAccepted,
+    WebhookPayload,
+    BatchWebhookPayload,
+    ...eventSchemas(),
+  }
   for (const route of KERNEL_ROUTES) {
     if (!route.response.csv && route.status !== 204) schemas[route.response.name] = route.response.schema
+    if (route.dryRun) schemas[route.dryRun.name] = route.dryRun.schema
     if (route.requestBody) schemas[route.requestBody.name] = route.requestBody.schema
     paths[route.path] = { ...paths[route.path], [route.method]: kernelOperation(route) }
   }

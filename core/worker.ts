@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events'
 import { parseCronItems, run, type Runner, type WorkerEvents } from 'graphile-worker'
 import pg from 'pg'
 import { AUTO_RECHARGE_TASK, autoRechargeTask } from './billing/billing.ts'
+import { BATCH_ITEM_TASK, batchItemTask, startFeeding } from './batches/feed.ts'
 import { quietLogger } from './db/database.ts'
 import { deliverEventTask } from './events/deliver.ts'
 import { DELIVER_EVENT_TASK } from './events/emit.ts'
@@ -60,6 +61,7 @@ export async function startWorker(
     gracefulShutdownAbortTimeout: opts.gracefulShutdownMs ?? 30_000,
     taskList: jobSpans({
       [RUN_TASK]: runCapabilityTask(services),
+      [BATCH_ITEM_TASK]: batchItemTask(services),
       [DELIVER_TASK]: deliverTask(services),
       [DELIVER_EVENT_TASK]: deliverEventTask(services),
       [EMAIL_ALERT_TASK]: emailAlertTask(services),
@@ -76,13 +78,14 @@ export async function startWorker(
     ),
   })
   const liveness = startLiveness(services, pgPool, { id: poolId, concurrency, prefetch })
+  const stopFeeding = startFeeding(services)
   // The heartbeat lasts exactly as long as the runner: one that stopped by itself (a fatal error) stops
   // heartbeating, so the other workers take its jobs; one stopped gracefully deregisters and gives back what it
   // still holds. (graphile-worker 0.18 returns a local queue with jobs waiting at shutdown without awaiting it, and
   // logs "Cannot background something when the queue is already released": the entries are freed here anyway.)
   const closed = runner.promise
     .catch(() => {})
-    .then(() => liveness.stop())
+    .then(() => Promise.all([liveness.stop(), stopFeeding()]))
     .catch((e: Error) => services.log(`[worker] deregistering ${poolId}: ${e.message}`))
     .finally(() => pgPool.end().catch(() => {}))
   const stop = async (reason?: string) => {

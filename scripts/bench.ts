@@ -7,7 +7,7 @@
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
-// accept, alerts. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
+// accept, alerts, batches (scripts/bench/batches.ts). scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability; alerts: PostgreSQL CPU per charge with and without balance
 // thresholds, and the latency of balance.low from the crossing to a receiver.
@@ -27,6 +27,7 @@ import { loadCapabilities } from '../core/run/registry.ts'
 import { CAPABILITIES_ROOT } from '../core/capability-folders.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../devkit/database.ts'
+import { benchBatches } from './bench/batches.ts'
 import { benchJobs } from './bench/jobs.ts'
 import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
@@ -582,6 +583,20 @@ const jobLines = wants('jobs')
     })
   : []
 
+// ---------- batches (scripts/bench/batches.ts) ----------
+const batchLines = wants('batches')
+  ? await benchBatches({
+      db,
+      apiUrl: api.url,
+      api: api.proc,
+      accounts: spread.slice(0, 3),
+      startWorkers: () => Promise.all([0, 1].map(() => startWorkerProcess(model.baseURL))),
+      stop,
+      meter,
+      load,
+    })
+  : []
+
 // ---------- 10,000 concurrent calls to a model that answers after 5 s ----------
 const slowLines: string[] = []
 if (wants('slow') && SLOW_CALLS > 0) {
@@ -753,6 +768,9 @@ ${acceptLines.join('\n')}
 
 ## Jobs
 ${jobLines.join('\n')}
+
+## Batches
+${batchLines.join('\n')}
 
 ## ${SLOW_CALLS} concurrent slow calls
 ${slowLines.join('\n')}

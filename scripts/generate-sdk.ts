@@ -51,7 +51,16 @@ export interface Operation {
   requestBody?: { required?: boolean; content: { 'application/json': { schema: JsonSchema; example?: unknown } } }
   responses: Record<
     string,
-    { description: string; content?: { 'application/json'?: { schema: JsonSchema; example?: unknown }; 'text/csv'?: object } }
+    {
+      description: string
+      content?: {
+        'application/json'?: { schema: JsonSchema; example?: unknown }
+        'text/csv'?: object
+        'application/x-ndjson'?: { schema: JsonSchema }
+      }
+      /** the 200 of Service-Dry-Run beside another success (a batch's 202) */
+      'x-dry-run'?: boolean
+    }
   >
   'x-price'?: number
   'x-async'?: boolean
@@ -218,11 +227,12 @@ function resolveParameter(p: Parameter | { $ref: string }, document: OpenApiDocu
 
 const jsonOf = (response: Operation['responses'][string] | undefined) => response?.content?.['application/json']?.schema
 
-/** The success bodies of an operation but the DryRun report (answered only to `dryRun: true`). */
+/** The success bodies of an operation but the dry-run report (answered only to `dryRun: true`). */
 function successTypes(m: Method): { sync: string; accepted: string | null } {
   const isDryRun = (s: JsonSchema) => s.$ref === '#/components/schemas/DryRun'
   const parts: string[] = []
   for (const status of ['200', '201']) {
+    if (m.op.responses[status]?.['x-dry-run']) continue
     const schema = jsonOf(m.op.responses[status])
     if (!schema) continue
     const alternatives = (schema.anyOf ?? [schema]).filter((s) => !isDryRun(s))
@@ -264,7 +274,7 @@ function operationTypes(m: Method, document: OpenApiDocument): string[] {
   }
   for (const status of ['200', '201']) {
     const schema = jsonOf(m.op.responses[status])
-    if (!schema || schema.$ref) continue
+    if (!schema || schema.$ref || m.op.responses[status]?.['x-dry-run']) continue
     const alternatives = (schema.anyOf ?? [schema]).filter((s) => s.$ref !== '#/components/schemas/DryRun')
     if (alternatives.length === 1 && !alternatives[0]!.$ref)
       out.push(
@@ -321,10 +331,23 @@ function methodSource(m: Method, document: OpenApiDocument): string[] {
       `    return this.list(${url}, ${query.length ? 'query' : 'undefined'}, (page: ${page}) => page[${JSON.stringify(paging.items)}], options)\n  }\n`,
     ]
   }
+  const lines = m.op.responses['200']?.content?.['application/x-ndjson']?.schema
+  if (lines) {
+    // JSON Lines: an async iterator over the lines as they arrive, never the whole answer in memory.
+    return [
+      doc.replace(/ \*\/\n$/, ` Iterate with \`for await\`: one line at a time, as the server streams them. */\n`),
+      `  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): AsyncIterable<${tsType(lines, '')}> {\n`,
+      `    return this.jsonLines(${url}, options)\n  }\n`,
+    ]
+  }
   const { sync, accepted } = successTypes(m)
   const call = `this.request('${m.verb.toUpperCase()}', ${url}${query.length ? ' + queryString(query)' : ''}, ${input ? 'input' : 'undefined'}, options, ${idempotent})`
   const overloads: string[] = []
-  if (dryRun) overloads.push(`  ${m.name}(${signature(input, `options: ${options} & { dryRun: true }`)}): Promise<DryRun>\n`)
+  const dryRunReport = Object.values(m.op.responses).find((r) => r['x-dry-run'])?.content?.['application/json']?.schema
+  if (dryRun)
+    overloads.push(
+      `  ${m.name}(${signature(input, `options: ${options} & { dryRun: true }`)}): Promise<${dryRunReport ? tsType(dryRunReport, '') : 'DryRun'}>\n`,
+    )
   if (m.op['x-async'] && accepted && input) {
     // `async: true` answers the accepted job (typed with its result), `async` false or absent the result; a body
     // whose `async` is only known as boolean gets either.
@@ -335,8 +358,8 @@ function methodSource(m: Method, document: OpenApiDocument): string[] {
       `  ${m.name}(${signature(input, `options?: ${options}`)}): Promise<${sync} | ${job}>\n`,
     )
   } else {
-    // A route that only queues work (202, no 200) answers the accepted body alone.
-    const result = accepted ? (m.op.responses['200'] ? union([sync, accepted]) : accepted) : sync
+    // A route that only queues work (202, no 200; a batch's 202 beside its dry run's report) answers the accepted body alone.
+    const result = accepted ? (m.op.responses['200'] && sync !== 'unknown' ? union([sync, accepted]) : accepted) : sync
     if (!overloads.length) {
       return [doc, `  ${m.name}(${[...args, `options?: ${options}`].join(', ')}): Promise<${result}> {\n    return ${call}\n  }\n`]
     }

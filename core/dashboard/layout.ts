@@ -4,7 +4,19 @@ import { html, type Html } from './html.ts'
 import type { Membership } from './session.ts'
 
 export type Page =
-  'overview' | 'keys' | 'webhooks' | 'endpoints' | 'events' | 'alerts' | 'usage' | 'requests' | 'billing' | 'team' | 'audit' | 'sso'
+  | 'overview'
+  | 'keys'
+  | 'webhooks'
+  | 'endpoints'
+  | 'events'
+  | 'alerts'
+  | 'usage'
+  | 'requests'
+  | 'batches'
+  | 'billing'
+  | 'team'
+  | 'audit'
+  | 'sso'
 
 export interface Frame {
   /** The signed-in member's email. */
@@ -33,6 +45,7 @@ const NAV: [Page, string, string, RoleAction][] = [
   ['alerts', 'Alerts', '/dashboard/alerts', 'billing.read'],
   ['usage', 'Usage', '/dashboard/usage', 'usage.read'],
   ['requests', 'Requests', '/dashboard/requests', 'requests.read'],
+  ['batches', 'Batches', '/dashboard/batches', 'requests.read'],
   ['billing', 'Billing', '/dashboard/billing', 'billing.read'],
   ['team', 'Team', '/dashboard/team', 'members.read'],
   ['audit', 'Audit log', '/dashboard/audit', 'audit.read'],

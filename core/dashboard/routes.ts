@@ -11,6 +11,7 @@ import { formGuard, open } from './guards.ts'
 import { dashboardKit } from './kit.ts'
 import { alertsRoutes } from './pages/alerts.ts'
 import { auditRoutes } from './pages/audit.ts'
+import { batchesRoutes } from './pages/batches.ts'
 import { billingRoutes } from './pages/billing.ts'
 import { endpointsRoutes } from './pages/endpoints.ts'
 import { eventsRoutes } from './pages/events.ts'
@@ -33,6 +34,7 @@ const PAGES = [
   overviewRoutes,
   keysRoutes,
   requestsRoutes,
+  batchesRoutes,
   webhooksRoutes,
   endpointsRoutes,
   eventsRoutes,

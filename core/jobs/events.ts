@@ -45,9 +45,10 @@ export const JOB_EVENT_TYPES = {
 /** Subscribes to job endings (the seam of core/jobs): one event per ended job, in the ending's transaction. */
 export function jobEventListener(services: Services): JobEvents {
   return async (events, q) => {
-    const jobs = await q.sql<{ id: string; account_id: string; mode: KeyMode }>(`select * from jobs where id = any(?::uuid[])`, [
-      events.map((e) => e.jobId),
-    ])
+    const jobs = await q.sql<{ id: string; account_id: string; mode: KeyMode }>(
+      `select * from jobs where id = any(?::uuid[]) and batch_id is null`,
+      [events.map((e) => e.jobId)],
+    )
     const byId = new Map(jobs.map((j) => [j.id, j]))
     await emitEvents(
       q,

@@ -47,6 +47,7 @@ export async function listJobs(db: Query, caller: Caller, rawQuery: unknown): Pr
   const conditions: Array<[string, unknown[]]> = [
     ['account_id = ?', [caller.accountId]],
     ['mode = ?', [caller.mode]],
+    ['batch_id is null', []], // a batch's items are listed by their batch (GET /v1/batches/{id}/results)
   ]
   if (q.status) conditions.push(['status = ?', [q.status]])
   if (q.endpoint) conditions.push(['endpoint = ?', [q.endpoint.replace(/^\/v1\//, '')]])

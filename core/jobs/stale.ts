@@ -52,9 +52,10 @@ export async function failStaleJobs(services: Services, now: Date): Promise<Stal
      returning job_id`,
     [deadline],
   )
+  // A batch's items go with their batch (core/batches/retention.ts), so its results never lose their first lines.
   const removed = await services.db.sql(
     `delete from jobs where id in (
-       select id from jobs where status in ('succeeded', 'failed') and finished_at <= ? order by id for update)
+       select id from jobs where status in ('succeeded', 'failed') and finished_at <= ? and batch_id is null order by id for update)
      returning id`,
     [new Date(now.getTime() - RETENTION_DAYS * 86400_000)],
   )

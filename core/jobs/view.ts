@@ -44,8 +44,8 @@ export const JobAccepted = Type.Object(
 )
 
 const Time = Type.String({ format: 'date-time' })
-/** A job can also fail for reasons no request has: maintenance ends it (C7). */
-const JOB_ONLY_CODES = ['worker_lost', 'deadline_exceeded'] as const
+/** A job can also fail for reasons no request has: maintenance ends it (C7), or its batch is cancelled (C19). */
+const JOB_ONLY_CODES = ['worker_lost', 'deadline_exceeded', 'cancelled'] as const
 export type JobErrorCode = ErrorCode | (typeof JOB_ONLY_CODES)[number]
 /** Stored in jobs.error of a failed job. */
 export interface JobError {
@@ -88,7 +88,7 @@ export const JobView = Type.Object(
       Type.Unsafe<JobErrorCode>({
         type: 'string',
         enum: [...Object.keys(ERROR_STATUS), ...JOB_ONLY_CODES],
-        description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded)',
+        description: 'when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled)',
       }),
     ),
   },

@@ -30,12 +30,19 @@ export function kernelOperation(route: KernelRoute) {
         }
       : {}),
     responses: {
+      ...(route.dryRun ? { '200': { ...json(ref(route.dryRun.name), route.dryRun.description, REQUEST_ID), 'x-dry-run': true } } : {}),
       [String(route.status ?? 200)]:
         route.status === 204
           ? { description: route.response.description, headers: REQUEST_ID }
           : route.response.csv
             ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
-            : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
+            : route.response.jsonLines
+              ? {
+                  description: `${route.response.description}, one ${route.response.name} a line`,
+                  headers: REQUEST_ID,
+                  content: { 'application/x-ndjson': { schema: ref(route.response.name) } }, // the schema of each line
+                }
+              : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
       ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
     },
   }

@@ -19,8 +19,13 @@ export interface KernelRoute {
   requestBody?: { name: string; schema: TSchema | object; example?: unknown }
   /** The success status when it is not 200 (201 for a creation, 202 for work queued, 204 for a deletion: no body). */
   status?: 201 | 202 | 204
-  /** `csv`: the answer is text/csv (an export), not JSON. */
-  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true }
+  /**
+   * `csv`: the answer is text/csv (an export), not JSON; `jsonLines`: application/x-ndjson, one `schema` a line
+   * (published under components.schemas[name] all the same).
+   */
+  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true; jsonLines?: true }
+  /** The 200 of Service-Dry-Run beside the route's own success (an acceptance's 202), marked `x-dry-run`. */
+  dryRun?: { name: string; schema: TSchema | object; description: string }
   /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
   items?: string
   /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */
@@ -32,5 +37,6 @@ export const TAGS = {
   jobs: 'Async jobs (C7) of the document capabilities',
   account: 'The wallet of the calling key’s account',
   events: 'Webhook endpoints, the event log and alerts (C17): the account’s events, signed with the Standard Webhooks scheme',
+  batches: 'Thousands of calls of one endpoint in one request, each item charged on its own (C19)',
   team: 'Keys, members, invitations, the audit log and single sign-on (C18): keys with permissions "all" only',
 } as const

@@ -9,6 +9,7 @@ import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { EVENT_ROUTES } from './event-routes.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
+import { BATCH_ROUTES } from '../batches/openapi.ts'
 
 export const KERNEL_ROUTES: KernelRoute[] = [
   {
@@ -190,6 +191,7 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     response: { name: 'RequestLogEntry', schema: RequestLogEntry, description: 'The request as the log keeps it' },
     errors: [404],
   },
+  ...BATCH_ROUTES,
   ...TEAM_ROUTES,
   ...EVENT_ROUTES,
 ]

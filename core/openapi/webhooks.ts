@@ -1,7 +1,8 @@
-// The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl (core/webhooks/), and one per event
-// type (C17), POSTed to the account's webhook endpoints (core/events/).
+// The webhooks the service sends: jobFinished, POSTed to a job's callbackUrl, batchCompleted, to a batch's
+// (core/webhooks/), and one per event type (C17), POSTed to the account's webhook endpoints (core/events/).
 import { EVENT_TYPES, EVENT_TYPE_NAMES, eventSchema, type EventType } from '../events/types.ts'
 import { JOB_EVENT_TYPES } from '../jobs/events.ts'
+import { BATCH_EVENT_TYPES } from '../batches/completed.ts'
 import { ref } from './responses.ts'
 
 /** components.schemas name of an event type's envelope: balance.low → BalanceLowEvent. */
@@ -11,8 +12,8 @@ export const eventSchemaName = (type: EventType) =>
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('') + 'Event'
 
-/** Every event type's data, summary and example: the job events' (core/jobs) and core/events' own. */
-const TYPES = { ...JOB_EVENT_TYPES, ...EVENT_TYPES }
+/** Every event type's data, summary and example: the job events' (core/jobs), the batch's (core/batches) and core/events' own. */
+const TYPES = { ...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, ...EVENT_TYPES }
 
 /** The envelope schema of each event type, by its components.schemas name. */
 export const eventSchemas = () => Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [eventSchemaName(t), eventSchema(t, TYPES[t].data)]))
@@ -116,11 +117,39 @@ export function webhooks() {
           { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: '= webhook-id', schema: { type: 'string' } },
         ],
         requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
-        responses: {
-          '200': { description: 'Any 2xx acknowledges the delivery' },
-          default: { description: 'Anything but 2xx (redirects included) is a failed attempt, retried up to 5 times' },
-        },
+        responses: ACKNOWLEDGED,
+      },
+    },
+    batchCompleted: {
+      post: {
+        operationId: 'batchCompleted',
+        summary: 'Every item of a batch has ended',
+        description:
+          'POSTed once to a batch’s callbackUrl when its last item has ended (succeeded, failed, cancelled or expired), with the batch object. ' +
+          'Signed, verified and retried as jobFinished is (the secret of the batch’s key mode); X-Service-Event is `batch.completed` and there is no X-Service-Job-Id.',
+        security: [{ webhookSignature: [] }],
+        parameters: [
+          { name: 'webhook-id', in: 'header', required: true, description: '= body deliveryId', schema: { type: 'string' } },
+          { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+          { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string' } },
+          { name: 'X-Service-Event', in: 'header', required: true, schema: { type: 'string', enum: ['batch.completed'] } },
+          {
+            name: 'X-Service-Request-Id',
+            in: 'header',
+            required: true,
+            description: 'the requestId of the batch’s acceptance',
+            schema: { type: 'string' },
+          },
+          { name: 'X-Service-Delivery-Id', in: 'header', required: true, description: '= webhook-id', schema: { type: 'string' } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('BatchWebhookPayload') } } },
+        responses: ACKNOWLEDGED,
       },
     },
   }
+}
+
+const ACKNOWLEDGED = {
+  '200': { description: 'Any 2xx acknowledges the delivery' },
+  default: { description: 'Anything but 2xx (redirects included) is a failed attempt, retried up to 5 times' },
 }

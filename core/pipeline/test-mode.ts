@@ -125,7 +125,7 @@ const figures = (quoted: Quote, available: number): Figures => ({ price: quoted.
  * A test job's result as a live job's: the example with usage, 0 credits charged, the size it was measured at, and
  * no balance: the job's webhook carries it to a receiver, which is told nothing of the live wallet.
  */
-function withUsage(example: string, quoted: Quote): string {
+export function withUsage(example: string, quoted: Pick<Quote, 'size'>): string {
   const usage = { credits: 0, ...(quoted.size ? { size: quoted.size } : {}), livemode: false }
   return JSON.stringify({ ...(JSON.parse(example) as object), usage })
 }

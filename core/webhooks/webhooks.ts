@@ -3,6 +3,7 @@
 // one itself so that the backoff is ours and survives restarts. Delivery never touches the job or money.
 // A live job's deliveries are signed with the account's live secret, a test key's job's with its test secret
 // (never the live one), so a receiver cannot take a test event for a live one.
+import { ulid } from 'ulid'
 import { createHmac } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { WEBHOOK_SECRET_COLUMNS } from '../accounts/accounts.ts'
@@ -110,6 +111,29 @@ export function standardWebhookHeaders(id: string, timestamp: number, body: stri
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') }
 }
 
+/**
+ * Records one delivery of a batch's callback in the caller's transaction (core/batches: when its last item ended),
+ * delivered, retried and signed with the secret of the batch's mode as a job's are. `payload` gets the delivery id.
+ */
+export async function recordBatchDelivery(
+  q: Query,
+  now: Date,
+  d: { batchId: string; accountId: string; mode: KeyMode; url: string; event: string; payload: (deliveryId: string) => string },
+): Promise<void> {
+  const [secret] = await q.sql<{ secret: string | null }>(
+    `select s.secret from accounts a cross join ${SECRETS_BY_MODE} where a.id = ? and s.mode = ?`,
+    [d.accountId, d.mode],
+  )
+  const deliveryId = `dlv_${ulid()}`
+  const skipped = secret?.secret ? null : noSecretReason(d.mode)
+  await q.sql(
+    `insert into webhook_deliveries (id, batch_id, account_id, event, url, payload, status, reason, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [deliveryId, d.batchId, d.accountId, d.event, d.url, d.payload(deliveryId), skipped ? 'skipped' : 'pending', skipped, now, now],
+  )
+  if (!skipped) await schedule(q, deliveryId, 1, null)
+}
+
 async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Date | null) {
   await q.sql(
     `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::text, 'attempt', ?::int), run_at => ?::timestamptz, max_attempts => 1)`,
@@ -120,7 +144,8 @@ async function schedule(q: Query, deliveryId: string, attempt: number, runAt: Da
 type PendingDelivery = {
   url: string
   event: string
-  job_id: string
+  /** null: a batch's callback */
+  job_id: string | null
   payload: string
   request_id: string
   mode: KeyMode
@@ -133,10 +158,12 @@ export function deliverTask(services: Services) {
   return async (payload: unknown): Promise<void> => {
     const { deliveryId, attempt } = payload as { deliveryId: string; attempt: number }
     const [d] = await db.sql<PendingDelivery>(
-      `select d.url, d.event, d.job_id, d.payload, j.request_id, j.mode, s.secret as webhook_secret,
+      `select d.url, d.event, d.job_id, d.payload, coalesce(j.request_id, b.request_id) as request_id,
+              coalesce(j.mode, b.mode) as mode, s.secret as webhook_secret,
               case when s.rotated_at > ?::timestamptz - make_interval(hours => ?) then s.previous end as previous_secret
-         from webhook_deliveries d join jobs j on j.id = d.job_id join accounts a on a.id = d.account_id cross join ${SECRETS_BY_MODE}
-        where d.id = ? and d.status = 'pending' and s.mode = j.mode`,
+         from webhook_deliveries d left join jobs j on j.id = d.job_id left join batches b on b.id = d.batch_id
+         join accounts a on a.id = d.account_id cross join ${SECRETS_BY_MODE}
+        where d.id = ? and d.status = 'pending' and s.mode = coalesce(j.mode, b.mode)`,
       [services.now(), ROTATION_OVERLAP_HOURS, deliveryId],
     )
     if (!d) return
@@ -171,7 +198,7 @@ export function deliverTask(services: Services) {
     const secrets = [secret, ...(d.previous_secret ? [services.secrets.open(d.previous_secret)] : [])]
     const sent = await postSigned(services, d.url, d.payload, (timestamp) => ({
       'X-Service-Event': d.event,
-      'X-Service-Job-Id': d.job_id,
+      ...(d.job_id ? { 'X-Service-Job-Id': d.job_id } : {}), // a batch's callback names its batch in the body
       'X-Service-Request-Id': d.request_id,
       'X-Service-Delivery-Id': deliveryId,
       'X-Service-Signature': sign(secret, d.payload),

@@ -136,8 +136,46 @@ export type WebhookPayload = {
         };
         /** when failed: what went wrong, for people */
         error?: string;
-        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded" | "cancelled";
+    };
+};
+export type BatchWebhookPayload = {
+    /** the same on every attempt (= webhook-id): deduplicate on it */
+    deliveryId: string;
+    event: "batch.completed";
+    createdAt: string;
+    livemode: boolean;
+    batch: {
+        batchId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+        window: "now" | "24h";
+        status: "queued" | "running" | "completed" | "cancelled" | "expired";
+        /** items by state; queued + running + the four endings = total */
+        counts: {
+            total: number;
+            queued: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+            expired: number;
+        };
+        credits: {
+            /** still held for the items not ended */
+            held: number;
+            /** charged for the items that succeeded */
+            charged: number;
+        };
+        requestId: string;
+        livemode: boolean;
+        createdAt: string;
+        /** when the last item ended */
+        completedAt?: string;
+        /** items not ended by then end expired, free */
+        expiresAt: string;
     };
 };
 export type JobCompletedEvent = {
@@ -361,8 +399,8 @@ export type JobsPage = {
         };
         /** when failed: what went wrong, for people */
         error?: string;
-        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded" | "cancelled";
     }>;
     /** Pass as cursor for the next (older) page; absent on the last page */
     nextCursor?: string;
@@ -407,8 +445,8 @@ export type Job = {
     };
     /** when failed: what went wrong, for people */
     error?: string;
-    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+    /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
+    errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded" | "cancelled";
 };
 export type JobDeliveries = {
     deliveries: Array<{
@@ -552,6 +590,140 @@ export type RequestLogEntry = {
     /** the tags the call sent in Service-Metadata */
     metadata?: {
         [key: string]: string;
+    };
+};
+/** The batch is at `Location` (GET /v1/batches/{id}) */
+export type BatchAccepted = {
+    batchId: string;
+    status: "queued";
+    /** items by state; queued + running + the four endings = total */
+    counts: {
+        total: number;
+        queued: number;
+        running: number;
+        succeeded: number;
+        failed: number;
+        cancelled: number;
+        expired: number;
+    };
+    credits: {
+        /** the sum of the items’ prices, held until each item ends */
+        held: number;
+    };
+    requestId: string;
+    livemode: boolean;
+};
+export type BatchQuote = {
+    dryRun: true;
+    /** the endpoint the items call, e.g. /v1/parse */
+    endpoint: string;
+    /** the status the batch would answer now (202, or 402 …) */
+    liveStatus: number;
+    items: number;
+    /** the sum of the items’ prices after any discount, if every item succeeds (0 when refused, or a test key) */
+    wouldCharge: number;
+    /** the sum of the items’ prices after any discount: what acceptance would hold */
+    price: number;
+    /** credits available now (balance minus open holds) */
+    balance: number;
+    error?: {
+        code: string;
+        message: string;
+    };
+};
+export type BatchRequest = {
+    /** the endpoint every item calls, e.g. parse or /v1/parse */
+    endpoint: string;
+    items: Array<{
+        /** yours, unique within the batch; names the item in the results */
+        customId: string;
+        /** what POST /v1/<endpoint> takes, without async and callbackUrl */
+        body: {
+            [key: string]: unknown;
+        };
+    }>;
+    /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+    window?: "now" | "24h";
+    /** gets the batch object once, when every item has ended */
+    callbackUrl?: string;
+};
+export type BatchesPage = {
+    batches: Array<{
+        batchId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+        window: "now" | "24h";
+        status: "queued" | "running" | "completed" | "cancelled" | "expired";
+        /** items by state; queued + running + the four endings = total */
+        counts: {
+            total: number;
+            queued: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+            expired: number;
+        };
+        credits: {
+            /** still held for the items not ended */
+            held: number;
+            /** charged for the items that succeeded */
+            charged: number;
+        };
+        requestId: string;
+        livemode: boolean;
+        createdAt: string;
+        /** when the last item ended */
+        completedAt?: string;
+        /** items not ended by then end expired, free */
+        expiresAt: string;
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type Batch = {
+    batchId: string;
+    /** e.g. /v1/parse */
+    endpoint: string;
+    /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+    window: "now" | "24h";
+    status: "queued" | "running" | "completed" | "cancelled" | "expired";
+    /** items by state; queued + running + the four endings = total */
+    counts: {
+        total: number;
+        queued: number;
+        running: number;
+        succeeded: number;
+        failed: number;
+        cancelled: number;
+        expired: number;
+    };
+    credits: {
+        /** still held for the items not ended */
+        held: number;
+        /** charged for the items that succeeded */
+        charged: number;
+    };
+    requestId: string;
+    livemode: boolean;
+    createdAt: string;
+    /** when the last item ended */
+    completedAt?: string;
+    /** items not ended by then end expired, free */
+    expiresAt: string;
+};
+export type BatchResultLine = {
+    customId: string;
+    status: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
+    /** succeeded: the body the sync call returns, usage included */
+    result?: {
+        [key: string]: unknown;
+    };
+    /** failed, cancelled, expired: why */
+    error?: {
+        code: string;
+        message: string;
     };
 };
 export type KeyList = {
@@ -2840,6 +3012,13 @@ export type RequestsQuery = {
     /** the Idempotency-Key the calls sent */
     idempotencyKey?: string;
 };
+/** GET /v1/batches query parameters */
+export type BatchesQuery = {
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** batches per page, 1–100; default 20 */
+    limit?: number;
+};
 /** GET /v1/audit-log query parameters */
 export type AuditLogQuery = {
     /** key.created, or key for every key.* action */
@@ -3141,6 +3320,19 @@ export declare class Client extends BaseClient {
     requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]>;
     /** Get one request of the log by its request id. */
     getRequest(requestId: string, options?: RequestOptions): Promise<RequestLogEntry>;
+    /** Run up to 10,000 calls of one endpoint as a batch. */
+    createBatch(input: BatchRequest, options: RequestOptions & Pick<CallOptions, 'idempotencyKey' | 'dryRun'> & {
+        dryRun: true;
+    }): Promise<BatchQuote>;
+    createBatch(input: BatchRequest, options?: RequestOptions & Pick<CallOptions, 'idempotencyKey' | 'dryRun'>): Promise<BatchAccepted>;
+    /** List the account’s batches. Awaited: the first page; `for await`: every item of every page. */
+    batches(query?: BatchesQuery, options?: RequestOptions): List<BatchesPage, BatchesPage["batches"][number]>;
+    /** Get a batch: status, counts and credits. */
+    getBatch(id: string, options?: RequestOptions): Promise<Batch>;
+    /** Stream a batch’s results as JSON Lines. Iterate with `for await`: one line at a time, as the server streams them. */
+    getBatchResults(id: string, options?: RequestOptions): AsyncIterable<BatchResultLine>;
+    /** Cancel a batch. */
+    cancelBatch(id: string, options?: RequestOptions): Promise<Batch>;
     /** List the account’s keys. */
     keys(options?: RequestOptions): Promise<KeyList>;
     /** Create a key. */

@@ -148,6 +148,25 @@ export class Client extends BaseClient {
     getRequest(requestId, options) {
         return this.request('GET', `/v1/requests/${encodeURIComponent(requestId)}`, undefined, options, false);
     }
+    createBatch(input, options) {
+        return this.request('POST', `/v1/batches`, input, options, true);
+    }
+    /** List the account’s batches. Awaited: the first page; `for await`: every item of every page. */
+    batches(query, options) {
+        return this.list(`/v1/batches`, query, (page) => page["batches"], options);
+    }
+    /** Get a batch: status, counts and credits. */
+    getBatch(id, options) {
+        return this.request('GET', `/v1/batches/${encodeURIComponent(id)}`, undefined, options, false);
+    }
+    /** Stream a batch’s results as JSON Lines. Iterate with `for await`: one line at a time, as the server streams them. */
+    getBatchResults(id, options) {
+        return this.jsonLines(`/v1/batches/${encodeURIComponent(id)}/results`, options);
+    }
+    /** Cancel a batch. */
+    cancelBatch(id, options) {
+        return this.request('POST', `/v1/batches/${encodeURIComponent(id)}/cancel`, undefined, options, false);
+    }
     /** List the account’s keys. */
     keys(options) {
         return this.request('GET', `/v1/keys`, undefined, options, false);

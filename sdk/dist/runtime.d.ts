@@ -113,6 +113,11 @@ export declare class BaseClient {
     protected list<Page extends {
         nextCursor?: string;
     }, Item>(path: string, query: object | undefined, items: (page: Page) => Item[], options?: RequestOptions): List<Page, Item>;
+    /**
+     * A GET answered with JSON Lines: each line parsed as it arrives (the answer is never held whole). An error
+     * answer throws before the first line; a connection that fails before the answer is retried like a GET.
+     */
+    protected jsonLines<Line>(path: string, options?: RequestOptions): AsyncGenerator<Line, void, undefined>;
     /** Polls `read` until the job has ended (succeeded or failed), or the timeout or signal stops it. */
     protected poll<J extends {
         status: string;

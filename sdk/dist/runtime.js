@@ -156,6 +156,52 @@ export class BaseClient {
     list(path, query, items, options) {
         return new List((cursor) => this.request('GET', path + queryString(cursor ? { ...query, cursor } : query), undefined, options), items);
     }
+    /**
+     * A GET answered with JSON Lines: each line parsed as it arrives (the answer is never held whole). An error
+     * answer throws before the first line; a connection that fails before the answer is retried like a GET.
+     */
+    async *jsonLines(path, options = {}) {
+        const maxRetries = options.maxRetries ?? this.maxRetries;
+        const headers = { authorization: `Bearer ${this.apiKey}`, accept: 'application/x-ndjson' };
+        for (const [name, value] of Object.entries(options.headers ?? {}))
+            headers[name.toLowerCase()] = value;
+        let res;
+        for (let attempt = 0;; attempt++) {
+            try {
+                res = await this.fetcher(this.baseUrl + path, { method: 'GET', headers, signal: options.signal });
+            }
+            catch (e) {
+                if (options.signal?.aborted || attempt >= maxRetries)
+                    throw new ApiError(0, 'network_error', `Could not reach ${this.baseUrl}: ${e.message}`, null);
+                await sleep(backoffMs(attempt, this.maxRetryDelayMs), options.signal);
+                continue;
+            }
+            const info = responseInfo(res);
+            this.#last = info;
+            options.onResponse?.(info);
+            if (res.ok)
+                break;
+            const error = toApiError(res, await res.text(), info);
+            if (attempt >= maxRetries || !isRetryable(error.status, error.code, error.retryAfter))
+                throw error;
+            await sleep(error.retryAfter !== null ? error.retryAfter * 1000 : backoffMs(attempt, this.maxRetryDelayMs), options.signal);
+        }
+        if (!res.body)
+            return;
+        const decoder = new TextDecoder();
+        let rest = '';
+        for await (const chunk of res.body) {
+            rest += decoder.decode(chunk, { stream: true });
+            const lines = rest.split('\n');
+            rest = lines.pop();
+            for (const line of lines)
+                if (line)
+                    yield JSON.parse(line);
+        }
+        rest += decoder.decode();
+        if (rest)
+            yield JSON.parse(rest);
+    }
     /** Polls `read` until the job has ended (succeeded or failed), or the timeout or signal stops it. */
     async poll(read, options = {}) {
         const interval = options.intervalMs ?? 1000;

@@ -241,6 +241,45 @@ export class BaseClient {
     )
   }
 
+  /**
+   * A GET answered with JSON Lines: each line parsed as it arrives (the answer is never held whole). An error
+   * answer throws before the first line; a connection that fails before the answer is retried like a GET.
+   */
+  protected async *jsonLines<Line>(path: string, options: RequestOptions = {}): AsyncGenerator<Line, void, undefined> {
+    const maxRetries = options.maxRetries ?? this.maxRetries
+    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/x-ndjson' }
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value
+    let res: Response
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await this.fetcher(this.baseUrl + path, { method: 'GET', headers, signal: options.signal })
+      } catch (e) {
+        if (options.signal?.aborted || attempt >= maxRetries)
+          throw new ApiError(0, 'network_error', `Could not reach ${this.baseUrl}: ${(e as Error).message}`, null)
+        await sleep(backoffMs(attempt, this.maxRetryDelayMs), options.signal)
+        continue
+      }
+      const info = responseInfo(res)
+      this.#last = info
+      options.onResponse?.(info)
+      if (res.ok) break
+      const error = toApiError(res, await res.text(), info)
+      if (attempt >= maxRetries || !isRetryable(error.status, error.code, error.retryAfter)) throw error
+      await sleep(error.retryAfter !== null ? error.retryAfter * 1000 : backoffMs(attempt, this.maxRetryDelayMs), options.signal)
+    }
+    if (!res.body) return
+    const decoder = new TextDecoder()
+    let rest = ''
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true })
+      const lines = rest.split('\n')
+      rest = lines.pop()!
+      for (const line of lines) if (line) yield JSON.parse(line) as Line
+    }
+    rest += decoder.decode()
+    if (rest) yield JSON.parse(rest) as Line
+  }
+
   /** Polls `read` until the job has ended (succeeded or failed), or the timeout or signal stops it. */
   protected async poll<J extends { status: string }>(read: () => Promise<J>, options: WaitOptions = {}): Promise<J> {
     const interval = options.intervalMs ?? 1000

@@ -17,6 +17,7 @@ import { Migration0018LivemodeAndDebugging } from './0018-livemode-and-debugging
 import { Migration0020Teams } from './0020-teams.ts'
 import { Migration0022WebhookSecretsPerMode } from './0022-webhook-secrets-per-mode.ts'
 import { Migration0024AccountEvents } from './0024-account-events.ts'
+import { Migration0026Batches } from './0026-batches.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -35,6 +36,7 @@ export const migrations = [
   { name: '0020-teams', class: Migration0020Teams },
   { name: '0022-webhook-secrets-per-mode', class: Migration0022WebhookSecretsPerMode },
   { name: '0024-account-events', class: Migration0024AccountEvents },
+  { name: '0026-batches', class: Migration0026Batches },
 ]
 
 /** Where the current text of the kernel's SQL functions lives, one file per function (applied in this order). */
