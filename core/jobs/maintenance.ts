@@ -1,8 +1,9 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
-// rows and audit entries past their retention.
+// rows, audit entries and cached results past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
 import { pruneAudit } from '../audit/list.ts'
+import { pruneResultCache } from '../cache/store.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import { pruneRequestLog } from '../requests/list.ts'
@@ -23,6 +24,8 @@ export interface MaintenanceReport extends StaleJobsReport {
   signInRowsRemoved: number
   requestLogRowsRemoved: number
   auditEntriesRemoved: number
+  /** Result cache entries past RESULT_CACHE_TTL_HOURS. */
+  cachedResultsRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -35,6 +38,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
   const auditEntriesRemoved = await pruneAudit(services.db, now)
+  const cachedResultsRemoved = await pruneResultCache(services.db, now)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -45,5 +49,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     signInRowsRemoved,
     requestLogRowsRemoved,
     auditEntriesRemoved,
+    cachedResultsRemoved,
   }
 }

@@ -1,5 +1,6 @@
 // The kernel's routes, one entry each; core/openapi.ts publishes each one as core/openapi/kernel-path.ts builds it.
 import { AccountSummary } from '../accounts/accounts.ts'
+import { CacheEmptied } from '../cache/routes.ts'
 import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
@@ -188,6 +189,18 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     ],
     response: { name: 'RequestLogEntry', schema: RequestLogEntry, description: 'The request as the log keeps it' },
     errors: [404],
+  },
+  {
+    method: 'delete',
+    path: '/v1/cache',
+    operationId: 'emptyCache',
+    summary: 'Empty the account’s result cache',
+    description:
+      'Removes every result the cache keeps for the account in the key’s mode (C20): the next identical calls run again and are charged their full price. A live key with permissions "all"; one audit entry (cache.emptied). Free.',
+    tag: 'account',
+    authenticated: true,
+    response: { name: 'CacheEmptied', schema: CacheEmptied, description: 'How many results were removed', example: { results: 12, livemode: true } },
+    errors: [403],
   },
   ...TEAM_ROUTES,
 ]

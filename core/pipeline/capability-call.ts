@@ -3,6 +3,7 @@
 // same stages 1–4 and reports what stages 5–7 would answer.
 import type { Context, Middleware } from 'koa'
 import type { Caller } from '../accounts/accounts.ts'
+import { enterCache } from '../cache/turn.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'
@@ -18,7 +19,7 @@ import { isUnavailable } from '../db/faults.ts'
 import { unsettled } from '../wallet/unsettled.ts'
 import { testModeCall } from '../testmode/call.ts'
 import { requestedOutcome } from '../testmode/outcomes.ts'
-import { capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
+import { inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
 import { authenticate } from './auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
@@ -99,10 +100,13 @@ export function capabilityCall(capability: Capability, services: Services): Acce
       if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
       throw e
     }
+    // C20: a hit holds the hit price; a miss of a cached capability leads its identical calls in flight.
+    const cache = await enterCache(ctx, services, capability, caller, { ...call, ...quoted, signal, providerCost })
+    if (!cache) return false // the client left while an identical call ran
     const base = {
       accountId: caller.accountId,
       keyId: caller.keyId,
-      price: quoted.credits,
+      price: cache.price,
       size: quoted.size,
       endpoint: capability.name,
       requestId,
@@ -140,7 +144,7 @@ export function capabilityCall(capability: Capability, services: Services): Acce
       }),
     ) // 5, 6
     if (held.outcome !== 'ok') {
-      answerNotHeld(ctx, held, quoted.credits)
+      answerNotHeld(ctx, held, cache.price)
       return false
     }
 
@@ -157,10 +161,10 @@ export function capabilityCall(capability: Capability, services: Services): Acce
         reader,
         providerCost,
       })
-      const result = await capability.handler(call.input, context) // 7
+      const result = cache.hit ?? (await capability.handler(call.input, context)) // 7
       const published = checkResult(capability, result, services.log)
-      body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
-      ctx.state.credits = quoted.credits
+      body = (await inTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
+      ctx.state.credits = cache.price
     } catch (e) {
       await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
         throw lost(e1)
