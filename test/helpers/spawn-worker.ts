@@ -1,4 +1,5 @@
-// Starts test/helpers/worker-process.ts (a worker in its own process, killed with the test) on a test's database.
+// Starts test/helpers/worker-process.ts (a worker in its own process, killed with the test) on a test's database;
+// spawnReady starts any such helper process.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 
@@ -12,14 +13,17 @@ export async function spawnWorker(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; id: string }> {
-  const child = spawn(process.execPath, ['--import=tsx', 'test/helpers/worker-process.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const { child, said } = await spawnReady(t, 'test/helpers/worker-process.ts', { DATABASE_URL: databaseUrl, ...env })
+  return { child, id: said }
+}
+
+/** Runs `script` under tsx, killed with the test; resolves once it prints "ready <word>", with that word. */
+export async function spawnReady(t: Tap, script: string, env: Record<string, string>): Promise<{ child: ChildProcess; said: string }> {
+  const child = spawn(process.execPath, ['--import=tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => child.kill('SIGKILL'))
   for await (const line of createInterface({ input: child.stdout })) {
     const ready = /^ready (\S+)$/.exec(line)
-    if (ready) return { child, id: ready[1]! }
+    if (ready) return { child, said: ready[1]! }
   }
-  throw new Error('the worker process exited before it was ready')
+  throw new Error(`${script} exited before it was ready`)
 }

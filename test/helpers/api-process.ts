@@ -1,0 +1,29 @@
+// An API server in its own process, so a test can kill -9 it mid-call. Serves the capability folders named in
+// CAPABILITIES (comma-separated) with the fake OpenAI server at FAKE_OPENAI_URL; prints "ready <url>" once listening.
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { buildApp, httpServer } from '../../core/app.ts'
+import { boot } from '../../core/boot.ts'
+import type { CapabilityManifest } from '../../core/capability.ts'
+import { loadConfig } from '../../core/config.ts'
+import { createLogger } from '../../core/observability/log.ts'
+import { checkManifest, type Capability } from '../../core/registry.ts'
+import { fakeServerProvider } from './app.ts'
+
+const capabilities: Capability[] = []
+for (const name of (process.env.CAPABILITIES ?? '').split(',').filter(Boolean)) {
+  const file = pathToFileURL(path.resolve('capabilities', name, 'manifest.ts')).href
+  const manifest = ((await import(file)) as { default: CapabilityManifest }).default
+  capabilities.push(checkManifest(manifest, name, `capabilities/${name}`))
+}
+const config = loadConfig({ ...process.env, PAUSED_ENDPOINTS: undefined })
+const { services } = await boot(config, {
+  capabilities: new Map(capabilities.map((c) => [c.name, c])),
+  provider: fakeServerProvider(process.env.FAKE_OPENAI_URL!),
+  log: () => {},
+  logger: createLogger({ level: 'silent' }),
+})
+const server = httpServer(buildApp(services), config).listen(0, '127.0.0.1', () => {
+  process.stdout.write(`ready http://127.0.0.1:${(server.address() as AddressInfo).port}\n`)
+})
