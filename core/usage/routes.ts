@@ -44,7 +44,15 @@ export const UsageResponse = Type.Object(
     nextCursor: Type.Optional(Type.String({ description: 'Pass as cursor for the next (older) page; absent on the last page' })),
     daily: Type.Array(
       Type.Object(
-        { date: Type.String({ format: 'date' }), endpoint: Type.String(), calls: Type.Integer(), credits: Type.Integer() },
+        {
+          date: Type.String({ format: 'date' }),
+          endpoint: Type.String(),
+          calls: Type.Integer(),
+          credits: Type.Integer(),
+          cachedCalls: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'of those calls, the ones answered from the result cache (at the hit price)' }),
+          ),
+        },
         { additionalProperties: false },
       ),
       { description: 'Charged calls per UTC day and endpoint over from/to (default: the last 30 days)' },

@@ -11,6 +11,7 @@ import { createTestDatabase } from '../helpers/database.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import { openAIProvider } from '../../core/models/provider.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { costReport } from '../../core/admin/costs.ts'
 
 const fake = await startFakeOpenAI()
 t.teardown(() => fake.close())
@@ -18,7 +19,16 @@ const modelRequests = () => fake.requests.filter((r) => r.path === '/v1/response
 const database = await createTestDatabase()
 t.teardown(() => database.drop())
 const capability = (version?: number) => checkManifest({ ...parse, ...(version ? { version } : {}) }, 'parse', 'capabilities/parse')
-const app = await startTestApp(t, { databaseUrl: database.url, provider: fakeServerProvider(fake.baseURL), capabilities: [capability()] })
+const provider = (routes: Record<string, string> = {}) =>
+  openAIProvider({
+    apiKey: 'test',
+    baseURL: fake.baseURL,
+    wireApi: 'responses',
+    models: { text: 'test-model', image: 'i', speech: 's', transcription: 't' },
+    prices: { 'test-model': { inputPerMTok: 1, outputPerMTok: 2 } }, // what /admin/costs reports as saved
+    routes,
+  })
+const app = await startTestApp(t, { databaseUrl: database.url, provider: provider(), capabilities: [capability()] })
 
 const invoice = (n: number) => ({
   text: `Northwind Office Supply LLC\nInvoice NW-${n}\nIssue date: 2024-03-04\nChair 998.00\nTotal due: 998.00 USD`,
@@ -63,6 +73,17 @@ t.test('the same parse twice: the second is a hit, byte-identical but for usage,
     ],
     'so do the usage events',
   )
+  const today = new Date().toISOString().slice(0, 10)
+  const daily = await app.call('/v1/usage', { key: c.key })
+  t.same(daily.body.daily, [{ date: today, endpoint: 'parse', calls: 2, credits: 10, cachedCalls: 1 }], 'and GET /v1/usage')
+  await app.services.modelRequests.flush()
+  const period = { from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) }
+  const costs = await costReport(app.services.db, period)
+  const line = costs.capabilities.find((l) => l.capability === 'parse')!
+  t.ok(line.providerCostUsd > 0, `the miss cost ${line.providerCostUsd} USD`)
+  t.equal(line.cacheHits, 1, '/admin/costs counts the hit')
+  t.ok(Math.abs(line.providerCostSavedUsd - line.providerCostUsd) < 1e-6, 'and the provider cost it saved: what the miss cost')
+  t.equal(costs.total.providerCostSavedUsd, line.providerCostSavedUsd)
   const [stored] = await app.services.db.sql(`select result from result_cache where account_id = ?`, [c.accountId])
   t.notOk(String(stored!.result).includes('Northwind'), 'the result is encrypted at rest')
 
@@ -150,17 +171,7 @@ t.test('another manifest version or another model route misses; the same ones hi
     capabilities: [capability(2)],
   })
   t.equal((await bumped.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'miss', 'version 2 misses')
-  const routed = await startTestApp(t, {
-    databaseUrl: database.url,
-    provider: openAIProvider({
-      apiKey: 'test',
-      baseURL: fake.baseURL,
-      wireApi: 'responses',
-      models: { text: 'test-model', image: 'i', speech: 's', transcription: 't' },
-      routes: { parse: 'routed-model' },
-    }),
-    capabilities: [capability()],
-  })
+  const routed = await startTestApp(t, { databaseUrl: database.url, provider: provider({ parse: 'routed-model' }), capabilities: [capability()] })
   t.equal((await routed.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'miss', 'another route misses')
 })
 
