@@ -2,6 +2,9 @@
 // to the fake OpenAI server (which counts the model requests): a repeated parse is a hit, byte-identical but for
 // usage and the request id, at the hit price, without a model request; no-store, another account, a test key, an
 // emptied cache, another manifest version or model route all miss.
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
 import { checkManifest } from '../../core/registry.ts'
@@ -12,6 +15,7 @@ import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import { openAIProvider } from '../../core/models/provider.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { costReport } from '../../core/admin/costs.ts'
+import { plainPdf } from '../fixtures/hostile.ts'
 
 const fake = await startFakeOpenAI()
 t.teardown(() => fake.close())
@@ -28,7 +32,12 @@ const provider = (routes: Record<string, string> = {}) =>
     prices: { 'test-model': { inputPerMTok: 1, outputPerMTok: 2 } }, // what /admin/costs reports as saved
     routes,
   })
-const app = await startTestApp(t, { databaseUrl: database.url, provider: provider(), capabilities: [capability()] })
+const app = await startTestApp(t, {
+  databaseUrl: database.url,
+  provider: provider(),
+  capabilities: [capability()],
+  config: { callbacksAllowPrivate: true }, // documents served on loopback
+})
 
 const invoice = (n: number) => ({
   text: `Northwind Office Supply LLC\nInvoice NW-${n}\nIssue date: 2024-03-04\nChair 998.00\nTotal due: 998.00 USD`,
@@ -183,4 +192,20 @@ t.test('maintenance prunes results past RESULT_CACHE_TTL_HOURS', async (t) => {
   t.ok(report.cachedResultsRemoved >= 1, `${report.cachedResultsRemoved} removed`)
   const left = await app.services.db.sql(`select 1 from result_cache where account_id = ?`, [c.accountId])
   t.equal(left.length, 0)
+})
+
+t.test('a document read from a fileUrl is keyed by its bytes: the same URL serving other bytes misses', async (t) => {
+  let served = plainPdf('Invoice INV-100 from Vendor1 Ltd, total 10.00 EUR')
+  const server = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(served)).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const fileUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/invoice.pdf`
+  const c = await app.customer(100)
+  const call = () => app.call('/v1/parse', { key: c.key, body: { fileUrl, docType: 'invoice' } })
+  const first = await call()
+  t.equal(first.status, 200, first.text)
+  t.equal(first.headers.get('service-cache'), 'miss')
+  t.equal((await call()).headers.get('service-cache'), 'hit', 'the same bytes')
+  served = plainPdf('Invoice INV-200 from Vendor2 Ltd, total 20.00 EUR')
+  t.equal((await call()).headers.get('service-cache'), 'miss', 'new bytes at the same URL')
 })
