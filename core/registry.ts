@@ -72,7 +72,8 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   if (!Number.isInteger(m.ratePerMinute) || m.ratePerMinute < 1) fail(`ratePerMinute must be a whole number ≥ 1, got ${m.ratePerMinute}.`)
   if (m.chunking !== undefined && !CHUNKINGS.includes(m.chunking)) fail(`chunking must be one of ${CHUNKINGS.join(', ')}.`)
   if (m.model !== null && !MODEL_ROLES.includes(m.model)) fail(`model must be null or one of ${MODEL_ROLES.join(', ')}.`)
-  if (m.version !== undefined && (!Number.isInteger(m.version) || m.version < 1)) fail(`version must be a whole number ≥ 1, got ${m.version}.`)
+  if (m.version !== undefined && (!Number.isInteger(m.version) || m.version < 1))
+    fail(`version must be a whole number ≥ 1, got ${m.version}.`)
   const uncacheable = m.cache === true ? uncacheableReason(m) : null
   if (uncacheable) fail(`cache: true is refused: ${uncacheable}.`)
   if (typeof m.handler !== 'function') fail('handler is missing: export a function (input, ctx) => result.')

@@ -21,6 +21,12 @@ export type Claim =
   /** The client left while the call followed. */
   | { role: 'gone' }
 
+interface ClaimRow {
+  role: 'hit' | 'leader' | 'follower'
+  result: string | null
+  saved_usd: string | null
+}
+
 export interface ClaimArgs {
   accountId: string
   livemode: boolean
@@ -39,6 +45,7 @@ export class Flights {
   /** Followers of each key, woken by a notification. */
   private readonly sleepers = new Map<string, Set<() => void>>()
   private closed = false
+  private queue: Promise<unknown> = Promise.resolve()
   private readonly url: string
   private readonly log: (message: string) => void
   constructor(url: string, log: (message: string) => void) {
@@ -68,12 +75,11 @@ export class Flights {
         if (this.local.get(hex) === mine) this.local.delete(hex)
         finish()
       }
-      let row: { role: 'hit' | 'leader' | 'follower'; result: string | null; saved_usd: string | null } | undefined
+      let row: ClaimRow | undefined
       try {
-        const client = await this.connection()
         row = (
-          await client.query(`select * from result_cache_claim($1, $2, $3, $4, $5)`, [a.accountId, a.livemode, a.key, lock, a.now])
-        ).rows[0]
+          await this.query<ClaimRow>(`select * from result_cache_claim($1, $2, $3, $4, $5)`, [a.accountId, a.livemode, a.key, lock, a.now])
+        )[0]
       } catch (e) {
         release()
         if (!followed) throw e // the database is out: the call's own statements would fail the same way
@@ -101,7 +107,7 @@ export class Flights {
 
   private async end(hex: string, lock: number, release: () => void): Promise<void> {
     try {
-      await this.client?.query(`select pg_advisory_unlock($1, $2), pg_notify($3, $4)`, [LOCK_CLASS, lock, CHANNEL, hex])
+      await this.query(`select pg_advisory_unlock($1, $2), pg_notify($3, $4)`, [LOCK_CLASS, lock, CHANNEL, hex])
     } catch (e) {
       this.log(`[cache] unlock: ${(e as Error).message}`) // a lost connection took the lock with it
     } finally {
@@ -126,6 +132,13 @@ export class Flights {
       set.delete(wake)
       if (!set.size) this.sleepers.delete(hex)
     }
+  }
+
+  /** One statement at a time on the connection (pg would queue them too, but no longer wants to be asked to). */
+  private query<T extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<T[]> {
+    const run = this.queue.then(async () => (await (await this.connection()).query<T>(text, params)).rows)
+    this.queue = run.catch(() => {})
+    return run
   }
 
   private async connection(): Promise<pg.Client> {

@@ -43,16 +43,28 @@ export class ResultCache {
                expires_at = excluded.expires_at
        )
        select pg_notify('result_cache_done', ?)`,
-      [slot.accountId, slot.livemode, slot.key, slot.endpoint, this.secrets.seal(result), providerCostUsd, now, expires, slot.key.toString('hex')],
+      [
+        slot.accountId,
+        slot.livemode,
+        slot.key,
+        slot.endpoint,
+        this.secrets.seal(result),
+        providerCostUsd,
+        now,
+        expires,
+        slot.key.toString('hex'),
+      ],
     )
   }
 
   /** Whether a live result is kept for this slot (a dry run's quote): no lock, no wait. */
   async has(slot: CacheSlot, now: Date): Promise<boolean> {
-    const rows = await this.db.sql(
-      `select 1 from result_cache where account_id = ? and livemode = ? and key = ? and expires_at > ?`,
-      [slot.accountId, slot.livemode, slot.key, now],
-    )
+    const rows = await this.db.sql(`select 1 from result_cache where account_id = ? and livemode = ? and key = ? and expires_at > ?`, [
+      slot.accountId,
+      slot.livemode,
+      slot.key,
+      now,
+    ])
     return rows.length > 0
   }
 
@@ -78,7 +90,12 @@ export async function emptyCache(db: Database, accountId: string, livemode: bool
       [accountId, livemode],
     )
     const results = Number(row?.n ?? 0)
-    await audit(q, acting, { accountId, action: 'cache.emptied', target: { type: 'cache', id: livemode ? 'live' : 'test' }, details: { results } })
+    await audit(q, acting, {
+      accountId,
+      action: 'cache.emptied',
+      target: { type: 'cache', id: livemode ? 'live' : 'test' },
+      details: { results },
+    })
     return results
   })
 }

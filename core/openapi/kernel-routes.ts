@@ -199,7 +199,12 @@ export const KERNEL_ROUTES: KernelRoute[] = [
       'Removes every result the cache keeps for the account in the key’s mode (C20): the next identical calls run again and are charged their full price. A live key with permissions "all"; one audit entry (cache.emptied). Free.',
     tag: 'account',
     authenticated: true,
-    response: { name: 'CacheEmptied', schema: CacheEmptied, description: 'How many results were removed', example: { results: 12, livemode: true } },
+    response: {
+      name: 'CacheEmptied',
+      schema: CacheEmptied,
+      description: 'How many results were removed',
+      example: { results: 12, livemode: true },
+    },
     errors: [403],
   },
   ...TEAM_ROUTES,

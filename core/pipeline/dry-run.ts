@@ -54,7 +54,12 @@ export async function reportDryRun(
     const priced = await quoteCall(capability, call.input, services, { waitForDecoder: false, reader })
     const hitPrice = await cachedPrice(ctx, services, capability, caller, call.input, priced.credits, priced.digests) // C20
     const charge = hitPrice ?? priced.credits
-    Object.assign(money, { charge, price: priced.credits }, priced.size ? { size: priced.size } : {}, hitPrice === null ? {} : { cached: true })
+    Object.assign(
+      money,
+      { charge, price: priced.credits },
+      priced.size ? { size: priced.size } : {},
+      hitPrice === null ? {} : { cached: true },
+    )
     if (charge !== capability.price) quoted = await spend(charge)
     money.balance = quoted.available
     if (quoted.refusal) throw spendRefusal(charge, { refusal: quoted.refusal, available: quoted.available }) // 6

@@ -19,6 +19,8 @@ export type Usage = {
         /** credits per unit beyond included */
         perUnit: number;
     };
+    /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+    cached?: true;
     /** false: a test key */
     livemode: boolean;
 };
@@ -57,6 +59,8 @@ export type DryRun = {
         /** credits per unit beyond included */
         perUnit: number;
     };
+    /** the live call would be answered from the result cache: wouldCharge is the hit price */
+    cached?: true;
     /** credits available now (balance minus open holds) */
     balance: number;
     /** the refusal the live call would get */
@@ -129,6 +133,8 @@ export type WebhookPayload = {
                     /** credits per unit beyond included */
                     perUnit: number;
                 };
+                /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+                cached?: true;
                 /** false: a test key */
                 livemode: boolean;
             };
@@ -198,6 +204,8 @@ export type Job = {
                 /** credits per unit beyond included */
                 perUnit: number;
             };
+            /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+            cached?: true;
             /** false: a test key */
             livemode: boolean;
         };
@@ -272,6 +280,8 @@ export type UsagePage = {
         endpoint: string;
         calls: number;
         credits: number;
+        /** of those calls, the ones answered from the result cache (at the hit price) */
+        cachedCalls?: number;
     }>;
 };
 export type RequestsPage = {
@@ -305,6 +315,8 @@ export type RequestsPage = {
         liveStatus?: number;
         /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
         replayed: boolean;
+        /** on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged) */
+        cache?: "hit" | "miss" | "bypass";
         /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
         jobId?: string;
         /** the tags the call sent in Service-Metadata */
@@ -345,12 +357,20 @@ export type RequestLogEntry = {
     liveStatus?: number;
     /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
     replayed: boolean;
+    /** on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged) */
+    cache?: "hit" | "miss" | "bypass";
     /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
     jobId?: string;
     /** the tags the call sent in Service-Metadata */
     metadata?: {
         [key: string]: string;
     };
+};
+export type CacheEmptied = {
+    /** cached results removed */
+    results: number;
+    /** the mode whose results were removed: the key’s */
+    livemode: boolean;
 };
 export type KeyList = {
     keys: Array<{
@@ -2808,6 +2828,8 @@ export declare class Client extends BaseClient {
     requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]>;
     /** Get one request of the log by its request id. */
     getRequest(requestId: string, options?: RequestOptions): Promise<RequestLogEntry>;
+    /** Empty the account’s result cache. */
+    emptyCache(options?: RequestOptions): Promise<CacheEmptied>;
     /** List the account’s keys. */
     keys(options?: RequestOptions): Promise<KeyList>;
     /** Create a key. */

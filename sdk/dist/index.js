@@ -148,6 +148,10 @@ export class Client extends BaseClient {
     getRequest(requestId, options) {
         return this.request('GET', `/v1/requests/${encodeURIComponent(requestId)}`, undefined, options, false);
     }
+    /** Empty the account’s result cache. */
+    emptyCache(options) {
+        return this.request('DELETE', `/v1/cache`, undefined, options, false);
+    }
     /** List the account’s keys. */
     keys(options) {
         return this.request('GET', `/v1/keys`, undefined, options, false);

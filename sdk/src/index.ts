@@ -23,6 +23,8 @@ export type Usage = {
     /** credits per unit beyond included */
     perUnit: number
   }
+  /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+  cached?: true
   /** false: a test key */
   livemode: boolean
 }
@@ -63,6 +65,8 @@ export type DryRun = {
     /** credits per unit beyond included */
     perUnit: number
   }
+  /** the live call would be answered from the result cache: wouldCharge is the hit price */
+  cached?: true
   /** credits available now (balance minus open holds) */
   balance: number
   /** the refusal the live call would get */
@@ -137,6 +141,8 @@ export type WebhookPayload = {
           /** credits per unit beyond included */
           perUnit: number
         }
+        /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+        cached?: true
         /** false: a test key */
         livemode: boolean
       }
@@ -208,6 +214,8 @@ export type Job = {
         /** credits per unit beyond included */
         perUnit: number
       }
+      /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+      cached?: true
       /** false: a test key */
       livemode: boolean
     }
@@ -285,6 +293,8 @@ export type UsagePage = {
     endpoint: string
     calls: number
     credits: number
+    /** of those calls, the ones answered from the result cache (at the hit price) */
+    cachedCalls?: number
   }>
 }
 
@@ -319,6 +329,8 @@ export type RequestsPage = {
     liveStatus?: number
     /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
     replayed: boolean
+    /** on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged) */
+    cache?: "hit" | "miss" | "bypass"
     /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
     jobId?: string
     /** the tags the call sent in Service-Metadata */
@@ -360,12 +372,21 @@ export type RequestLogEntry = {
   liveStatus?: number
   /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
   replayed: boolean
+  /** on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged) */
+  cache?: "hit" | "miss" | "bypass"
   /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
   jobId?: string
   /** the tags the call sent in Service-Metadata */
   metadata?: {
     [key: string]: string
   }
+}
+
+export type CacheEmptied = {
+  /** cached results removed */
+  results: number
+  /** the mode whose results were removed: the key’s */
+  livemode: boolean
 }
 
 export type KeyList = {
@@ -2983,6 +3004,11 @@ export class Client extends BaseClient {
   /** Get one request of the log by its request id. */
   getRequest(requestId: string, options?: RequestOptions): Promise<RequestLogEntry> {
     return this.request('GET', `/v1/requests/${encodeURIComponent(requestId)}`, undefined, options, false)
+  }
+
+  /** Empty the account’s result cache. */
+  emptyCache(options?: RequestOptions): Promise<CacheEmptied> {
+    return this.request('DELETE', `/v1/cache`, undefined, options, false)
   }
 
   /** List the account’s keys. */

@@ -30,7 +30,7 @@ t.teardown(() => fake.close())
 const modelRequests = () => fake.requests.filter((r) => r.path === '/v1/responses').length
 const database = await createTestDatabase()
 t.teardown(() => database.drop())
-const capabilities = [checkManifest(parse, 'parse', 'capabilities/parse')]
+const capabilities = [checkManifest({ ...parse }, 'parse', 'capabilities/parse')]
 const instance = () => startTestApp(t, { databaseUrl: database.url, env, provider: fakeServerProvider(fake.baseURL), capabilities })
 const [a, b] = [await instance(), await instance()]
 
@@ -109,7 +109,9 @@ t.test('the leader’s process killed mid-call: each follower is answered or ref
   // The dead leader's hold expires like any stranded sync hold (maintenance releases it).
   await releaseExpiredHolds(a.services.db, new Date(Date.now() + 3600_000))
   await a.expectLedger(t, c.accountId, 1000 - charged)
-  const events = await a.services.db.sql(`select request_id, count(*) as n from usage_events where account_id = ? group by 1`, [c.accountId])
+  const events = await a.services.db.sql(`select request_id, count(*) as n from usage_events where account_id = ? group by 1`, [
+    c.accountId,
+  ])
   t.equal(events.length, replies.filter((r) => r.status === 200).length, 'one charge per answered call, none for the dead leader')
   t.ok(
     events.every((e) => Number(e.n) === 1),

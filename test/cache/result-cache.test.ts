@@ -146,9 +146,10 @@ t.test('DELETE /v1/cache empties the account’s cache (one audit entry); the ne
   const emptied = await app.call('/v1/cache', { key: c.key, method: 'DELETE' })
   t.equal(emptied.status, 200, emptied.text)
   t.same(emptied.body, { results: 2, livemode: true })
-  const [entry] = await app.services.db.sql(`select action, actor_type, details from audit_entries where account_id = ? and action = 'cache.emptied'`, [
-    c.accountId,
-  ])
+  const [entry] = await app.services.db.sql(
+    `select action, actor_type, details from audit_entries where account_id = ? and action = 'cache.emptied'`,
+    [c.accountId],
+  )
   t.match(entry, { action: 'cache.emptied', actor_type: 'key', details: { results: 2 } })
   const again = await app.call('/v1/parse', { key: c.key, body: invoice(5) })
   t.equal(again.headers.get('service-cache'), 'miss')
@@ -172,7 +173,11 @@ t.test('a dry run quotes the hit price when the result is cached; async calls by
 t.test('another manifest version or another model route misses; the same ones hit from another instance', async (t) => {
   const c = await app.customer(100)
   await app.call('/v1/parse', { key: c.key, body: invoice(8) })
-  const same = await startTestApp(t, { databaseUrl: database.url, provider: fakeServerProvider(fake.baseURL), capabilities: [capability()] })
+  const same = await startTestApp(t, {
+    databaseUrl: database.url,
+    provider: fakeServerProvider(fake.baseURL),
+    capabilities: [capability()],
+  })
   t.equal((await same.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'hit')
   const bumped = await startTestApp(t, {
     databaseUrl: database.url,
@@ -180,7 +185,11 @@ t.test('another manifest version or another model route misses; the same ones hi
     capabilities: [capability(2)],
   })
   t.equal((await bumped.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'miss', 'version 2 misses')
-  const routed = await startTestApp(t, { databaseUrl: database.url, provider: provider({ parse: 'routed-model' }), capabilities: [capability()] })
+  const routed = await startTestApp(t, {
+    databaseUrl: database.url,
+    provider: provider({ parse: 'routed-model' }),
+    capabilities: [capability()],
+  })
   t.equal((await routed.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'miss', 'another route misses')
 })
 
