@@ -14,7 +14,10 @@ const POLL_MS = 250
 
 export type Claim =
   | { role: 'hit'; sealed: string; savedUsd: number }
-  /** This call leads: `end` unlocks and wakes the followers (after its result is stored, or without one). */
+  /**
+   * This call leads: `end` unlocks and wakes the followers (after its result is stored and committed: an unlock
+   * inside the storing transaction would free the key before the result is visible). Only the first `end` counts.
+   */
   | { role: 'leader'; end: () => Promise<void> }
   /** Runs without coordination: the leader it followed ended without a result, or it waited too long. */
   | { role: 'alone' }
@@ -78,7 +81,11 @@ export class Flights {
       let row: ClaimRow | undefined
       try {
         row = (
-          await this.query<ClaimRow>(`select * from result_cache_claim($1, $2, $3, $4, $5)`, [a.accountId, a.livemode, a.key, lock, a.now])
+          await this.query<ClaimRow>(
+            `select * from result_cache_claim($1, $2, $3, $4, $5)`,
+            [a.accountId, a.livemode, a.key, lock, a.now],
+            'result_cache_claim',
+          )
         )[0]
       } catch (e) {
         release()
@@ -87,7 +94,10 @@ export class Flights {
         return { role: 'alone' }
       }
       if (row?.role === 'leader') {
-        if (!followed) return { role: 'leader', end: () => this.end(hex, lock, release) }
+        if (!followed) {
+          let ended: Promise<void> | null = null
+          return { role: 'leader', end: () => (ended ??= this.end(hex, lock, release)) }
+        }
         await this.end(hex, lock, release) // not to lead the others one after another
         return { role: 'alone' }
       }
@@ -107,7 +117,7 @@ export class Flights {
 
   private async end(hex: string, lock: number, release: () => void): Promise<void> {
     try {
-      await this.query(`select pg_advisory_unlock($1, $2), pg_notify($3, $4)`, [LOCK_CLASS, lock, CHANNEL, hex])
+      await this.query(`select pg_advisory_unlock($1, $2), pg_notify($3, $4)`, [LOCK_CLASS, lock, CHANNEL, hex], 'result_cache_unlock')
     } catch (e) {
       this.log(`[cache] unlock: ${(e as Error).message}`) // a lost connection took the lock with it
     } finally {
@@ -135,8 +145,8 @@ export class Flights {
   }
 
   /** One statement at a time on the connection (pg would queue them too, but no longer wants to be asked to). */
-  private query<T extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<T[]> {
-    const run = this.queue.then(async () => (await (await this.connection()).query<T>(text, params)).rows)
+  private query<T extends pg.QueryResultRow>(text: string, values: unknown[], name: string): Promise<T[]> {
+    const run = this.queue.then(async () => (await (await this.connection()).query<T>({ name, text, values })).rows)
     this.queue = run.catch(() => {})
     return run
   }

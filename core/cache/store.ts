@@ -31,29 +31,16 @@ export class ResultCache {
     return Math.ceil((price * this.settings.pricePercent) / 100)
   }
 
-  /** Keeps a result (a second store of the same key, by a follower that ran alone, replaces it); wakes its followers. */
+  /** Keeps a result (a second store of the same key, by a call that ran alone, replaces it). */
   async store(slot: CacheSlot, result: string, providerCostUsd: number, now: Date): Promise<void> {
     const expires = new Date(now.getTime() + this.settings.ttlHours * 3_600_000)
     await this.db.sql(
-      `with kept as (
-         insert into result_cache as c (account_id, livemode, key, endpoint, result, provider_cost_usd, created_at, expires_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict (account_id, livemode, key) do update
-           set result = excluded.result, provider_cost_usd = excluded.provider_cost_usd, created_at = excluded.created_at,
-               expires_at = excluded.expires_at
-       )
-       select pg_notify('result_cache_done', ?)`,
-      [
-        slot.accountId,
-        slot.livemode,
-        slot.key,
-        slot.endpoint,
-        this.secrets.seal(result),
-        providerCostUsd,
-        now,
-        expires,
-        slot.key.toString('hex'),
-      ],
+      `insert into result_cache as c (account_id, livemode, key, endpoint, result, provider_cost_usd, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (account_id, livemode, key) do update
+         set result = excluded.result, provider_cost_usd = excluded.provider_cost_usd, created_at = excluded.created_at,
+             expires_at = excluded.expires_at`,
+      [slot.accountId, slot.livemode, slot.key, slot.endpoint, this.secrets.seal(result), providerCostUsd, now, expires],
     )
   }
 

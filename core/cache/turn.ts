@@ -70,13 +70,15 @@ export async function enterCache(
       })
     }
   }
-  // A leader unlocks once its answer is sent (or refused): its followers read the result it stored by then.
-  if (claim.role === 'leader') ctx.res.once('close', () => void claim.end())
+  // A leader unlocks once its result is stored, or, failing, once its refusal is sent: its followers run alone then.
+  const leader = claim.role === 'leader' ? claim : undefined
+  if (leader) ctx.res.once('close', () => void leader.end())
   return decided(ctx, 'miss', {
     price: call.credits,
     capture: async (q, hold, result, now) => {
       const charged = await capture(q, hold, result, now)
       await cache.store(slot, JSON.stringify(result), call.providerCost.usd, now)
+      await leader?.end()
       return charged
     },
   })
