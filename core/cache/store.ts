@@ -31,10 +31,13 @@ export class ResultCache {
     return Math.ceil((price * this.settings.pricePercent) / 100)
   }
 
-  /** Keeps a result (a second store of the same key, by a call that ran alone, replaces it). */
+  /**
+   * Keeps a result (a second store of the same key, by a call that ran alone, replaces it). Committed without
+   * waiting for the disk: visible to the followers at once, and a crash that loses it costs one model call again.
+   */
   async store(slot: CacheSlot, result: string, providerCostUsd: number, now: Date): Promise<void> {
     const expires = new Date(now.getTime() + this.settings.ttlHours * 3_600_000)
-    await this.db.sql(
+    await this.db.asyncCommit.sql(
       `insert into result_cache as c (account_id, livemode, key, endpoint, result, provider_cost_usd, created_at, expires_at)
        values (?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (account_id, livemode, key) do update

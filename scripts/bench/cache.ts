@@ -19,7 +19,7 @@ export async function benchCache(o: {
   seconds: number
 }): Promise<string[]> {
   const ROUNDS = 4
-  const RATE = 100
+  const RATE = 25 // below what misses reach on a loaded machine: the three kinds run at the same rate
   const labels = ['My card was charged twice.', 'billing', 'technical']
   const distinct = JSON.stringify({ text: `${labels[0]} [<id>]`, labels: labels.slice(1) })
   const same = JSON.stringify({ text: labels[0], labels: labels.slice(1) })
