@@ -31,7 +31,14 @@ const modelRequests = () => fake.requests.filter((r) => r.path === '/v1/response
 const database = await createTestDatabase()
 t.teardown(() => database.drop())
 const capabilities = [checkManifest({ ...parse }, 'parse', 'capabilities/parse')]
-const instance = () => startTestApp(t, { databaseUrl: database.url, env, provider: fakeServerProvider(fake.baseURL), capabilities })
+const instance = () =>
+  startTestApp(t, {
+    resultCache: true,
+    databaseUrl: database.url,
+    env,
+    provider: fakeServerProvider(fake.baseURL),
+    capabilities,
+  })
 const [a, b] = [await instance(), await instance()]
 
 const invoice = (n: number) => ({ text: `Contoso Ltd\nInvoice C-${n}\nDesk 120.00\nTotal due: 120.00 EUR`, docType: 'invoice' })

@@ -33,6 +33,7 @@ const provider = (routes: Record<string, string> = {}) =>
     routes,
   })
 const app = await startTestApp(t, {
+  resultCache: true,
   databaseUrl: database.url,
   provider: provider(),
   capabilities: [capability()],
@@ -174,18 +175,21 @@ t.test('another manifest version or another model route misses; the same ones hi
   const c = await app.customer(100)
   await app.call('/v1/parse', { key: c.key, body: invoice(8) })
   const same = await startTestApp(t, {
+    resultCache: true,
     databaseUrl: database.url,
     provider: fakeServerProvider(fake.baseURL),
     capabilities: [capability()],
   })
   t.equal((await same.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'hit')
   const bumped = await startTestApp(t, {
+    resultCache: true,
     databaseUrl: database.url,
     provider: fakeServerProvider(fake.baseURL),
     capabilities: [capability(2)],
   })
   t.equal((await bumped.call('/v1/parse', { key: c.key, body: invoice(8) })).headers.get('service-cache'), 'miss', 'version 2 misses')
   const routed = await startTestApp(t, {
+    resultCache: true,
     databaseUrl: database.url,
     provider: provider({ parse: 'routed-model' }),
     capabilities: [capability()],
