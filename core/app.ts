@@ -7,7 +7,6 @@ import { accountSummary } from './accounts/accounts.ts'
 import { keysRouter } from './accounts/key-routes.ts'
 import { adminRouter } from './admin/routes.ts'
 import { auditRouter } from './audit/routes.ts'
-import { cacheRouter } from './cache/routes.ts'
 import { getJob } from './jobs/view.ts'
 import { accessLog } from './observability/log.ts'
 import { requestSpans } from './observability/tracing.ts'
@@ -111,7 +110,6 @@ export function buildApp(services: Services): Koa {
     keysRouter(services),
     teamRouter(services, origin),
     auditRouter(services),
-    cacheRouter(services),
     ssoRouter(services, origin),
     stripeRouter(services),
     dashboardRouter(services),

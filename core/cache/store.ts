@@ -1,7 +1,5 @@
 // The cached results (C20): one row per account, mode and key, the result sealed with the service's key
 // (core/secrets.ts), kept RESULT_CACHE_TTL_HOURS, with what its model requests cost (saved by every hit).
-import type { Acting } from '../audit/audit.ts'
-import { audit } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import type { SecretBox } from '../secrets.ts'
 import { Flights } from './flights.ts'
@@ -72,22 +70,13 @@ export class ResultCache {
   }
 }
 
-/** DELETE /v1/cache: the account's results of one mode, gone, with the audit entry in the same transaction. */
-export async function emptyCache(db: Database, accountId: string, livemode: boolean, acting: Acting): Promise<number> {
-  return db.tx(async (q) => {
-    const [row] = await q.sql<{ n: string }>(
-      `with gone as (delete from result_cache where account_id = ? and livemode = ? returning 1) select count(*) as n from gone`,
-      [accountId, livemode],
-    )
-    const results = Number(row?.n ?? 0)
-    await audit(q, acting, {
-      accountId,
-      action: 'cache.emptied',
-      target: { type: 'cache', id: livemode ? 'live' : 'test' },
-      details: { results },
-    })
-    return results
-  })
+/** The account's results of one mode, gone (DELETE /v1/cache, which writes its audit entry in the same transaction). */
+export async function emptyCache(q: Query, accountId: string, livemode: boolean): Promise<number> {
+  const [row] = await q.sql<{ n: string }>(
+    `with gone as (delete from result_cache where account_id = ? and livemode = ? returning 1) select count(*) as n from gone`,
+    [accountId, livemode],
+  )
+  return Number(row?.n ?? 0)
 }
 
 /** Results past their TTL (the maintenance pass). */

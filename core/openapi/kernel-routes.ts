@@ -1,11 +1,10 @@
 // The kernel's routes, one entry each; core/openapi.ts publishes each one as core/openapi/kernel-path.ts builds it.
 import { AccountSummary } from '../accounts/accounts.ts'
-import { CacheEmptied } from '../cache/routes.ts'
 import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
-import { UsageResponse, usageParameters } from '../usage/routes.ts'
+import { CacheEmptied, UsageResponse, usageParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
