@@ -16,6 +16,7 @@ import { openAIProvider } from '../../core/models/provider.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
 import { costReport } from '../../core/admin/costs.ts'
 import { plainPdf } from '../fixtures/hostile.ts'
+import { signedInMember } from '../helpers/teams.ts'
 
 const fake = await startFakeOpenAI()
 t.teardown(() => fake.close())
@@ -74,6 +75,10 @@ t.test('the same parse twice: the second is a hit, byte-identical but for usage,
     ],
     'the request log marks the hit',
   )
+  const owner = await signedInMember(app, c.accountId, 'owner')
+  const hitRow = `/dashboard/requests/${second.headers.get('x-request-id')}`
+  t.match((await owner.get('/dashboard/requests')).text, /<span class="pill">cached<\/span>/, 'so does the dashboard')
+  t.match((await owner.get(hitRow)).text, /hit: the stored result of an identical call/)
   const usage = await app.services.db.sql(`select credits, cached from usage_events where account_id = ? order by id`, [c.accountId])
   t.same(
     usage.map((u) => [Number(u.credits), u.cached]),
