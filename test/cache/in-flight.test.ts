@@ -86,6 +86,31 @@ t.test('a leader that fails releases its followers: each runs on its own', async
   await a.expectLedger(t, c.accountId, 1000 - replies.reduce((n, r) => n + (r.body.usage.credits as number), 0))
 })
 
+t.test('a follower whose client leaves while it waits is free and holds nothing', async (t) => {
+  const c = await a.customer(1000)
+  let release!: () => void
+  held = new Promise<void>((r) => (release = r))
+  const before = modelRequests()
+  const leader = a.call('/v1/parse', { key: c.key, body: invoice(4) })
+  await until(() => modelRequests() > before)
+  const leaving = new AbortController()
+  const follower = fetch(`${b.url}/v1/parse`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(invoice(4)),
+    signal: leaving.signal,
+  }).catch((e: unknown) => e as Error)
+  await new Promise((r) => setTimeout(r, 300))
+  leaving.abort()
+  t.ok((await follower) instanceof Error, 'the client left')
+  held = null
+  release()
+  t.equal((await leader).status, 200)
+  t.equal(modelRequests() - before, 1, 'the follower made no model request')
+  await b.services.requestLog.flush()
+  await a.expectLedger(t, c.accountId, 1000 - PRICE)
+})
+
 t.test('the leader’s process killed mid-call: each follower is answered or refused free, none charged twice', async (t) => {
   const c = await a.customer(1000)
   const doomed = await spawnApi(t, database.url, { capabilities: ['parse'], fakeOpenAIUrl: fake.baseURL, env })
