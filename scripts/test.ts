@@ -6,8 +6,7 @@
 // against its floor (full runs only), and last "N passed, M failed" from tap's summary.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, globSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { existsSync, globSync, readFileSync, statSync } from 'node:fs'
 import { BootRefusal } from '../core/config.ts'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
 import { CHROMIUM_MISSING, CHROMIUM_PATH } from '../test/helpers/browser.ts'
@@ -63,6 +62,7 @@ let pending = ''
 let done = 0
 let failedInFile: string[] = []
 const failures: string[] = []
+const fileSeconds: [string, number][] = []
 child.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk)
   summary = (summary + chunk.toString()).slice(-4000)
@@ -72,9 +72,10 @@ child.stdout.on('data', (chunk: Buffer) => {
   for (const line of lines) {
     const nested = /^\s+not ok \d+ - (.*?)(?: # time=.*)?$/.exec(line)
     if (nested) failedInFile.push(nested[1]!)
-    const file = /^(not )?ok \d+ - (\S+)/.exec(line) // a top-level point is one test file
+    const file = /^(not )?ok \d+ - (\S+)(?: # time=([\d.]+)ms)?/.exec(line) // a top-level point is one test file
     if (!file) continue
     done++
+    fileSeconds.push([file[2]!, Number(file[3] ?? 0) / 1000])
     process.stdout.write(`# file ${done} of ${total}: ${file[1] ? 'FAILED' : 'ok'} ${file[2]}\n`)
     if (file[1]) failures.push(`${file[2]}${failedInFile.length ? `\n    ${failedInFile.join('\n    ')}` : ''}`)
     failedInFile = []
@@ -83,6 +84,9 @@ child.stdout.on('data', (chunk: Buffer) => {
 const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)))
 await db.stop()
 
+// Where the suite's time goes, so that a run near its half-hour shows which files to look at first.
+const slowest = fileSeconds.sort((a, b) => b[1] - a[1]).slice(0, 10)
+console.log(`\nSlowest files:\n${slowest.map(([f, s]) => `  ${s.toFixed(0).padStart(4)} s  ${f}`).join('\n')}`)
 if (failures.length) console.log(`\nFailed (${failures.length} files):\n  ${failures.join('\n  ')}`)
 // The floor holds for the full suite; a run of chosen files reports its coverage without enforcing it.
 const coverageFailed = coverage && !(await checkCoverage()) && !fileArgs.length
@@ -95,34 +99,11 @@ console.log(`${passed} passed, ${failed} failed`)
 process.exit(code || (coverageFailed ? 1 : 0))
 
 /**
- * core/ line coverage; false when under the floor. tsx's source maps leave `sourcesContent: [null]`, which c8
- * reads as empty files (every file "1 line, 100%"); so tap writes no report of its own (package.json) and we
- * fill in the sources from disk, then let `tap report` write .tap/report/ (json-summary and a text summary).
+ * core/ line coverage; false when under the floor. Tests run on Node's own type stripping, which keeps every
+ * line and column of a TypeScript file, so V8's counts apply to the files on disk as they are (no source maps);
+ * tap writes no report of its own (package.json) and `tap report` writes .tap/report/ (json-summary and text).
  */
 async function checkCoverage(): Promise<boolean> {
-  for (const name of readdirSync('.tap/coverage')) {
-    const file = `.tap/coverage/${name}`
-    const raw = JSON.parse(readFileSync(file, 'utf8')) as {
-      result: Array<{ url: string }>
-      'source-map-cache'?: Record<string, { data?: { sources: string[]; sourcesContent?: (string | null)[] } }>
-    }
-    // A process a test starts as `node core/server.ts` (Node's own type stripping, no tsx) reports TypeScript files
-    // without a source map; merged with the mapped reports of the same files it garbles their counts (a full run
-    // read 66 % for a file one test covers at 99 %). Such a process is the test's subject, not its coverage.
-    const maps = raw['source-map-cache'] ?? {}
-    raw.result = raw.result.filter((script) => !script.url.endsWith('.ts') || script.url in maps)
-    for (const entry of Object.values(maps)) {
-      const map = entry.data
-      if (!map?.sourcesContent) continue
-      // A test that runs a copy of the checkout (test/load/new-capability.load.ts) leaves maps of files that are
-      // gone and not ours: the report leaves out files outside the checkout anyway.
-      map.sourcesContent = map.sourcesContent.map((c, i) => {
-        const source = fileURLToPath(map.sources[i]!)
-        return c ?? (existsSync(source) ? readFileSync(source, 'utf8') : null)
-      })
-    }
-    writeFileSync(file, JSON.stringify(raw))
-  }
   const report$ = spawn('npx', ['tap', 'report', 'json-summary', 'text-summary'], { stdio: ['ignore', 'pipe', 'inherit'] })
   let text = ''
   report$.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))

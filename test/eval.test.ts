@@ -103,7 +103,7 @@ t.test('npm run eval -- --fake runs end to end and writes the JSON and Markdown 
   const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import=tsx', new URL('../scripts/eval.ts', import.meta.url).pathname, '--capability', 'classify,redact', '--fake', '--out', out],
+      [new URL('../scripts/eval.ts', import.meta.url).pathname, '--capability', 'classify,redact', '--fake', '--out', out],
       { env: process.env, timeout: 110_000 },
       (error, stdout, stderr) => resolve({ code: child.exitCode ?? (error ? 1 : 0), stdout, stderr }),
     )

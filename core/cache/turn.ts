@@ -6,9 +6,9 @@
 // Async calls bypass the cache: their job runs later in a worker, where a result may be stored by then, and a
 // 202 cannot say what the job will cost.
 import type { Context } from 'koa'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../http/caller.ts'
 import type { DocumentDigests } from '../documents/same-document.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { Services } from '../services.ts'
 import { capture, captureCached, type Hold } from '../wallet/wallet.ts'
 import { cacheKey } from './key.ts'

@@ -7,7 +7,7 @@ import type { ModelProvider } from '../models/provider.ts'
 import { pausedReason } from '../pipeline/paused.ts'
 import { priceRule } from '../pipeline/price.ts'
 import { unavailableReason } from '../pipeline/provider.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { JsonSchema } from '../run/result.ts'
 import { ERROR_STATUSES, RATE_LIMIT, REQUEST_ID, errorResponse, header, json, ref } from './responses.ts'
 

@@ -2,11 +2,11 @@
 // DELETE /v1/cache: the account's cached results of the key's mode, gone (core/cache/, C20): the next identical calls
 // run again at their full price. A live key with permissions "all", as for every change of the account's settings.
 import type Router from '@koa/router'
-import { strictRouter } from '../pipeline/routing.ts'
+import { strictRouter } from '../http/routing.ts'
 import { Type } from '@sinclair/typebox'
-import { audit } from '../audit/audit.ts'
+import { audit, keyActing } from '../audit/audit.ts'
 import { emptyCache } from '../cache/store.ts'
-import { callerOf, keyAccess, keyActing } from '../pipeline/permissions.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { Size } from '../wallet/wallet.ts'

@@ -2,7 +2,7 @@
 // answered from its result, through PostgreSQL (two apps on one database, and an API in its own process that is
 // killed mid-call). Money is exact: the leader pays the full price, each follower the hit price, nobody twice.
 import t from 'tap'
-import { checkManifest } from '../../core/registry.ts'
+import { checkManifest } from '../../core/run/registry.ts'
 import parse from '../../capabilities/parse/manifest.ts'
 import { releaseExpiredHolds } from '../../core/wallet/wallet.ts'
 import { fakeServerProvider, startTestApp, type Reply } from '../helpers/app.ts'

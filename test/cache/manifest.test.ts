@@ -3,7 +3,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { cacheKey, canonicalJson, type KeyParts } from '../../core/cache/key.ts'
 import { DocObject } from '../../core/capability.ts'
-import { loadCapabilities, ManifestError } from '../../core/registry.ts'
+import { loadCapabilities, ManifestError } from '../../core/run/registry.ts'
 import { testCapability } from '../helpers/app.ts'
 
 t.test('the boot refuses cache: true on the creative, web-grounded, stateful and media capabilities', async (t) => {

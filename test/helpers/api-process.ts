@@ -8,7 +8,7 @@ import { boot } from '../../core/boot.ts'
 import type { CapabilityManifest } from '../../core/capability.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createLogger } from '../../core/observability/log.ts'
-import { checkManifest, type Capability } from '../../core/registry.ts'
+import { checkManifest, type Capability } from '../../core/run/registry.ts'
 import { fakeServerProvider } from './app.ts'
 
 const capabilities: Capability[] = []

@@ -17,9 +17,9 @@ export async function spawnWorker(
   return { child, id: said }
 }
 
-/** Runs `script` under tsx, killed with the test; resolves once it prints "ready <word>", with that word. */
+/** Runs `script` (Node strips its types), killed with the test; resolves once it prints "ready <word>", with that word. */
 export async function spawnReady(t: Tap, script: string, env: Record<string, string>): Promise<{ child: ChildProcess; said: string }> {
-  const child = spawn(process.execPath, ['--import=tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => child.kill('SIGKILL'))
   for await (const line of createInterface({ input: child.stdout })) {
     const ready = /^ready (\S+)$/.exec(line)

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
-import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/teams/roles.ts'
+import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/roles.ts'
 import { createMailer } from '../../core/mail.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 import { startFakeStripe } from '../helpers/fake-stripe.ts'
