@@ -6,8 +6,8 @@ import { checkManifest } from '../../core/run/registry.ts'
 import parse from '../../capabilities/parse/manifest.ts'
 import { releaseExpiredHolds } from '../../core/wallet/wallet.ts'
 import { fakeServerProvider, startTestApp, type Reply } from '../helpers/app.ts'
-import { createTestDatabase } from '../helpers/database.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 import { spawnApi } from '../helpers/spawn-api.ts'
 
 t.setTimeout(180_000)

@@ -3,6 +3,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { cacheKey, canonicalJson, type KeyParts } from '../../core/cache/key.ts'
 import { DocObject } from '../../core/capability.ts'
+import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
 import { loadCapabilities, ManifestError } from '../../core/run/registry.ts'
 import { testCapability } from '../helpers/app.ts'
 
@@ -16,7 +17,7 @@ t.test('the boot refuses cache: true on the creative, web-grounded, stateful and
 })
 
 t.test('the capability folders: only extracting and classifying ones cache', async (t) => {
-  const cached = (await loadCapabilities()).filter((c) => c.cache).map((c) => c.name)
+  const cached = (await loadCapabilities(CAPABILITIES_ROOT)).filter((c) => c.cache).map((c) => c.name)
   t.ok(cached.includes('parse') && cached.includes('classify'), cached.join(', '))
   for (const never of ['image', 'speak', 'rewrite', 'product-copy', 'outreach', 'research', 'memory', 'screen', 'enrich'])
     t.notOk(cached.includes(never), never)

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildApp, httpServer } from '../../core/app.ts'
 import { boot } from '../../core/boot.ts'
+import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
 import type { CapabilityManifest } from '../../core/capability.ts'
 import { loadConfig } from '../../core/config.ts'
 import { createLogger } from '../../core/observability/log.ts'
@@ -13,7 +14,7 @@ import { fakeServerProvider } from './app.ts'
 
 const capabilities: Capability[] = []
 for (const name of (process.env.CAPABILITIES ?? '').split(',').filter(Boolean)) {
-  const file = pathToFileURL(path.resolve('capabilities', name, 'manifest.ts')).href
+  const file = pathToFileURL(path.join(CAPABILITIES_ROOT, name, 'manifest.ts')).href
   const manifest = ((await import(file)) as { default: CapabilityManifest }).default
   capabilities.push(checkManifest(manifest, name, `capabilities/${name}`))
 }
