@@ -1,6 +1,7 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
 import { jobEventListener } from './jobs/events.ts'
 import { KeyCache } from './accounts/key-cache.ts'
+import { ResultCache } from './cache/store.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
@@ -73,6 +74,7 @@ export async function boot(
     sandbox: overrides.sandbox ?? new DocumentSandbox(config.documents, log),
     unpaidInference: overrides.unpaidInference ?? new UnpaidInference((config.ai.context ?? contextConfig({})).unpaidUsdPerHour),
     oidc: overrides.oidc ?? oidcClient({ config, resolver: overrides.resolver, now: () => services.now() }),
+    resultCache: overrides.resultCache ?? new ResultCache(db, secrets, config.resultCache, log),
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [
@@ -87,6 +89,7 @@ export async function boot(
     async close() {
       await services.requestLog.flush()
       await services.modelRequests.close()
+      if (!overrides.resultCache) await services.resultCache.close()
       if (!overrides.sandbox) await services.sandbox.close()
       await limiter.close()
       if (!overrides.keys) await keys.close()

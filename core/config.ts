@@ -115,6 +115,8 @@ export interface Config {
   signupCredits: number
   /** REQUEST_LOG_RETENTION_DAYS: how long GET /v1/requests keeps a call; maintenance prunes older rows. */
   requestLogRetentionDays: number
+  /** The result cache (C20, core/cache/): RESULT_CACHE_PRICE_PERCENT of the price for a hit, kept RESULT_CACHE_TTL_HOURS. */
+  resultCache: { pricePercent: number; ttlHours: number }
   documents: DocumentLimits
   /** MIGRATE_ON_BOOT=false: the process waits for migrations applied by `--migrate` instead of applying them. */
   migrateOnBoot: boolean
@@ -366,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     signupCredits: int('SIGNUP_CREDITS', env.SIGNUP_CREDITS) ?? defaults.signupCredits,
     requestLogRetentionDays: int('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS) ?? defaults.requestLogRetentionDays,
+    resultCache: resultCacheSettings(env),
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
@@ -385,6 +388,12 @@ function batchSettings(env: NodeJS.ProcessEnv): BatchSettings {
   if (b.accountConcurrency < 1 || b.concurrency < 1)
     throw new BootRefusal('BATCH_ACCOUNT_CONCURRENCY and BATCH_CONCURRENCY must be at least 1')
   return b
+}
+
+function resultCacheSettings(env: NodeJS.ProcessEnv): Config['resultCache'] {
+  const pricePercent = int('RESULT_CACHE_PRICE_PERCENT', env.RESULT_CACHE_PRICE_PERCENT) ?? defaults.resultCache.pricePercent
+  if (pricePercent > 100) throw new BootRefusal(`RESULT_CACHE_PRICE_PERCENT must be 0 to 100, got ${pricePercent}`)
+  return { pricePercent, ttlHours: positive('RESULT_CACHE_TTL_HOURS', env.RESULT_CACHE_TTL_HOURS) ?? defaults.resultCache.ttlHours }
 }
 
 function workerSettings(env: NodeJS.ProcessEnv): WorkerSettings {

@@ -1,11 +1,12 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
-// rows, audit entries and events past their retention.
+// rows, audit entries, events and cached results past their retention.
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
 import { pruneAudit } from './audit/list.ts'
 import { feedBatches } from './batches/feed.ts'
 import { removeOldBatches } from './batches/retention.ts'
+import { pruneResultCache } from './cache/store.ts'
 import { removeExpiredSignIns } from './dashboard/session.ts'
 import { pruneEvents } from './events/log.ts'
 import { strictRouter } from './http/routing.ts'
@@ -30,6 +31,8 @@ export interface MaintenanceReport extends StaleJobsReport {
   requestLogRowsRemoved: number
   auditEntriesRemoved: number
   eventsRemoved: number
+  /** Result cache entries past RESULT_CACHE_TTL_HOURS. */
+  cachedResultsRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -45,6 +48,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
   const auditEntriesRemoved = await pruneAudit(services.db, now)
   const eventsRemoved = await pruneEvents(services.db, now)
+  const cachedResultsRemoved = await pruneResultCache(services.db, now)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -57,6 +61,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     requestLogRowsRemoved,
     auditEntriesRemoved,
     eventsRemoved,
+    cachedResultsRemoved,
   }
 }
 

@@ -16,6 +16,7 @@ import type { UnpaidInference } from './models/unpaid.ts'
 import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
 import type { OidcClient } from './sso/oidc.ts'
+import type { ResultCache } from './cache/store.ts'
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -53,4 +54,6 @@ export interface Services {
   unpaidInference: UnpaidInference
   /** The OpenID Connect client of single sign-on (core/sso/oidc.ts). */
   oidc: OidcClient
+  /** Results of the `cache: true` capabilities and the in-flight calls that lead them (C20, core/cache/). */
+  resultCache: ResultCache
 }

@@ -7,10 +7,11 @@
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
-// accept, alerts, batches (scripts/bench/batches.ts). scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
+// accept, alerts, batches (scripts/bench/batches.ts), cache. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability; alerts: PostgreSQL CPU per charge with and without balance
-// thresholds, and the latency of balance.low from the crossing to a receiver.
+// thresholds, and the latency of balance.low from the crossing to a receiver; cache: a result-cache miss and hit
+// against the same call without the cache (scripts/bench/cache.ts).
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first (`dir?WORKER_PREFETCH=…`
 // with other worker settings); BENCH_JOBS_ROUNDS=n repeats it n times, taking turns, and reports the medians.
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -28,6 +29,7 @@ import { CAPABILITIES_ROOT } from '../core/capability-folders.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
 import { withDatabase } from '../devkit/database.ts'
 import { benchBatches } from './bench/batches.ts'
+import { benchCache } from './bench/cache.ts'
 import { benchJobs } from './bench/jobs.ts'
 import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
@@ -566,6 +568,11 @@ if (wants('live')) {
   tripsPerCall = ((await xacts()) - x0 - 1) / N // -1: the reading itself
 }
 
+// ---------- the result cache (scripts/bench/cache.ts) ----------
+const cacheLines = wants('cache')
+  ? await benchCache({ db, url: api.url, procs: liveProcs, headers: (extra) => headersFor(hot!.key, extra), measured, seconds: SECONDS })
+  : []
+
 // ---------- jobs (scripts/bench/jobs.ts) ----------
 const jobLines = wants('jobs')
   ? await benchJobs({
@@ -765,6 +772,9 @@ ${peerLines.join('\n')}
 
 ## Async acceptance against a sync call
 ${acceptLines.join('\n')}
+
+## The result cache: a miss and a hit against the same call without it
+${cacheLines.join('\n')}
 
 ## Jobs
 ${jobLines.join('\n')}

@@ -7,6 +7,7 @@ export default defineCapability({
   summary: 'Categorize up to 100 items against a taxonomy, with per-item confidence',
   price: 3,
   async: false,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   chunking: 'refuse',

@@ -7,6 +7,7 @@ export default defineCapability({
   summary: 'Risk score, signals and suggested checks for an order or transaction',
   price: 6,
   async: false,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   request: Request,

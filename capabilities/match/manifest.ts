@@ -7,6 +7,7 @@ export default defineCapability({
   summary: 'Match rows across two record sets, with confidence and reasoning',
   price: 8,
   async: false,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   request: Request,

@@ -7,6 +7,7 @@ export default defineCapability({
   summary: 'Clean a batch of records, with a change log',
   price: 5,
   async: false,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   request: Request,

@@ -9,6 +9,7 @@ export default defineCapability({
   price: 10,
   size: { unit: 'page', included: 10, perUnit: 1 },
   async: true,
+  cache: true,
   ratePerMinute: 60,
   model: 'vision',
   chunking: 'merge',

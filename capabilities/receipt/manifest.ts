@@ -9,6 +9,7 @@ export default defineCapability({
   price: 6,
   size: { unit: 'page', included: 5, perUnit: 1 },
   async: true,
+  cache: true,
   ratePerMinute: 60,
   model: 'vision',
   chunking: 'merge',

@@ -8,6 +8,7 @@ export default defineCapability({
   price: 3,
   size: { unit: '1k-tokens', included: 32, perUnit: 1 },
   async: false,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   chunking: 'merge',

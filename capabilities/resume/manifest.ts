@@ -8,6 +8,7 @@ export default defineCapability({
   price: 8,
   size: { unit: 'page', included: 5, perUnit: 1 },
   async: true,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   chunking: 'merge',

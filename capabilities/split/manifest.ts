@@ -8,6 +8,7 @@ export default defineCapability({
   price: 10,
   size: { unit: 'page', included: 20, perUnit: 1 },
   async: true,
+  cache: true,
   ratePerMinute: 60,
   model: 'text',
   chunking: 'refuse',

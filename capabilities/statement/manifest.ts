@@ -9,6 +9,7 @@ export default defineCapability({
   price: 12,
   size: { unit: 'page', included: 20, perUnit: 1 },
   async: true,
+  cache: true,
   ratePerMinute: 60,
   model: 'vision',
   chunking: 'merge',

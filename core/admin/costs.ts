@@ -27,12 +27,19 @@ export interface CostLine {
   unpricedRequests: number
 }
 
+/** A capability's calls answered from the result cache (C20), and what their leaders' model requests cost. */
+export interface CacheSavings {
+  cacheHits: number
+  /** Σ over hits of the provider cost of the call that stored the result: what the hits did not spend again. */
+  providerCostSavedUsd: number
+}
+
 export interface CostReport {
   from: string
   to: string
   creditUsd: number
-  total: CostLine
-  capabilities: Array<CostLine & { capability: string }>
+  total: CostLine & CacheSavings
+  capabilities: Array<CostLine & CacheSavings & { capability: string }>
   /** Calls and credits of a model are those of the calls it answered (the last answered request of the call). */
   models: Array<CostLine & { provider: string; model: string }>
 }
@@ -49,7 +56,7 @@ export function costPeriod(query: Record<string, unknown>, now: Date): { from: D
 // Money summed as numeric in SQL and rounded there: the report and Σ(tokens × price) agree to the micro-dollar.
 const REPORT = `
 with calls as (
-  select request_id, endpoint, credits from usage_events where created_at >= ?::timestamptz and created_at < ?::timestamptz
+  select request_id, endpoint, credits, cached, saved_usd from usage_events where created_at >= ?::timestamptz and created_at < ?::timestamptz
 ), spend as (
   select * from model_requests where created_at >= ?::timestamptz and created_at < ?::timestamptz
 ), served as (
@@ -57,9 +64,10 @@ with calls as (
     from calls c join model_requests m on m.request_id = c.request_id and m.outcome = 'ok'
    order by c.request_id, m.id desc
 ), earned as (
-  select 'capability' as kind, endpoint as name, null as provider, count(*) as calls, sum(credits) as credits from calls group by endpoint
+  select 'capability' as kind, endpoint as name, null as provider, count(*) as calls, sum(credits) as credits,
+         count(*) filter (where cached) as hits, sum(saved_usd) as saved from calls group by endpoint
   union all
-  select 'model', model, provider, count(*), sum(credits) from served group by provider, model
+  select 'model', model, provider, count(*), sum(credits), 0, 0 from served group by provider, model
 ), paid as (
   select 'capability' as kind, endpoint as name, null as provider, sum(cost_usd) as cost, sum(input_tokens) as tin,
          sum(output_tokens) as tout, count(*) as requests, count(*) filter (where outcome = 'ok' and cost_usd is null) as unpriced
@@ -72,7 +80,8 @@ with calls as (
 select coalesce(e.kind, p.kind) as kind, coalesce(e.name, p.name) as name, coalesce(e.provider, p.provider) as provider,
        coalesce(e.calls, 0) as calls, coalesce(e.credits, 0) as credits,
        round(coalesce(p.cost, 0), 6)::text as cost, coalesce(p.tin, 0) as tin, coalesce(p.tout, 0) as tout,
-       coalesce(p.requests, 0) as requests, coalesce(p.unpriced, 0) as unpriced
+       coalesce(p.requests, 0) as requests, coalesce(p.unpriced, 0) as unpriced,
+       coalesce(e.hits, 0) as hits, round(coalesce(e.saved, 0), 6)::text as saved
   from earned e full join paid p on p.kind = e.kind and p.name = e.name and p.provider is not distinct from e.provider
  order by 1, 2, 3`
 
@@ -81,7 +90,7 @@ export async function costReport(db: Query, period: { from: Date; to: Date }): P
   const rows = await db.sql(REPORT, [...range, ...range])
   const capabilities: CostReport['capabilities'] = []
   const models: CostReport['models'] = []
-  const total = line(0, 0, '0', 0, 0, 0, 0)
+  const total = { ...line(0, 0, '0', 0, 0, 0, 0), cacheHits: 0, providerCostSavedUsd: 0 }
   for (const r of rows) {
     const l = line(
       Number(r.calls),
@@ -96,9 +105,12 @@ export async function costReport(db: Query, period: { from: Date; to: Date }): P
       models.push({ provider: String(r.provider), model: String(r.name), ...l })
       continue
     }
-    capabilities.push({ capability: String(r.name), ...l })
+    const saved = { cacheHits: Number(r.hits), providerCostSavedUsd: Number(r.saved) }
+    capabilities.push({ capability: String(r.name), ...l, ...saved })
     for (const k of ['calls', 'credits', 'tokensIn', 'tokensOut', 'requests', 'unpricedRequests'] as const) total[k] += l[k]
+    total.cacheHits += saved.cacheHits
     total.providerCostUsd = micro(total.providerCostUsd + l.providerCostUsd)
+    total.providerCostSavedUsd = micro(total.providerCostSavedUsd + saved.providerCostSavedUsd)
   }
   total.revenueUsd = cents(total.credits * CREDIT_USD)
   total.marginUsd = micro(total.revenueUsd - total.providerCostUsd)

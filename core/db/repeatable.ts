@@ -2,7 +2,8 @@
 // (`create or replace function …`), applied after the numbered migrations whenever a file's text changed since it
 // was last applied, and recorded in `schema_repeatables` (file, checksum). The numbered migrations keep the tables
 // and the other DDL; a function's text is written once, in its file, and a change to it is a diff of that file.
-// The folders are listed in ./migrations/index.ts (the wallet's functions: core/wallet/sql/, see its README).
+// The folders are listed in ./migrations/index.ts (the wallet's functions: core/wallet/sql/, see its README; the
+// result cache's claim: core/cache/sql/).
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'

@@ -135,7 +135,7 @@ create table holds (
   created_at timestamp with time zone not null default now(),
   size jsonb,
   constraint holds_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint holds_amount_check CHECK ((amount > 0)),
+  constraint holds_amount_check CHECK ((amount >= 0)),
   constraint holds_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
   constraint holds_pkey PRIMARY KEY (id),
   constraint holds_state_check CHECK ((state = ANY (ARRAY['open'::text, 'captured'::text, 'released'::text])))
@@ -310,8 +310,23 @@ create table request_log (
   error_message text,
   job_id uuid,
   metadata jsonb,
+  cache text,
+  constraint request_log_cache_check CHECK ((cache = ANY (ARRAY['hit'::text, 'miss'::text, 'bypass'::text]))),
   constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint request_log_pkey PRIMARY KEY (id)
+);
+
+create table result_cache (
+  account_id uuid not null,
+  livemode boolean not null,
+  key bytea not null,
+  endpoint text not null,
+  result text not null,
+  provider_cost_usd numeric not null default 0,
+  created_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  constraint result_cache_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint result_cache_pkey PRIMARY KEY (account_id, livemode, key)
 );
 
 create table sso_domains (
@@ -355,6 +370,8 @@ create table usage_events (
   request_id text not null,
   created_at timestamp with time zone not null default now(),
   size jsonb,
+  cached boolean not null default false,
+  saved_usd numeric,
   constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint usage_events_pkey PRIMARY KEY (id)
 );
@@ -443,6 +460,7 @@ CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
 CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
 CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
+CREATE INDEX result_cache_expiry ON public.result_cache USING btree (expires_at);
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
@@ -478,6 +496,30 @@ begin
     end if;
   end if;
   return query select v.outcome, v.status, v.body, v.available;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.capture_cached_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone, p_saved_usd numeric)
+ RETURNS TABLE(body text, available bigint)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_hold holds%rowtype;
+  v_body text;
+  v_available bigint;
+  v_tail constant text := ',"livemode":true}}';
+begin
+  select c.body, c.available into v_body, v_available from capture_hold(p_hold, p_result, p_idem_key, p_now) c;
+  select * into v_hold from holds h where h.id = p_hold;
+  update usage_events u set cached = true, saved_usd = p_saved_usd
+   where u.account_id = v_hold.account_id and u.created_at = p_now and u.request_id = v_hold.request_id;
+  if right(v_body, length(v_tail)) <> v_tail then
+    raise exception 'capture_hold answered an unexpected usage: %', right(v_body, 80);
+  end if;
+  v_body := left(v_body, -length(v_tail)) || ',"cached":true' || v_tail;
+  if p_idem_key is not null then
+    update idempotency_records r set body = v_body where r.account_id = v_hold.account_id and r.key = p_idem_key;
+  end if;
+  return query select v_body, v_available;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
@@ -792,6 +834,26 @@ begin
   values (p_account, p_key, p_price, p_endpoint, p_request_id, p_now + p_hold_ttl, p_now, p_size)
   returning id into v_hold;
   return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.result_cache_claim(p_account uuid, p_livemode boolean, p_key bytea, p_lock integer, p_now timestamp with time zone)
+ RETURNS TABLE(role text, result text, saved_usd numeric)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_led boolean := pg_try_advisory_lock(1128481352, p_lock);
+  v result_cache%rowtype;
+begin
+  select * into v from result_cache c
+   where c.account_id = p_account and c.livemode = p_livemode and c.key = p_key and c.expires_at > p_now;
+  if found then
+    if v_led then
+      perform pg_advisory_unlock(1128481352, p_lock);
+    end if;
+    return query select 'hit'::text, v.result, v.provider_cost_usd;
+    return;
+  end if;
+  return query select case when v_led then 'leader' else 'follower' end, null::text, null::numeric;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)

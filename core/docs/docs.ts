@@ -21,7 +21,7 @@ const ASSETS = new Map<string, { file: string; type: string }>([
 ])
 
 const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs')
-const MARKDOWN = new Set(['api.md', 'examples.md', 'contract.md', 'events.md'])
+const MARKDOWN = new Set(['api.md', 'examples.md', 'contract.md', 'events.md', 'cache.md'])
 
 const page = `<!doctype html>
 <html lang="en">
@@ -35,7 +35,8 @@ const page = `<!doctype html>
 <nav style="font: 14px sans-serif; padding: 8px 20px">Also: <a href="/docs/api.md">the reference in prose (docs/api.md)</a>
 · <a href="/docs/examples.md">curl and Python for every route (docs/examples.md)</a>
 · <a href="/docs/contract.md">the decisions C1–C16 (docs/contract.md)</a>
-· <a href="/docs/events.md">account events, webhook endpoints and alerts (docs/events.md)</a></nav>
+· <a href="/docs/events.md">account events, webhook endpoints and alerts (docs/events.md)</a>
+· <a href="/docs/cache.md">the result cache (docs/cache.md)</a></nav>
 <div id="reference"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>

@@ -15,7 +15,12 @@ export function capabilityPath(cap: Capability, config: Config, provider: ModelP
   const reason = pausedReason(config, cap)
   // Paused by the operator, or not servable by this server's model provider: a live call is 503 either way.
   const unavailable = reason ? `paused: ${reason}` : unavailableReason(cap, provider)
-  const success = { ...REQUEST_ID, ...RATE_LIMIT, 'Idempotent-Replayed': header('Idempotent-Replayed') }
+  const success = {
+    ...REQUEST_ID,
+    ...RATE_LIMIT,
+    'Idempotent-Replayed': header('Idempotent-Replayed'),
+    ...(cap.cache ? { 'Service-Cache': header('Service-Cache') } : {}),
+  }
   return {
     post: {
       operationId: cap.name,
@@ -25,6 +30,9 @@ export function capabilityPath(cap: Capability, config: Config, provider: ModelP
       // Price by size (issue 27): x-price covers `included` units; the dry run quotes the exact price of an input.
       ...(cap.size ? { 'x-price-size': cap.size } : {}),
       'x-async': cap.async,
+      // C20: identical calls are answered from the account's result cache at RESULT_CACHE_PRICE_PERCENT of the price.
+      'x-cache': cap.cache === true,
+      ...(cap.cache ? { 'x-cache-price-percent': config.resultCache.pricePercent } : {}),
       'x-rate-limit': config.rateLimits[cap.name] ?? cap.ratePerMinute,
       'x-paused': reason !== null,
       ...(reason ? { 'x-paused-reason': reason } : {}),
@@ -36,6 +44,7 @@ export function capabilityPath(cap: Capability, config: Config, provider: ModelP
         { $ref: '#/components/parameters/DryRun' },
         { $ref: '#/components/parameters/IdempotencyKey' },
         { $ref: '#/components/parameters/TestOutcome' },
+        ...(cap.cache ? [{ $ref: '#/components/parameters/Cache' }] : []),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: publishedRequest(cap), example: cap.example.request } } },
       responses: {

@@ -37,6 +37,14 @@ export function components(schemas: Record<string, unknown>) {
           'for an async call, inference_failed, unprocessable and internal_error fail the job after its 202. Nothing is charged. A live key sending it gets 400 invalid_request.',
         schema: { type: 'string', enum: Object.keys(TEST_OUTCOMES) },
       },
+      Cache: {
+        name: 'Service-Cache',
+        in: 'header',
+        required: false,
+        description:
+          'On an endpoint with a result cache (x-cache): `no-store` runs the call without reading or writing the cache (Service-Cache: bypass). Any other value is ignored (C20).',
+        schema: { type: 'string', enum: ['no-store'] },
+      },
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',
@@ -56,6 +64,11 @@ export function components(schemas: Record<string, unknown>) {
       'RateLimit-Remaining': { description: 'Calls left in the current window', schema: { type: 'integer' } },
       'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
       'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+      'Service-Cache': {
+        description:
+          'On an endpoint with a result cache (x-cache): hit (the stored result of an identical call, charged the hit price, usage.cached), miss (the call ran; its result is kept), bypass (neither read nor written: Service-Cache: no-store, or async)',
+        schema: { type: 'string', enum: ['hit', 'miss', 'bypass'] },
+      },
       'Idempotent-Replayed': {
         description: 'true when this is the recorded answer of an earlier call with the same Idempotency-Key',
         schema: { type: 'string', enum: ['true'] },

@@ -4,7 +4,7 @@ import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
-import { UsageResponse, usageParameters } from '../usage/routes.ts'
+import { CacheEmptied, UsageResponse, usageParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { EVENT_ROUTES } from './event-routes.ts'
@@ -192,6 +192,23 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     errors: [404],
   },
   ...BATCH_ROUTES,
+  {
+    method: 'delete',
+    path: '/v1/cache',
+    operationId: 'emptyCache',
+    summary: 'Empty the account’s result cache',
+    description:
+      'Removes every result the cache keeps for the account in the key’s mode (C20): the next identical calls run again and are charged their full price. A live key with permissions "all"; one audit entry (cache.emptied). Free.',
+    tag: 'account',
+    authenticated: true,
+    response: {
+      name: 'CacheEmptied',
+      schema: CacheEmptied,
+      description: 'How many results were removed',
+      example: { results: 12, livemode: true },
+    },
+    errors: [403],
+  },
   ...TEAM_ROUTES,
   ...EVENT_ROUTES,
 ]

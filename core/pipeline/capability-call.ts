@@ -4,6 +4,7 @@
 import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
 import type { Caller } from '../http/caller.ts'
+import { enterCache, type CacheTurn } from '../cache/turn.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'
@@ -19,7 +20,7 @@ import { isUnavailable } from '../db/faults.ts'
 import { unsettled } from '../wallet/unsettled.ts'
 import { testModeCall } from './test-mode.ts'
 import { requestedOutcome } from './test-outcomes.ts'
-import { capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
+import { inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
 import { authenticate } from '../http/auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
@@ -127,16 +128,19 @@ async function live(run: LiveCall): Promise<boolean> {
     if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
     throw e
   }
+  // C20: a hit holds the hit price; a miss of a cached capability leads its identical calls in flight.
+  const cache = await enterCache(ctx, services, capability, caller, { ...call, ...quoted, signal, providerCost: run.providerCost })
+  if (!cache) return false // the client left while an identical call ran
   const charge: Charge = {
     accountId: caller.accountId,
     keyId: caller.keyId,
-    price: quoted.credits,
+    price: cache.price,
     size: quoted.size,
     endpoint: capability.name,
     requestId: ctx.state.requestId as string,
     now: services.now(),
   }
-  return call.async ? acceptAsync(run, charge, quoted) : runSync(run, charge, quoted)
+  return call.async ? acceptAsync(run, charge, quoted) : runSync(run, charge, quoted, cache)
 }
 
 /** Stages 5–7 of an async call: the job accepted with its credits held, or the answer without a hold. */
@@ -156,8 +160,8 @@ async function acceptAsync({ services, ctx, caller, call }: LiveCall, charge: Ch
   return true
 }
 
-/** Stages 5–9 of a sync call: hold, run the handler, capture (or release) and answer. */
-async function runSync(run: LiveCall, charge: Charge, quoted: Quote): Promise<boolean> {
+/** Stages 5–9 of a sync call: hold, run the handler (or take the cached result), capture (or release) and answer. */
+async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: CacheTurn): Promise<boolean> {
   const { capability, services, ctx, caller, call } = run
   const idempotency = call.idempotency
   // A call that failed while the database was out is released before its key is claimed again (issue 25).
@@ -176,7 +180,7 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote): Promise<bo
     }),
   ) // 5, 6
   if (held.outcome !== 'ok') {
-    answerNotHeld(ctx, held, quoted.credits)
+    answerNotHeld(ctx, held, charge.price)
     return false
   }
 
@@ -193,10 +197,10 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote): Promise<bo
       reader: run.reader,
       providerCost: run.providerCost,
     })
-    const result = await capability.handler(call.input, context) // 7
+    const result = cache.hit ?? (await capability.handler(call.input, context)) // 7
     const published = checkResult(capability, result, services.log)
-    body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
-    ctx.state.credits = quoted.credits
+    body = (await inTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
+    ctx.state.credits = charge.price
   } catch (e) {
     await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
       throw lost(e1)

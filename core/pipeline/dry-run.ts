@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import type { Caller } from '../http/caller.ts'
+import { cachedPrice } from '../cache/turn.ts'
 import { ApiError, ErrorBody } from '../errors.ts'
 import type { Capability } from '../run/registry.ts'
 import type { DryRunState } from '../requests/state.ts'
@@ -22,6 +23,9 @@ export const DryRun = Type.Object(
     wouldCharge: Type.Integer({ minimum: 0, description: 'credits the live call would charge (0 when it would be refused)' }),
     price: Type.Integer({ minimum: 1, description: "this input's price: the endpoint's price plus any size surcharge (x-price)" }),
     size: Type.Optional(Size),
+    cached: Type.Optional(
+      Type.Literal(true, { description: 'the live call would be answered from the result cache: wouldCharge is the hit price' }),
+    ),
     balance: Type.Integer({ description: 'credits available now (balance minus open holds)' }),
     error: Type.Optional(Type.Omit(ErrorBody.properties.error, ['requestId'], { description: 'the refusal the live call would get' })),
   },
@@ -48,10 +52,17 @@ export async function reportDryRun(
     if (call.async) requireProvider(capability, services.provider) // as live: before the document is read
     const reader = { accountId: caller.accountId, unpaid: true, decoderMs: 0 } // a dry run is never paid
     const priced = await quoteCall(capability, call.input, services, { waitForDecoder: false, reader })
-    Object.assign(money, { charge: priced.credits, price: priced.credits }, priced.size ? { size: priced.size } : {})
-    if (priced.credits !== capability.price) quoted = await spend(priced.credits)
+    const hitPrice = await cachedPrice(ctx, services, capability, caller, call.input, priced.credits, priced.digests) // C20
+    const charge = hitPrice ?? priced.credits
+    Object.assign(
+      money,
+      { charge, price: priced.credits },
+      priced.size ? { size: priced.size } : {},
+      hitPrice === null ? {} : { cached: true },
+    )
+    if (charge !== capability.price) quoted = await spend(charge)
     money.balance = quoted.available
-    if (quoted.refusal) throw spendRefusal(priced.credits, { refusal: quoted.refusal, available: quoted.available }) // 6
+    if (quoted.refusal) throw spendRefusal(charge, { refusal: quoted.refusal, available: quoted.available }) // 6
     requireProvider(capability, services.provider) // 7
     return call.async ? 202 : 200
   })
@@ -64,6 +75,8 @@ export interface DryRunMoney {
   charge: number
   price: number
   size?: Quote['size']
+  /** answered from the result cache: `charge` is the hit price */
+  cached?: true
 }
 
 /** The DryRun report of `stages`, which answer the status the live call would get or throw its refusal. */
@@ -92,6 +105,7 @@ export async function answerDryRun(
     wouldCharge: error ? 0 : money.charge,
     price: money.price,
     ...(money.size ? { size: money.size } : {}),
+    ...(money.cached && !error ? { cached: true as const } : {}),
     balance: money.balance,
     ...(error ? { error } : {}),
   }

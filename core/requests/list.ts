@@ -30,6 +30,11 @@ export const RequestLogEntry = Type.Object(
       Type.Integer({ description: 'on a dry run: the status the live call would have answered (errorCode: its refusal)' }),
     ),
     replayed: Type.Boolean({ description: "an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged" }),
+    cache: Type.Optional(
+      Type.Union([Type.Literal('hit'), Type.Literal('miss'), Type.Literal('bypass')], {
+        description: 'on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged)',
+      }),
+    ),
     jobId: Type.Optional(Type.String({ format: 'uuid', description: 'on a 202: the job it accepted (GET /v1/jobs/{id})' })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'the tags the call sent in Service-Metadata' })),
   },
@@ -76,6 +81,7 @@ interface Row {
   dry_run: boolean
   live_status: number | null
   replayed: boolean
+  cache: 'hit' | 'miss' | 'bypass' | null
   error_message: string | null
   job_id: string | null
   metadata: Record<string, string> | null
@@ -138,6 +144,7 @@ function entry(r: Row): RequestLogEntry {
     dryRun: r.dry_run,
     ...(r.live_status !== null ? { liveStatus: r.live_status } : {}),
     replayed: r.replayed,
+    ...(r.cache ? { cache: r.cache } : {}),
     ...(r.job_id ? { jobId: r.job_id } : {}),
     ...(r.metadata ? { metadata: r.metadata } : {}),
   }

@@ -31,6 +31,8 @@ export interface RequestRecord {
   dryRun: DryRunState | null
   /** An Idempotency-Key's recorded answer, sent again (nothing ran, nothing was charged). */
   replayed: boolean
+  /** The result cache's answer (Service-Cache), on an endpoint with a cache. */
+  cache: 'hit' | 'miss' | 'bypass' | null
   errorMessage: string | null
   /** The job a 202 accepted. */
   jobId: string | null
@@ -113,10 +115,10 @@ export class RequestLog {
     await this.db.sql(
       `insert into request_log (account_id, key_id, key_prefix, mode, request_id, method, endpoint, status, error_code, credits,
                                 latency_ms, idempotency_key, created_at, dry_run, live_status, replayed, error_message, job_id,
-                                metadata)
+                                metadata, cache)
        select * from unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[],
                             ?::bigint[], ?::real[], ?::text[], ?::timestamptz[], ?::boolean[], ?::int[], ?::boolean[], ?::text[],
-                            ?::uuid[], ?::jsonb[])`,
+                            ?::uuid[], ?::jsonb[], ?::text[])`,
       [
         col('accountId'),
         col('keyId'),
@@ -137,6 +139,7 @@ export class RequestLog {
         col('errorMessage'),
         col('jobId'),
         rows.map((r) => (r.metadata ? JSON.stringify(r.metadata) : null)),
+        col('cache'),
       ],
     )
   }
@@ -185,6 +188,7 @@ export function requestRecorder(requestLog: RequestLog, now: () => Date, keys: K
           at,
           dryRun: state.dryRun ?? null,
           replayed: state.replayed === true,
+          cache: state.cache ?? null,
           errorMessage: (state.errorMessage ?? dryError?.message)?.slice(0, MESSAGE_CHARS) ?? null,
           jobId: state.jobId ?? null,
           metadata: state.metadata ?? null,

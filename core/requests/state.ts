@@ -17,6 +17,8 @@ export interface CallState extends AccessState {
   dryRun?: DryRunState
   /** An Idempotency-Key's recorded answer, sent again. */
   replayed?: boolean
+  /** The result cache's answer (Service-Cache) of a capability that has one. */
+  cache?: 'hit' | 'miss' | 'bypass'
   /** The job a 202 accepted. */
   jobId?: string
   metadata?: Metadata

@@ -69,6 +69,16 @@ export interface CapabilityManifest<Req extends TObject = TObject, Res extends T
   /** Needs the provider's web search tool: without one (e.g. AI_WIRE_API=chat) calls are 503 and free. */
   webSearch?: boolean
   /**
+   * Identical calls are answered from the result cache (C20, core/cache/): for deterministic extracting and
+   * classifying capabilities whose every input is in the body or a fetched document (hashed after fetching).
+   * Never for creative, web-grounded or stateful ones: the boot refuses it on those (core/run/registry.ts).
+   */
+  cache?: boolean
+  /**
+   * Bump it when the prompt or the answer changes: cached results of another version are never served (default 1).
+   */
+  version?: number
+  /**
    * A model request over the context budget (AI_CONTEXT_TOKENS) is answered in parts (core/models/chunks.ts):
    * `map-reduce` (the model combines the parts' answers), `merge` (code joins them: lists in page order, other
    * values from the first part that has one), or `refuse` (the default: 422 document_too_long, free).

@@ -71,6 +71,10 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
   if (!Number.isInteger(m.ratePerMinute) || m.ratePerMinute < 1) fail(`ratePerMinute must be a whole number ≥ 1, got ${m.ratePerMinute}.`)
   if (m.chunking !== undefined && !CHUNKINGS.includes(m.chunking)) fail(`chunking must be one of ${CHUNKINGS.join(', ')}.`)
   if (m.model !== null && !MODEL_ROLES.includes(m.model)) fail(`model must be null or one of ${MODEL_ROLES.join(', ')}.`)
+  if (m.version !== undefined && (!Number.isInteger(m.version) || m.version < 1))
+    fail(`version must be a whole number ≥ 1, got ${m.version}.`)
+  const uncacheable = m.cache === true ? uncacheableReason(m) : null
+  if (uncacheable) fail(`cache: true is refused: ${uncacheable}.`)
   if (typeof m.handler !== 'function') fail('handler is missing: export a function (input, ctx) => result.')
   if (!m.request || m.request.type !== 'object') fail('request must be a TypeBox object schema.')
   if (!m.response) fail('response schema is missing.')
@@ -100,6 +104,19 @@ export function checkManifest(m: CapabilityManifest | undefined, folder: string,
     return fail(`schema does not compile: ${(e as Error).message}`)
   }
   return { ...m, path: where, requestSchema, responseSchema, validateRequest, validateResponse, example }
+}
+
+/**
+ * Capabilities whose answer is not a function of the call alone (creative writing, web search, an account's own
+ * memory, generated media): a cached answer would be a stale or a repeated one (C20).
+ */
+const NEVER_CACHED = new Set(['image', 'speak', 'rewrite', 'product-copy', 'outreach', 'research', 'memory'])
+
+function uncacheableReason(m: CapabilityManifest): string | null {
+  if (NEVER_CACHED.has(m.name)) return `"${m.name}" answers differently each time or from changing state`
+  if (m.webSearch) return 'a web-grounded answer changes with the web'
+  if (m.model !== 'text' && m.model !== 'vision') return `only text and vision answers are cached, not ${m.model ?? 'model-less'} ones`
+  return null
 }
 
 function stripped(schema: TObject): Record<string, unknown> {

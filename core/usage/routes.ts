@@ -1,7 +1,11 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
+// DELETE /v1/cache: the account's cached results of the key's mode, gone (core/cache/, C20): the next identical calls
+// run again at their full price. A live key with permissions "all", as for every change of the account's settings.
 import type Router from '@koa/router'
 import { strictRouter } from '../http/routing.ts'
 import { Type } from '@sinclair/typebox'
+import { audit, keyActing } from '../audit/audit.ts'
+import { emptyCache } from '../cache/store.ts'
 import { callerOf, keyAccess } from '../http/permissions.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
@@ -44,11 +48,27 @@ export const UsageResponse = Type.Object(
     nextCursor: Type.Optional(Type.String({ description: 'Pass as cursor for the next (older) page; absent on the last page' })),
     daily: Type.Array(
       Type.Object(
-        { date: Type.String({ format: 'date' }), endpoint: Type.String(), calls: Type.Integer(), credits: Type.Integer() },
+        {
+          date: Type.String({ format: 'date' }),
+          endpoint: Type.String(),
+          calls: Type.Integer(),
+          credits: Type.Integer(),
+          cachedCalls: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'of those calls, the ones answered from the result cache (at the hit price)' }),
+          ),
+        },
         { additionalProperties: false },
       ),
       { description: 'Charged calls per UTC day and endpoint over from/to (default: the last 30 days)' },
     ),
+  },
+  { additionalProperties: false },
+)
+
+export const CacheEmptied = Type.Object(
+  {
+    results: Type.Integer({ minimum: 0, description: 'cached results removed' }),
+    livemode: Type.Boolean({ description: 'the mode whose results were removed: the key’s' }),
   },
   { additionalProperties: false },
 )
@@ -84,6 +104,17 @@ export function usageRouter(services: Services): Router {
     })
     const dailyFrom = from ?? new Date((to ?? services.now()).getTime() - 30 * 86400_000)
     ctx.body = { ...page, daily: await dailyTotals(services.db, caller.accountId, { ...filter, from: dailyFrom }) }
+  })
+  router.delete('/v1/cache', keyAccess(services.keys, 'manage'), async (ctx) => {
+    const { accountId, mode } = callerOf(ctx)
+    const livemode = mode === 'live'
+    const acting = keyActing(ctx, services.now())
+    const results = await services.db.tx(async (q) => {
+      const n = await emptyCache(q, accountId, livemode)
+      await audit(q, acting, { accountId, action: 'cache.emptied', target: { type: 'cache', id: mode }, details: { results: n } })
+      return n
+    })
+    ctx.body = { results, livemode }
   })
   return router
 }

@@ -32,6 +32,8 @@ export interface DailyTotal {
   endpoint: string
   calls: number
   credits: number
+  /** Of those calls, the ones answered from the result cache (C20); absent when none. */
+  cachedCalls?: number
 }
 
 const encodeCursor = (id: string) => Buffer.from(`l:${id}`).toString('base64url')
@@ -103,17 +105,24 @@ export async function listLedger(
 
 export async function dailyTotals(db: Query, accountId: string, f: UsageFilter): Promise<DailyTotal[]> {
   const w = where(accountId, f)
-  let sql = `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, endpoint, count(*) as calls, sum(credits) as credits
+  let sql = `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, endpoint, count(*) as calls, sum(credits) as credits,
+                    count(*) filter (where cached) as cached
                from usage_events where ${w.sql}`
   if (f.endpoint) {
     sql += ` and endpoint = ?`
     w.params.push(f.endpoint)
   }
-  const rows = await db.sql<{ day: string; endpoint: string; calls: string; credits: string }>(
+  const rows = await db.sql<{ day: string; endpoint: string; calls: string; credits: string; cached: string }>(
     sql + ` group by 1, 2 order by 1, 2`,
     w.params,
   )
-  return rows.map((r) => ({ date: r.day, endpoint: r.endpoint, calls: Number(r.calls), credits: Number(r.credits) }))
+  return rows.map((r) => ({
+    date: r.day,
+    endpoint: r.endpoint,
+    calls: Number(r.calls),
+    credits: Number(r.credits),
+    ...(Number(r.cached) ? { cachedCalls: Number(r.cached) } : {}),
+  }))
 }
 
 /** The ledger as CSV (the dashboard's export): every entry matching the filter, oldest first. */

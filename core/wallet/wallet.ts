@@ -99,6 +99,9 @@ const usageFields = {
   credits: Type.Integer({ minimum: 0, description: 'credits this call charged' }),
   balanceRemaining: Type.Integer({ description: 'credits available after the charge' }),
   size: Type.Optional(Size),
+  cached: Type.Optional(
+    Type.Literal(true, { description: 'answered from the result cache (Service-Cache: hit): no model call, the hit price charged' }),
+  ),
   livemode: Type.Boolean({ description: 'false: a test key' }),
 }
 
@@ -126,6 +129,28 @@ export async function capture(q: Query, hold: Hold, result: object, now: Date): 
     now,
   ])
   if (!row) throw new Error('capture_hold returned nothing')
+  return { body: row.body, available: Number(row.available) }
+}
+
+/**
+ * capture() of a call answered from the result cache (C20): `result` is the stored JSON, sent as it was the first
+ * time; the usage event and `usage` say `cached`, and the usage event keeps the provider cost the hit saved.
+ */
+export async function captureCached(
+  q: Query,
+  hold: Hold,
+  result: string,
+  now: Date,
+  savedUsd: number,
+): Promise<{ body: string; available: number }> {
+  const [row] = await money(q).sql<{ body: string; available: string }>(`select * from capture_cached_hold(?, ?, ?, ?, ?)`, [
+    hold.holdId,
+    result,
+    hold.idempotencyKey,
+    now,
+    savedUsd,
+  ])
+  if (!row) throw new Error('capture_cached_hold returned nothing')
   return { body: row.body, available: Number(row.available) }
 }
 

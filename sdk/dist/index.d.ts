@@ -19,6 +19,8 @@ export type Usage = {
         /** credits per unit beyond included */
         perUnit: number;
     };
+    /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+    cached?: true;
     /** false: a test key */
     livemode: boolean;
 };
@@ -57,6 +59,8 @@ export type DryRun = {
         /** credits per unit beyond included */
         perUnit: number;
     };
+    /** the live call would be answered from the result cache: wouldCharge is the hit price */
+    cached?: true;
     /** credits available now (balance minus open holds) */
     balance: number;
     /** the refusal the live call would get */
@@ -129,6 +133,8 @@ export type WebhookPayload = {
                     /** credits per unit beyond included */
                     perUnit: number;
                 };
+                /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+                cached?: true;
                 /** false: a test key */
                 livemode: boolean;
             };
@@ -218,6 +224,8 @@ export type JobCompletedEvent = {
                     /** credits per unit beyond included */
                     perUnit: number;
                 };
+                /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+                cached?: true;
                 /** false: a test key */
                 livemode: boolean;
             };
@@ -225,8 +233,8 @@ export type JobCompletedEvent = {
         };
         /** when failed: what went wrong, for people */
         error?: string;
-        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded" | "cancelled";
     };
 };
 export type JobFailedEvent = {
@@ -269,6 +277,8 @@ export type JobFailedEvent = {
                     /** credits per unit beyond included */
                     perUnit: number;
                 };
+                /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+                cached?: true;
                 /** false: a test key */
                 livemode: boolean;
             };
@@ -276,8 +286,47 @@ export type JobFailedEvent = {
         };
         /** when failed: what went wrong, for people */
         error?: string;
-        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded) */
-        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded";
+        /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
+        errorCode?: "invalid_json" | "invalid_request" | "invalid_callback_url" | "schema_too_complex" | "unauthorized" | "insufficient_credits" | "spend_cap_reached" | "permission_denied" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "first_pack_used" | "plan_required" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "document_too_complex" | "document_unreadable" | "document_encrypted" | "document_too_long" | "document_changed" | "rate_limited" | "free_decoding_exhausted" | "free_inference_exhausted" | "internal_error" | "inference_failed" | "inference_unavailable" | "service_unavailable" | "worker_lost" | "deadline_exceeded" | "cancelled";
+    };
+};
+export type BatchCompletedEvent = {
+    /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+    id: string;
+    type: "batch.completed";
+    createdAt: string;
+    /** false: made by test-mode work (a ksk_test_ key) */
+    livemode: boolean;
+    data: {
+        batchId: string;
+        /** e.g. /v1/parse */
+        endpoint: string;
+        /** now: the priority of async jobs, full price; 24h: cheaper by BATCH_DISCOUNT_PERCENT (default 20 %), may run at lower priority */
+        window: "now" | "24h";
+        status: "queued" | "running" | "completed" | "cancelled" | "expired";
+        /** items by state; queued + running + the four endings = total */
+        counts: {
+            total: number;
+            queued: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+            expired: number;
+        };
+        credits: {
+            /** still held for the items not ended */
+            held: number;
+            /** charged for the items that succeeded */
+            charged: number;
+        };
+        requestId: string;
+        livemode: boolean;
+        createdAt: string;
+        /** when the last item ended */
+        completedAt?: string;
+        /** items not ended by then end expired, free */
+        expiresAt: string;
     };
 };
 export type BalanceLowEvent = {
@@ -438,6 +487,8 @@ export type Job = {
                 /** credits per unit beyond included */
                 perUnit: number;
             };
+            /** answered from the result cache (Service-Cache: hit): no model call, the hit price charged */
+            cached?: true;
             /** false: a test key */
             livemode: boolean;
         };
@@ -512,6 +563,8 @@ export type UsagePage = {
         endpoint: string;
         calls: number;
         credits: number;
+        /** of those calls, the ones answered from the result cache (at the hit price) */
+        cachedCalls?: number;
     }>;
 };
 export type RequestsPage = {
@@ -545,6 +598,8 @@ export type RequestsPage = {
         liveStatus?: number;
         /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
         replayed: boolean;
+        /** on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged) */
+        cache?: "hit" | "miss" | "bypass";
         /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
         jobId?: string;
         /** the tags the call sent in Service-Metadata */
@@ -585,6 +640,8 @@ export type RequestLogEntry = {
     liveStatus?: number;
     /** an Idempotency-Key's recorded answer, sent again: nothing ran, nothing was charged */
     replayed: boolean;
+    /** on an endpoint with a result cache: its Service-Cache answer (hit: the stored result, the hit price charged) */
+    cache?: "hit" | "miss" | "bypass";
     /** on a 202: the job it accepted (GET /v1/jobs/{id}) */
     jobId?: string;
     /** the tags the call sent in Service-Metadata */
@@ -725,6 +782,12 @@ export type BatchResultLine = {
         code: string;
         message: string;
     };
+};
+export type CacheEmptied = {
+    /** cached results removed */
+    results: number;
+    /** the mode whose results were removed: the key’s */
+    livemode: boolean;
 };
 export type KeyList = {
     keys: Array<{
@@ -920,7 +983,7 @@ export type WebhookEndpointCreated = {
 export type WebhookEndpointInput = {
     /** https and public (C8), checked at every attempt too */
     url: string;
-    events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null;
+    events?: Array<"job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("batch.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null;
     description?: string;
 };
 export type WebhookEndpoint = {
@@ -936,7 +999,7 @@ export type WebhookEndpoint = {
 export type WebhookEndpointPatch = {
     /** https and public (C8), checked at every attempt too */
     url?: string;
-    events?: Array<"job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null;
+    events?: Array<"job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("batch.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null;
     enabled?: boolean;
     description?: string | null;
 };
@@ -950,7 +1013,7 @@ export type PingQueued = {
 export type EventPage = {
     events: Array<{
         id: string;
-        type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
+        type: "job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
         createdAt: string;
         livemode: boolean;
         /** the type’s data (see the webhooks of this document) */
@@ -962,7 +1025,7 @@ export type EventPage = {
 };
 export type EventWithDeliveries = {
     id: string;
-    type: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
+    type: "job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
     createdAt: string;
     livemode: boolean;
     /** the type’s data (see the webhooks of this document) */
@@ -3045,7 +3108,7 @@ export type ExportAuditLogQuery = {
 };
 /** GET /v1/events query parameters */
 export type EventsQuery = {
-    type?: "job.completed" | "job.failed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
+    type?: "job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping";
     /** nextCursor of the previous page */
     cursor?: string;
     /** 1–100, default 20 */
@@ -3333,6 +3396,8 @@ export declare class Client extends BaseClient {
     getBatchResults(id: string, options?: RequestOptions): AsyncIterable<BatchResultLine>;
     /** Cancel a batch. */
     cancelBatch(id: string, options?: RequestOptions): Promise<Batch>;
+    /** Empty the account’s result cache. */
+    emptyCache(options?: RequestOptions): Promise<CacheEmptied>;
     /** List the account’s keys. */
     keys(options?: RequestOptions): Promise<KeyList>;
     /** Create a key. */
@@ -3398,7 +3463,7 @@ export declare class Client extends BaseClient {
 /** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */
 export type WebhookEvent = WebhookPayload;
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
-export type AccountEvent = JobCompletedEvent | JobFailedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent;
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent | BatchWebhookPayload;
 /**
  * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
  * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.

@@ -167,6 +167,10 @@ export class Client extends BaseClient {
     cancelBatch(id, options) {
         return this.request('POST', `/v1/batches/${encodeURIComponent(id)}/cancel`, undefined, options, false);
     }
+    /** Empty the account’s result cache. */
+    emptyCache(options) {
+        return this.request('DELETE', `/v1/cache`, undefined, options, false);
+    }
     /** List the account’s keys. */
     keys(options) {
         return this.request('GET', `/v1/keys`, undefined, options, false);

@@ -4,7 +4,8 @@ import t from 'tap'
 import { startTestApp } from '../helpers/app.ts'
 import { createTestDatabase } from '../../devkit/database.ts'
 import { twoCreditCapability } from '../helpers/job-capabilities.ts'
-import { spawnApi, spawnWorker } from '../helpers/spawn-worker.ts'
+import { spawnApi } from '../helpers/spawn-api.ts'
+import { spawnWorker } from '../helpers/spawn-worker.ts'
 import { verifies, waitFor, webhookReceiver } from '../helpers/webhook-receiver.ts'
 
 t.test('API and worker as separate processes, the API SIGKILLed right after the crossing: balance.low delivered once', async (t) => {
@@ -22,7 +23,7 @@ t.test('API and worker as separate processes, the API SIGKILLed right after the 
   const { secret } = (await setup.call('/v1/webhook-endpoints', { key: c.key, body: { url: hook.url, events: ['balance.*'] } })).body
   t.equal((await setup.call('/v1/alerts', { method: 'PUT', key: c.key, body: { balanceThresholds: [50] } })).status, 200)
 
-  const api = await spawnApi(t, database.url, env)
+  const api = await spawnApi(t, database.url, { env })
   await spawnWorker(t, database.url, env)
   const call = () =>
     fetch(`${api.url}/v1/charge2`, {

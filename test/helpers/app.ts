@@ -42,6 +42,11 @@ export interface TestAppOptions {
   log?: (message: string) => void
   /** A migrated database of the test's own (a server it kills); by default a fresh copy of the template. */
   databaseUrl?: string
+  /**
+   * Let call() use the result cache (test/cache). By default each capability call sends `Service-Cache: no-store`
+   * (unless the test sends the header itself), so a test that repeats a call with another model answer gets it.
+   */
+  resultCache?: boolean
 }
 
 export interface Reply {
@@ -107,6 +112,7 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
     async call(path, init = {}) {
       const headers: Record<string, string> = { ...init.headers }
       if (init.key) headers.authorization = `Bearer ${init.key}`
+      if (!opts.resultCache && !Object.keys(headers).some((h) => h.toLowerCase() === 'service-cache')) headers['service-cache'] = 'no-store'
       if ((init.body !== undefined || init.raw !== undefined) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
         headers['content-type'] = 'application/json'
       }

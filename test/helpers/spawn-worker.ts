@@ -1,29 +1,10 @@
-// Starts test/helpers/worker-process.ts (a worker in its own process) or test/helpers/api-process.ts (the API without
-// a worker) on a test's database, each killed with the test.
+// Starts test/helpers/worker-process.ts (a worker in its own process, killed with the test) on a test's database;
+// spawnReady starts any such helper process.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 
 interface Tap {
   teardown(fn: () => unknown): void
-}
-
-/** Runs `script` and resolves once it prints "ready <what>", with its process and <what>. */
-async function spawnReady(
-  t: Tap,
-  script: string,
-  databaseUrl: string,
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; ready: string }> {
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.teardown(() => child.kill('SIGKILL'))
-  for await (const line of createInterface({ input: child.stdout })) {
-    const ready = /^ready (\S+)$/.exec(line)
-    if (ready) return { child, ready: ready[1]! }
-  }
-  throw new Error(`${script} exited before it was ready`)
 }
 
 /** Resolves once the worker is polling, with its process and the id it registered under. */
@@ -32,16 +13,17 @@ export async function spawnWorker(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; id: string }> {
-  const { child, ready } = await spawnReady(t, 'test/helpers/worker-process.ts', databaseUrl, env)
-  return { child, id: ready }
+  const { child, said } = await spawnReady(t, 'test/helpers/worker-process.ts', { DATABASE_URL: databaseUrl, ...env })
+  return { child, id: said }
 }
 
-/** Resolves once the API listens, with its process and its base URL. */
-export async function spawnApi(
-  t: Tap,
-  databaseUrl: string,
-  env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string }> {
-  const { child, ready } = await spawnReady(t, 'test/helpers/api-process.ts', databaseUrl, env)
-  return { child, url: ready }
+/** Runs `script` (Node strips its types), killed with the test; resolves once it prints "ready <word>", with that word. */
+export async function spawnReady(t: Tap, script: string, env: Record<string, string>): Promise<{ child: ChildProcess; said: string }> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => child.kill('SIGKILL'))
+  for await (const line of createInterface({ input: child.stdout })) {
+    const ready = /^ready (\S+)$/.exec(line)
+    if (ready) return { child, said: ready[1]! }
+  }
+  throw new Error(`${script} exited before it was ready`)
 }

@@ -7,8 +7,25 @@ import t from 'tap'
 import { openDatabase } from '../../core/db/database.ts'
 import { createTestDatabase } from '../../devkit/database.ts'
 
-/** The functions that move money or claim keys; each takes the order through lock_money() (accept_job and reserve_batch through reserve_call). */
-const MONEY_FUNCTIONS = ['reserve_call', 'accept_job', 'reserve_batch', 'capture_hold', 'release_hold', 'credit_account', 'end_jobs']
+/**
+ * The functions that move money or claim keys; each takes the order through lock_money() (accept_job and
+ * reserve_batch through reserve_call, capture_cached_hold through capture_hold).
+ */
+const MONEY_FUNCTIONS = [
+  'reserve_call',
+  'accept_job',
+  'reserve_batch',
+  'capture_hold',
+  'capture_cached_hold',
+  'release_hold',
+  'credit_account',
+  'end_jobs',
+]
+const TAKES_ORDER_THROUGH: Record<string, string> = {
+  accept_job: 'reserve_call(',
+  reserve_batch: 'reserve_call(',
+  capture_cached_hold: 'capture_hold(',
+}
 // A statement that writes or locks a row of a table the order covers.
 const TOUCH =
   /\b(insert\s+into|update|delete\s+from)\s+(idempotency_records|accounts|api_keys|jobs|holds|job_inputs|ledger|usage_events)\b/gi
@@ -42,7 +59,7 @@ t.test('every money function takes lock_money() before it writes or locks a row 
 
   for (const name of MONEY_FUNCTIONS) {
     const src = sources.get(name)!
-    const lockedAt = src.indexOf(name === 'accept_job' || name === 'reserve_batch' ? 'reserve_call(' : 'lock_money(')
+    const lockedAt = src.indexOf(TAKES_ORDER_THROUGH[name] ?? 'lock_money(')
     t.ok(lockedAt > 0, `${name} calls lock_money`)
     for (const m of [...src.matchAll(TOUCH), ...src.matchAll(ROW_LOCK)]) {
       const claim = name === 'reserve_call' && /^insert\s+into\s+idempotency_records/i.test(m[0])

@@ -308,6 +308,7 @@ t.test('the writer: one statement per group of calls; a read waits only for the 
     at: new Date(),
     dryRun: null,
     replayed: false,
+    cache: null,
     errorMessage: null,
     jobId: null,
     metadata: null,

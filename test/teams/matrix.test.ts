@@ -281,6 +281,7 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
     },
   }),
   'DELETE /v1/sso': () => ({}),
+  'DELETE /v1/cache': () => ({}),
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
   'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
   'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),

@@ -16,6 +16,12 @@ import { keyRows } from './keys.ts'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
+const CACHE_WORDS = {
+  hit: 'hit: the stored result of an identical call, no model call, the hit price charged',
+  miss: 'miss: the call ran and its result is kept for identical calls',
+  bypass: 'bypass: the cache was neither read nor written (Service-Cache: no-store, or async)',
+}
+
 export function requestsRoutes(router: Router, { services, allow, frame }: Kit): void {
   router.get('/dashboard/requests', allow('requests.read'), async (ctx) => {
     const { accountId } = state(ctx).session
@@ -136,7 +142,7 @@ function requestRow(r: RequestLogEntry) {
       <code>${r.method} ${r.endpoint}</code>
       <a class="muted small" href="/dashboard/requests/${r.requestId}">${r.requestId}</a>
       ${r.dryRun ? html`<span class="pill">dry run → ${String(r.liveStatus)}</span>` : ''}
-      ${r.replayed ? html`<span class="pill">replay</span>` : ''}
+      ${r.replayed ? html`<span class="pill">replay</span>` : ''} ${r.cache === 'hit' ? html`<span class="pill">cached</span>` : ''}
     </td>
     <td>
       <span class="pill ${r.status < 400 ? 'delivered' : r.status < 500 ? 'pending' : 'failed'}"
@@ -169,7 +175,8 @@ function requestPage(frame: Frame, r: RequestLogEntry): string {
           ${field('Status', `${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}`)} ${r.errorMessage ? field('Message', r.errorMessage) : ''}
           ${r.dryRun ? field('Dry run', `yes: the live call would have answered ${String(r.liveStatus)}`) : ''}
           ${r.replayed ? field('Replayed', 'yes: the recorded answer of its Idempotency-Key, nothing ran') : ''}
-          ${field('Credits charged', String(r.credits))} ${field('Latency', `${r.latencyMs} ms`)}
+          ${r.cache ? field('Result cache', CACHE_WORDS[r.cache]) : ''} ${field('Credits charged', String(r.credits))}
+          ${field('Latency', `${r.latencyMs} ms`)}
           ${r.idempotencyKey ? field('Idempotency-Key', html`<code>${r.idempotencyKey}</code>`) : ''}
           ${r.jobId ? field('Job', html`<code>${r.jobId}</code>`) : ''}
           ${field('Key', html`<code>${r.keyPrefix}…</code> (${r.livemode ? 'live' : 'test'})`)}

@@ -18,6 +18,7 @@ import { Migration0020Teams } from './0020-teams.ts'
 import { Migration0022WebhookSecretsPerMode } from './0022-webhook-secrets-per-mode.ts'
 import { Migration0024AccountEvents } from './0024-account-events.ts'
 import { Migration0026Batches } from './0026-batches.ts'
+import { Migration0025ResultCache } from './0025-result-cache.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -37,7 +38,11 @@ export const migrations = [
   { name: '0022-webhook-secrets-per-mode', class: Migration0022WebhookSecretsPerMode },
   { name: '0024-account-events', class: Migration0024AccountEvents },
   { name: '0026-batches', class: Migration0026Batches },
+  { name: '0025-result-cache', class: Migration0025ResultCache },
 ]
 
 /** Where the current text of the kernel's SQL functions lives, one file per function (applied in this order). */
-export const repeatableFolders: readonly URL[] = [new URL('../../wallet/sql/', import.meta.url)]
+export const repeatableFolders: readonly URL[] = [
+  new URL('../../wallet/sql/', import.meta.url),
+  new URL('../../cache/sql/', import.meta.url),
+]
