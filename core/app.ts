@@ -28,6 +28,7 @@ import { requestId } from './pipeline/request-id.ts'
 import { methodRefusals, operatorGate, strictRouter } from './pipeline/routing.ts'
 import type { Services } from './services.ts'
 import { ssoRouter } from './sso/routes.ts'
+import { reviewsRouter } from './reviews/routes.ts'
 import { listAttempts } from './webhooks/webhooks.ts'
 import { teamRouter } from './teams/routes.ts'
 
@@ -111,6 +112,7 @@ export function buildApp(services: Services): Koa {
     teamRouter(services, origin),
     auditRouter(services),
     ssoRouter(services, origin),
+    reviewsRouter(services),
     stripeRouter(services),
     dashboardRouter(services),
   ])

@@ -8,6 +8,7 @@ import { ErrorBody } from './errors.ts'
 import { JobAccepted } from './jobs/view.ts'
 import { DryRun } from './pipeline/dry-run.ts'
 import type { Capability } from './registry.ts'
+import { ReviewMark } from './reviews/queue.ts'
 import { Usage } from './wallet/wallet.ts'
 import { WebhookPayload } from './webhooks/webhooks.ts'
 import { capabilityPath } from './openapi/capability-path.ts'
@@ -21,7 +22,7 @@ import { webhooks } from './openapi/webhooks.ts'
 export function buildOpenApi(capabilities: Capability[], config: Config, provider: ModelProvider) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const cap of capabilities) paths[`/v1/${cap.name}`] = capabilityPath(cap, config, provider)
-  const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload }
+  const schemas: Record<string, unknown> = { Usage, Error: ErrorBody, DryRun, JobAccepted, WebhookPayload, ReviewMark }
   for (const route of KERNEL_ROUTES) {
     if (!route.response.csv) schemas[route.response.name] = route.response.schema
     if (route.requestBody) schemas[route.requestBody.name] = route.requestBody.schema

@@ -165,6 +165,7 @@ create table jobs (
   finished_at timestamp with time zone,
   mode text not null default 'live'::text,
   progress jsonb,
+  reviewed_result text,
   constraint jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES holds(id),
   constraint jobs_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
@@ -275,6 +276,40 @@ create table request_log (
   metadata jsonb,
   constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint request_log_pkey PRIMARY KEY (id)
+);
+
+create table review_settings (
+  account_id uuid not null,
+  mode text not null,
+  threshold numeric,
+  endpoints text[],
+  eval_consent boolean not null default false,
+  updated_at timestamp with time zone not null,
+  constraint review_settings_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint review_settings_mode_check CHECK ((mode = ANY (ARRAY['off'::text, 'ungrounded'::text, 'below'::text]))),
+  constraint review_settings_pkey PRIMARY KEY (account_id),
+  constraint review_settings_threshold_check CHECK (((threshold >= (0)::numeric) AND (threshold <= (1)::numeric)))
+);
+
+create table reviews (
+  id text not null,
+  account_id uuid not null,
+  livemode boolean not null,
+  endpoint text not null,
+  request_id text not null,
+  job_id uuid,
+  status text not null default 'pending'::text,
+  fields jsonb not null,
+  result jsonb not null,
+  pages jsonb not null,
+  reviewed_result jsonb,
+  decisions jsonb,
+  reviewer jsonb,
+  created_at timestamp with time zone not null,
+  completed_at timestamp with time zone,
+  constraint reviews_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint reviews_pkey PRIMARY KEY (id),
+  constraint reviews_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'completed'::text])))
 );
 
 create table sso_domains (
@@ -397,6 +432,8 @@ CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
 CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
 CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
+CREATE INDEX reviews_completed_at ON public.reviews USING btree (completed_at) WHERE (completed_at IS NOT NULL);
+CREATE INDEX reviews_queue ON public.reviews USING btree (account_id, livemode, created_at DESC, id DESC);
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);

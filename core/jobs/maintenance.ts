@@ -1,11 +1,12 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
-// rows and audit entries past their retention.
+// rows, audit entries and completed reviews past their retention.
 import { renewPlans } from '../accounts/accounts.ts'
 import { pruneAudit } from '../audit/list.ts'
 import { removeExpiredSignIns } from '../dashboard/session.ts'
 import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
 import { pruneRequestLog } from '../requests/list.ts'
+import { pruneReviews } from '../reviews/queue.ts'
 import type { Services } from '../services.ts'
 import { releaseExpiredHolds } from '../wallet/wallet.ts'
 import { recoverDeadWorkers } from './liveness.ts'
@@ -23,6 +24,8 @@ export interface MaintenanceReport extends StaleJobsReport {
   signInRowsRemoved: number
   requestLogRowsRemoved: number
   auditEntriesRemoved: number
+  /** Completed reviews past their 30 days (C21). */
+  reviewsRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -35,6 +38,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
   const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
   const auditEntriesRemoved = await pruneAudit(services.db, now)
+  const reviewsRemoved = await pruneReviews(services.db, now)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -45,5 +49,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     signInRowsRemoved,
     requestLogRowsRemoved,
     auditEntriesRemoved,
+    reviewsRemoved,
   }
 }

@@ -32,4 +32,5 @@ export const TAGS = {
   jobs: 'Async jobs (C7) of the document capabilities',
   account: 'The wallet of the calling key’s account',
   team: 'Keys, members, invitations, the audit log and single sign-on (C18): keys with permissions "all" only',
+  reviews: 'Human review of extracted values code could not verify (C21)',
 } as const

@@ -7,6 +7,7 @@ import { RequestsPage, requestsParameters } from '../requests/routes.ts'
 import { UsageResponse, usageParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
+import { REVIEW_ROUTES } from './review-routes.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
 
 export const KERNEL_ROUTES: KernelRoute[] = [
@@ -190,4 +191,5 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     errors: [404],
   },
   ...TEAM_ROUTES,
+  ...REVIEW_ROUTES,
 ]

@@ -10,6 +10,8 @@ import { answerAccepted } from '../jobs/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import type { Reader } from '../documents/sandbox.ts'
+import type { ResolvedDocument } from '../documents/schema.ts'
+import { withReview } from '../reviews/hook.ts'
 import { DOCUMENT_DIGESTS } from '../documents/same-document.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
@@ -147,6 +149,7 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     let body: string
     try {
       requireProvider(capability, services.provider)
+      const documents: ResolvedDocument[] = []
       const context = capabilityContext(services, capability, {
         requestId,
         accountId: caller.accountId,
@@ -156,9 +159,12 @@ export function capabilityCall(capability: Capability, services: Services): Acce
         credits: quoted.credits,
         reader,
         providerCost,
+        resolved: documents,
       })
       const result = await capability.handler(call.input, context) // 7
-      const published = checkResult(capability, result, services.log)
+      const checked = checkResult(capability, result, services.log)
+      const reviewed = { accountId: caller.accountId, livemode: caller.mode === 'live', requestId }
+      const published = await withReview(services.db, services.now(), capability, reviewed, checked, { input: call.input, documents })
       body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
       ctx.state.credits = quoted.credits
     } catch (e) {
