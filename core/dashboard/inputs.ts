@@ -29,6 +29,7 @@ export const NOTICE_NAMES = [
   'sso',
   'sso-removed',
   'switched',
+  'reviewed',
 ] as const
 
 /** Form bodies, by what they do. */
@@ -62,6 +63,8 @@ export const FORMS = {
     enforced: Type.Optional(Type.Literal('1')),
   }),
   keyCap: closed({ _csrf: Csrf, monthlySpendCap: Type.Optional(FormText(20)) }),
+  /** A review's decisions: `f<i>` is the value of its i-th flagged field as the reviewer left it (unchanged: accepted). */
+  review: Type.Object({ _csrf: Csrf }, { additionalProperties: false, patternProperties: { '^f\\d{1,4}$': FormText(20_000) } }),
   checkout: closed({
     _csrf: Csrf,
     pack: Type.Optional(oneOf(Object.keys(PACKS) as Pack[])),
@@ -93,6 +96,11 @@ export const QUERIES = {
     from: blankOr(FormText(10, { format: 'date' })),
     to: blankOr(FormText(10, { format: 'date' })),
     cursor: Type.Optional(FormText(64)),
+  }),
+  reviews: closed({
+    status: Type.Optional(oneOf(['', 'pending', 'completed'] as const)),
+    done: Type.Optional(oneOf(NOTICE_NAMES)),
+    cursor: Type.Optional(FormText(200)),
   }),
   billing: closed({ done: Type.Optional(oneOf(NOTICE_NAMES)), checkout: Type.Optional(oneOf(['done', 'cancelled'] as const)) }),
 }

@@ -42,6 +42,7 @@ const NOTICES = new Map<string, string>([
   ['sso', 'Single sign-on settings saved.'],
   ['sso-removed', 'Single sign-on is off. Everyone signs in with email links.'],
   ['switched', 'You are now in this account.'],
+  ['reviewed', 'The review is completed; the reviewed result is saved.'],
 ])
 
 /** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */

@@ -3,7 +3,7 @@ import type { Role, RoleAction } from '../teams/roles.ts'
 import { html, type Html } from './html.ts'
 import type { Membership } from './session.ts'
 
-export type Page = 'overview' | 'keys' | 'webhooks' | 'usage' | 'requests' | 'billing' | 'team' | 'audit' | 'sso'
+export type Page = 'overview' | 'keys' | 'webhooks' | 'usage' | 'requests' | 'reviews' | 'billing' | 'team' | 'audit' | 'sso'
 
 export interface Frame {
   /** The signed-in member's email. */
@@ -29,6 +29,7 @@ const NAV: [Page, string, string, RoleAction][] = [
   ['webhooks', 'Webhooks', '/dashboard/webhooks', 'webhooks.read'],
   ['usage', 'Usage', '/dashboard/usage', 'usage.read'],
   ['requests', 'Requests', '/dashboard/requests', 'requests.read'],
+  ['reviews', 'Reviews', '/dashboard/reviews', 'reviews.read'],
   ['billing', 'Billing', '/dashboard/billing', 'billing.read'],
   ['team', 'Team', '/dashboard/team', 'members.read'],
   ['audit', 'Audit log', '/dashboard/audit', 'audit.read'],

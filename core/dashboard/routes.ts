@@ -15,6 +15,7 @@ import { invitationRoutes } from './pages/invitation.ts'
 import { keysRoutes } from './pages/keys.ts'
 import { overviewRoutes } from './pages/overview.ts'
 import { requestsRoutes } from './pages/requests.ts'
+import { reviewsRoutes } from './pages/reviews.ts'
 import { signInRoutes } from './pages/sign-in.ts'
 import { ssoSignInRoutes } from './pages/sso-sign-in.ts'
 import { ssoRoutes } from './pages/sso.ts'
@@ -30,6 +31,7 @@ const PAGES = [
   overviewRoutes,
   keysRoutes,
   requestsRoutes,
+  reviewsRoutes,
   webhooksRoutes,
   usageRoutes,
   billingRoutes,

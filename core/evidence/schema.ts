@@ -39,7 +39,7 @@ export const SUPPORT_RULES = [
 // ---- published ---------------------------------------------------------------------------------------------
 
 /**
- * Evidence of a value a person reviewed (C21, docs/reviews.md): who, when, and whether they kept or corrected it.
+ * Evidence of a value a person reviewed (C21, docs/api.md "Human review"): who, when, and whether they kept or corrected it.
  * Only reviews write it, never a handler: its static type is `never`, so handlers' result types stay as they are.
  */
 const ReviewEvidence = Type.Unsafe<never>(

@@ -266,20 +266,26 @@ function valueOf(result: object, path: string): unknown {
   return v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([k]) => !GRADE_KEYS.has(k))) : v
 }
 
-/** The page text around a quote: whitespace in the quote matches any whitespace of the page (quotes are one line). */
-export function around(pages: readonly string[], evidence: Graded['evidence']): Static<typeof FlaggedField>['context'] {
-  if (!evidence) return null
-  const text = pages[(evidence.page ?? 1) - 1] ?? ''
-  const pattern = evidence.quote
+/** Where a quote is in a page's text, [start, end): its whitespace matches any whitespace (quotes are one line). */
+export function locate(text: string, quote: string): [number, number] | null {
+  const pattern = quote
     .trim()
     .split(/\s+/)
     .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('\\s+')
   const m = pattern ? new RegExp(pattern, 'iu').exec(text) : null
-  if (!m) return { page: evidence.page, text: text.slice(0, 2 * AROUND), quoteStart: 0, quoteEnd: 0 }
-  const start = Math.max(0, m.index - AROUND)
-  const end = Math.min(text.length, m.index + m[0].length + AROUND)
-  return { page: evidence.page, text: text.slice(start, end), quoteStart: m.index - start, quoteEnd: m.index - start + m[0].length }
+  return m ? [m.index, m.index + m[0].length] : null
+}
+
+/** The page text around a quote, and where the quote is in it. */
+function around(pages: readonly string[], evidence: Graded['evidence']): Static<typeof FlaggedField>['context'] {
+  if (!evidence) return null
+  const text = pages[(evidence.page ?? 1) - 1] ?? ''
+  const found = locate(text, evidence.quote)
+  if (!found) return { page: evidence.page, text: text.slice(0, 2 * AROUND), quoteStart: 0, quoteEnd: 0 }
+  const start = Math.max(0, found[0] - AROUND)
+  const end = Math.min(text.length, found[1] + AROUND)
+  return { page: evidence.page, text: text.slice(start, end), quoteStart: found[0] - start, quoteEnd: found[1] - start }
 }
 
 export async function getReview(db: Query, scope: Scope, id: string): Promise<ReviewDetail> {

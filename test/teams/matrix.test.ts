@@ -6,6 +6,7 @@
 // the fixtures (a valid form or body per route) are written here, and a route without one fails the test.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { ulid } from 'ulid'
 import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/teams/roles.ts'
 import { createMailer } from '../../core/mail.ts'
@@ -100,7 +101,14 @@ async function fixtureAccount() {
   await db.sql(`insert into sso_domains (domain, account_id) values (?, ?)`, [`old${n}.matrix.test`, accountId])
   // A row of the account's request log, for the routes that show one.
   const requestId = (await app.call('/v1/usage', { key: customer.key })).headers.get('x-request-id')!
-  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, n }
+  // A pending review of an extracted total (the routes that show or complete one), of an endpoint no longer served.
+  const reviewId = `rev_${ulid()}`
+  const result = { total: 10, grounding: { total: { evidence: null, grounded: false, confidence: 0.4 } } }
+  await db.sql(
+    `insert into reviews (id, account_id, livemode, endpoint, request_id, fields, result, pages, created_at) values (?, ?, true, 'retired', ?, '["/total"]', ?::jsonb, '["Total 12"]', now())`,
+    [reviewId, accountId, requestId, JSON.stringify(result)],
+  )
+  return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, reviewId, n }
 }
 type Fixture = Awaited<ReturnType<typeof fixtureAccount>>
 
@@ -138,6 +146,8 @@ const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{
     form: { issuer: idp.issuer, clientId: 'matrix', clientSecret: '', domains: `d${f.n}.matrix.test`, defaultRole: 'developer' },
   }),
   'POST /dashboard/sso/remove': async () => ({ form: {} }),
+  'GET /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}` }),
+  'POST /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}`, form: { f0: '12' } }),
 }
 
 /** What an action could change, for "refused changes nothing". */
@@ -256,7 +266,15 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
   'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
   'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),
+  'PUT /v1/review-settings': () => ({ body: { mode: 'ungrounded' } }),
+  'GET /v1/reviews/:id': (f) => ({ path: `/v1/reviews/${f.reviewId}` }),
+  'POST /v1/reviews/:id/complete': (f) => ({
+    path: `/v1/reviews/${f.reviewId}/complete`,
+    body: { fields: [{ path: '/total', action: 'correct', value: 12 }] },
+  }),
 }
+/** The success status of a route when it is neither 201 (a POST) nor 200: a completed review is 200. */
+const STATUS: Record<string, number> = { 'POST /v1/reviews/:id/complete': 200 }
 
 t.test('API: each key permission × each route — allowed ones succeed with one audit entry per change, the others are 403', async (t) => {
   let cells = 0
@@ -287,7 +305,7 @@ t.test('API: each key permission × each route — allowed ones succeed with one
         continue
       }
       // A job that does not exist: the allowed reads of one answer 404.
-      const expected = key.startsWith('GET /v1/jobs/:id') ? 404 : route.method === 'POST' ? 201 : 200
+      const expected = key.startsWith('GET /v1/jobs/:id') ? 404 : (STATUS[key] ?? (route.method === 'POST' ? 201 : 200))
       t.equal(res.status, expected, `${cell}: ${res.status} ${res.text.slice(0, 160)}`)
       if (route.method === 'GET') {
         t.equal(added.length, 0, `${cell}: a read writes no audit entry`)
