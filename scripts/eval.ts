@@ -9,6 +9,9 @@
 //   npm run eval -- --capability all --fake          against the in-process fake OpenAI server: checks that the
 //                                                    harness runs and scores; its answers are schema-minimal, so
 //                                                    the scores mean nothing
+//   npm run eval -- --reviewed f.json                an account's completed reviews as the cases of their
+//                                                    capabilities (npm run admin -- reviews:export <accountId>,
+//                                                    given the account's consent: evalConsent in its review settings)
 //   options: --async (run each call as a job)  --verbose (every mismatch)
 //            --json (the summary as JSON on stdout)  --out DIR (reports, default eval-report/)
 //            --min-accuracy 0.9 (exit 1 below it)  --in-place (see below)
@@ -23,7 +26,7 @@
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 // Exit code 1 when a call fails.
 import { createLogger } from '../core/observability/log.ts'
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
@@ -37,6 +40,7 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
+import type { ReviewFixture } from '../core/reviews/export.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
 import { type EvalCase } from '../test/helpers/eval-kit.ts'
 import { withDatabase } from '../test/helpers/database.ts'
@@ -249,8 +253,16 @@ async function main() {
       'min-accuracy': { type: 'string' },
       'in-place': { type: 'boolean', default: false },
       out: { type: 'string', default: 'eval-report' },
+      reviewed: { type: 'string' },
     },
   })
+  // An account's completed reviews (npm run admin -- reviews:export) replace the cases of their capabilities.
+  if (values.reviewed) {
+    const { fixtures } = JSON.parse(readFileSync(values.reviewed, 'utf8')) as { fixtures: ReviewFixture[] }
+    const reviewed = new Set(fixtures.map((f) => f.capability))
+    for (const name of reviewed) EVALS[name] = { ...EVALS[name], cases: fixtures.filter((f) => f.capability === name) }
+    if (values.capability === 'all') values.capability = [...reviewed].join(',')
+  }
   const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability.split(',').map((s) => s.trim())
   for (const name of wanted) if (!EVALS[name]) throw new Error(`No eval for "${name}". Known: ${Object.keys(EVALS).join(', ')}.`)
   const say = values.json ? (_: string) => {} : (m: string) => console.log(m)

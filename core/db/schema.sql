@@ -300,6 +300,7 @@ create table reviews (
   job_id uuid,
   status text not null default 'pending'::text,
   fields jsonb not null,
+  request jsonb not null,
   result jsonb not null,
   pages jsonb not null,
   reviewed_result jsonb,

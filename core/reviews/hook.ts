@@ -20,8 +20,14 @@ export async function withReview(
   if (!carriesEvidence(capability)) return result
   const rule = await reviewRuleFor(db, call.accountId, capability.name)
   if (!rule) return result
-  return openReview(db, { ...call, endpoint: capability.name }, rule, result, documentPages(source), now)
+  const kept = { pages: documentPages(source), request: options(source.input) }
+  return openReview(db, { ...call, endpoint: capability.name }, rule, result, kept, now)
 }
+
+/** What the call asked besides its document (a hint, the fields to extract), for evaluation fixtures. */
+const NOT_OPTIONS = new Set(['text', 'file', 'fileUrl', 'pages', 'async', 'callbackUrl'])
+const options = (input: unknown): object =>
+  Object.fromEntries(Object.entries((input as object | null) ?? {}).filter(([k]) => !NOT_OPTIONS.has(k)))
 
 /** The text the reviewer reads: the first document the handler read, else the call's `text`, by page. */
 function documentPages({ input, documents }: { input: unknown; documents: readonly ResolvedDocument[] }): string[] {

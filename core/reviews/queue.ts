@@ -156,15 +156,15 @@ export async function openReview(
   call: ReviewedCall,
   rule: ReviewRule,
   result: object,
-  pages: readonly string[],
+  source: { pages: readonly string[]; request: object },
   now: Date,
 ): Promise<object> {
   const fields = flagged(rule, gradedValues(result)).map((v) => v.path)
   if (fields.length === 0) return result
   const review: ReviewMark = { id: `rev_${ulid()}`, status: 'pending', fields }
   await db.sql(
-    `insert into reviews (id, account_id, livemode, endpoint, request_id, job_id, fields, result, pages, created_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?)`,
+    `insert into reviews (id, account_id, livemode, endpoint, request_id, job_id, fields, request, result, pages, created_at)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?)`,
     [
       review.id,
       call.accountId,
@@ -173,8 +173,9 @@ export async function openReview(
       call.requestId,
       call.jobId ?? null,
       JSON.stringify(fields),
+      JSON.stringify(source.request),
       JSON.stringify(result),
-      JSON.stringify(pages),
+      JSON.stringify(source.pages),
       now,
     ],
   )

@@ -2,9 +2,15 @@
 // answered and charged as usual, the queue shows each flagged field with its evidence and page text, and a
 // completion writes a reviewed result that validates against parse's published schema, one audit entry, and for
 // an async call the job's reviewed result, without touching the charge.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { reviewFixtures } from '../../core/reviews/export.ts'
+import { scoreCase } from '../../scripts/eval.ts'
 import parse from '../../capabilities/parse/manifest.ts'
 import { invoice1 } from '../fixtures/documents.ts'
 import { capabilityHarness, type Customer } from '../helpers/capability.ts'
@@ -246,4 +252,61 @@ t.test('livemode, accounts and retention: a test key and another account see non
   await app.services.db.sql(`update reviews set completed_at = now() - interval '31 days' where id = ?`, [id])
   t.ok((await runMaintenance(app.services)).reviewsRemoved >= 1)
   t.equal((await app.call(`/v1/reviews/${id}`, { key: c.key })).status, 404, 'gone after 30 days')
+})
+
+t.test('completed reviews are eval fixtures with the account’s consent, scored by npm run eval -- --reviewed', async (t) => {
+  const c = await cap.customer()
+  await settings(c, { mode: 'ungrounded' })
+  cap.reply(answer(ABSENT_TOTAL))
+  const answered = (await cap.post(c, { text: invoice1.toText(), docType: 'invoice' })).body
+  const id = answered.review.id as string
+  await app.call(`/v1/reviews/${id}/complete`, {
+    key: c.key,
+    method: 'POST',
+    body: { fields: [{ path: '/totalAmount', action: 'correct', value: invoice1.total }] },
+  })
+  await t.rejects(reviewFixtures(app.services.db, c.accountId), /consented/, 'no consent: no fixtures')
+  await settings(c, { mode: 'ungrounded', evalConsent: true })
+  const fixtures = await reviewFixtures(app.services.db, c.accountId)
+  t.equal(fixtures.length, 1)
+  const [fixture] = fixtures
+  t.match(fixture, { capability: 'parse', name: id, request: { docType: 'invoice', text: invoice1.toText() } })
+  t.equal(fixture!.expected.totalAmount, invoice1.total, 'the reviewed value is the truth')
+  t.notOk('grounding' in fixture!.expected || 'review' in fixture!.expected, 'values only')
+  const wrong = scoreCase(fixture!, answered, fixture!.request, { cases: [] }).filter((o) => o.outcome === 'wrong')
+  t.same(
+    wrong.map((o) => o.path),
+    ['totalAmount'],
+    'the answer as first given scores wrong exactly where the reviewer corrected it',
+  )
+
+  const dir = mkdtempSync(join(tmpdir(), 'reviewed-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'fixtures.json'), JSON.stringify({ fixtures }))
+  const run = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [
+        new URL('../../scripts/eval.ts', import.meta.url).pathname,
+        '--reviewed',
+        join(dir, 'fixtures.json'),
+        '--fake',
+        '--json',
+        '--out',
+        dir,
+      ],
+      { env: process.env, timeout: 110_000 },
+      (_error, stdout, stderr) => resolve({ stdout, stderr }),
+    )
+  })
+  const report = JSON.parse(
+    readFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.startsWith('eval-') && f.endsWith('.json'))!,
+      ),
+      'utf8',
+    ),
+  )
+  t.match(JSON.stringify(report), id, `the run scored the reviewed case (${run.stderr.slice(0, 300)})`)
 })

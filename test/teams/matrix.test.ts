@@ -105,7 +105,7 @@ async function fixtureAccount() {
   const reviewId = `rev_${ulid()}`
   const result = { total: 10, grounding: { total: { evidence: null, grounded: false, confidence: 0.4 } } }
   await db.sql(
-    `insert into reviews (id, account_id, livemode, endpoint, request_id, fields, result, pages, created_at) values (?, ?, true, 'retired', ?, '["/total"]', ?::jsonb, '["Total 12"]', now())`,
+    `insert into reviews (id, account_id, livemode, endpoint, request_id, fields, request, result, pages, created_at) values (?, ?, true, 'retired', ?, '["/total"]', '{}', ?::jsonb, '["Total 12"]', now())`,
     [reviewId, accountId, requestId, JSON.stringify(result)],
   )
   return { ...customer, testKeyId: testKey.id, targetKeyId: target.id, memberId, invitationId, requestId, reviewId, n }

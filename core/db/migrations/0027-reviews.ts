@@ -1,7 +1,8 @@
 // Human review (C21): an account's review settings, and the reviews of extracted results whose values code could
-// not verify. A review keeps the result as answered, the flagged fields and the document's page text (the reviewer
-// reads the page, not the caller's input), and after completion the reviewed result and who reviewed what. An
-// async call's job row keeps the reviewed result beside its own.
+// not verify. A review keeps the result as answered, the flagged fields, the document's page text (the reviewer
+// reads the page, not the caller's input) and the call's other options (for evaluation fixtures), and after
+// completion the reviewed result and who reviewed what. An async call's job row keeps the reviewed result beside
+// its own.
 import { Migration } from '@mikro-orm/migrations'
 
 export class Migration0027Reviews extends Migration {
@@ -24,6 +25,7 @@ create table reviews (
   job_id uuid,
   status text not null default 'pending' check (status in ('pending', 'completed')),
   fields jsonb not null,
+  request jsonb not null,
   result jsonb not null,
   pages jsonb not null,
   reviewed_result jsonb,
