@@ -41,6 +41,7 @@ import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/jobs/worker.ts'
 import { checkManifest, type Capability } from '../core/registry.ts'
 import type { ReviewFixture } from '../core/reviews/export.ts'
+import { flagged, gradedValues } from '../core/reviews/rule.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
 import { type EvalCase } from '../test/helpers/eval-kit.ts'
 import { withDatabase } from '../test/helpers/database.ts'
@@ -182,6 +183,8 @@ interface CallResult {
   error?: string
   warnings?: string[]
   outcomes: Mismatch[]
+  /** Values with evidence, and those review mode `ungrounded` would send to a person (C21). */
+  review?: { values: number; flagged: number }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -236,6 +239,12 @@ async function loadCapability(name: string): Promise<Capability | null> {
   if (!existsSync(file)) return null
   const { default: manifest } = (await import(file.href)) as { default?: CapabilityManifest }
   return checkManifest(manifest, name, `capabilities/${name}`)
+}
+
+/** What review mode `ungrounded` would send to a person of an answer's values with evidence (C21); none: undefined. */
+function reviewShare(body: unknown): CallResult['review'] {
+  const values = body && typeof body === 'object' ? gradedValues(body) : []
+  return values.length ? { values: values.length, flagged: flagged({ mode: 'ungrounded', threshold: null }, values).length } : undefined
 }
 
 function pct(n: number, of: number) {
@@ -367,7 +376,7 @@ async function main() {
           ms: Date.now() - started,
           outcomes: ok ? scoreCase(c, res.body, c.request, entry) : [],
           ...(ok
-            ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
+            ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [], review: reviewShare(res.body) }
             : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
         }
         results.push(result)
@@ -402,7 +411,12 @@ async function main() {
     const all = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised + f.wrong + f.missing, 0)
     const right = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised, 0)
     const ms = mine.map((r) => r.ms).sort((a, b) => a - b)
+    const graded = mine.reduce((n, r) => ({ values: n.values + (r.review?.values ?? 0), flagged: n.flagged + (r.review?.flagged ?? 0) }), {
+      values: 0,
+      flagged: 0,
+    })
     summary[cap.name] = {
+      ...(graded.values ? { review: { ...graded, share: graded.flagged / graded.values } } : {}),
       calls: mine.length,
       failed: mine.filter((r) => r.status !== 200).length,
       accuracy: all ? right / all : null,
@@ -420,6 +434,10 @@ async function main() {
       )
     }
     say(`  ${'all fields'.padEnd(34)} ${' '.repeat(23)}   ${pct(right, all)}`)
+    if (graded.values)
+      say(
+        `  would go to a person (review mode ungrounded): ${graded.flagged} of ${graded.values} values, ${pct(graded.flagged, graded.values)}`,
+      )
   }
   const report = {
     at: new Date().toISOString(),
@@ -451,6 +469,7 @@ async function main() {
 }
 
 interface Summary {
+  review?: { values: number; flagged: number; share: number }
   calls: number
   failed: number
   accuracy: number | null
@@ -467,11 +486,11 @@ function markdown(r: { at: string; provider: string; fake: boolean; summary: Rec
     '',
     `Provider: ${r.provider}${r.fake ? ' (the fake answers schema-minimal objects: these scores say nothing about quality, only that the harness runs and scores)' : ''}.`,
     '',
-    '| capability | calls | failed | accuracy | credits | median latency | max latency |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| capability | calls | failed | accuracy | to review (ungrounded) | credits | median latency | max latency |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...Object.entries(r.summary).map(
       ([n, s]) =>
-        `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`,
+        `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.review ? `${s.review.flagged}/${s.review.values} (${p(s.review.share)})` : '–'} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`,
     ),
     '',
     '## Accuracy per field',
