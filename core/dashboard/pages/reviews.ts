@@ -23,7 +23,8 @@ import { notice, page, type Kit } from '../kit.ts'
 import { csrfField, layout, type Frame } from '../layout.ts'
 
 /** A value as the form shows it, and the same text read back. */
-const shown = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v))
+const shown = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'string' ? v : (JSON.stringify(v) ?? '')
 
 /** The reviewer's text for a field: unchanged is accepted; otherwise the correction, typed as the value was. */
 function decision(path: string, original: unknown, text: string, i: number): CompleteInput['fields'][number] {
