@@ -39,7 +39,7 @@ t.test('every route has a curl and a Python example', async (t) => {
 })
 
 /** The routes that read one thing by the id in $ID or $REQUESTID, which names nothing: 404. */
-const ABOUT_NO_ONE = ['GET /v1/jobs/{id}', 'GET /v1/jobs/{id}/deliveries', 'GET /v1/requests/{requestId}']
+const ABOUT_NO_ONE = ['GET /v1/jobs/{id}', 'GET /v1/jobs/{id}/deliveries', 'GET /v1/requests/{requestId}', 'GET /v1/reviews/{id}']
 
 t.test('the Python examples run (standard library only) and every capability example is a valid body', async (t) => {
   const c = await app.customer(10_000)
