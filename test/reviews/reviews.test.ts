@@ -310,3 +310,25 @@ t.test('completed reviews are eval fixtures with the account’s consent, scored
   )
   t.match(JSON.stringify(report), id, `the run scored the reviewed case (${run.stderr.slice(0, 300)})`)
 })
+
+t.test('two reviewers completing the same review at once: one wins, one audit entry, the other is told', async (t) => {
+  const c = await cap.customer()
+  await settings(c, { mode: 'ungrounded' })
+  cap.reply(answer(ABSENT_TOTAL))
+  const id = (await parseCall(c)).res.body.review.id as string
+  const other = await createKey(app.services.db, c.accountId, { permissions: 'all' })
+  const [a, b] = await Promise.all(
+    [c.key, other.key].map((key, i) =>
+      app.call(`/v1/reviews/${id}/complete`, {
+        key,
+        method: 'POST',
+        body: { fields: [{ path: '/totalAmount', action: 'correct', value: 1000 + i }] },
+      }),
+    ),
+  )
+  t.same([a!.status, b!.status].sort(), [200, 400], 'one completes, the other is refused')
+  const winner = a!.status === 200 ? a! : b!
+  const stored = (await app.call(`/v1/reviews/${id}`, { key: c.key })).body
+  t.equal(stored.reviewedResult.totalAmount, winner.body.reviewedResult.totalAmount, 'the winner’s correction is the one kept')
+  t.equal((await auditEntries(app, c.accountId)).filter((e) => e.action === 'review.completed').length, 1, 'one audit entry')
+})
