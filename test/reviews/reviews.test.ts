@@ -332,3 +332,25 @@ t.test('two reviewers completing the same review at once: one wins, one audit en
   t.equal(stored.reviewedResult.totalAmount, winner.body.reviewedResult.totalAmount, 'the winner’s correction is the one kept')
   t.equal((await auditEntries(app, c.accountId)).filter((e) => e.action === 'review.completed').length, 1, 'one audit entry')
 })
+
+t.test('the queue pages with a cursor, newest first', async (t) => {
+  const c = await cap.customer()
+  await settings(c, { mode: 'ungrounded' })
+  const ids: string[] = []
+  for (let i = 0; i < 3; i++) {
+    cap.reply(answer(ABSENT_TOTAL))
+    ids.push((await parseCall(c)).res.body.review.id as string)
+  }
+  const first = (await app.call('/v1/reviews?limit=2', { key: c.key })).body
+  t.same(
+    first.reviews.map((r: { id: string }) => r.id),
+    [ids[2], ids[1]],
+  )
+  const rest = (await app.call(`/v1/reviews?limit=2&cursor=${first.nextCursor}`, { key: c.key })).body
+  t.same(
+    rest.reviews.map((r: { id: string }) => r.id),
+    [ids[0]],
+  )
+  t.notOk(rest.nextCursor, 'the last page')
+  t.equal((await app.call('/v1/reviews?cursor=bm9wZQ', { key: c.key })).status, 400, 'a made-up cursor is 400')
+})
