@@ -17,6 +17,7 @@ import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './webhooks/webhooks.ts'
+import { reviewStep } from './reviews/hook.ts'
 
 export interface Booted {
   services: Services
@@ -72,6 +73,7 @@ export async function boot(
     ...(overrides.resolver ? { resolver: overrides.resolver } : {}),
   }
   services.jobEvents = overrides.jobEvents ?? [webhookListener(services)]
+  services.finishResult = reviewStep(services.db, () => services.now())
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

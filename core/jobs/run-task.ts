@@ -2,7 +2,6 @@
 import type { JobHelpers } from 'graphile-worker'
 import { withoutDigests } from '../documents/same-document.ts'
 import type { ResolvedDocument } from '../documents/schema.ts'
-import { withReview } from '../reviews/hook.ts'
 import { ApiError } from '../errors.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
@@ -94,9 +93,17 @@ export function runCapabilityTask(services: Services) {
         },
       })
       const result = await cap.handler(input, context).finally(() => progressWrites)
-      const reviewed = { accountId: job.account_id, livemode: job.mode === 'live', requestId: job.request_id, jobId }
       const checked = checkResult(cap, result, services.log)
-      await completeJob(services, jobId, await withReview(db, services.now(), cap, reviewed, checked, { input, documents }))
+      const finished = {
+        capability: cap,
+        accountId: job.account_id,
+        livemode: job.mode === 'live',
+        requestId: job.request_id,
+        jobId,
+        input,
+        documents,
+      }
+      await completeJob(services, jobId, services.finishResult ? await services.finishResult({ ...finished, result: checked }) : checked)
     } catch (e) {
       if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
       await failJob(services, jobId, jobError(e), { statuses: ['running'] })

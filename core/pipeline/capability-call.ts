@@ -11,7 +11,6 @@ import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../registry.ts'
 import type { Reader } from '../documents/sandbox.ts'
 import type { ResolvedDocument } from '../documents/schema.ts'
-import { withReview } from '../reviews/hook.ts'
 import { DOCUMENT_DIGESTS } from '../documents/same-document.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
@@ -163,8 +162,15 @@ export function capabilityCall(capability: Capability, services: Services): Acce
       })
       const result = await capability.handler(call.input, context) // 7
       const checked = checkResult(capability, result, services.log)
-      const reviewed = { accountId: caller.accountId, livemode: caller.mode === 'live', requestId }
-      const published = await withReview(services.db, services.now(), capability, reviewed, checked, { input: call.input, documents })
+      const finished = {
+        capability,
+        accountId: caller.accountId,
+        livemode: caller.mode === 'live',
+        requestId,
+        input: call.input,
+        documents,
+      }
+      const published = services.finishResult ? await services.finishResult({ ...finished, result: checked }) : checked
       body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
       ctx.state.credits = quoted.credits
     } catch (e) {
