@@ -142,7 +142,7 @@ export type WebhookPayload = {
       }
       [key: string]: unknown
     }
-    /** when a person completed the review of `result` (C21, docs/reviews.md): the result as reviewed, without usage */
+    /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
     reviewedResult?: {
       [key: string]: unknown
     }
@@ -226,7 +226,7 @@ export type Job = {
     }
     [key: string]: unknown
   }
-  /** when a person completed the review of `result` (C21, docs/reviews.md): the result as reviewed, without usage */
+  /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
   reviewedResult?: {
     [key: string]: unknown
   }
