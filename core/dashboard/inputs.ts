@@ -30,6 +30,7 @@ export const NOTICE_NAMES = [
   'sso-removed',
   'switched',
   'reviewed',
+  'review-settings',
 ] as const
 
 /** Form bodies, by what they do. */
@@ -63,6 +64,13 @@ export const FORMS = {
     enforced: Type.Optional(Type.Literal('1')),
   }),
   keyCap: closed({ _csrf: Csrf, monthlySpendCap: Type.Optional(FormText(20)) }),
+  reviewSettings: closed({
+    _csrf: Csrf,
+    mode: oneOf(['off', 'ungrounded', 'below'] as const),
+    threshold: blankOr(FormText(8, { pattern: '^(0(\\.\\d{1,4})?|1(\\.0{1,4})?)$' })),
+    endpoints: Type.Optional(FormText(2000)),
+    evalConsent: Type.Optional(Type.Literal('1')),
+  }),
   /** A review's decisions: `f<i>` is the value of its i-th flagged field as the reviewer left it (unchanged: accepted). */
   review: Type.Object({ _csrf: Csrf }, { additionalProperties: false, patternProperties: { '^f\\d{1,4}$': FormText(20_000) } }),
   checkout: closed({

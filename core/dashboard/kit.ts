@@ -43,6 +43,7 @@ const NOTICES = new Map<string, string>([
   ['sso-removed', 'Single sign-on is off. Everyone signs in with email links.'],
   ['switched', 'You are now in this account.'],
   ['reviewed', 'The review is completed; the reviewed result is saved.'],
+  ['review-settings', 'Review settings saved. They apply to the next call.'],
 ])
 
 /** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */

@@ -104,3 +104,25 @@ t.test('a viewer reads reviews but gets no form', async (t) => {
   t.equal(await page.locator('form[action^="/dashboard/reviews/"]').count(), 0, 'no form')
   t.ok(await page.locator('pre.page').count(), 'the document is shown')
 })
+
+t.test('the settings form: a developer turns mode ungrounded on for parse, with consent; one audit entry by the member', async (t) => {
+  const { member, page } = await signedInPage('developer')
+  await page.goto(`${app.url}/dashboard/reviews`)
+  await page.selectOption('select[name=mode]', 'ungrounded')
+  await page.fill('input[name=threshold]', '')
+  await page.fill('input[name=endpoints]', 'parse')
+  await page.check('input[name=evalConsent]')
+  await page.click('[data-testid=review-settings] button')
+  await page.waitForSelector('text=Review settings saved')
+  await page.screenshot({ path: `${ARTIFACTS}review-queue.png`, fullPage: true })
+  t.match((await app.call('/v1/review-settings', { key: customer.key })).body, {
+    mode: 'ungrounded',
+    endpoints: ['parse'],
+    evalConsent: true,
+  })
+  const entries = await app.services.db.sql(
+    `select * from audit_entries where account_id = ? and action = 'review_settings.updated' order by id`,
+    [customer.accountId],
+  )
+  t.match(entries.at(-1), { actor_type: 'member', actor_email: member.email })
+})

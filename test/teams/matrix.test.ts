@@ -147,6 +147,7 @@ const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{
   }),
   'POST /dashboard/sso/remove': async () => ({ form: {} }),
   'GET /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}` }),
+  'POST /dashboard/reviews/settings': async () => ({ form: { mode: 'below', threshold: '0.8', endpoints: '' } }),
   'POST /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}`, form: { f0: '12' } }),
 }
 

@@ -15,6 +15,7 @@ import {
   type ReviewDetail,
   type ReviewSummary,
 } from '../../reviews/queue.ts'
+import { getReviewSettings, putReviewSettings, type ReviewSettings } from '../../reviews/settings.ts'
 import { when } from '../format.ts'
 import { body, state } from '../guards.ts'
 import { html, type Html } from '../html.ts'
@@ -23,8 +24,7 @@ import { notice, page, type Kit } from '../kit.ts'
 import { csrfField, layout, type Frame } from '../layout.ts'
 
 /** A value as the form shows it, and the same text read back. */
-const shown = (v: unknown): string =>
-  v === null || v === undefined ? '' : typeof v === 'string' ? v : (JSON.stringify(v) ?? '')
+const shown = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))
 
 /** The reviewer's text for a field: unchanged is accepted; otherwise the correction, typed as the value was. */
 function decision(path: string, original: unknown, text: string, i: number): CompleteInput['fields'][number] {
@@ -51,7 +51,25 @@ export function reviewsRoutes(router: Router, { services, allow, acting, frame }
       ...(q.status ? { status: q.status } : {}),
       ...(q.cursor ? { cursor: q.cursor } : {}),
     })
-    page(ctx, queuePage(await frame(ctx, 'reviews', notice(q.done)), found.reviews, q.status || '', found.nextCursor))
+    const settings = await getReviewSettings(services.db, state(ctx).session.accountId)
+    page(ctx, queuePage(await frame(ctx, 'reviews', notice(q.done)), settings, found.reviews, q.status || '', found.nextCursor))
+  })
+  router.post('/dashboard/reviews/settings', allow('reviews.write'), async (ctx) => {
+    const f = read.form.reviewSettings(body(ctx))
+    const endpoints = f.endpoints?.split(/[\s,]+/).filter(Boolean)
+    await putReviewSettings(
+      services.db,
+      services.capabilities,
+      state(ctx).session.accountId,
+      {
+        mode: f.mode,
+        ...(f.threshold ? { threshold: Number(f.threshold) } : {}),
+        ...(endpoints?.length ? { endpoints: [...new Set(endpoints)] } : {}),
+        evalConsent: f.evalConsent === '1',
+      },
+      acting(ctx),
+    )
+    ctx.redirect('/dashboard/reviews?done=review-settings')
   })
   router.get('/dashboard/reviews/:id', allow('reviews.read'), async (ctx) => {
     read.query.none(ctx.query)
@@ -70,7 +88,37 @@ export function reviewsRoutes(router: Router, { services, allow, acting, frame }
 
 const reviewerName = (r: ReviewSummary['reviewer']) => (r ? (r.email ?? (r.keyPrefix ? `key ${r.keyPrefix}…` : r.id)) : '')
 
-function queuePage(frame: Frame, reviews: ReviewSummary[], status: string, nextCursor?: string): string {
+function settingsForm(frame: Frame, s: ReviewSettings): Html {
+  if (!frame.can('reviews.write'))
+    return html`<p class="muted small">
+      Review mode: <strong>${s.mode}</strong>${s.threshold !== undefined ? ` (under ${s.threshold})` : ''}
+    </p>`
+  return html`<form method="post" action="/dashboard/reviews/settings" class="row" data-testid="review-settings">
+    ${csrfField(frame.csrf)}
+    <label
+      >Send to review<select name="mode">
+        ${(
+          [
+            ['off', 'nothing (off)'],
+            ['ungrounded', 'values code could not verify'],
+            ['below', 'values under a confidence'],
+          ] as const
+        ).map(([value, label]) => html`<option value="${value}" ${s.mode === value ? 'selected' : ''}>${label}</option>`)}
+      </select></label
+    >
+    <label>Confidence under<input name="threshold" value="${s.threshold ?? ''}" placeholder="0.8" maxlength="8" /></label>
+    <label
+      >Endpoints<input name="endpoints" value="${s.endpoints?.join(', ') ?? ''}" placeholder="all extracting endpoints" maxlength="2000"
+    /></label>
+    <label class="check"
+      ><input type="checkbox" name="evalConsent" value="1" ${s.evalConsent ? 'checked' : ''} /> Completed reviews may be used for
+      evaluation</label
+    >
+    <button>Save</button>
+  </form>`
+}
+
+function queuePage(frame: Frame, settings: ReviewSettings, reviews: ReviewSummary[], status: string, nextCursor?: string): string {
   const tab = (value: string, label: string) =>
     html`<a class="${status === value ? 'button primary' : 'button'}" href="/dashboard/reviews${value ? `?status=${value}` : ''}"
       >${label}</a
@@ -80,12 +128,13 @@ function queuePage(frame: Frame, reviews: ReviewSummary[], status: string, nextC
     'Reviews',
     html`<section class="card">
         <p class="muted">
-          Extracted values code could not verify, sent here by the account’s review settings (PUT /v1/review-settings). Open one to check
-          each value against the document.
+          Extracted values code could not verify, sent here by the account’s review settings (below, or PUT /v1/review-settings). Open one
+          to check each value against the document.
         </p>
-        <div class="row">${tab('', 'All')} ${tab('pending', 'Pending')} ${tab('completed', 'Completed')}</div>
+        ${settingsForm(frame, settings)}
       </section>
       <section class="card">
+        <div class="row">${tab('', 'All')} ${tab('pending', 'Pending')} ${tab('completed', 'Completed')}</div>
         ${
           reviews.length
             ? html`<table data-testid="reviews">
