@@ -58,9 +58,17 @@ export function flagged(rule: ReviewRule, values: readonly Graded[]): Graded[] {
 
 const cache = new WeakMap<JsonSchema, boolean>()
 
-/** An extracting capability: its published result has values with evidence (a `grounded` property somewhere). */
+/** A schema with an object of evidence, grounded and confidence somewhere (core/evidence/schema.ts `Grounded`). */
+function hasGrounded(s: unknown): boolean {
+  if (!s || typeof s !== 'object') return false
+  const properties = (s as JsonSchema).properties
+  if (properties && ['evidence', 'grounded', 'confidence'].every((k) => k in properties)) return true
+  return Object.values(s).some(hasGrounded)
+}
+
+/** An extracting capability: its published result has values with evidence (enrich's result-wide `grounded` is not). */
 export function carriesEvidence(capability: { responseSchema: JsonSchema }): boolean {
   let known = cache.get(capability.responseSchema)
-  if (known === undefined) cache.set(capability.responseSchema, (known = JSON.stringify(capability.responseSchema).includes('"grounded":')))
+  if (known === undefined) cache.set(capability.responseSchema, (known = hasGrounded(capability.responseSchema)))
   return known
 }

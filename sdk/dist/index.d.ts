@@ -1082,7 +1082,6 @@ export type EnrichResponse = {
         url: string;
         title: string;
     }>;
-    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/extract request */

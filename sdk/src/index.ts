@@ -1135,7 +1135,6 @@ export type EnrichResponse = {
     url: string
     title: string
   }>
-  review?: ReviewMark
   usage: Usage
 }
 

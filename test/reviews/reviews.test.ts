@@ -9,7 +9,9 @@ import { join } from 'node:path'
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
 import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { loadCapabilities } from '../../core/registry.ts'
 import { reviewFixtures } from '../../core/reviews/export.ts'
+import { carriesEvidence } from '../../core/reviews/rule.ts'
 import { scoreCase } from '../../scripts/eval.ts'
 import parse from '../../capabilities/parse/manifest.ts'
 import { invoice1 } from '../fixtures/documents.ts'
@@ -353,4 +355,16 @@ t.test('the queue pages with a cursor, newest first', async (t) => {
   )
   t.notOk(rest.nextCursor, 'the last page')
   t.equal((await app.call('/v1/reviews?cursor=bm9wZQ', { key: c.key })).status, 400, 'a made-up cursor is 400')
+})
+
+t.test('the endpoints reviews apply to are the seven whose values carry evidence', async (t) => {
+  const all = await loadCapabilities()
+  t.same(
+    all
+      .filter((c) => carriesEvidence(c))
+      .map((c) => c.name)
+      .sort(),
+    ['contract', 'extract', 'invoice', 'parse', 'receipt', 'resume', 'statement'],
+    'enrich’s result-wide grounded flag is not evidence of values',
+  )
 })
