@@ -123,7 +123,7 @@ export interface Config {
   worker: WorkerSettings
 }
 
-/** A worker process's jobs and liveness (core/jobs/worker.ts, core/jobs/liveness.ts; docs/deploy.md). */
+/** A worker process's jobs and liveness (core/worker.ts, core/jobs/liveness.ts; docs/deploy.md). */
 export interface WorkerSettings {
   /** Jobs one worker process runs at once (WORKER_CONCURRENCY). */
   concurrency: number

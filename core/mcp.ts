@@ -9,6 +9,7 @@
 // document marks it (x-available), and answers inference_unavailable for free. JSON-RPC errors are the ones
 // the MCP specification lists: a tools/call naming no known tool, or whose arguments are not an object, is
 // -32602 with a one-line message.
+import type Router from '@koa/router'
 import type { Context } from 'koa'
 import type { Middleware } from 'koa'
 import { inject } from 'light-my-request'
@@ -22,14 +23,15 @@ import {
   type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Caller } from './accounts/accounts.ts'
-import type { Capability } from './registry.ts'
+import type { Caller } from './http/caller.ts'
+import type { Capability } from './run/registry.ts'
 import { publicOrigin, type Config } from './config.ts'
 import { ApiError, errorBody } from './errors.ts'
-import { authenticate } from './pipeline/auth.ts'
-import { requireAccess, requireCapability, type AccessGuard } from './pipeline/permissions.ts'
+import { authenticate } from './http/auth.ts'
+import { requireAccess, requireCapability, type AccessGuard } from './http/permissions.ts'
 import { priceRule } from './pipeline/price.ts'
-import { makeBodyReader } from './pipeline/request.ts'
+import { makeBodyReader } from './http/body.ts'
+import { strictRouter } from './http/routing.ts'
 import type { Services } from './services.ts'
 
 type Dispatch = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void
@@ -174,6 +176,14 @@ export function resourceMetadata(config: Config): Middleware {
     ctx.set('Cache-Control', 'public, max-age=3600')
     ctx.body = body
   }
+}
+
+/** POST /mcp and its resource metadata. The tools dispatch through the app itself (its whole middleware chain), never around it. */
+export function mcpRouter(services: Services, tools: Map<string, ToolRoute>, dispatch: () => Dispatch): Router {
+  const router = strictRouter()
+  router.post('/mcp', mcpEndpoint(services, tools, dispatch))
+  for (const path of RESOURCE_METADATA_PATHS) router.get(path, resourceMetadata(services.config))
+  return router
 }
 
 /** The Koa handler of /mcp. `dispatch` is the app's own request listener (app.callback()). */

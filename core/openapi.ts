@@ -2,15 +2,17 @@
 // schema is the TypeBox schema the code builds that body with (kernel) or the capability's published result
 // schema (run/result.ts) with `usage`; the tests validate every 200/202 they receive against this document.
 // The parts live in core/openapi/: the kernel routes table, the path of a capability, the shared components.
+import type Router from '@koa/router'
 import type { Config } from './config.ts'
 import type { ModelProvider } from './models/provider.ts'
 import { ErrorBody } from './errors.ts'
 import { JobAccepted } from './jobs/view.ts'
 import { DryRun } from './pipeline/dry-run.ts'
-import type { Capability } from './registry.ts'
+import type { Capability } from './run/registry.ts'
 import { ReviewMark } from './reviews/queue.ts'
 import { Usage } from './wallet/wallet.ts'
 import { WebhookPayload } from './webhooks/webhooks.ts'
+import { strictRouter } from './http/routing.ts'
 import { capabilityPath } from './openapi/capability-path.ts'
 import { components } from './openapi/components.ts'
 import { kernelOperation } from './openapi/kernel-path.ts'
@@ -44,4 +46,15 @@ export function buildOpenApi(capabilities: Capability[], config: Config, provide
     webhooks: webhooks(),
     components: components(schemas),
   }
+}
+
+/** GET /v1/openapi.json (public): the document as built once, served as the same bytes every time. */
+export function openApiRouter(document: ReturnType<typeof buildOpenApi>): Router {
+  const body = JSON.stringify(document)
+  const router = strictRouter()
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json'
+    ctx.body = body
+  })
+  return router
 }

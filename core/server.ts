@@ -8,10 +8,10 @@ import { boot } from './boot.ts'
 import { buildApp, httpServer } from './app.ts'
 import { BootRefusal, loadConfig } from './config.ts'
 import { migrate, resolveDatabaseUrl } from './db/database.ts'
-import { runMaintenance } from './jobs/maintenance.ts'
-import { startWorker } from './jobs/worker.ts'
+import { runMaintenance } from './maintenance.ts'
+import { startWorker } from './worker.ts'
 import { mailToLogWarning } from './mail.ts'
-import { ManifestError } from './registry.ts'
+import { ManifestError } from './run/registry.ts'
 import { startTracing } from './observability/tracing.ts'
 
 const args = new Set(process.argv.slice(2))

@@ -1,5 +1,5 @@
 // Everything a request or a job needs, built once per process and handed to buildApp() and the worker.
-import type { Capability } from './registry.ts'
+import type { Capability } from './run/registry.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import type { KeyCache } from './accounts/accounts.ts'

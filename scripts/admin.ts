@@ -11,10 +11,10 @@ import {
   rotateWebhookSecret,
   setPlan,
   updateKey,
-  type KeyMode,
   type Pack,
   type Plan,
 } from '../core/accounts/accounts.ts'
+import type { KeyMode } from '../core/http/caller.ts'
 import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
 import { workerRegistry } from '../core/admin/workers.ts'

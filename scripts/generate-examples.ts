@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../core/config.ts'
 import { openAIProvider } from '../core/models/provider.ts'
 import { buildOpenApi } from '../core/openapi.ts'
-import { loadCapabilities } from '../core/registry.ts'
+import { loadCapabilities } from '../core/run/registry.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const EXAMPLES_FILE = path.join(root, 'docs', 'examples.md')

@@ -12,7 +12,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { loadConfig } from '../core/config.ts'
 import { openAIProvider } from '../core/models/provider.ts'
 import { buildOpenApi } from '../core/openapi.ts'
-import { loadCapabilities } from '../core/registry.ts'
+import { loadCapabilities } from '../core/run/registry.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 

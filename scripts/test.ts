@@ -62,6 +62,7 @@ let pending = ''
 let done = 0
 let failedInFile: string[] = []
 const failures: string[] = []
+const fileSeconds: [string, number][] = []
 child.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk)
   summary = (summary + chunk.toString()).slice(-4000)
@@ -71,9 +72,10 @@ child.stdout.on('data', (chunk: Buffer) => {
   for (const line of lines) {
     const nested = /^\s+not ok \d+ - (.*?)(?: # time=.*)?$/.exec(line)
     if (nested) failedInFile.push(nested[1]!)
-    const file = /^(not )?ok \d+ - (\S+)/.exec(line) // a top-level point is one test file
+    const file = /^(not )?ok \d+ - (\S+)(?: # time=([\d.]+)ms)?/.exec(line) // a top-level point is one test file
     if (!file) continue
     done++
+    fileSeconds.push([file[2]!, Number(file[3] ?? 0) / 1000])
     process.stdout.write(`# file ${done} of ${total}: ${file[1] ? 'FAILED' : 'ok'} ${file[2]}\n`)
     if (file[1]) failures.push(`${file[2]}${failedInFile.length ? `\n    ${failedInFile.join('\n    ')}` : ''}`)
     failedInFile = []
@@ -82,6 +84,9 @@ child.stdout.on('data', (chunk: Buffer) => {
 const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)))
 await db.stop()
 
+// Where the suite's time goes, so that a run near its half-hour shows which files to look at first.
+const slowest = fileSeconds.sort((a, b) => b[1] - a[1]).slice(0, 10)
+console.log(`\nSlowest files:\n${slowest.map(([f, s]) => `  ${s.toFixed(0).padStart(4)} s  ${f}`).join('\n')}`)
 if (failures.length) console.log(`\nFailed (${failures.length} files):\n  ${failures.join('\n  ')}`)
 // The floor holds for the full suite; a run of chosen files reports its coverage without enforcing it.
 const coverageFailed = coverage && !(await checkCoverage()) && !fileArgs.length

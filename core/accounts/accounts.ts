@@ -6,11 +6,13 @@ import { Type, type Static } from '@sinclair/typebox'
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import type { KeyPermission } from '../teams/roles.ts'
+import type { KeyPermission } from '../roles.ts'
+import type { Caller, KeyMode } from '../http/caller.ts'
 import type { SecretBox } from '../secrets.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
 import { UUID } from '../validation.ts'
 import { credit } from '../wallet/wallet.ts'
+import { CREDIT_USD } from '../wallet/credit.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
 export const PACKS = { first: 500, starter: 2000, growth: 10500, scale: 55000 } as const
@@ -18,9 +20,6 @@ export type Plan = keyof typeof PLANS
 export type Pack = keyof typeof PACKS
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-/** A live key spends credits; a test key (issue 30) is served the capability's example and never spends. */
-export type KeyMode = 'live' | 'test'
-export const KEY_MODES: readonly KeyMode[] = ['live', 'test']
 const keyPrefix = (mode: KeyMode) => `ksk_${mode}_`
 
 export function hashKey(key: string): Buffer {
@@ -446,7 +445,6 @@ export async function rotateWebhookSecret(
   return { secret, livemode: mode === 'live' }
 }
 
-export const CREDIT_USD = 0.01
 const Credits = (description: string) => Type.Integer({ description })
 
 /**
@@ -472,16 +470,6 @@ export async function accountSummary(db: Query, accountId: string): Promise<Stat
   return { id, balanceCredits: balance, creditUsd: CREDIT_USD, balanceUsd: balance / 100, balance, reserved, available, plan }
 }
 
-export interface Caller {
-  keyId: string
-  accountId: string
-  mode: KeyMode
-  /** The key's scope (C18), read with the key, so checking it costs no query. */
-  permissions: KeyPermission
-  /** The capabilities it may call; null: every one. */
-  capabilities: ReadonlySet<string> | null
-}
-
 /** How long a cached key may be served without news from the revocation listener (C9: revocation within 1 s). */
 export const REVOCATION_MS = 1000
 
@@ -499,7 +487,7 @@ export const REVOCATION_MS = 1000
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; hash: Buffer; until: number; at: number; epoch: number }>()
   private readonly unknown = new Map<string, number>()
-  /** Shared with the operator areas' tokens (pipeline/routing.ts). */
+  /** Shared with the operator areas' tokens (http/routing.ts). */
   readonly failures: FailedAuthentications
   private readonly db: Query
   private readonly opts: { now: () => Date; ttlMs?: number; failuresPerMinute?: number }

@@ -4,13 +4,15 @@
 import type Router from '@koa/router'
 import { Type } from '@sinclair/typebox'
 import { ApiError, type ErrorDetail } from '../errors.ts'
-import { callerOf, keyAccess, keyActing } from '../pipeline/permissions.ts'
-import { jsonBodyReader } from '../pipeline/request.ts'
-import { strictRouter } from '../pipeline/routing.ts'
+import { keyActing } from '../audit/audit.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
+import { jsonBodyReader } from '../http/body.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
-import { KEY_PERMISSIONS, roleMay, type Role } from '../teams/roles.ts'
+import { KEY_PERMISSIONS, roleMay, type Role } from '../roles.ts'
 import { inputReader } from '../validation.ts'
-import { createKey, KEY_MODES, listKeys, revokeKey, updateKey, type KeyScope } from './accounts.ts'
+import { KEY_MODES } from '../http/caller.ts'
+import { createKey, listKeys, revokeKey, updateKey, type KeyScope } from './accounts.ts'
 
 const Permissions = Type.Union(
   KEY_PERMISSIONS.map((p) => Type.Literal(p)),

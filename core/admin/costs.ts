@@ -2,7 +2,7 @@
 // (credits × the credit's USD value) against what their model requests cost at the provider. Operator-only:
 // provider cost never reaches an account owner (no /v1 route, dashboard page or SDK type reads model_requests).
 import { Type } from '@sinclair/typebox'
-import { CREDIT_USD } from '../accounts/accounts.ts'
+import { CREDIT_USD } from '../wallet/credit.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { inputReader } from '../validation.ts'

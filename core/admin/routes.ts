@@ -1,5 +1,5 @@
 // The operator API of C13 under /admin, behind ADMIN_TOKEN (unset: every /admin route is 404). The token is
-// checked by operatorGate (core/pipeline/routing.ts) before any router runs, whatever the path's spelling. Every
+// checked by operatorGate (core/http/routing.ts) before any router runs, whatever the path's spelling. Every
 // operator action is itself in the audit log (C18): a change in its transaction, a look at an account's members,
 // audit log or balance as an entry of its own, so customers see when the operator looked.
 import type Router from '@koa/router'
@@ -10,7 +10,6 @@ import {
   createAccount,
   createKey,
   getAccount,
-  KEY_MODES,
   PACKS,
   PLANS,
   revokeKey,
@@ -18,14 +17,15 @@ import {
   setPlan,
   updateKey,
 } from '../accounts/accounts.ts'
+import { KEY_MODES } from '../http/caller.ts'
 import { audit, operatorActing, type Acting } from '../audit/audit.ts'
 import { listAudit } from '../audit/list.ts'
 import { auditFilter, AuditQuery } from '../audit/routes.ts'
 import { ApiError } from '../errors.ts'
 import { costPeriod, costReport } from './costs.ts'
 import { workerRegistry } from './workers.ts'
-import { jsonBodyReader } from '../pipeline/request.ts'
-import { strictRouter } from '../pipeline/routing.ts'
+import { jsonBodyReader } from '../http/body.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
 import { listMembers } from '../teams/members.ts'
 import { inputReader, UUID } from '../validation.ts'

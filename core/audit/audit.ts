@@ -1,8 +1,10 @@
 // The audit log's one write (C18): `audit(q, acting, event)` inside the transaction of the change it records, so
 // the change and its entry commit or roll back together. Every module that changes keys, members, settings or
 // money calls it with the `Acting` of its request; the table itself refuses updates and deletes (migration 0020).
+import type { Context } from 'koa'
 import type { Query } from '../db/database.ts'
-import type { Role } from '../teams/roles.ts'
+import { callerOf } from '../http/permissions.ts'
+import { KEY_ROLE, type Role } from '../roles.ts'
 
 export const ACTOR_TYPES = ['member', 'key', 'operator', 'system'] as const
 export type ActorType = (typeof ACTOR_TYPES)[number]
@@ -72,3 +74,14 @@ export const operatorActing = (at: Date, requestId: string | null = null, ip: st
   ip,
   at,
 })
+
+/** A change made through the API: the key is the actor (acting with KEY_ROLE where roles matter). */
+export function keyActing(ctx: Context, now: Date): Acting {
+  const caller = callerOf(ctx)
+  return {
+    actor: { type: 'key', id: caller.keyId, keyPrefix: ctx.state.keyPrefix as string, role: KEY_ROLE },
+    requestId: ctx.state.requestId as string,
+    ip: ctx.ip,
+    at: now,
+  }
+}

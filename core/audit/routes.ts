@@ -1,8 +1,8 @@
 // GET /v1/audit-log and GET /v1/audit-log/export (CSV), for keys with permissions "all" (C18).
 import type Router from '@koa/router'
 import { Type, type Static } from '@sinclair/typebox'
-import { callerOf, keyAccess } from '../pipeline/permissions.ts'
-import { strictRouter } from '../pipeline/routing.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { auditCsv, listAudit, type AuditFilter } from './list.ts'

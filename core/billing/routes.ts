@@ -1,6 +1,6 @@
 // POST /stripe/webhook: Stripe's events, verified against the raw body (no JSON parser before it).
 import type Router from '@koa/router'
-import { strictRouter } from '../pipeline/routing.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Context } from 'koa'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'

@@ -6,7 +6,7 @@ import type { Context, Middleware } from 'koa'
 import type { Acting } from '../audit/audit.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
-import { roleMay, type RoleAction } from '../teams/roles.ts'
+import { roleMay, type RoleAction } from '../roles.ts'
 import { PRE_SESSION_COOKIE, tokensMatch } from './csrf.ts'
 import { loadSession, SESSION_COOKIE, type Session } from './session.ts'
 

@@ -4,7 +4,7 @@
 import { Type, type TLiteral } from '@sinclair/typebox'
 import { PACKS, PLANS, type Pack, type Plan } from '../accounts/accounts.ts'
 import { RECHARGE_PACKS } from '../billing/billing.ts'
-import { JIT_ROLES, KEY_PERMISSIONS, ROLES } from '../teams/roles.ts'
+import { JIT_ROLES, KEY_PERMISSIONS, ROLES } from '../roles.ts'
 import { FormText, inputReader } from '../validation.ts'
 
 const oneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v): TLiteral<T> => Type.Literal(v)))

@@ -1,5 +1,5 @@
 // The HTML document every dashboard page is, and the signed-in pages' frame: sidebar, title, notice, error.
-import type { Role, RoleAction } from '../teams/roles.ts'
+import type { Role, RoleAction } from '../roles.ts'
 import { html, type Html } from './html.ts'
 import type { Membership } from './session.ts'
 

@@ -4,7 +4,7 @@
 // found.
 import { readFileSync } from 'node:fs'
 import type Router from '@koa/router'
-import { strictRouter } from '../pipeline/routing.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
 import { errorPages } from './error-page.ts'
 import { formGuard, open } from './guards.ts'

@@ -6,11 +6,12 @@
 // email opens its account (self-serve sign-up) with SIGNUP_CREDITS trial credits (default 0), a test key and its
 // live and test webhook signing secrets.
 import { createHash, randomBytes } from 'node:crypto'
-import { createAccount, createKey, KEY_MODES, rotateWebhookSecret } from '../accounts/accounts.ts'
+import { createAccount, createKey, rotateWebhookSecret } from '../accounts/accounts.ts'
+import { KEY_MODES } from '../http/caller.ts'
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
-import type { Role } from '../teams/roles.ts'
+import type { Role } from '../roles.ts'
 
 /** The session cookie's name (HttpOnly, SameSite=Lax, path /dashboard). */
 export const SESSION_COOKIE = 'dash_session'

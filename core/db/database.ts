@@ -9,6 +9,8 @@ import { allMigrations, type NamedMigration } from './capability-migrations.ts'
 import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 import { BootRefusal } from '../config.ts'
 import { isContention, serviceUnavailable } from './faults.ts'
+import { checkoutLimits, checkoutQueue, type CheckoutLimits } from './checkout-queue.ts'
+import { applyRepeatables, pendingRepeatables } from './repeatable.ts'
 
 /** A result row as pg returns it (its columns typed by the caller where it matters). */
 export type Row = pg.QueryResultRow
@@ -61,7 +63,10 @@ export async function ensureDatabaseExists(adminUrl: string, name: string, templ
   }
 }
 
-/** Applies our migrations and graphile-worker's, serialised across processes by an advisory lock. */
+/**
+ * Applies our numbered migrations, graphile-worker's, then the repeatable steps whose text changed (the current
+ * text of our SQL functions), serialised across processes by an advisory lock.
+ */
 export async function migrate(url: string): Promise<void> {
   const migrations = await allMigrations() // a bad migration file refuses before the database is touched
   const lock = new pg.Client({ connectionString: url })
@@ -75,6 +80,7 @@ export async function migrate(url: string): Promise<void> {
       await orm.close()
     }
     await runWorkerMigrations({ connectionString: url, logger: quietLogger })
+    await applyRepeatables(lock)
   } finally {
     await lock.query('select pg_advisory_unlock(7201)').catch(() => {})
     await lock.end()
@@ -93,6 +99,7 @@ export async function awaitMigrations(url: string, timeoutMs = 120_000): Promise
     const orm = await MikroORM.init(ormOptions(url, 1, migrations)).catch(() => null) // server not up yet
     try {
       pending = orm ? (await orm.migrator.getPending()).length : pending
+      if (orm && pending === 0) pending = await pendingFunctions(url)
       if (orm && pending === 0) return
     } catch {
       // the migrating process holds the table; ask again
@@ -107,17 +114,30 @@ export async function awaitMigrations(url: string, timeoutMs = 120_000): Promise
   }
 }
 
-export async function openDatabase(url: string, poolSize = 10): Promise<Database> {
+/** Repeatable steps not yet applied: the migrating process applies them last. */
+async function pendingFunctions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await pendingRepeatables(client)).length
+  } finally {
+    await client.end()
+  }
+}
+
+export async function openDatabase(url: string, poolSize = 10, limits: CheckoutLimits = checkoutLimits(poolSize)): Promise<Database> {
   const orm = await MikroORM.init(ormOptions(url, 2))
   // sql() and tx() go straight to a pg Pool with named prepared statements: the wallet's statements are
   // parsed once per connection and sent as bind/execute only. MikroORM's execute() inlines every value
   // into the text client-side and goes through knex, which cost more CPU than the statement itself.
-  // A connection that cannot be had within the timeout is an outage (503), not a request left hanging.
+  // A connection that cannot be made within the timeout is an outage (503), not a request left hanging; a
+  // checkout waits its turn in a queue of its own first (checkout-queue.ts), so the timeout times only the making.
   const common = { connectionString: url, max: poolSize, types: rawTimestamps, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
   const pool = new pg.Pool(common)
   // Its own pool, so the session setting can never reach a statement that must be durable.
   const asyncPool = new pg.Pool({ ...common, options: '-c synchronous_commit=off' })
   for (const p of [pool, asyncPool]) p.on('error', () => {}) // an idle client lost (server restart); the next checkout reconnects
+  const [inLine, asyncInLine] = [checkoutQueue(limits), checkoutQueue(limits)]
   let trips = 0
   let contended = 0
   const run = async <T extends Row>(client: pg.Pool | pg.PoolClient, text: string, params: unknown[]): Promise<T[]> => {
@@ -133,28 +153,30 @@ export async function openDatabase(url: string, poolSize = 10): Promise<Database
   return {
     url,
     orm,
-    sql: (text, params = []) => retried(() => run(pool, text, params)),
-    asyncCommit: { sql: (text, params = []) => retried(() => run(asyncPool, text, params)) },
+    sql: (text, params = []) => retried(() => inLine.run(() => run(pool, text, params))),
+    asyncCommit: { sql: (text, params = []) => retried(() => asyncInLine.run(() => run(asyncPool, text, params))) },
     tx: (fn) =>
-      retried(async () => {
-        const client = await pool.connect()
-        let broken: unknown
-        try {
-          trips++
-          await client.query('begin')
-          const result = await fn({ sql: (text, params = []) => run(client, text, params) })
-          trips++
-          await client.query('commit')
-          return result
-        } catch (e) {
-          await client.query('rollback').catch((lost: unknown) => {
-            broken = lost
-          })
-          throw e
-        } finally {
-          client.release(broken as Error | undefined)
-        }
-      }),
+      retried(() =>
+        inLine.run(async () => {
+          const client = await pool.connect()
+          let broken: unknown
+          try {
+            trips++
+            await client.query('begin')
+            const result = await fn({ sql: (text, params = []) => run(client, text, params) })
+            trips++
+            await client.query('commit')
+            return result
+          } catch (e) {
+            await client.query('rollback').catch((lost: unknown) => {
+              broken = lost
+            })
+            throw e
+          } finally {
+            client.release(broken as Error | undefined)
+          }
+        }),
+      ),
     roundTrips: () => trips,
     contention: () => contended,
     close: async () => {

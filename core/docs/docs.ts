@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type Router from '@koa/router'
-import { strictRouter } from '../pipeline/routing.ts'
+import { strictRouter } from '../http/routing.ts'
 import { FAVICON } from './favicon.ts'
 import { markdownPage } from './markdown.ts'
 

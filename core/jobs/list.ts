@@ -1,7 +1,7 @@
 // GET /v1/jobs (issue 30): the account's jobs of the calling key's mode, newest first, with a cursor. A listed
 // job is its view without `result` (results can be large); GET /v1/jobs/{id} has the result.
 import { Type, type Static } from '@sinclair/typebox'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { inputReader } from '../validation.ts'

@@ -6,6 +6,7 @@
 import type { LanguageModelV4Usage } from '@ai-sdk/provider'
 import type { LanguageModel } from 'ai'
 import type { ModelPrice } from '../config.ts'
+import type { AttemptOutcome, AttemptRecord, TokenUsage } from '../observability/attempt.ts'
 import type { ModelCatalog } from './catalog.ts'
 
 /** One provider's open/closed state: open (skipped) until the time its Retry-After named. */
@@ -28,27 +29,6 @@ export interface ModelLink {
   price: ModelPrice | null
   /** The models this provider serves: a 404 for the model is remembered there. */
   catalog?: ModelCatalog
-}
-
-export type AttemptOutcome =
-  'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'connection' | 'context_length' | 'model_not_found' | 'refused'
-
-export interface TokenUsage {
-  input: number
-  output: number
-  cachedInput: number
-  reasoning: number
-}
-
-export interface AttemptRecord {
-  provider: string
-  model: string
-  outcome: AttemptOutcome
-  seconds: number
-  /** Present on an answer (outcome ok): what the provider reported. */
-  tokens?: TokenUsage
-  /** USD of the tokens at the price table; null when the model has no price or nothing was answered. */
-  costUsd: number | null
 }
 
 /** Who hears about each attempt of a call: metrics, the log line, the call's usage record. */

@@ -5,7 +5,8 @@
 import type { Query } from '../db/database.ts'
 import type { Logger } from '../observability/log.ts'
 import type { Metrics } from '../observability/metrics.ts'
-import type { AttemptRecord, ModelMeter } from './fallback.ts'
+import type { AttemptRecord } from '../observability/attempt.ts'
+import type { ModelMeter } from './fallback.ts'
 
 const FLUSH_MS = 250
 const FLUSH_ROWS = 500

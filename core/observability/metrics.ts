@@ -3,7 +3,7 @@
 // jobs, webhook attempts) is read from it in one statement per scrape, so the API and the worker agree.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Query } from '../db/database.ts'
-import type { AttemptRecord } from '../models/fallback.ts'
+import type { AttemptRecord } from './attempt.ts'
 
 export interface Metrics {
   readonly registry: Registry

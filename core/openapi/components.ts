@@ -1,6 +1,6 @@
 // The document's shared components: the security schemes, the capability headers a client sends, the headers
 // the service answers with, and the schemas the paths name.
-import { TEST_OUTCOMES } from '../testmode/outcomes.ts'
+import { TEST_OUTCOMES } from '../pipeline/test-outcomes.ts'
 
 export function components(schemas: Record<string, unknown>) {
   return {

@@ -1,14 +1,15 @@
 // POST /v1/<name>: the stages of C1 in their order. Each stage either passes or throws an ApiError; once a
 // hold is placed, any failure releases it, so a failed call is never charged. A dry run (C3) goes through the
 // same stages 1–4 and reports what stages 5–7 would answer.
+import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../http/caller.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'
-import { answerAccepted } from '../jobs/answer.ts'
+import { answerAccepted } from '../idempotency/answer.ts'
 import { ClientGone } from '../models/generate.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { Reader } from '../documents/sandbox.ts'
 import type { ResolvedDocument } from '../documents/schema.ts'
 import { DOCUMENT_DIGESTS } from '../documents/same-document.ts'
@@ -17,20 +18,29 @@ import { checkResult } from '../run/result.ts'
 import type { Services } from '../services.ts'
 import { isUnavailable } from '../db/faults.ts'
 import { unsettled } from '../wallet/unsettled.ts'
-import { testModeCall } from '../testmode/call.ts'
-import { requestedOutcome } from '../testmode/outcomes.ts'
+import { testModeCall } from './test-mode.ts'
+import { requestedOutcome } from './test-outcomes.ts'
 import { capture, inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
-import { authenticate } from './auth.ts'
+import { authenticate } from '../http/auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
 import { requireProvider } from './provider.ts'
-import { requireCapability, type AccessGuard } from './permissions.ts'
+import { requireCapability, type AccessGuard } from '../http/permissions.ts'
 import { quoteCall, type Quote } from './price.ts'
-import { dryRunMode, makeBodyReader, readRequest, type CallRequest, type DryRunMode } from './request.ts'
+import { makeBodyReader } from '../http/body.ts'
+import { strictRouter } from '../http/routing.ts'
+import { dryRunMode, readRequest, type CallRequest, type DryRunMode } from './request.ts'
 import { spendRefusal } from './spend.ts'
 import { throttle } from './throttle.ts'
 
 export const SYNC_HOLD_TTL_SECONDS = 300
+
+/** POST /v1/<name> for every capability the server loaded. */
+export function capabilityRouter(services: Services): Router {
+  const router = strictRouter()
+  for (const cap of services.capabilities.values()) router.post(`/v1/${cap.name}`, capabilityCall(cap, services))
+  return router
+}
 
 export function capabilityCall(capability: Capability, services: Services): AccessGuard {
   const readBody = makeBodyReader(services.config.bodyLimitBytes)

@@ -2,9 +2,9 @@
 // effects: no hold, no idempotency record, no model, no charge (idempotency is not consulted, so never 409).
 import { Type, type Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
-import type { Caller } from '../accounts/accounts.ts'
+import type { Caller } from '../http/caller.ts'
 import { ApiError, ErrorBody } from '../errors.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { DryRunState } from '../requests/state.ts'
 import type { Services } from '../services.ts'
 import { quote, Size } from '../wallet/wallet.ts'

@@ -1,7 +1,7 @@
 // Stage 3 (C10): config decides; an entry of `false` resumes an endpoint its manifest ships paused.
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 
 export function pausedReason(config: Config, capability: Capability): string | null {
   const entry = config.paused[capability.name]

@@ -12,7 +12,7 @@ import { documentsOf, recordingDigest, type DocumentDigests } from '../documents
 import type { Reader } from '../documents/sandbox.ts'
 import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
 import { tokenBound } from '../models/tokens.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { Services } from '../services.ts'
 import type { Size } from '../wallet/wallet.ts'
 

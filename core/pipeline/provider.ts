@@ -4,7 +4,7 @@
 // quotes it.
 import { ApiError } from '../errors.ts'
 import type { ModelProvider } from '../models/provider.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 
 /** Why this server's model provider cannot serve the capability, as one clause (null: it can). */
 export function unavailableReason(capability: Capability, provider: ModelProvider): string | null {

@@ -1,12 +1,11 @@
-// Stage 4 (C1): headers and body. Content-Type (415), size (413), JSON syntax (400 invalid_json),
-// nesting depth (400 invalid_request naming the path, before any code walks the body recursively),
-// Idempotency-Key and Service-Dry-Run formats, then the endpoint's schema (400 invalid_request + details).
-import bodyParser from 'koa-bodyparser'
+// Stage 4 (C1): headers and body. Content-Type (415), then the body as core/http/body.ts reads it (size 413, JSON
+// syntax 400 invalid_json, nesting depth), Idempotency-Key and Service-Dry-Run formats, then the endpoint's schema
+// (400 invalid_request + details).
 import type { Context } from 'koa'
 import { ApiError } from '../errors.ts'
 import { claim, idempotencyKey, type IdempotencyClaim } from '../idempotency/idempotency.ts'
 import { AddressRefused, resolvePublicTarget } from '../net/address-guard.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from '../run/registry.ts'
 import type { Services } from '../services.ts'
 import { formatErrors } from '../validation.ts'
 
@@ -24,54 +23,6 @@ export function dryRunMode(ctx: Context): DryRunMode {
   const raw = ctx.headers['service-dry-run']
   if (raw === undefined || (typeof raw === 'string' && /^(0|false)$/i.test(raw))) return 'live'
   return typeof raw === 'string' && /^(1|true)$/i.test(raw) ? 'dry' : 'invalid'
-}
-
-/** Deepest nesting a request body may have; the root object is level 1. */
-export const MAX_JSON_DEPTH = 64
-
-/** The JSON Pointer of the first value nested deeper than `max`, or null; iterative, so any depth is safe. */
-export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): string | null {
-  if (!value || typeof value !== 'object') return null
-  const stack: Array<[unknown, string, number]> = [[value, '', 1]]
-  while (stack.length) {
-    const [v, path, depth] = stack.pop()!
-    if (depth > max) return path
-    for (const [k, child] of Object.entries(v as object)) {
-      if (child && typeof child === 'object') stack.push([child, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1])
-    }
-  }
-  return null
-}
-
-export function makeBodyReader(limitBytes: number) {
-  const parse = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: `${limitBytes}b`,
-    strict: false,
-    onerror: (err: Error & { status?: number }) => {
-      if (err.status === 413) throw new ApiError('payload_too_large', `The body is larger than ${limitBytes} bytes.`)
-      throw new ApiError('invalid_json', 'The body is not valid JSON.')
-    },
-  })
-  return async (ctx: Context) => {
-    await parse(ctx, async () => {})
-    const deep = tooDeep(ctx.request.body)
-    if (deep) {
-      throw new ApiError('invalid_request', `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
-        { path: deep.length > 200 ? `${deep.slice(0, 200)}…` : deep, message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
-      ])
-    }
-  }
-}
-
-/** The JSON body of a management route (not a capability), checked by `check`: 415 for another type, then the body limit. */
-export function jsonBodyReader(limitBytes: number) {
-  const readBody = makeBodyReader(limitBytes)
-  return async <T>(ctx: Context, check: (b: unknown) => T): Promise<T> => {
-    if (ctx.request.length && !ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'Send JSON.')
-    await readBody(ctx)
-    return check(ctx.request.body ?? {})
-  }
 }
 
 export async function readRequest(

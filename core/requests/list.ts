@@ -2,7 +2,7 @@
 // first, with a cursor and filters, always within one account and one mode. Retention: maintenance removes rows
 // past the configured days.
 import { Type, type Static } from '@sinclair/typebox'
-import type { KeyMode } from '../accounts/accounts.ts'
+import type { KeyMode } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 

@@ -6,10 +6,10 @@
 // holds (GET /v1/requests lists the call made just before it); rows of another instance are there within
 // GATHER_MS and a round trip.
 import type { Context, Middleware } from 'koa'
-import type { KeyCache, KeyMode } from '../accounts/accounts.ts'
+import type { KeyLookup, KeyMode } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
-import { knownCaller } from '../pipeline/auth.ts'
-import type { Metadata } from './metadata.ts'
+import { knownCaller } from '../http/auth.ts'
+import type { Metadata } from '../http/metadata.ts'
 import type { CallState, DryRunState } from './state.ts'
 
 export interface RequestRecord {
@@ -153,7 +153,7 @@ const MESSAGE_CHARS = 500
  * says what it charged in Service-Credits-Charged, so a proxy can meter without reading bodies. A 404 or 405 (any
  * spelling of a path), which no handler authenticated, is attributed by its API key here.
  */
-export function requestRecorder(requestLog: RequestLog, now: () => Date, keys: KeyCache): Middleware {
+export function requestRecorder(requestLog: RequestLog, now: () => Date, keys: KeyLookup): Middleware {
   return async (ctx, next) => {
     const at = now()
     const started = process.hrtime.bigint()

@@ -4,15 +4,15 @@
 import type Router from '@koa/router'
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError } from '../errors.ts'
-import { callerOf, keyAccess } from '../pipeline/permissions.ts'
-import { strictRouter } from '../pipeline/routing.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { findRequest, listRequests, RequestLogEntry, type RequestFilter } from './list.ts'
-import { METADATA_KEY, METADATA_LIMITS } from './metadata.ts'
+import { METADATA_KEY, METADATA_LIMITS } from '../http/metadata.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
-/** An id core/pipeline/request-id.ts mints: req_ and a ULID. */
+/** An id core/http/request-id.ts mints: req_ and a ULID. */
 const REQUEST_ID = '^req_[0-9A-Z]{26}$'
 
 export const RequestsQuery = Type.Object(

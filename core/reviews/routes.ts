@@ -2,9 +2,10 @@
 // the queue needs any key; the settings and completing a review change the account: keys with permissions "all"
 // (C18). A key sees the reviews of its own mode only.
 import type Router from '@koa/router'
-import { callerOf, keyAccess, keyActing } from '../pipeline/permissions.ts'
-import { jsonBodyReader } from '../pipeline/request.ts'
-import { strictRouter } from '../pipeline/routing.ts'
+import { keyActing } from '../audit/audit.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
+import { jsonBodyReader } from '../http/body.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { CompleteInput, completeReview, getReview, listReviews, ReviewsQuery, type Scope } from './queue.ts'

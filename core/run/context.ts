@@ -1,6 +1,7 @@
 // The world a handler sees (core/capability.ts), built the same way for sync calls (pipeline) and for jobs (worker).
-import { CREDIT_USD } from '../accounts/accounts.ts'
-import type { CapabilityContext, DocumentInput, ResolvedDocument } from '../capability.ts'
+import { CREDIT_USD } from '../wallet/credit.ts'
+import type { DocumentInput, ResolvedDocument } from '../documents/schema.ts'
+import type { CapabilityContext } from './manifest.ts'
 import { contextConfig } from '../config.ts'
 import { decodeOrRefuse, documentParts, resolveDocument, serverDocumentFetcher } from '../documents/resolve.ts'
 import type { Reader } from '../documents/sandbox.ts'
@@ -9,7 +10,7 @@ import { budgetedObject, contextBudget } from '../models/chunks.ts'
 import { generateObject, runModel, type ObjectRequest } from '../models/generate.ts'
 import { providerFor } from '../models/provider.ts'
 import { callMeter } from '../models/usage.ts'
-import type { Capability } from '../registry.ts'
+import type { Capability } from './registry.ts'
 import type { Services } from '../services.ts'
 
 /** The defaults, for a configuration built without loadConfig (tests): read once, not per call. */

@@ -6,7 +6,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { audit, type Acting } from '../audit/audit.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
-import type { Role } from '../teams/roles.ts'
+import type { Role } from '../roles.ts'
 import { SsoRefused } from './oidc.ts'
 import { providerOf, ssoAccountFor, ssoRedirectUri } from './settings.ts'
 

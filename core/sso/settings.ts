@@ -6,7 +6,7 @@ import { audit, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
-import { JIT_ROLES, type Role } from '../teams/roles.ts'
+import { JIT_ROLES, type Role } from '../roles.ts'
 import { SsoRefused } from './oidc.ts'
 
 const Domain = Type.String({

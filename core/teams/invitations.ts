@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
 import { UUID } from '../validation.ts'
 import { RoleSchema } from './members.ts'
-import { mayManageRole, type Role } from './roles.ts'
+import { mayManageRole, type Role } from '../roles.ts'
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000
 

@@ -7,7 +7,7 @@ import { audit, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { UUID } from '../validation.ts'
-import { mayManageRole, ROLES, type Role } from './roles.ts'
+import { mayManageRole, ROLES, type Role } from '../roles.ts'
 
 const DateTime = Type.String({ format: 'date-time' })
 

@@ -2,9 +2,10 @@
 // permissions "all", which act as an admin: everything but granting, changing or removing the owner role.
 import type Router from '@koa/router'
 import { Type } from '@sinclair/typebox'
-import { callerOf, keyAccess, keyActing } from '../pipeline/permissions.ts'
-import { jsonBodyReader } from '../pipeline/request.ts'
-import { strictRouter } from '../pipeline/routing.ts'
+import { keyActing } from '../audit/audit.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
+import { jsonBodyReader } from '../http/body.ts'
+import { strictRouter } from '../http/routing.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { Invitation, invite, listInvitations, revokeInvitation } from './invitations.ts'

@@ -1,8 +1,8 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
 import type Router from '@koa/router'
-import { strictRouter } from '../pipeline/routing.ts'
+import { strictRouter } from '../http/routing.ts'
 import { Type } from '@sinclair/typebox'
-import { callerOf, keyAccess } from '../pipeline/permissions.ts'
+import { callerOf, keyAccess } from '../http/permissions.ts'
 import type { Services } from '../services.ts'
 import { inputReader } from '../validation.ts'
 import { Size } from '../wallet/wallet.ts'

@@ -39,7 +39,7 @@ const kinds: Record<string, () => Promise<unknown>> = {
     if (held.outcome !== 'ok') throw new Error(held.outcome)
     await capture(db, held, { docType: 'invoice' }, new Date())
   },
-  'async: accept_job (durable)': async () => {
+  'async: accept_job, durable': async () => {
     const r = await acceptJob(services, {
       accountId: a.id,
       keyId,

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
 import { Type } from '@sinclair/typebox'
-import type { AttemptRecord } from '../../core/models/fallback.ts'
+import type { AttemptRecord } from '../../core/observability/attempt.ts'
 import { median } from './proc.ts'
 
 const [dirA, dirB] = [path.resolve(process.argv[2]!), path.resolve(process.argv[3]!)]

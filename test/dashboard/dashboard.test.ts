@@ -253,7 +253,7 @@ t.test('spend caps need the Team plan; names are escaped; without Stripe purchas
 
 t.test('maintenance removes expired sign-in links and sessions', async (t) => {
   const c = await signIn('erin@example.test')
-  const { runMaintenance } = await import('../../core/jobs/maintenance.ts')
+  const { runMaintenance } = await import('../../core/maintenance.ts')
   const now = app.services.now
   app.services.now = () => new Date(Date.now() + 8 * 24 * 3600_000)
   t.teardown(() => void (app.services.now = now))

@@ -12,7 +12,7 @@
 import type { Test } from 'tap'
 import type { CapabilityManifest } from '../../core/capability.ts'
 import type { ModelProvider } from '../../core/models/provider.ts'
-import { checkManifest } from '../../core/registry.ts'
+import { checkManifest } from '../../core/run/registry.ts'
 import { fakeServerProvider, mockProvider, startTestApp, type Reply, type TestApp, type TestAppOptions } from './app.ts'
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts'
 

@@ -2,7 +2,7 @@
 // (openSession), as a cookie-jar client that knows its CSRF token.
 import { randomUUID } from 'node:crypto'
 import { openSession } from '../../core/dashboard/session.ts'
-import type { Role } from '../../core/teams/roles.ts'
+import type { Role } from '../../core/roles.ts'
 import type { TestApp } from './app.ts'
 import { WebClient } from './web-client.ts'
 

@@ -1,7 +1,7 @@
 // A worker in its own process, so a test can kill -9 it mid-job. Prints "ready <worker id>" once it is polling.
 import { boot } from '../../core/boot.ts'
 import { loadConfig } from '../../core/config.ts'
-import { startWorker } from '../../core/jobs/worker.ts'
+import { startWorker } from '../../core/worker.ts'
 import { createLogger } from '../../core/observability/log.ts'
 import { mockProvider } from './app.ts'
 import { jobCapability } from './job-capabilities.ts'

@@ -3,7 +3,7 @@
 // and maintenance, against real PostgreSQL: all accepted, each charged once, no 5xx, and no deadlock or
 // serialization failure seen by the database handle (db.contention(), retried or not).
 import t from 'tap'
-import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 

@@ -1,6 +1,8 @@
-// The kernel reads top-down: no module of core/ imports, even for a type, a module that imports it back
-// (issue 26). A cycle is reported as the chain of files, so the fix (narrow a parameter, move a type to a leaf
-// module) is plain.
+// The kernel reads top-down. No module of core/ imports, even for a type, a module that imports it back; and the
+// rooms of core/ (each top-level file and each folder) stand on the floors of FLOORS below: a room's value imports
+// go to its own floor or lower, and no rooms import each other in a loop. core/README.md draws the same floors. A
+// failure names the chain of files, so the fix (move the code to the room that owns it, narrow a parameter, let the
+// composition root wire it) is plain.
 import { readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
@@ -34,6 +36,113 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return [...found.values()]
 }
 
+/**
+ * The floors of core/, top first. A room may import rooms of its own floor and of the floors below, never above.
+ * Folders not built yet are listed where their kind goes, so the next concern finds its floor here.
+ */
+export const FLOORS: ReadonlyArray<{ floor: string; rooms: readonly string[] }> = [
+  { floor: 'composition roots', rooms: ['server.ts', 'app.ts', 'boot.ts', 'worker.ts', 'maintenance.ts'] },
+  { floor: 'faces', rooms: ['openapi/', 'mcp.ts', 'docs/', 'dashboard/', 'admin/', 'probes.ts'] },
+  { floor: 'features', rooms: ['billing/', 'usage/', 'requests/', 'sso/', 'teams/', 'batches/', 'reviews/'] },
+  { floor: 'the call pipeline (C1)', rooms: ['pipeline/'] },
+  { floor: 'jobs', rooms: ['jobs/'] },
+  { floor: 'events and records', rooms: ['events/', 'records/'] },
+  { floor: 'webhook signing and posting', rooms: ['webhooks/'] },
+  { floor: 'accounts and their audit log', rooms: ['accounts/', 'audit/'] },
+  { floor: 'the capability runtime', rooms: ['capability.ts', 'run/', 'evidence/'] },
+  { floor: 'kernel services', rooms: ['wallet/', 'idempotency/', 'cache/', 'http/', 'documents/', 'models/'] },
+  {
+    floor: 'ground',
+    rooms: [
+      'db/',
+      'observability/',
+      'net/',
+      'services.ts',
+      'config.ts',
+      'errors.ts',
+      'validation.ts',
+      'secrets.ts',
+      'ratelimit.ts',
+      'mail.ts',
+      'roles.ts',
+      'csv.ts',
+    ],
+  },
+]
+
+/** The imports that still run up a floor (file → file, from core/), each with why; the acceptance allows at most four. */
+export const UP_IMPORTS: ReadonlyArray<{ from: string; to: string; why: string }> = [
+  {
+    from: 'webhooks/webhooks.ts',
+    to: 'jobs/view.ts',
+    why: 'the job event payload carries the job as GET /v1/jobs/{id} shows it; it leaves webhooks/ when events/ records job events',
+  },
+]
+
+/** The room of a path relative to core/: its first folder, or the file itself; a file beside the folder of its name (openapi.ts) is that folder's. */
+export function roomOf(relative: string, folders: ReadonlySet<string>): string {
+  const [first, ...rest] = relative.split(path.sep)
+  if (rest.length) return `${first}/`
+  const folder = `${first!.replace(/\.ts$/, '')}/`
+  return folders.has(folder) ? folder : first!
+}
+
+/**
+ * The relative imports of one file that are there at run time, as absolute paths: `import type`, `export type`,
+ * braces of types only and `import('x').T` type queries are left out (a type is erased, and Services names the
+ * classes of the concerns it carries).
+ */
+export function valueImportsOf(file: string, source = readFileSync(file, 'utf8')): string[] {
+  const found: string[] = []
+  for (const m of source.matchAll(/\b(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.[^'"]+)['"]/g)) {
+    if (m[2]) continue
+    const braces = /^\{([^}]*)\}$/.exec(m[3]!.trim())
+    const names = braces
+      ? braces[1]!
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean)
+      : []
+    if (names.length && names.every((n) => n.startsWith('type '))) continue
+    found.push(m[4]!)
+  }
+  for (const m of source.matchAll(/\bimport\s*['"](\.[^'"]+)['"]|\bimport\s*\(\s*['"](\.[^'"]+)['"]\s*\)(\.(?!then\b)\w)?/g)) {
+    if (m[1]) found.push(m[1])
+    else if (!m[3]) found.push(m[2]!)
+  }
+  return found.map((spec) => path.resolve(path.dirname(file), spec))
+}
+
+/** The floor index of every room in FLOORS (0 is the top). */
+const floorOf = new Map(FLOORS.flatMap(({ rooms }, i) => rooms.map((r) => [r, i] as const)))
+
+/** Each value import between two rooms, as `room → room` with the file import that makes it. */
+function roomImports(files: string[]): Array<{ from: string; to: string; fromRoom: string; toRoom: string }> {
+  const rel = (f: string) => path.relative(core, f)
+  const folders = new Set(
+    files
+      .map(rel)
+      .filter((f) => f.includes(path.sep))
+      .map((f) => `${f.split(path.sep)[0]}/`),
+  )
+  return files.flatMap((f) =>
+    valueImportsOf(f)
+      .filter((to) => to.startsWith(core + path.sep))
+      .map((to) => ({ from: rel(f), to: rel(to), fromRoom: roomOf(rel(f), folders), toRoom: roomOf(rel(to), folders) }))
+      .filter((i) => i.fromRoom !== i.toRoom),
+  )
+}
+
+/** Imports that run up the floors: from a room to a room on a higher floor (a smaller index). */
+export function upImports(imports: Array<{ from: string; to: string; fromRoom: string; toRoom: string }>, floors = floorOf) {
+  return imports.filter((i) => (floors.get(i.toRoom) ?? Infinity) < (floors.get(i.fromRoom) ?? -Infinity))
+}
+
+const coreFiles = () =>
+  readdirSync(core, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(core, f))
+
 t.test('the cycle finder finds what it should', async (t) => {
   const g = new Map([
     ['a', ['b']],
@@ -58,14 +167,89 @@ t.test('the cycle finder finds what it should', async (t) => {
   ])
 })
 
+t.test('the room and floor readers read what they should', async (t) => {
+  const folders = new Set(['jobs/', 'openapi/'])
+  t.equal(roomOf('jobs/view.ts', folders), 'jobs/')
+  t.equal(roomOf('openapi.ts', folders), 'openapi/', 'a file beside the folder of its name is that folder')
+  t.equal(roomOf('app.ts', folders), 'app.ts')
+  const source = [
+    `import type { A } from './types.ts'`,
+    `import { type B, type C } from './types-too.ts'`,
+    `import { d, type E } from './value.ts'`,
+    `export { f } from '../up.ts'`,
+    `export type { G } from './type-export.ts'`,
+    `import './side-effect.ts'`,
+    `type Q = import('./query.ts').Query`,
+    `const m = await import('./dynamic.ts')`,
+  ].join('\n')
+  t.same(valueImportsOf('/x/core/a.ts', source), ['/x/core/value.ts', '/x/up.ts', '/x/core/side-effect.ts', '/x/core/dynamic.ts'])
+  const floors = new Map([
+    ['top/', 0],
+    ['low/', 1],
+  ])
+  const down = { from: 'top/a.ts', to: 'low/b.ts', fromRoom: 'top/', toRoom: 'low/' }
+  const up = { from: 'low/b.ts', to: 'top/a.ts', fromRoom: 'low/', toRoom: 'top/' }
+  t.same(upImports([down, up], floors), [up])
+})
+
 t.test('core/ has no import cycle', async (t) => {
-  const files = readdirSync(core, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => path.join(core, f))
+  const files = coreFiles()
   const graph = new Map(files.map((f) => [f, importsOf(f)]))
   const rel = (f: string) => path.relative(core, f)
   t.same(
     cycles(graph).map((c) => c.map(rel).join(' → ')),
     [],
   )
+})
+
+t.test('every room of core/ stands on a floor of the table', async (t) => {
+  const rooms = new Set(roomImports(coreFiles()).flatMap((i) => [i.fromRoom, i.toRoom]))
+  const folders = new Set(
+    coreFiles()
+      .map((f) => path.relative(core, f))
+      .filter((f) => f.includes(path.sep))
+      .map((f) => `${f.split(path.sep)[0]}/`),
+  )
+  for (const f of coreFiles()) rooms.add(roomOf(path.relative(core, f), folders))
+  t.same(
+    [...rooms].filter((r) => !floorOf.has(r)).map((r) => `core/${r} is on no floor: add it to FLOORS where its kind goes (core/README.md)`),
+    [],
+  )
+  t.equal(floorOf.size, new Set(FLOORS.flatMap((f) => f.rooms)).size, 'a room stands on one floor only')
+})
+
+t.test('no folder of core/ imports another in a loop (value imports)', async (t) => {
+  const imports = roomImports(coreFiles())
+  const graph = new Map<string, string[]>()
+  for (const i of imports) graph.set(i.fromRoom, [...(graph.get(i.fromRoom) ?? []), i.toRoom])
+  for (const i of imports) if (!graph.has(i.toRoom)) graph.set(i.toRoom, [])
+  const via = (a: string, b: string) => imports.find((i) => i.fromRoom === a && i.toRoom === b)!
+  t.same(
+    cycles(graph).map((chain) =>
+      chain
+        .slice(1)
+        .map((room, k) => `${chain[k]} → ${room} (${via(chain[k]!, room).from} → ${via(chain[k]!, room).to})`)
+        .join(', '),
+    ),
+    [],
+  )
+})
+
+t.test('no import runs up the floors, but the ones named with why', async (t) => {
+  const imports = roomImports(coreFiles())
+  const named = (i: { from: string; to: string }) => UP_IMPORTS.some((u) => u.from === i.from && u.to === i.to)
+  const name = (room: string) => `${room} (floor ${floorOf.get(room)! + 1}, ${FLOORS[floorOf.get(room)!]!.floor})`
+  t.same(
+    upImports(imports)
+      .filter((i) => !named(i))
+      .map((i) => `core/${i.from} → core/${i.to}: ${name(i.fromRoom)} may not import ${name(i.toRoom)}`),
+    [],
+  )
+  t.same(
+    UP_IMPORTS.filter((u) => !upImports(imports).some((i) => i.from === u.from && i.to === u.to)).map(
+      (u) => `core/${u.from} → core/${u.to} no longer runs up: take it off UP_IMPORTS`,
+    ),
+    [],
+  )
+  t.ok(UP_IMPORTS.length <= 4, 'at most four imports run up the floors')
 })

@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs'
 import { request } from 'node:http'
 import t from 'tap'
-import type { Capability } from '../../core/registry.ts'
+import type { Capability } from '../../core/run/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
 

@@ -1,7 +1,7 @@
 // C5: Idempotency-Key replay, conflict and in-flight locking, against real PostgreSQL.
 import t from 'tap'
 import { ApiError } from '../../core/errors.ts'
-import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -3,8 +3,8 @@
 // prefetched at once; /admin/workers and /metrics show the registry. Real PostgreSQL, real worker processes.
 import { once } from 'node:events'
 import t from 'tap'
-import { startWorker } from '../../core/jobs/worker.ts'
-import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { startWorker } from '../../core/worker.ts'
+import { runMaintenance } from '../../core/maintenance.ts'
 import { runAdmin } from '../../scripts/admin.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'

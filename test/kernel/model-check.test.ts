@@ -11,7 +11,7 @@ import { startTestApp } from '../helpers/app.ts'
 import { startFakeOpenAI } from '../helpers/fake-openai.ts'
 import classify from '../../capabilities/classify/manifest.ts'
 import type { CapabilityManifest } from '../../core/capability.ts'
-import { checkManifest } from '../../core/registry.ts'
+import { checkManifest } from '../../core/run/registry.ts'
 
 const capability = checkManifest(classify as unknown as CapabilityManifest, 'classify', 'capabilities/classify')
 const body = { text: 'I was charged twice', labels: ['billing', 'technical'] }

@@ -81,7 +81,7 @@ t.test('spend caps hold under concurrency (C9)', async (t) => {
 t.test('a hold stranded by a dead process is released by maintenance', async (t) => {
   const c = await app.customer(10)
   const { reserve } = await import('../../core/wallet/wallet.ts')
-  const { runMaintenance } = await import('../../core/jobs/maintenance.ts')
+  const { runMaintenance } = await import('../../core/maintenance.ts')
   const held = await reserve(app.services.db, {
     accountId: c.accountId,
     keyId: c.keyId,

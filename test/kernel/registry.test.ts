@@ -2,7 +2,7 @@
 import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
-import { loadCapabilities, ManifestError } from '../../core/registry.ts'
+import { loadCapabilities, ManifestError } from '../../core/run/registry.ts'
 
 const core = path.resolve('core/capability.ts')
 

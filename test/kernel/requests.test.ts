@@ -4,7 +4,7 @@
 // checked against the published document.
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
-import { runMaintenance } from '../../core/jobs/maintenance.ts'
+import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 

@@ -11,7 +11,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { stopCoverage, takeCoverage } from 'node:v8'
 import t from 'tap'
 import { createKey } from '../../core/accounts/accounts.ts'
-import type { Capability } from '../../core/registry.ts'
+import type { Capability } from '../../core/run/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { nestedAnyOf, unterminatedStreams } from '../fixtures/hostile.ts'
 

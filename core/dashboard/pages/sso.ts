@@ -3,7 +3,7 @@
 import type Router from '@koa/router'
 import { ApiError } from '../../errors.ts'
 import { getSso, putSso, removeSso, ssoRedirectUri, type SsoSettings } from '../../sso/settings.ts'
-import { JIT_ROLES } from '../../teams/roles.ts'
+import { JIT_ROLES } from '../../roles.ts'
 import { body, state } from '../guards.ts'
 import { html } from '../html.ts'
 import { read } from '../inputs.ts'

@@ -2,7 +2,8 @@
 // with their status (a skipped one with why).
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import { rotateWebhookSecret, WEBHOOK_SECRET_COLUMNS, type KeyMode } from '../../accounts/accounts.ts'
+import { rotateWebhookSecret, WEBHOOK_SECRET_COLUMNS } from '../../accounts/accounts.ts'
+import { type KeyMode } from '../../http/caller.ts'
 import type { Query } from '../../db/database.ts'
 import { audit } from '../../audit/audit.ts'
 import { ApiError } from '../../errors.ts'

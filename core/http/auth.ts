@@ -1,9 +1,9 @@
 // Stage 1 (C9): `Authorization: Bearer ksk_live_…` (or ksk_test_…) (the scheme is case-insensitive, RFC 9110), looked up by
 // its SHA-256. A client whose keys keep failing is refused for a while (429) before any lookup.
 import type { Context } from 'koa'
-import type { Caller, KeyCache } from '../accounts/accounts.ts'
+import type { Caller, KeyLookup } from './caller.ts'
 import { ApiError } from '../errors.ts'
-import { readMetadata } from '../requests/metadata.ts'
+import { readMetadata } from './metadata.ts'
 import { secretsEqual } from '../secrets.ts'
 
 /** What an API key looks like (accounts.ts mints them): anything else is not looked up by knownCaller. */
@@ -19,7 +19,7 @@ export function bearerMatches(header: string, secret: string): boolean {
   return token !== null && secretsEqual(token, secret)
 }
 
-export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller> {
+export async function authenticate(ctx: Context, keys: KeyLookup): Promise<Caller> {
   const header = ctx.get('Authorization')
   const token = bearerToken(header)
   const caller = token ? await keys.lookup(token, ctx.ip) : null
@@ -35,7 +35,7 @@ export async function authenticate(ctx: Context, keys: KeyCache): Promise<Caller
  * call its keys made. Null for no API key (an operator token is not looked up), an unknown one, or a client
  * throttled for failed keys.
  */
-export async function knownCaller(ctx: Context, keys: KeyCache): Promise<Caller | null> {
+export async function knownCaller(ctx: Context, keys: KeyLookup): Promise<Caller | null> {
   const token = bearerToken(ctx.get('Authorization'))
   const caller = token && API_KEY.test(token) ? await keys.lookup(token, ctx.ip).catch(() => null) : null
   if (!caller) return null

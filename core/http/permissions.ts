@@ -2,10 +2,9 @@
 // refusal is 403 permission_denied naming what was missing, free, and listed in the request log like any refusal.
 // The key's scope comes with the cached key (core/accounts/accounts.ts KeyCache), so the check costs no query.
 import type { Context, Middleware } from 'koa'
-import type { Caller, KeyCache } from '../accounts/accounts.ts'
-import type { Acting } from '../audit/audit.ts'
+import type { Caller, KeyLookup } from './caller.ts'
 import { ApiError } from '../errors.ts'
-import { KEY_ROLE, keyMay, type KeyAccess } from '../teams/roles.ts'
+import { keyMay, type KeyAccess } from '../roles.ts'
 import { authenticate } from './auth.ts'
 
 /** A route guard that says what it guards: the role × action tests read `access` off each route's middleware. */
@@ -39,7 +38,7 @@ export function requireCapability(caller: Caller, capability: string): void {
 }
 
 /** The middleware of a /v1 route: authenticates, checks `access`, leaves the caller in ctx.state.caller. */
-export function keyAccess(keys: KeyCache, access: KeyAccess): AccessGuard {
+export function keyAccess(keys: KeyLookup, access: KeyAccess): AccessGuard {
   const guard: Middleware = async (ctx, next) => {
     const caller = await authenticate(ctx, keys)
     requireAccess(caller, access)
@@ -50,14 +49,3 @@ export function keyAccess(keys: KeyCache, access: KeyAccess): AccessGuard {
 }
 
 export const callerOf = (ctx: Context): Caller => ctx.state.caller as Caller
-
-/** A change made through the API: the key is the actor (acting with KEY_ROLE where roles matter). */
-export function keyActing(ctx: Context, now: Date): Acting {
-  const caller = callerOf(ctx)
-  return {
-    actor: { type: 'key', id: caller.keyId, keyPrefix: ctx.state.keyPrefix as string, role: KEY_ROLE },
-    requestId: ctx.state.requestId as string,
-    ip: ctx.ip,
-    at: now,
-  }
-}

@@ -4,12 +4,12 @@
 // call: the job fails, after its 202). Each error is the one the live stage throws, taken from that stage, with
 // the real figures (this input's price, the credits available), and its message says it was simulated.
 import type { Context } from 'koa'
-import type { KeyMode } from '../accounts/accounts.ts'
+import type { KeyMode } from '../http/caller.ts'
 import { ApiError, type ErrorCode } from '../errors.ts'
 import { answerClaimed } from '../idempotency/idempotency.ts'
-import { spendRefusal } from '../pipeline/spend.ts'
-import { rateLimited } from '../pipeline/throttle.ts'
-import type { Capability } from '../registry.ts'
+import { spendRefusal } from './spend.ts'
+import { rateLimited } from './throttle.ts'
+import type { Capability } from '../run/registry.ts'
 
 /** What the live stage would have known: this input's price and the account's available credits. */
 export interface Figures {

@@ -1,16 +1,18 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
 // rows, audit entries and completed reviews past their retention.
-import { renewPlans } from '../accounts/accounts.ts'
-import { pruneAudit } from '../audit/list.ts'
-import { removeExpiredSignIns } from '../dashboard/session.ts'
-import { removeExpiredIdempotencyRecords } from '../idempotency/idempotency.ts'
-import { pruneRequestLog } from '../requests/list.ts'
-import { pruneReviews } from '../reviews/queue.ts'
-import type { Services } from '../services.ts'
-import { releaseExpiredHolds } from '../wallet/wallet.ts'
-import { recoverDeadWorkers } from './liveness.ts'
-import { failStaleJobs, type StaleJobsReport } from './stale.ts'
+import type Router from '@koa/router'
+import { renewPlans } from './accounts/accounts.ts'
+import { pruneAudit } from './audit/list.ts'
+import { removeExpiredSignIns } from './dashboard/session.ts'
+import { strictRouter } from './http/routing.ts'
+import { removeExpiredIdempotencyRecords } from './idempotency/idempotency.ts'
+import { pruneRequestLog } from './requests/list.ts'
+import { pruneReviews } from './reviews/queue.ts'
+import type { Services } from './services.ts'
+import { releaseExpiredHolds } from './wallet/wallet.ts'
+import { recoverDeadWorkers } from './jobs/liveness.ts'
+import { failStaleJobs, type StaleJobsReport } from './jobs/stale.ts'
 
 export const MAINTENANCE_TASK = 'maintenance'
 
@@ -51,4 +53,13 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     auditEntriesRemoved,
     reviewsRemoved,
   }
+}
+
+/** POST /internal/maintenance: one pass on demand (MAINTENANCE_SECRET, checked by operatorGate before routing). */
+export function maintenanceRouter(services: Services): Router {
+  const router = strictRouter()
+  router.post('/internal/maintenance', async (ctx) => {
+    ctx.body = await runMaintenance(services)
+  })
+  return router
 }

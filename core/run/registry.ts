@@ -6,11 +6,11 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Type, type TObject } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
-import type { CapabilityManifest } from './capability.ts'
-import { MODEL_ROLES } from './models/provider.ts'
-import { CHUNKINGS } from './models/chunks.ts'
-import { dropUnknownNulls, publishedResultSchema, type JsonSchema } from './run/result.ts'
-import { ajv } from './validation.ts'
+import type { CapabilityManifest } from './manifest.ts'
+import { MODEL_ROLES } from '../models/provider.ts'
+import { CHUNKINGS } from '../models/chunks.ts'
+import { dropUnknownNulls, publishedResultSchema, type JsonSchema } from './result.ts'
+import { ajv } from '../validation.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 

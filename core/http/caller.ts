@@ -1,0 +1,22 @@
+// Who is calling: the API key a request authenticated with, as every stage after authentication sees it.
+// core/accounts/ mints the keys and caches them; authentication asks that cache through KeyLookup.
+import type { KeyPermission } from '../roles.ts'
+
+/** A live key spends credits; a test key is served the capability's example and never spends. */
+export type KeyMode = 'live' | 'test'
+export const KEY_MODES: readonly KeyMode[] = ['live', 'test']
+
+export interface Caller {
+  keyId: string
+  accountId: string
+  mode: KeyMode
+  /** The key's scope (C18), read with the key, so checking it costs no query. */
+  permissions: KeyPermission
+  /** The capabilities it may call; null: every one. */
+  capabilities: ReadonlySet<string> | null
+}
+
+/** What authentication asks of the key cache (core/accounts/accounts.ts KeyCache): the caller a presented key is. */
+export interface KeyLookup {
+  lookup(key: string, client?: string): Promise<Caller | null>
+}
