@@ -88,7 +88,8 @@ export const JobView = Type.Object(
         {},
         {
           additionalProperties: true,
-          description: 'when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage',
+          description:
+            'when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage',
         },
       ),
     ),
