@@ -67,7 +67,7 @@ export async function describeSchema(url: string): Promise<string> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { resolveDatabaseUrl } = await import('../core/db/database.ts')
-  const { prepareTemplate, TEMPLATE, withDatabase } = await import('../test/helpers/database.ts')
+  const { prepareTemplate, TEMPLATE, withDatabase } = await import('../devkit/database.ts')
   const db = await resolveDatabaseUrl(process.env.DATABASE_URL)
   try {
     await prepareTemplate(db.url)

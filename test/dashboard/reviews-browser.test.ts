@@ -5,10 +5,10 @@
 import { mkdirSync } from 'node:fs'
 import t from 'tap'
 import parse from '../../capabilities/parse/manifest.ts'
-import { launchBrowser } from '../helpers/browser.ts'
+import { launchBrowser } from '../../devkit/browser.ts'
 import { capabilityHarness } from '../helpers/capability.ts'
-import { quoted, supports } from '../helpers/evidence.ts'
-import { invoice1 } from '../fixtures/documents.ts'
+import { quoted, supports } from '../../devkit/evidence.ts'
+import { invoice1 } from '../../devkit/fixtures/documents.ts'
 import { signedInMember } from '../helpers/teams.ts'
 
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname

@@ -66,6 +66,7 @@ export const FLOORS: ReadonlyArray<{ floor: string; rooms: readonly string[] }> 
       'mail.ts',
       'roles.ts',
       'csv.ts',
+      'capability-folders.ts',
     ],
   },
 ]

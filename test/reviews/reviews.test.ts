@@ -7,16 +7,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
+import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
 import { loadCapabilities } from '../../core/run/registry.ts'
 import { reviewFixtures } from '../../core/reviews/export.ts'
 import { carriesEvidence } from '../../core/reviews/rule.ts'
 import { scoreCase } from '../../scripts/eval.ts'
 import parse from '../../capabilities/parse/manifest.ts'
-import { invoice1 } from '../fixtures/documents.ts'
+import { invoice1 } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, type Customer } from '../helpers/capability.ts'
-import { quoted, supports } from '../helpers/evidence.ts'
+import { quoted, supports } from '../../devkit/evidence.ts'
 import { auditEntries } from '../helpers/teams.ts'
 
 const pages = invoice1.toPages()
@@ -358,7 +359,7 @@ t.test('the queue pages with a cursor, newest first', async (t) => {
 })
 
 t.test('the endpoints reviews apply to are the seven whose values carry evidence', async (t) => {
-  const all = await loadCapabilities()
+  const all = await loadCapabilities(CAPABILITIES_ROOT)
   t.same(
     all
       .filter((c) => carriesEvidence(c))

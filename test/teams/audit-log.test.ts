@@ -9,7 +9,7 @@ import { audit, operatorActing, systemActing } from '../../core/audit/audit.ts'
 import { AUDIT_RETENTION_DAYS, pruneAudit } from '../../core/audit/list.ts'
 import { migrate, openDatabase } from '../../core/db/database.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { serverUrl, withDatabase } from '../helpers/database.ts'
+import { serverUrl, withDatabase } from '../../devkit/database.ts'
 
 t.test('as the application’s own role (owner of the tables, not a superuser): UPDATE, DELETE and TRUNCATE fail', async (t) => {
   const server = await serverUrl()

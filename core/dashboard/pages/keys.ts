@@ -1,7 +1,8 @@
 // API keys: create (a live key's secret shown once), show a test key again, revoke, permissions and a capability
 // allowlist per key, per-key monthly caps (Team plan), and the test key /docs "Try it out" uses.
 import type Router from '@koa/router'
-import { createKey, getAccount, openTestKey, revokeKey, updateKey, type Plan } from '../../accounts/accounts.ts'
+import { getAccount, type Plan } from '../../accounts/accounts.ts'
+import { createKey, openTestKey, revokeKey, updateKey } from '../../accounts/keys.ts'
 import { checkScope } from '../../accounts/key-routes.ts'
 import { audit } from '../../audit/audit.ts'
 import { ApiError } from '../../errors.ts'

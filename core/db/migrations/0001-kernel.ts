@@ -2,9 +2,8 @@
 // functions (core/wallet/sql/), each one statement for the caller: one database round trip per stage (C4).
 import { Migration } from '@mikro-orm/migrations'
 
-export class Migration0001Kernel extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`
+// The first schema as one SQL text, applied as one statement (kept out of up() so that it reads as SQL).
+const KERNEL = `
 create table accounts (
   id uuid primary key,
   email text not null unique,
@@ -148,6 +147,10 @@ create table webhook_attempts (
   duration_ms int not null
 );
 create index webhook_attempts_delivery on webhook_attempts (delivery_id);
-`)
+`
+
+export class Migration0001Kernel extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(KERNEL)
   }
 }

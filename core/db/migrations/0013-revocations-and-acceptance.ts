@@ -1,5 +1,5 @@
 // Issue 32, two of the round trips' costs:
-// - every instance caches keys by hash (core/accounts/accounts.ts, KeyCache) and LISTENs here, so a revocation from
+// - every instance caches keys by hash (core/accounts/key-cache.ts, KeyCache) and LISTENs here, so a revocation from
 //   any instance, the admin CLI or plain SQL reaches every cache at once, not when its entry expires;
 // - accept_job queues its graphile-worker job with one insert instead of graphile_worker.add_job, which cost
 //   PostgreSQL ≈ 1.0 ms of CPU per job (its generic add_jobs: task and queue upserts, a job-key update, a
