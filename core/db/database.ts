@@ -12,12 +12,9 @@ import { isContention, serviceUnavailable } from './faults.ts'
 import { checkoutLimits, checkoutQueue, type CheckoutLimits } from './checkout-queue.ts'
 import { applyRepeatables, pendingRepeatables } from './repeatable.ts'
 
-/** A result row as pg returns it (its columns typed by the caller where it matters). */
-export type Row = pg.QueryResultRow
+import type { Query, Row } from '../query.ts'
 
-export interface Query {
-  sql<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>
-}
+export type { Query, Row }
 
 export interface Database extends Query {
   readonly url: string

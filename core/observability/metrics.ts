@@ -2,7 +2,7 @@
 // counted here as it happens; what the database knows for every process (credits charged, open holds,
 // jobs, webhook attempts) is read from it in one statement per scrape, so the API and the worker agree.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Query } from '../db/database.ts'
+import type { Query } from '../query.ts'
 import type { AttemptRecord } from './attempt.ts'
 
 export interface Metrics {

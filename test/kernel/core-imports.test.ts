@@ -67,6 +67,7 @@ export const FLOORS: ReadonlyArray<{ floor: string; rooms: readonly string[] }> 
       'roles.ts',
       'csv.ts',
       'capability-folders.ts',
+      'query.ts',
     ],
   },
 ]
