@@ -27,6 +27,7 @@ import { requestRecorder } from './requests/record.ts'
 import { requestsRouter } from './requests/routes.ts'
 import type { Services } from './services.ts'
 import { ssoRouter } from './sso/routes.ts'
+import { reviewsRouter } from './reviews/routes.ts'
 import { teamRouter } from './teams/routes.ts'
 import { usageRouter } from './usage/routes.ts'
 import { deliveriesRouter } from './webhooks/routes.ts'
@@ -68,6 +69,7 @@ export function buildApp(services: Services): Koa {
     auditRouter(services),
     eventsRouter(services),
     ssoRouter(services, origin),
+    reviewsRouter(services),
     stripeRouter(services),
     dashboardRouter(services),
     adminRouter(services),

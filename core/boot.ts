@@ -22,6 +22,7 @@ import { oidcClient } from './sso/oidc.ts'
 import { webhookListener } from './jobs/callbacks.ts'
 import { batchesCompleted } from './batches/completed.ts'
 import { batchEndings } from './batches/endings.ts'
+import { reviewStep } from './reviews/hook.ts'
 
 export interface Booted {
   services: Services
@@ -82,6 +83,7 @@ export async function boot(
     jobEventListener(services),
     batchEndings(() => services.now(), [(ids, q) => batchesCompleted(q, services.now(), ids)]),
   ]
+  services.finishResult = reviewStep(services.db, () => services.now())
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

@@ -1,6 +1,6 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
 // window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
-// rows, audit entries, events and cached results past their retention.
+// rows, audit entries, events, cached results and completed reviews past their retention.
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
 import { pruneAudit } from './audit/list.ts'
@@ -12,6 +12,7 @@ import { pruneEvents } from './events/log.ts'
 import { strictRouter } from './http/routing.ts'
 import { removeExpiredIdempotencyRecords } from './idempotency/idempotency.ts'
 import { pruneRequestLog } from './requests/list.ts'
+import { pruneReviews } from './reviews/queue.ts'
 import type { Services } from './services.ts'
 import { releaseExpiredHolds } from './wallet/wallet.ts'
 import { recoverDeadWorkers } from './jobs/liveness.ts'
@@ -33,6 +34,8 @@ export interface MaintenanceReport extends StaleJobsReport {
   eventsRemoved: number
   /** Result cache entries past RESULT_CACHE_TTL_HOURS. */
   cachedResultsRemoved: number
+  /** Completed reviews past their 30 days (C21). */
+  reviewsRemoved: number
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -49,6 +52,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const auditEntriesRemoved = await pruneAudit(services.db, now)
   const eventsRemoved = await pruneEvents(services.db, now)
   const cachedResultsRemoved = await pruneResultCache(services.db, now)
+  const reviewsRemoved = await pruneReviews(services.db, now)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -62,6 +66,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     auditEntriesRemoved,
     eventsRemoved,
     cachedResultsRemoved,
+    reviewsRemoved,
   }
 }
 

@@ -9,6 +9,7 @@ import { ErrorBody } from './errors.ts'
 import { JobAccepted } from './jobs/view.ts'
 import { DryRun } from './pipeline/dry-run.ts'
 import type { Capability } from './run/registry.ts'
+import { ReviewMark } from './reviews/queue.ts'
 import { Usage } from './wallet/wallet.ts'
 import { WebhookPayload } from './jobs/callbacks.ts'
 import { BatchWebhookPayload } from './batches/completed.ts'
@@ -31,6 +32,7 @@ export function buildOpenApi(capabilities: Capability[], config: Config, provide
     JobAccepted,
     WebhookPayload,
     BatchWebhookPayload,
+    ReviewMark,
     ...eventSchemas(),
   }
   for (const route of KERNEL_ROUTES) {

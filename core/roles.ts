@@ -25,6 +25,8 @@ export const ROLE_ACTIONS = {
   'audit.read': MANAGERS,
   'sso.read': MANAGERS,
   'sso.write': MANAGERS,
+  'reviews.read': ['owner', 'admin', 'developer', 'viewer'],
+  'reviews.write': BUILDERS,
 } as const satisfies Record<string, readonly Role[]>
 export type RoleAction = keyof typeof ROLE_ACTIONS
 

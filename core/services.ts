@@ -12,11 +12,26 @@ import type Stripe from 'stripe'
 import type { Logger } from './observability/log.ts'
 import type { Metrics } from './observability/metrics.ts'
 import type { DocumentSandbox } from './documents/sandbox.ts'
+import type { ResolvedDocument } from './documents/schema.ts'
 import type { UnpaidInference } from './models/unpaid.ts'
 import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
 import type { OidcClient } from './sso/oidc.ts'
 import type { ResultCache } from './cache/store.ts'
+
+/** A capability's result checked against its schema, with what it was made from, before it is answered or stored. */
+export interface FinishedResult {
+  capability: Capability
+  accountId: string
+  livemode: boolean
+  requestId: string
+  /** the async job whose result it is */
+  jobId?: string
+  input: unknown
+  /** the documents the handler read */
+  documents: readonly ResolvedDocument[]
+  result: object
+}
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */
 export type JobEventName = 'job.completed' | 'job.failed'
@@ -34,6 +49,11 @@ export interface Services {
   /** DNS for the address guard; tests inject one (C8, C12). */
   resolver?: Resolver
   now: () => Date
+  /**
+   * The last step of every capability result, sync or async, before it is captured or stored: the result as it is
+   * published (reviews, C21, add `review`; wired in boot.ts). Absent: the result as it is.
+   */
+  finishResult?: (finished: FinishedResult) => Promise<object>
   /** Listeners of terminal job events, called inside the job's final transaction. */
   jobEvents?: JobEvents[]
   /** A plain message line (boot, worker, maintenance); `logger` for structured lines. */

@@ -9,6 +9,7 @@ import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'
 import { workerRegistry } from '../core/admin/workers.ts'
 import { listAttempts } from '../core/webhooks/webhooks.ts'
+import { reviewFixtures } from '../core/reviews/export.ts'
 
 const USAGE = `usage: npm run admin -- <command>
   quickstart [<email>] [--credits <n>]   (an account, trial credits (500), a live and a test key and their webhook
@@ -24,7 +25,9 @@ const USAGE = `usage: npm run admin -- <command>
   webhook-secret <accountId> [--mode live|test]   (creates or rotates; the secret is shown once)
   deliveries <jobId>                (webhook attempts of a job)
   costs [--from <date>] [--to <date>]   (revenue, provider cost and margin; default: this UTC month)
-  workers                           (live workers, their heartbeats and locked jobs, recoveries of dead ones)`
+  workers                           (live workers, their heartbeats and locked jobs, recoveries of dead ones)
+  reviews:export <accountId> [--endpoint <name>]   (completed reviews as eval fixtures, with the account's consent:
+                                          npm run -s admin -- reviews:export <id> > f.json; npm run eval -- --reviewed f.json)`
 
 function flags(args: string[]): { positional: string[]; opts: Record<string, string> } {
   const positional: string[] = []
@@ -142,6 +145,9 @@ export async function runAdmin(argv: string[], out: (json: unknown) => void): Pr
         break
       case 'deliveries':
         out({ deliveries: await listAttempts(db, a) })
+        break
+      case 'reviews:export':
+        out({ fixtures: await reviewFixtures(db, a, opts.endpoint) })
         break
       default:
         console.error(USAGE)

@@ -9,6 +9,9 @@
 //   npm run eval -- --capability all --fake          against the in-process fake OpenAI server: checks that the
 //                                                    harness runs and scores; its answers are schema-minimal, so
 //                                                    the scores mean nothing
+//   npm run eval -- --reviewed f.json                an account's completed reviews as the cases of their
+//                                                    capabilities (npm run admin -- reviews:export <accountId>,
+//                                                    given the account's consent: evalConsent in its review settings)
 //   options: --async (run each call as a job)  --verbose (every mismatch)
 //            --json (the summary as JSON on stdout)  --out DIR (reports, default eval-report/)
 //            --min-accuracy 0.9 (exit 1 below it)  --in-place (see below)
@@ -23,7 +26,7 @@
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 // Exit code 1 when a call fails.
 import { createLogger } from '../core/observability/log.ts'
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -39,6 +42,8 @@ import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/worker.ts'
 import { checkManifest, type Capability } from '../core/run/registry.ts'
+import type { ReviewFixture } from '../core/reviews/export.ts'
+import { flagged, gradedValues } from '../core/reviews/rule.ts'
 import { CAPABILITIES_ROOT, capabilityFolders } from '../core/capability-folders.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
 import { type EvalCase } from '../devkit/eval-kit.ts'
@@ -181,6 +186,8 @@ interface CallResult {
   error?: string
   warnings?: string[]
   outcomes: Mismatch[]
+  /** Values with evidence, and those review mode `ungrounded` would send to a person (C21). */
+  review?: { values: number; flagged: number }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -237,6 +244,12 @@ async function loadCapability(name: string): Promise<Capability | null> {
   return checkManifest(manifest, name, `capabilities/${name}`)
 }
 
+/** What review mode `ungrounded` would send to a person of an answer's values with evidence (C21); none: undefined. */
+function reviewShare(body: unknown): CallResult['review'] {
+  const values = body && typeof body === 'object' ? gradedValues(body) : []
+  return values.length ? { values: values.length, flagged: flagged({ mode: 'ungrounded', threshold: null }, values).length } : undefined
+}
+
 function pct(n: number, of: number) {
   return of === 0 ? '   -  ' : `${((100 * n) / of).toFixed(1).padStart(5)}%`
 }
@@ -252,8 +265,16 @@ async function main() {
       'min-accuracy': { type: 'string' },
       'in-place': { type: 'boolean', default: false },
       out: { type: 'string', default: 'eval-report' },
+      reviewed: { type: 'string' },
     },
   })
+  // An account's completed reviews (npm run admin -- reviews:export) replace the cases of their capabilities.
+  if (values.reviewed) {
+    const { fixtures } = JSON.parse(readFileSync(values.reviewed, 'utf8')) as { fixtures: ReviewFixture[] }
+    const reviewed = new Set(fixtures.map((f) => f.capability))
+    for (const name of reviewed) EVALS[name] = { ...EVALS[name], cases: fixtures.filter((f) => f.capability === name) }
+    if (values.capability === 'all') values.capability = [...reviewed].join(',')
+  }
   const wanted = values.capability === 'all' ? Object.keys(EVALS) : values.capability.split(',').map((s) => s.trim())
   for (const name of wanted) if (!EVALS[name]) throw new Error(`No eval for "${name}". Known: ${Object.keys(EVALS).join(', ')}.`)
   const say = values.json ? (_: string) => {} : (m: string) => console.log(m)
@@ -390,7 +411,7 @@ async function runCases(
         ms: Date.now() - started,
         outcomes: ok ? scoreCase(c, res.body, c.request, entry) : [],
         ...(ok
-          ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
+          ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [], review: reviewShare(res.body) }
           : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
       }
       results.push(result)
@@ -425,7 +446,12 @@ function summarize(capabilities: Capability[], results: CallResult[], say: (m: s
     const all = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised + f.wrong + f.missing, 0)
     const right = Object.values(fields).reduce((n, f) => n + f.exact + f.normalised, 0)
     const ms = mine.map((r) => r.ms).sort((a, b) => a - b)
+    const graded = mine.reduce((n, r) => ({ values: n.values + (r.review?.values ?? 0), flagged: n.flagged + (r.review?.flagged ?? 0) }), {
+      values: 0,
+      flagged: 0,
+    })
     summary[cap.name] = {
+      ...(graded.values ? { review: { ...graded, share: graded.flagged / graded.values } } : {}),
       calls: mine.length,
       failed: mine.filter((r) => r.status !== 200).length,
       accuracy: all ? right / all : null,
@@ -443,6 +469,10 @@ function summarize(capabilities: Capability[], results: CallResult[], say: (m: s
       )
     }
     say(`  ${'all fields'.padEnd(34)} ${' '.repeat(23)}   ${pct(right, all)}`)
+    if (graded.values)
+      say(
+        `  would go to a person (review mode ungrounded): ${graded.flagged} of ${graded.values} values, ${pct(graded.flagged, graded.values)}`,
+      )
   }
   return summary
 }
@@ -476,6 +506,7 @@ function writeReport(
 }
 
 interface Summary {
+  review?: { values: number; flagged: number; share: number }
   calls: number
   failed: number
   accuracy: number | null
@@ -501,11 +532,11 @@ function markdown(r: Report): string {
     '',
     `Provider: ${r.provider}${r.fake ? ' (the fake answers schema-minimal objects: these scores say nothing about quality, only that the harness runs and scores)' : ''}.`,
     '',
-    '| capability | calls | failed | accuracy | credits | median latency | max latency |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| capability | calls | failed | accuracy | to review (ungrounded) | credits | median latency | max latency |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...Object.entries(r.summary).map(
       ([n, s]) =>
-        `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`,
+        `| ${n} | ${s.calls} | ${s.failed} | ${p(s.accuracy)} | ${s.review ? `${s.review.flagged}/${s.review.values} (${p(s.review.share)})` : '–'} | ${s.credits} | ${s.latencyMs.median} ms | ${s.latencyMs.max} ms |`,
     ),
     '',
     '## Accuracy per field',

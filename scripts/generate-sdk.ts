@@ -150,20 +150,22 @@ export function sdkSource(document: OpenApiDocument): string {
     '/** The API client: one method per operation of the published document. */',
     `export class Client extends BaseClient {\n${body.join('').replace(/\n\n$/, '\n')}}\n`,
   )
-  // The bodies the document's webhooks POST: a job's callback (WebhookPayload) and each account event type.
+  // The bodies the document's webhooks POST: a call's callback (a job's WebhookPayload, a batch's
+  // BatchWebhookPayload) and each account event type.
+  const CALLBACK_BODIES = ['WebhookPayload', 'BatchWebhookPayload'].filter((name) => schemas[name])
   const eventBodies = [
     ...new Set(
       Object.values(document.webhooks ?? {}).flatMap((w) => {
         const ref = w.post?.requestBody?.content?.['application/json']?.schema?.$ref
         const name = ref && typeName(ref.split('/').pop()!)
-        return name && name !== 'WebhookPayload' ? [name] : []
+        return name && !CALLBACK_BODIES.includes(name) ? [name] : []
       }),
     ),
   ]
   if (schemas.WebhookPayload) {
     out.push(
-      "/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */",
-      'export type WebhookEvent = WebhookPayload\n',
+      "/** The body of a callback, POSTed to a call's or a batch's callbackUrl: narrow it on `event`. */",
+      `export type WebhookEvent = ${CALLBACK_BODIES.join(' | ')}\n`,
       ...(eventBodies.length
         ? [
             '/** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */',

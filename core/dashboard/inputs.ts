@@ -34,6 +34,8 @@ export const NOTICE_NAMES = [
   'endpoint-deleted',
   'resent',
   'alerts',
+  'reviewed',
+  'review-settings',
 ] as const
 
 /** Form bodies, by what they do. */
@@ -67,6 +69,15 @@ export const FORMS = {
     enforced: Type.Optional(Type.Literal('1')),
   }),
   keyCap: closed({ _csrf: Csrf, monthlySpendCap: Type.Optional(FormText(20)) }),
+  reviewSettings: closed({
+    _csrf: Csrf,
+    mode: oneOf(['off', 'ungrounded', 'below'] as const),
+    threshold: blankOr(FormText(8, { pattern: '^(0(\\.\\d{1,4})?|1(\\.0{1,4})?)$' })),
+    endpoints: Type.Optional(FormText(2000)),
+    evalConsent: Type.Optional(Type.Literal('1')),
+  }),
+  /** A review's decisions: `f<i>` is the value of its i-th flagged field as the reviewer left it (unchanged: accepted). */
+  review: Type.Object({ _csrf: Csrf }, { additionalProperties: false, patternProperties: { '^f\\d{1,4}$': FormText(20_000) } }),
   checkout: closed({
     _csrf: Csrf,
     pack: Type.Optional(oneOf(Object.keys(PACKS) as Pack[])),
@@ -108,6 +119,11 @@ export const QUERIES = {
     from: blankOr(FormText(10, { format: 'date' })),
     to: blankOr(FormText(10, { format: 'date' })),
     cursor: Type.Optional(FormText(64)),
+  }),
+  reviews: closed({
+    status: Type.Optional(oneOf(['', 'pending', 'completed'] as const)),
+    done: Type.Optional(oneOf(NOTICE_NAMES)),
+    cursor: Type.Optional(FormText(200)),
   }),
   billing: closed({ done: Type.Optional(oneOf(NOTICE_NAMES)), checkout: Type.Optional(oneOf(['done', 'cancelled'] as const)) }),
 }

@@ -47,6 +47,8 @@ const NOTICES = new Map<string, string>([
   ['endpoint-deleted', 'The endpoint is deleted; it receives nothing more.'],
   ['resent', 'The event is sent again, with the same webhook-id.'],
   ['alerts', 'Alert settings saved.'],
+  ['reviewed', 'The review is completed; the reviewed result is saved.'],
+  ['review-settings', 'Review settings saved. They apply to the next call.'],
 ])
 
 /** The notice a redirect after a change asks for (`?done=`), from the page's own query schema. */

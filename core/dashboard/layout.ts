@@ -13,6 +13,7 @@ export type Page =
   | 'usage'
   | 'requests'
   | 'batches'
+  | 'reviews'
   | 'billing'
   | 'team'
   | 'audit'
@@ -46,6 +47,7 @@ const NAV: [Page, string, string, RoleAction][] = [
   ['usage', 'Usage', '/dashboard/usage', 'usage.read'],
   ['requests', 'Requests', '/dashboard/requests', 'requests.read'],
   ['batches', 'Batches', '/dashboard/batches', 'requests.read'],
+  ['reviews', 'Reviews', '/dashboard/reviews', 'reviews.read'],
   ['billing', 'Billing', '/dashboard/billing', 'billing.read'],
   ['team', 'Team', '/dashboard/team', 'members.read'],
   ['audit', 'Audit log', '/dashboard/audit', 'audit.read'],

@@ -19,6 +19,7 @@ import { invitationRoutes } from './pages/invitation.ts'
 import { keysRoutes } from './pages/keys.ts'
 import { overviewRoutes } from './pages/overview.ts'
 import { requestsRoutes } from './pages/requests.ts'
+import { reviewsRoutes } from './pages/reviews.ts'
 import { signInRoutes } from './pages/sign-in.ts'
 import { ssoSignInRoutes } from './pages/sso-sign-in.ts'
 import { ssoRoutes } from './pages/sso.ts'
@@ -35,6 +36,7 @@ const PAGES = [
   keysRoutes,
   requestsRoutes,
   batchesRoutes,
+  reviewsRoutes,
   webhooksRoutes,
   endpointsRoutes,
   eventsRoutes,

@@ -77,37 +77,6 @@ create table audit_entries (
   constraint audit_entries_pkey PRIMARY KEY (id)
 );
 
-create table batches (
-  id uuid not null,
-  account_id uuid not null,
-  key_id uuid not null,
-  mode text not null,
-  endpoint text not null,
-  batch_window text not null,
-  status text not null,
-  total integer not null,
-  succeeded integer not null default 0,
-  failed integer not null default 0,
-  cancelled integer not null default 0,
-  expired integer not null default 0,
-  quoted bigint not null,
-  charged bigint not null default 0,
-  released bigint not null default 0,
-  callback_url text,
-  request_id text not null,
-  idempotency_key text,
-  created_at timestamp with time zone not null,
-  expires_at timestamp with time zone not null,
-  completed_at timestamp with time zone,
-  constraint batches_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint batches_batch_window_check CHECK ((batch_window = ANY (ARRAY['now'::text, '24h'::text]))),
-  constraint batches_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
-  constraint batches_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
-  constraint batches_pkey PRIMARY KEY (id),
-  constraint batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'cancelled'::text, 'completed'::text, 'expired'::text]))),
-  constraint batches_total_check CHECK (((total >= 1) AND (total <= 10000)))
-);
-
 create table dashboard_sessions (
   id_hash bytea not null,
   account_id uuid not null,
@@ -135,7 +104,7 @@ create table holds (
   created_at timestamp with time zone not null default now(),
   size jsonb,
   constraint holds_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint holds_amount_check CHECK ((amount >= 0)),
+  constraint holds_amount_check CHECK ((amount > 0)),
   constraint holds_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
   constraint holds_pkey PRIMARY KEY (id),
   constraint holds_state_check CHECK ((state = ANY (ARRAY['open'::text, 'captured'::text, 'released'::text])))
@@ -197,12 +166,8 @@ create table jobs (
   finished_at timestamp with time zone,
   mode text not null default 'live'::text,
   progress jsonb,
-  batch_id uuid,
-  batch_index integer,
-  custom_id text,
-  dispatched boolean,
+  reviewed_result text,
   constraint jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint jobs_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES holds(id),
   constraint jobs_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
   constraint jobs_live_hold CHECK (((mode = 'test'::text) OR (hold_id IS NOT NULL))),
@@ -310,23 +275,43 @@ create table request_log (
   error_message text,
   job_id uuid,
   metadata jsonb,
-  cache text,
-  constraint request_log_cache_check CHECK ((cache = ANY (ARRAY['hit'::text, 'miss'::text, 'bypass'::text]))),
   constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint request_log_pkey PRIMARY KEY (id)
 );
 
-create table result_cache (
+create table review_settings (
+  account_id uuid not null,
+  mode text not null,
+  threshold numeric,
+  endpoints text[],
+  eval_consent boolean not null default false,
+  updated_at timestamp with time zone not null,
+  constraint review_settings_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint review_settings_mode_check CHECK ((mode = ANY (ARRAY['off'::text, 'ungrounded'::text, 'below'::text]))),
+  constraint review_settings_pkey PRIMARY KEY (account_id),
+  constraint review_settings_threshold_check CHECK (((threshold >= (0)::numeric) AND (threshold <= (1)::numeric)))
+);
+
+create table reviews (
+  id text not null,
   account_id uuid not null,
   livemode boolean not null,
-  key bytea not null,
   endpoint text not null,
-  result text not null,
-  provider_cost_usd numeric not null default 0,
+  request_id text not null,
+  job_id uuid,
+  status text not null default 'pending'::text,
+  fields jsonb not null,
+  request jsonb not null,
+  result jsonb not null,
+  pages jsonb not null,
+  reviewed_result jsonb,
+  decisions jsonb,
+  reviewer jsonb,
   created_at timestamp with time zone not null,
-  expires_at timestamp with time zone not null,
-  constraint result_cache_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
-  constraint result_cache_pkey PRIMARY KEY (account_id, livemode, key)
+  completed_at timestamp with time zone,
+  constraint reviews_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint reviews_pkey PRIMARY KEY (id),
+  constraint reviews_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'completed'::text])))
 );
 
 create table sso_domains (
@@ -370,8 +355,6 @@ create table usage_events (
   request_id text not null,
   created_at timestamp with time zone not null default now(),
   size jsonb,
-  cached boolean not null default false,
-  saved_usd numeric,
   constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint usage_events_pkey PRIMARY KEY (id)
 );
@@ -390,7 +373,7 @@ create table webhook_attempts (
 
 create table webhook_deliveries (
   id text not null,
-  job_id uuid,
+  job_id uuid not null,
   account_id uuid not null,
   event text not null,
   url text not null,
@@ -400,11 +383,8 @@ create table webhook_deliveries (
   created_at timestamp with time zone not null default now(),
   updated_at timestamp with time zone not null default now(),
   reason text,
-  batch_id uuid,
   constraint webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint webhook_deliveries_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint webhook_deliveries_job_id_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON DELETE CASCADE,
-  constraint webhook_deliveries_one_subject CHECK (((job_id IS NULL) <> (batch_id IS NULL))),
   constraint webhook_deliveries_pkey PRIMARY KEY (id),
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
 );
@@ -435,8 +415,6 @@ create table workers (
 CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id);
 CREATE INDEX audit_entries_account ON public.audit_entries USING btree (account_id, id DESC);
 CREATE INDEX audit_entries_at ON public.audit_entries USING btree (at);
-CREATE INDEX batches_account_list ON public.batches USING btree (account_id, mode, created_at DESC, id DESC);
-CREATE INDEX batches_open ON public.batches USING btree (account_id) WHERE (status = 'queued'::text);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
 CREATE INDEX dashboard_sessions_member ON public.dashboard_sessions USING btree (member_id);
 CREATE INDEX holds_open ON public.holds USING btree (expires_at) WHERE (state = 'open'::text);
@@ -444,10 +422,6 @@ CREATE INDEX idempotency_records_created ON public.idempotency_records USING btr
 CREATE INDEX invitations_account ON public.invitations USING btree (account_id, created_at DESC);
 CREATE INDEX jobs_account ON public.jobs USING btree (account_id);
 CREATE INDEX jobs_account_list ON public.jobs USING btree (account_id, mode, created_at DESC, id DESC);
-CREATE INDEX jobs_batch_in_flight ON public.jobs USING btree (account_id) WHERE ((batch_id IS NOT NULL) AND dispatched AND (status = ANY (ARRAY['queued'::text, 'running'::text])));
-CREATE UNIQUE INDEX jobs_batch_items ON public.jobs USING btree (batch_id, batch_index) WHERE (batch_id IS NOT NULL);
-CREATE INDEX jobs_batch_pending ON public.jobs USING btree (account_id, created_at, batch_id, batch_index) WHERE ((batch_id IS NOT NULL) AND (status = 'queued'::text) AND (NOT dispatched));
-CREATE INDEX jobs_batch_running ON public.jobs USING btree (batch_id) WHERE ((batch_id IS NOT NULL) AND (status = 'running'::text));
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
 CREATE INDEX members_email ON public.members USING btree (email);
@@ -460,11 +434,11 @@ CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
 CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
 CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
-CREATE INDEX result_cache_expiry ON public.result_cache USING btree (expires_at);
+CREATE INDEX reviews_completed_at ON public.reviews USING btree (completed_at) WHERE (completed_at IS NOT NULL);
+CREATE INDEX reviews_queue ON public.reviews USING btree (account_id, livemode, created_at DESC, id DESC);
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
-CREATE INDEX webhook_deliveries_batch ON public.webhook_deliveries USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
 CREATE INDEX worker_recoveries_at ON public.worker_recoveries USING btree (recovered_at);
 
@@ -496,30 +470,6 @@ begin
     end if;
   end if;
   return query select v.outcome, v.status, v.body, v.available;
-end $function$;
-
-CREATE OR REPLACE FUNCTION public.capture_cached_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone, p_saved_usd numeric)
- RETURNS TABLE(body text, available bigint)
- LANGUAGE plpgsql
-AS $function$
-declare
-  v_hold holds%rowtype;
-  v_body text;
-  v_available bigint;
-  v_tail constant text := ',"livemode":true}}';
-begin
-  select c.body, c.available into v_body, v_available from capture_hold(p_hold, p_result, p_idem_key, p_now) c;
-  select * into v_hold from holds h where h.id = p_hold;
-  update usage_events u set cached = true, saved_usd = p_saved_usd
-   where u.account_id = v_hold.account_id and u.created_at = p_now and u.request_id = v_hold.request_id;
-  if right(v_body, length(v_tail)) <> v_tail then
-    raise exception 'capture_hold answered an unexpected usage: %', right(v_body, 80);
-  end if;
-  v_body := left(v_body, -length(v_tail)) || ',"cached":true' || v_tail;
-  if p_idem_key is not null then
-    update idempotency_records r set body = v_body where r.account_id = v_hold.account_id and r.key = p_idem_key;
-  end if;
-  return query select v_body, v_available;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
@@ -757,34 +707,6 @@ begin
   return v_returned;
 end $function$;
 
-CREATE OR REPLACE FUNCTION public.reserve_batch(p_account uuid, p_key uuid, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_amounts bigint[], p_sizes jsonb[], p_accepted text)
- RETURNS TABLE(outcome text, status integer, body text, available bigint, hold_ids uuid[])
- LANGUAGE plpgsql
-AS $function$
-declare
-  v record;
-  v_holds uuid[];
-begin
-  select * into v from reserve_call(p_account, p_key, (select sum(a) from unnest(p_amounts) a)::bigint, p_endpoint,
-    p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now, null) r;
-  if v.outcome = 'ok' then
-    delete from holds h where h.id = v.hold_id;
-    with inserted as (
-      insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
-      select p_account, p_key, i.amount, p_endpoint, p_request_id, null, p_now, i.size
-        from unnest(p_amounts, p_sizes) with ordinality as i (amount, size, ord)
-       order by i.ord
-      returning id
-    )
-    select array_agg(id) into v_holds from inserted;
-    if p_idem_key is not null then
-      update idempotency_records r set state = 'done', status = 202, body = p_accepted
-       where r.account_id = p_account and r.key = p_idem_key;
-    end if;
-  end if;
-  return query select v.outcome, v.status, v.body, v.available, v_holds;
-end $function$;
-
 CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, hold_id uuid, status integer, body text, available bigint)
  LANGUAGE plpgsql
@@ -834,26 +756,6 @@ begin
   values (p_account, p_key, p_price, p_endpoint, p_request_id, p_now + p_hold_ttl, p_now, p_size)
   returning id into v_hold;
   return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
-end $function$;
-
-CREATE OR REPLACE FUNCTION public.result_cache_claim(p_account uuid, p_livemode boolean, p_key bytea, p_lock integer, p_now timestamp with time zone)
- RETURNS TABLE(role text, result text, saved_usd numeric)
- LANGUAGE plpgsql
-AS $function$
-declare
-  v_led boolean := pg_try_advisory_lock(1128481352, p_lock);
-  v result_cache%rowtype;
-begin
-  select * into v from result_cache c
-   where c.account_id = p_account and c.livemode = p_livemode and c.key = p_key and c.expires_at > p_now;
-  if found then
-    if v_led then
-      perform pg_advisory_unlock(1128481352, p_lock);
-    end if;
-    return query select 'hit'::text, v.result, v.provider_cost_usd;
-    return;
-  end if;
-  return query select case when v_led then 'leader' else 'follower' end, null::text, null::numeric;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)

@@ -38,6 +38,31 @@ export const SUPPORT_RULES = [
 
 // ---- published ---------------------------------------------------------------------------------------------
 
+/**
+ * Evidence of a value a person reviewed (C21, docs/api.md "Human review"): who, when, and whether they kept or corrected it.
+ * Only reviews write it, never a handler: its static type is `never`, so handlers' result types stay as they are.
+ */
+const ReviewEvidence = Type.Unsafe<never>(
+  Type.Object(
+    {
+      source: Type.Literal('review'),
+      action: Type.Union([Type.Literal('accept'), Type.Literal('correct')]),
+      reviewer: Type.Object(
+        {
+          type: Type.Union([Type.Literal('member'), Type.Literal('key')]),
+          id: Type.String(),
+          email: Type.Optional(Type.String()),
+          keyPrefix: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false, description: 'the member (dashboard) or key (API) that completed the review' },
+      ),
+      reviewId: Type.String({ description: 'rev_…' }),
+      reviewedAt: Type.String({ format: 'date-time' }),
+    },
+    { additionalProperties: false },
+  ),
+)
+
 const EvidenceSchema = Type.Union(
   [
     Type.Object(
@@ -50,18 +75,22 @@ const EvidenceSchema = Type.Union(
       },
       { additionalProperties: false },
     ),
+    ReviewEvidence,
     Type.Null(),
   ],
   {
     [EXPLICIT_NULL]: true,
-    description: 'the passage code found in the document and derived the value from; null: not found (the value is unsupported)',
+    description:
+      'the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported)',
   },
 )
 
 /** Properties every grounded value carries (spread them into an item's object). */
 export const Grounded = {
   evidence: EvidenceSchema,
-  grounded: Type.Boolean({ description: 'true when code found the evidence; false values are capped at confidence 0.5' }),
+  grounded: Type.Boolean({
+    description: 'true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5',
+  }),
   confidence: Type.Number({
     minimum: 0,
     maximum: 1,

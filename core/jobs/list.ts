@@ -17,7 +17,7 @@ export const JobsQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const JobSummary = Type.Omit(JobView, ['result'], { additionalProperties: false })
+export const JobSummary = Type.Omit(JobView, ['result', 'reviewedResult'], { additionalProperties: false })
 
 export const JobsPage = Type.Object(
   {

@@ -1,6 +1,7 @@
 // The graphile-worker task of an async call: queued → running under a lease, then completeJob or failJob.
 import type { JobHelpers } from 'graphile-worker'
 import { withoutDigests } from '../documents/same-document.ts'
+import type { ResolvedDocument } from '../documents/schema.ts'
 import { ApiError } from '../errors.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
@@ -19,6 +20,7 @@ interface Claimed {
   input: Record<string, unknown>
   /** what the acceptance held: the job's price (issue 27) */
   credits: string
+  mode: 'live' | 'test'
 }
 
 export function runCapabilityTask(services: Services) {
@@ -33,7 +35,7 @@ export function runCapabilityTask(services: Services) {
     const rows = await db.sql<Claimed>(
       `with queued as (select id from jobs where id = any(?::uuid[]) and status = 'queued' order by id for update)
        update jobs set status = 'running', started_at = ?, updated_at = ?, lease_until = ? from queued where jobs.id = queued.id
-       returning jobs.id, endpoint, account_id, request_id, (select input from job_inputs where job_id = jobs.id) as input,
+       returning jobs.id, endpoint, account_id, request_id, mode, (select input from job_inputs where job_id = jobs.id) as input,
          (select amount from holds where id = jobs.hold_id) as credits`,
       [jobIds, now, now, leaseUntil()],
     )
@@ -63,7 +65,9 @@ export function runCapabilityTask(services: Services) {
       if (!cap) throw new ApiError('internal_error', `The capability ${job.endpoint} is no longer served.`)
       if (cap.model) await services.unpaidInference.refuseIfSpent(job.account_id) // failed free, before any model request
       const { input, digests } = withoutDigests(cap.request, job.input)
+      const documents: ResolvedDocument[] = []
       const context = capabilityContext(services, cap, {
+        resolved: documents,
         requestId: job.request_id,
         accountId: job.account_id,
         signal: helpers.abortSignal ?? new AbortController().signal,
@@ -89,7 +93,17 @@ export function runCapabilityTask(services: Services) {
         },
       })
       const result = await cap.handler(input, context).finally(() => progressWrites)
-      await completeJob(services, jobId, checkResult(cap, result, services.log))
+      const checked = checkResult(cap, result, services.log)
+      const finished = {
+        capability: cap,
+        accountId: job.account_id,
+        livemode: job.mode === 'live',
+        requestId: job.request_id,
+        jobId,
+        input,
+        documents,
+      }
+      await completeJob(services, jobId, services.finishResult ? await services.finishResult({ ...finished, result: checked }) : checked)
     } catch (e) {
       if (!(e instanceof ApiError)) services.log(`[jobs] ${jobId} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
       await failJob(services, jobId, jobError(e), { statuses: ['running'] })

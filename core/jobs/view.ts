@@ -83,6 +83,16 @@ export const JobView = Type.Object(
         { additionalProperties: true, description: 'when succeeded: the body the synchronous call returns, usage included' },
       ),
     ),
+    reviewedResult: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage',
+        },
+      ),
+    ),
     error: Type.Optional(Type.String({ description: 'when failed: what went wrong, for people' })),
     errorCode: Type.Optional(
       Type.Unsafe<JobErrorCode>({
@@ -108,6 +118,7 @@ interface JobRow {
   started_at: string | Date | null
   finished_at: string | Date | null
   result: string | null
+  reviewed_result?: string | null
   error: JobError | null
   progress?: { done: number; total: number } | null
 }
@@ -128,6 +139,7 @@ export function jobView(jobRow: Row): JobView {
     livemode: row.mode === 'live',
     ...(row.progress ? { progress: { done: row.progress.done, total: row.progress.total } } : {}),
     ...(row.result ? { result: JSON.parse(row.result) as JobView['result'] } : {}),
+    ...(row.reviewed_result ? { reviewedResult: JSON.parse(row.reviewed_result) as object } : {}),
     ...(row.error ? { error: row.error.message, errorCode: row.error.code } : {}),
   }
 }

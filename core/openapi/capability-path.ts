@@ -8,6 +8,7 @@ import { pausedReason } from '../pipeline/paused.ts'
 import { priceRule } from '../pipeline/price.ts'
 import { unavailableReason } from '../pipeline/provider.ts'
 import type { Capability } from '../run/registry.ts'
+import { carriesEvidence } from '../reviews/rule.ts'
 import type { JsonSchema } from '../run/result.ts'
 import { ERROR_STATUSES, RATE_LIMIT, REQUEST_ID, errorResponse, header, json, ref } from './responses.ts'
 
@@ -53,7 +54,7 @@ export function capabilityPath(cap: Capability, config: Config, provider: ModelP
           headers: success,
           content: {
             'application/json': {
-              schema: { anyOf: [withUsage(cap.responseSchema), ref('DryRun')] },
+              schema: { anyOf: [withUsage(cap), ref('DryRun')] },
               example: { ...(cap.example.response as object), usage: { credits: cap.price, balanceRemaining: 990, livemode: true } },
             },
           },
@@ -101,8 +102,17 @@ function publishedRequest(cap: Capability) {
   return { ...cap.requestSchema, properties }
 }
 
-/** The published result with `usage` merged in, so one schema (not allOf) validates the body as sent. */
-function withUsage(result: JsonSchema): JsonSchema {
+/**
+ * The published result with `usage` merged in, so one schema (not allOf) validates the body as sent; an extracting
+ * capability's result may carry `review` (C21).
+ */
+function withUsage(cap: Capability): JsonSchema {
+  const result = cap.responseSchema
   if (!result.properties) throw new Error('a capability response must be an object schema with properties')
-  return { ...result, properties: { ...result.properties, usage: ref('Usage') }, required: [...(result.required ?? []), 'usage'] }
+  const review: Record<string, JsonSchema> = carriesEvidence(cap) ? { review: ref('ReviewMark') } : {}
+  return {
+    ...result,
+    properties: { ...result.properties, ...review, usage: ref('Usage') },
+    required: [...(result.required ?? []), 'usage'],
+  }
 }

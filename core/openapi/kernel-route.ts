@@ -39,4 +39,5 @@ export const TAGS = {
   events: 'Webhook endpoints, the event log and alerts (C17): the account’s events, signed with the Standard Webhooks scheme',
   batches: 'Thousands of calls of one endpoint in one request, each item charged on its own (C19)',
   team: 'Keys, members, invitations, the audit log and single sign-on (C18): keys with permissions "all" only',
+  reviews: 'Human review of extracted values code could not verify (C21)',
 } as const

@@ -8,6 +8,7 @@ import { CacheEmptied, UsageResponse, usageParameters } from '../usage/routes.ts
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { EVENT_ROUTES } from './event-routes.ts'
+import { REVIEW_ROUTES } from './review-routes.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
 import { BATCH_ROUTES } from '../batches/openapi.ts'
 
@@ -211,4 +212,5 @@ export const KERNEL_ROUTES: KernelRoute[] = [
   },
   ...TEAM_ROUTES,
   ...EVENT_ROUTES,
+  ...REVIEW_ROUTES,
 ]

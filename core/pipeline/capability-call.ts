@@ -12,6 +12,7 @@ import { answerAccepted } from '../idempotency/answer.ts'
 import { ClientGone } from '../models/generate.ts'
 import type { Capability } from '../run/registry.ts'
 import type { Reader } from '../documents/sandbox.ts'
+import type { ResolvedDocument } from '../documents/schema.ts'
 import { DOCUMENT_DIGESTS } from '../documents/same-document.ts'
 import { capabilityContext } from '../run/context.ts'
 import { checkResult } from '../run/result.ts'
@@ -187,6 +188,7 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
   let body: string
   try {
     requireProvider(capability, services.provider)
+    const documents: ResolvedDocument[] = []
     const context = capabilityContext(services, capability, {
       requestId: charge.requestId,
       accountId: caller.accountId,
@@ -196,9 +198,20 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
       credits: quoted.credits,
       reader: run.reader,
       providerCost: run.providerCost,
+      resolved: documents,
     })
     const result = cache.hit ?? (await capability.handler(call.input, context)) // 7
-    const published = checkResult(capability, result, services.log)
+    const checked = checkResult(capability, result, services.log)
+    const finished = {
+      capability,
+      accountId: caller.accountId,
+      livemode: caller.mode === 'live',
+      requestId: charge.requestId,
+      input: call.input,
+      documents,
+    }
+    // A hit answers what the first call answered, its review mark included; a fresh result may be sent to review.
+    const published = cache.hit || !services.finishResult ? checked : await services.finishResult({ ...finished, result: checked })
     body = (await inTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
     ctx.state.credits = charge.price
   } catch (e) {

@@ -37,6 +37,8 @@ export function capabilityContext(
     documents?: ReadonlyMap<DocumentInput, ResolvedDocument> | undefined
     /** The call's turn at the decoders, when its caller accounts for it (a live call that fails draws it as unpaid). */
     reader?: Reader
+    /** Gets each document the handler resolves (a review shows the reviewer its pages). */
+    resolved?: ResolvedDocument[]
   },
 ): CapabilityContext {
   const { config } = services
@@ -97,16 +99,17 @@ export function capabilityContext(
     documents: {
       resolve: async (input) => {
         const priced = call.digests?.get(input)
-        return (
+        const doc =
           call.documents?.get(input) ??
-          resolveDocument(input, {
+          (await resolveDocument(input, {
             fetch: priced ? requiringDigest(fetchGuarded, priced.sha256, priced.at) : fetchGuarded,
             sandbox: services.sandbox,
             waitForDecoder: wait,
             signal: call.signal,
             reader,
-          })
-        )
+          }))
+        call.resolved?.push(doc)
+        return doc
       },
       parts: (doc) => documentParts(doc, provider.acceptsFiles),
       inspectImage: (bytes, mediaType, path) =>

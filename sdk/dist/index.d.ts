@@ -140,6 +140,10 @@ export type WebhookPayload = {
             };
             [key: string]: unknown;
         };
+        /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+        reviewedResult?: {
+            [key: string]: unknown;
+        };
         /** when failed: what went wrong, for people */
         error?: string;
         /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
@@ -183,6 +187,14 @@ export type BatchWebhookPayload = {
         /** items not ended by then end expired, free */
         expiresAt: string;
     };
+};
+/** present when the account’s review settings sent this result to a person (C21) */
+export type ReviewMark = {
+    /** rev_…; GET /v1/reviews/{id} */
+    id: string;
+    status: "pending" | "completed";
+    /** JSON pointers of the values sent to a person, e.g. /totalAmount, /lineItems/2 */
+    fields: Array<string>;
 };
 export type JobCompletedEvent = {
     /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
@@ -229,6 +241,10 @@ export type JobCompletedEvent = {
                 /** false: a test key */
                 livemode: boolean;
             };
+            [key: string]: unknown;
+        };
+        /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+        reviewedResult?: {
             [key: string]: unknown;
         };
         /** when failed: what went wrong, for people */
@@ -282,6 +298,10 @@ export type JobFailedEvent = {
                 /** false: a test key */
                 livemode: boolean;
             };
+            [key: string]: unknown;
+        };
+        /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+        reviewedResult?: {
             [key: string]: unknown;
         };
         /** when failed: what went wrong, for people */
@@ -492,6 +512,10 @@ export type Job = {
             /** false: a test key */
             livemode: boolean;
         };
+        [key: string]: unknown;
+    };
+    /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+    reviewedResult?: {
         [key: string]: unknown;
     };
     /** when failed: what went wrong, for people */
@@ -1079,6 +1103,114 @@ export type AlertInput = {
     /** the account’s owners get a mail of each balance and budget alert too */
     email?: boolean;
 };
+export type ReviewSettings = {
+    /** off: no reviews; ungrounded: values without evidence or that code found wrong; below: values under `threshold` */
+    mode: "off" | "ungrounded" | "below";
+    threshold?: number;
+    endpoints?: Array<string>;
+    evalConsent: boolean;
+    /** absent: never set (the default, off) */
+    updatedAt?: string;
+};
+export type ReviewSettingsInput = {
+    /** off: no reviews; ungrounded: values without evidence or that code found wrong; below: values under `threshold` */
+    mode: "off" | "ungrounded" | "below";
+    /** with mode "below": the confidence under which a value is reviewed */
+    threshold?: number;
+    /** only these extracting endpoints; left out: all of them */
+    endpoints?: Array<string>;
+    /** completed reviews may be exported as evaluation fixtures (npm run eval); default false */
+    evalConsent?: boolean;
+};
+export type ReviewsPage = {
+    reviews: Array<{
+        id: string;
+        status: "pending" | "completed";
+        /** e.g. /v1/parse */
+        endpoint: string;
+        requestId: string;
+        /** the async job whose result this is */
+        jobId?: string;
+        fields: Array<string>;
+        livemode: boolean;
+        createdAt: string;
+        completedAt?: string;
+        reviewer?: {
+            type: "member" | "key";
+            id: string;
+            email?: string;
+            keyPrefix?: string;
+        };
+    }>;
+    /** Pass as cursor for the next (older) page; absent on the last page */
+    nextCursor?: string;
+};
+export type Review = {
+    id: string;
+    status: "pending" | "completed";
+    /** e.g. /v1/parse */
+    endpoint: string;
+    requestId: string;
+    /** the async job whose result this is */
+    jobId?: string;
+    fields: Array<string>;
+    livemode: boolean;
+    createdAt: string;
+    completedAt?: string;
+    reviewer?: {
+        type: "member" | "key";
+        id: string;
+        email?: string;
+        keyPrefix?: string;
+    };
+    /** the result as the call answered it (without usage) */
+    result: {
+        [key: string]: unknown;
+    };
+    flagged: Array<{
+        path: string;
+        /** the value as answered (for a list item: the item without its evidence) */
+        value: unknown;
+        evidence: {
+            page: number | null;
+            quote: string;
+            [key: string]: unknown;
+        } | null;
+        grounded: boolean;
+        confidence: number;
+        /** null when code found no quote: the value is not in the document as quoted; read `pages` */
+        context: {
+            page: number | null;
+            /** the page text around the quote */
+            text: string;
+            /** where the quote starts in `text` */
+            quoteStart: number;
+            quoteEnd: number;
+        } | null;
+    }>;
+    /** the document’s text, page by page (empty for an image) */
+    pages: Array<string>;
+    decisions?: Array<{
+        /** one of the review’s fields */
+        path: string;
+        action: "accept" | "correct";
+        /** with correct: the right value (for a list item, an object of the item’s properties or its value) */
+        value?: unknown;
+    }>;
+    /** when completed: the result as reviewed, valid against the endpoint’s schema */
+    reviewedResult?: {
+        [key: string]: unknown;
+    };
+};
+export type CompleteReviewInput = {
+    fields: Array<{
+        /** one of the review’s fields */
+        path: string;
+        action: "accept" | "correct";
+        /** with correct: the right value (for a list item, an object of the item’s properties or its value) */
+        value?: unknown;
+    }>;
+};
 /** POST /v1/categorize request */
 export type CategorizeRequest = {
     items: Array<string>;
@@ -1245,14 +1377,27 @@ export type ContractResponse = {
     parties: Array<{
         name: string;
         role: string;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -1270,14 +1415,27 @@ export type ContractResponse = {
         clause: string;
         severity: "low" | "medium" | "high";
         reason: string;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -1285,53 +1443,105 @@ export type ContractResponse = {
     /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
     grounding: {
         effectiveDate?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         term?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         governingLaw?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         "renewal.noticePeriod"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
@@ -1339,6 +1549,7 @@ export type ContractResponse = {
     };
     /** what code found wrong with the model's answer */
     warnings?: Array<string>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/describe request */
@@ -1453,18 +1664,32 @@ export type ExtractResponse = {
         field: string;
         /** null: the text does not state this field */
         value: string | null;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
     }>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/fraud-flag request */
@@ -1561,14 +1786,27 @@ export type InvoiceResponse = {
         quantity?: number;
         unitPrice?: number;
         amount: number;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -1576,157 +1814,313 @@ export type InvoiceResponse = {
     /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
     grounding: {
         "vendor.name"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         "vendor.address"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         "vendor.taxId"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         customer?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         invoiceNumber?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         poNumber?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         issueDate?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         dueDate?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         subtotal?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         tax?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         total?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         paymentTerms?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
@@ -1734,6 +2128,7 @@ export type InvoiceResponse = {
     };
     /** What does not add up or could not be read; checked by code, never silently fixed */
     warnings?: Array<string>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/match request */
@@ -1973,14 +2368,27 @@ export type ParseResponse = {
     lineItems?: Array<{
         description: string;
         amount: number;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -1989,14 +2397,27 @@ export type ParseResponse = {
         label: string;
         /** dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out */
         value: string | number | null;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -2004,53 +2425,105 @@ export type ParseResponse = {
     /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
     grounding: {
         party?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         documentNumber?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         date?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         totalAmount?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
@@ -2058,6 +2531,7 @@ export type ParseResponse = {
     };
     /** Values present in the answer that could not be read; never silently dropped */
     warnings?: Array<string>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/po-match request */
@@ -2192,14 +2666,27 @@ export type ReceiptResponse = {
         description: string;
         quantity?: number;
         amount: number;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -2207,118 +2694,235 @@ export type ReceiptResponse = {
     /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
     grounding: {
         merchant?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         location?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         date?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         time?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         subtotal?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         tax?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         tip?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         total?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         paymentMethod?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
@@ -2326,6 +2930,7 @@ export type ReceiptResponse = {
     };
     /** What does not add up or could not be read; checked by code, never silently fixed */
     warnings?: Array<string>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/redact request */
@@ -2433,14 +3038,27 @@ export type ResumeResponse = {
         /** the resume says the role is ongoing ("present") */
         current?: boolean;
         highlights: Array<string>;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -2449,14 +3067,27 @@ export type ResumeResponse = {
         degree?: string;
         school: string;
         year?: number;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -2469,118 +3100,235 @@ export type ResumeResponse = {
     /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
     grounding: {
         name?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         email?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         phone?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         location?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         headline?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         yearsExperience?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         "links.linkedin"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         "links.github"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         "links.website"?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
@@ -2588,6 +3336,7 @@ export type ResumeResponse = {
     };
     /** what code found wrong with the answer and did not silently fix */
     warnings?: Array<string>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/review-reply request */
@@ -2801,14 +3550,27 @@ export type StatementResponse = {
         category?: string;
         /** the running balance the statement prints after this transaction */
         balance?: number;
-        /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+        /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
         evidence: {
             /** the page where code found the quote (never the model's claim); null for input without pages */
             page: number | null;
             /** the document's own text of the passage */
             quote: string;
+        } | {
+            source: "review";
+            action: "accept" | "correct";
+            /** the member (dashboard) or key (API) that completed the review */
+            reviewer: {
+                type: "member" | "key";
+                id: string;
+                email?: string;
+                keyPrefix?: string;
+            };
+            /** rev_… */
+            reviewId: string;
+            reviewedAt: string;
         } | null;
-        /** true when code found the evidence; false values are capped at confidence 0.5 */
+        /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
         grounded: boolean;
         /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
         confidence: number;
@@ -2818,79 +3580,157 @@ export type StatementResponse = {
     /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
     grounding: {
         institution?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         accountHolder?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         periodStart?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         periodEnd?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         openingBalance?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
         };
         closingBalance?: {
-            /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+            /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
             evidence: {
                 /** the page where code found the quote (never the model's claim); null for input without pages */
                 page: number | null;
                 /** the document's own text of the passage */
                 quote: string;
+            } | {
+                source: "review";
+                action: "accept" | "correct";
+                /** the member (dashboard) or key (API) that completed the review */
+                reviewer: {
+                    type: "member" | "key";
+                    id: string;
+                    email?: string;
+                    keyPrefix?: string;
+                };
+                /** rev_… */
+                reviewId: string;
+                reviewedAt: string;
             } | null;
-            /** true when code found the evidence; false values are capped at confidence 0.5 */
+            /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
             grounded: boolean;
             /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
             confidence: number;
@@ -2898,6 +3738,7 @@ export type StatementResponse = {
     };
     /** Balances that do not reconcile, values that could not be read; checked by code, never silently fixed */
     warnings?: Array<string>;
+    review?: ReviewMark;
     usage: Usage;
 };
 /** POST /v1/structure request */
@@ -3113,6 +3954,16 @@ export type EventsQuery = {
     cursor?: string;
     /** 1–100, default 20 */
     limit?: string;
+};
+/** GET /v1/reviews query parameters */
+export type ReviewsQuery = {
+    status?: "pending" | "completed";
+    /** e.g. parse or /v1/parse */
+    endpoint?: string;
+    /** nextCursor of the previous page */
+    cursor?: string;
+    /** reviews per page, 1–100; default 20 */
+    limit?: number;
 };
 /** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */
 export type JobOf<R> = Omit<Job, 'result'> & {
@@ -3454,16 +4305,26 @@ export declare class Client extends BaseClient {
     alerts(options?: RequestOptions): Promise<AlertSettings>;
     /** Set balance thresholds, key budget percents and email. */
     putAlerts(input: AlertInput, options?: RequestOptions): Promise<AlertSettings>;
+    /** Get the review settings. */
+    reviewSettings(options?: RequestOptions): Promise<ReviewSettings>;
+    /** Set which extracted results go to a person. */
+    putReviewSettings(input: ReviewSettingsInput, options?: RequestOptions): Promise<ReviewSettings>;
+    /** List reviews. Awaited: the first page; `for await`: every item of every page. */
+    reviews(query?: ReviewsQuery, options?: RequestOptions): List<ReviewsPage, ReviewsPage["reviews"][number]>;
+    /** Get a review. */
+    getReview(id: string, options?: RequestOptions): Promise<Review>;
+    /** Complete a review. */
+    completeReview(id: string, input: CompleteReviewInput, options?: RequestOptions): Promise<Review>;
     /**
      * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
      * an async call, the job's `result` is typed as that endpoint's result.
      */
     waitForJob<R = NonNullable<Job['result']>>(job: string | AcceptedJob<R>, options?: WaitOptions): Promise<JobOf<R>>;
 }
-/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */
-export type WebhookEvent = WebhookPayload;
+/** The body of a callback, POSTed to a call's or a batch's callbackUrl: narrow it on `event`. */
+export type WebhookEvent = WebhookPayload | BatchWebhookPayload;
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
-export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent | BatchWebhookPayload;
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent;
 /**
  * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
  * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.

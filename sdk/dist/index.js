@@ -283,6 +283,26 @@ export class Client extends BaseClient {
     putAlerts(input, options) {
         return this.request('PUT', `/v1/alerts`, input, options, false);
     }
+    /** Get the review settings. */
+    reviewSettings(options) {
+        return this.request('GET', `/v1/review-settings`, undefined, options, false);
+    }
+    /** Set which extracted results go to a person. */
+    putReviewSettings(input, options) {
+        return this.request('PUT', `/v1/review-settings`, input, options, false);
+    }
+    /** List reviews. Awaited: the first page; `for await`: every item of every page. */
+    reviews(query, options) {
+        return this.list(`/v1/reviews`, query, (page) => page["reviews"], options);
+    }
+    /** Get a review. */
+    getReview(id, options) {
+        return this.request('GET', `/v1/reviews/${encodeURIComponent(id)}`, undefined, options, false);
+    }
+    /** Complete a review. */
+    completeReview(id, input, options) {
+        return this.request('POST', `/v1/reviews/${encodeURIComponent(id)}/complete`, input, options, false);
+    }
     /**
      * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
      * an async call, the job's `result` is typed as that endpoint's result.

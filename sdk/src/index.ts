@@ -148,6 +148,10 @@ export type WebhookPayload = {
       }
       [key: string]: unknown
     }
+    /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+    reviewedResult?: {
+      [key: string]: unknown
+    }
     /** when failed: what went wrong, for people */
     error?: string
     /** when failed: the stable code (C2, or worker_lost / deadline_exceeded / cancelled) */
@@ -192,6 +196,15 @@ export type BatchWebhookPayload = {
     /** items not ended by then end expired, free */
     expiresAt: string
   }
+}
+
+/** present when the account’s review settings sent this result to a person (C21) */
+export type ReviewMark = {
+  /** rev_…; GET /v1/reviews/{id} */
+  id: string
+  status: "pending" | "completed"
+  /** JSON pointers of the values sent to a person, e.g. /totalAmount, /lineItems/2 */
+  fields: Array<string>
 }
 
 export type JobCompletedEvent = {
@@ -239,6 +252,10 @@ export type JobCompletedEvent = {
         /** false: a test key */
         livemode: boolean
       }
+      [key: string]: unknown
+    }
+    /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+    reviewedResult?: {
       [key: string]: unknown
     }
     /** when failed: what went wrong, for people */
@@ -293,6 +310,10 @@ export type JobFailedEvent = {
         /** false: a test key */
         livemode: boolean
       }
+      [key: string]: unknown
+    }
+    /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+    reviewedResult?: {
       [key: string]: unknown
     }
     /** when failed: what went wrong, for people */
@@ -513,6 +534,10 @@ export type Job = {
       /** false: a test key */
       livemode: boolean
     }
+    [key: string]: unknown
+  }
+  /** when a person completed the review of `result` (C21, docs/api.md "Human review"): the result as reviewed, without usage */
+  reviewedResult?: {
     [key: string]: unknown
   }
   /** when failed: what went wrong, for people */
@@ -1142,6 +1167,119 @@ export type AlertInput = {
   email?: boolean
 }
 
+export type ReviewSettings = {
+  /** off: no reviews; ungrounded: values without evidence or that code found wrong; below: values under `threshold` */
+  mode: "off" | "ungrounded" | "below"
+  threshold?: number
+  endpoints?: Array<string>
+  evalConsent: boolean
+  /** absent: never set (the default, off) */
+  updatedAt?: string
+}
+
+export type ReviewSettingsInput = {
+  /** off: no reviews; ungrounded: values without evidence or that code found wrong; below: values under `threshold` */
+  mode: "off" | "ungrounded" | "below"
+  /** with mode "below": the confidence under which a value is reviewed */
+  threshold?: number
+  /** only these extracting endpoints; left out: all of them */
+  endpoints?: Array<string>
+  /** completed reviews may be exported as evaluation fixtures (npm run eval); default false */
+  evalConsent?: boolean
+}
+
+export type ReviewsPage = {
+  reviews: Array<{
+    id: string
+    status: "pending" | "completed"
+    /** e.g. /v1/parse */
+    endpoint: string
+    requestId: string
+    /** the async job whose result this is */
+    jobId?: string
+    fields: Array<string>
+    livemode: boolean
+    createdAt: string
+    completedAt?: string
+    reviewer?: {
+      type: "member" | "key"
+      id: string
+      email?: string
+      keyPrefix?: string
+    }
+  }>
+  /** Pass as cursor for the next (older) page; absent on the last page */
+  nextCursor?: string
+}
+
+export type Review = {
+  id: string
+  status: "pending" | "completed"
+  /** e.g. /v1/parse */
+  endpoint: string
+  requestId: string
+  /** the async job whose result this is */
+  jobId?: string
+  fields: Array<string>
+  livemode: boolean
+  createdAt: string
+  completedAt?: string
+  reviewer?: {
+    type: "member" | "key"
+    id: string
+    email?: string
+    keyPrefix?: string
+  }
+  /** the result as the call answered it (without usage) */
+  result: {
+    [key: string]: unknown
+  }
+  flagged: Array<{
+    path: string
+    /** the value as answered (for a list item: the item without its evidence) */
+    value: unknown
+    evidence: {
+      page: number | null
+      quote: string
+      [key: string]: unknown
+    } | null
+    grounded: boolean
+    confidence: number
+    /** null when code found no quote: the value is not in the document as quoted; read `pages` */
+    context: {
+      page: number | null
+      /** the page text around the quote */
+      text: string
+      /** where the quote starts in `text` */
+      quoteStart: number
+      quoteEnd: number
+    } | null
+  }>
+  /** the document’s text, page by page (empty for an image) */
+  pages: Array<string>
+  decisions?: Array<{
+    /** one of the review’s fields */
+    path: string
+    action: "accept" | "correct"
+    /** with correct: the right value (for a list item, an object of the item’s properties or its value) */
+    value?: unknown
+  }>
+  /** when completed: the result as reviewed, valid against the endpoint’s schema */
+  reviewedResult?: {
+    [key: string]: unknown
+  }
+}
+
+export type CompleteReviewInput = {
+  fields: Array<{
+    /** one of the review’s fields */
+    path: string
+    action: "accept" | "correct"
+    /** with correct: the right value (for a list item, an object of the item’s properties or its value) */
+    value?: unknown
+  }>
+}
+
 /** POST /v1/categorize request */
 export type CategorizeRequest = {
   items: Array<string>
@@ -1317,14 +1455,27 @@ export type ContractResponse = {
   parties: Array<{
     name: string
     role: string
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -1342,14 +1493,27 @@ export type ContractResponse = {
     clause: string
     severity: "low" | "medium" | "high"
     reason: string
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -1357,53 +1521,105 @@ export type ContractResponse = {
   /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
   grounding: {
     effectiveDate?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     term?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     governingLaw?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     "renewal.noticePeriod"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
@@ -1411,6 +1627,7 @@ export type ContractResponse = {
   }
   /** what code found wrong with the model's answer */
   warnings?: Array<string>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -1533,18 +1750,32 @@ export type ExtractResponse = {
     field: string
     /** null: the text does not state this field */
     value: string | null
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
   }>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -1647,14 +1878,27 @@ export type InvoiceResponse = {
     quantity?: number
     unitPrice?: number
     amount: number
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -1662,157 +1906,313 @@ export type InvoiceResponse = {
   /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
   grounding: {
     "vendor.name"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     "vendor.address"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     "vendor.taxId"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     customer?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     invoiceNumber?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     poNumber?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     issueDate?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     dueDate?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     subtotal?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     tax?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     total?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     paymentTerms?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
@@ -1820,6 +2220,7 @@ export type InvoiceResponse = {
   }
   /** What does not add up or could not be read; checked by code, never silently fixed */
   warnings?: Array<string>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -2073,14 +2474,27 @@ export type ParseResponse = {
   lineItems?: Array<{
     description: string
     amount: number
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -2089,14 +2503,27 @@ export type ParseResponse = {
     label: string
     /** dates as YYYY-MM-DD, amounts as numbers; null is an answer (the field has no value), never left out */
     value: string | number | null
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -2104,53 +2531,105 @@ export type ParseResponse = {
   /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
   grounding: {
     party?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     documentNumber?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     date?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     totalAmount?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
@@ -2158,6 +2637,7 @@ export type ParseResponse = {
   }
   /** Values present in the answer that could not be read; never silently dropped */
   warnings?: Array<string>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -2300,14 +2780,27 @@ export type ReceiptResponse = {
     description: string
     quantity?: number
     amount: number
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -2315,118 +2808,235 @@ export type ReceiptResponse = {
   /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
   grounding: {
     merchant?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     location?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     date?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     time?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     subtotal?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     tax?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     tip?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     total?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     paymentMethod?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
@@ -2434,6 +3044,7 @@ export type ReceiptResponse = {
   }
   /** What does not add up or could not be read; checked by code, never silently fixed */
   warnings?: Array<string>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -2549,14 +3160,27 @@ export type ResumeResponse = {
     /** the resume says the role is ongoing ("present") */
     current?: boolean
     highlights: Array<string>
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -2565,14 +3189,27 @@ export type ResumeResponse = {
     degree?: string
     school: string
     year?: number
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -2585,118 +3222,235 @@ export type ResumeResponse = {
   /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
   grounding: {
     name?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     email?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     phone?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     location?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     headline?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     yearsExperience?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     "links.linkedin"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     "links.github"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     "links.website"?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
@@ -2704,6 +3458,7 @@ export type ResumeResponse = {
   }
   /** what code found wrong with the answer and did not silently fix */
   warnings?: Array<string>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -2931,14 +3686,27 @@ export type StatementResponse = {
     category?: string
     /** the running balance the statement prints after this transaction */
     balance?: number
-    /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+    /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
     evidence: {
       /** the page where code found the quote (never the model's claim); null for input without pages */
       page: number | null
       /** the document's own text of the passage */
       quote: string
+    } | {
+      source: "review"
+      action: "accept" | "correct"
+      /** the member (dashboard) or key (API) that completed the review */
+      reviewer: {
+        type: "member" | "key"
+        id: string
+        email?: string
+        keyPrefix?: string
+      }
+      /** rev_… */
+      reviewId: string
+      reviewedAt: string
     } | null
-    /** true when code found the evidence; false values are capped at confidence 0.5 */
+    /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
     grounded: boolean
     /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
     confidence: number
@@ -2948,79 +3716,157 @@ export type StatementResponse = {
   /** evidence, grounded and confidence of each single-valued field present in the result (docs/api.md "Evidence and confidence") */
   grounding: {
     institution?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     accountHolder?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     periodStart?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     periodEnd?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     openingBalance?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
     }
     closingBalance?: {
-      /** the passage code found in the document and derived the value from; null: not found (the value is unsupported) */
+      /** the passage code found in the document and derived the value from; source "review": a person reviewed the value; null: not found (the value is unsupported) */
       evidence: {
         /** the page where code found the quote (never the model's claim); null for input without pages */
         page: number | null
         /** the document's own text of the passage */
         quote: string
+      } | {
+        source: "review"
+        action: "accept" | "correct"
+        /** the member (dashboard) or key (API) that completed the review */
+        reviewer: {
+          type: "member" | "key"
+          id: string
+          email?: string
+          keyPrefix?: string
+        }
+        /** rev_… */
+        reviewId: string
+        reviewedAt: string
       } | null
-      /** true when code found the evidence; false values are capped at confidence 0.5 */
+      /** true when code found the evidence (or a person reviewed the value); false values are capped at confidence 0.5 */
       grounded: boolean
       /** the model's figure, capped at 0.5 without evidence and at 0.2 when code found the value wrong */
       confidence: number
@@ -3028,6 +3874,7 @@ export type StatementResponse = {
   }
   /** Balances that do not reconcile, values that could not be read; checked by code, never silently fixed */
   warnings?: Array<string>
+  review?: ReviewMark
   usage: Usage
 }
 
@@ -3260,6 +4107,17 @@ export type EventsQuery = {
   cursor?: string
   /** 1–100, default 20 */
   limit?: string
+}
+
+/** GET /v1/reviews query parameters */
+export type ReviewsQuery = {
+  status?: "pending" | "completed"
+  /** e.g. parse or /v1/parse */
+  endpoint?: string
+  /** nextCursor of the previous page */
+  cursor?: string
+  /** reviews per page, 1–100; default 20 */
+  limit?: number
 }
 
 /** A job whose `result`, once it has succeeded, is R: the result of the call that created it. */
@@ -3765,6 +4623,31 @@ export class Client extends BaseClient {
     return this.request('PUT', `/v1/alerts`, input, options, false)
   }
 
+  /** Get the review settings. */
+  reviewSettings(options?: RequestOptions): Promise<ReviewSettings> {
+    return this.request('GET', `/v1/review-settings`, undefined, options, false)
+  }
+
+  /** Set which extracted results go to a person. */
+  putReviewSettings(input: ReviewSettingsInput, options?: RequestOptions): Promise<ReviewSettings> {
+    return this.request('PUT', `/v1/review-settings`, input, options, false)
+  }
+
+  /** List reviews. Awaited: the first page; `for await`: every item of every page. */
+  reviews(query?: ReviewsQuery, options?: RequestOptions): List<ReviewsPage, ReviewsPage["reviews"][number]> {
+    return this.list(`/v1/reviews`, query, (page: ReviewsPage) => page["reviews"], options)
+  }
+
+  /** Get a review. */
+  getReview(id: string, options?: RequestOptions): Promise<Review> {
+    return this.request('GET', `/v1/reviews/${encodeURIComponent(id)}`, undefined, options, false)
+  }
+
+  /** Complete a review. */
+  completeReview(id: string, input: CompleteReviewInput, options?: RequestOptions): Promise<Review> {
+    return this.request('POST', `/v1/reviews/${encodeURIComponent(id)}/complete`, input, options, false)
+  }
+
   /**
    * Reads the job until it has succeeded or failed (interval, timeout, abort signal). Given the 202 answer of
    * an async call, the job's `result` is typed as that endpoint's result.
@@ -3775,11 +4658,11 @@ export class Client extends BaseClient {
   }
 }
 
-/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl. */
-export type WebhookEvent = WebhookPayload
+/** The body of a callback, POSTed to a call's or a batch's callbackUrl: narrow it on `event`. */
+export type WebhookEvent = WebhookPayload | BatchWebhookPayload
 
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
-export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent | BatchWebhookPayload
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent
 
 /**
  * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or

@@ -45,6 +45,7 @@ const ABOUT_NO_ONE = [
   'GET /v1/requests/{requestId}',
   'GET /v1/webhook-endpoints/{id}',
   'GET /v1/events/{id}',
+  'GET /v1/reviews/{id}',
 ]
 
 t.test('the Python examples run (standard library only) and every capability example is a valid body', async (t) => {

@@ -6,6 +6,7 @@
 // the fixtures (a valid form or body per route) are written here, and a route without one fails the test.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { ulid } from 'ulid'
 import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { createKey } from '../../core/accounts/keys.ts'
 import { systemActing } from '../../core/audit/audit.ts'
@@ -104,6 +105,13 @@ async function fixtureAccount() {
   await db.sql(`insert into sso_domains (domain, account_id) values (?, ?)`, [`old${n}.matrix.test`, accountId])
   // A row of the account's request log, for the routes that show one.
   const requestId = (await app.call('/v1/usage', { key: customer.key })).headers.get('x-request-id')!
+  // A pending review of an extracted total (the routes that show or complete one), of an endpoint no longer served.
+  const reviewId = `rev_${ulid()}`
+  const result = { total: 10, grounding: { total: { evidence: null, grounded: false, confidence: 0.4 } } }
+  await db.sql(
+    `insert into reviews (id, account_id, livemode, endpoint, request_id, fields, request, result, pages, created_at) values (?, ?, true, 'retired', ?, '["/total"]', '{}', ?::jsonb, '["Total 12"]', now())`,
+    [reviewId, accountId, requestId, JSON.stringify(result)],
+  )
   const endpoint = await createEndpoint(db, app.services.secrets, accountId, { url: 'http://127.0.0.1:9/hook' }, systemActing(new Date()))
   const eventId = await db.tx((q) =>
     emitEvent(q, { accountId, type: 'ping', livemode: true, data: { endpointId: endpoint.id, message: 'm' } }, new Date()),
@@ -117,6 +125,7 @@ async function fixtureAccount() {
     requestId,
     endpointId: endpoint.id,
     eventId,
+    reviewId,
     n,
   }
 }
@@ -164,6 +173,9 @@ const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{
     form: { issuer: idp.issuer, clientId: 'matrix', clientSecret: '', domains: `d${f.n}.matrix.test`, defaultRole: 'developer' },
   }),
   'POST /dashboard/sso/remove': async () => ({ form: {} }),
+  'GET /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}` }),
+  'POST /dashboard/reviews/settings': async () => ({ form: { mode: 'below', threshold: '0.8', endpoints: '' } }),
+  'POST /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}`, form: { f0: '12' } }),
 }
 
 /** What an action could change, for "refused changes nothing". */
@@ -294,6 +306,12 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'GET /v1/events/:id': (f) => ({ path: `/v1/events/${f.eventId}` }),
   'POST /v1/events/:id/resend': (f) => ({ path: `/v1/events/${f.eventId}/resend`, body: {} }),
   'PUT /v1/alerts': () => ({ body: { balanceThresholds: [100], keyBudgetPercents: [80] } }),
+  'PUT /v1/review-settings': () => ({ body: { mode: 'ungrounded' } }),
+  'GET /v1/reviews/:id': (f) => ({ path: `/v1/reviews/${f.reviewId}` }),
+  'POST /v1/reviews/:id/complete': (f) => ({
+    path: `/v1/reviews/${f.reviewId}/complete`,
+    body: { fields: [{ path: '/total', action: 'correct', value: 12 }] },
+  }),
 }
 
 /** The success status the published document gives the route (201 for a creation, 202 for work queued, 204 for a deletion). */
