@@ -22,6 +22,8 @@ export interface EventTypeInfo {
 export const JOB_EVENT_NAMES = ['job.completed', 'job.failed'] as const
 /** The batch event: core/batches records it and publishes its data (the Batch object). */
 export const BATCH_EVENT_NAMES = ['batch.completed'] as const
+/** The review events: core/reviews records them and publishes their data. */
+export const REVIEW_EVENT_NAMES = ['review.pending', 'review.completed'] as const
 
 /** Every other event type, with its `data` schema, a sentence for users, and an example of `data`. */
 export const EVENT_TYPES = {
@@ -93,10 +95,12 @@ export const EVENT_TYPES = {
   },
 } as const satisfies Record<string, EventTypeInfo>
 
-export type EventType = (typeof JOB_EVENT_NAMES)[number] | (typeof BATCH_EVENT_NAMES)[number] | keyof typeof EVENT_TYPES
+export type EventType =
+  (typeof JOB_EVENT_NAMES)[number] | (typeof BATCH_EVENT_NAMES)[number] | (typeof REVIEW_EVENT_NAMES)[number] | keyof typeof EVENT_TYPES
 export const EVENT_TYPE_NAMES: EventType[] = [
   ...JOB_EVENT_NAMES,
   ...BATCH_EVENT_NAMES,
+  ...REVIEW_EVENT_NAMES,
   ...(Object.keys(EVENT_TYPES) as (keyof typeof EVENT_TYPES)[]),
 ]
 

@@ -3,6 +3,7 @@
 import { EVENT_TYPES, EVENT_TYPE_NAMES, eventSchema, type EventType } from '../events/types.ts'
 import { JOB_EVENT_TYPES } from '../jobs/events.ts'
 import { BATCH_EVENT_TYPES } from '../batches/completed.ts'
+import { REVIEW_EVENT_TYPES } from '../reviews/queue.ts'
 import { ref } from './responses.ts'
 
 /** components.schemas name of an event type's envelope: balance.low → BalanceLowEvent. */
@@ -12,8 +13,8 @@ export const eventSchemaName = (type: EventType) =>
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('') + 'Event'
 
-/** Every event type's data, summary and example: the job events' (core/jobs), the batch's (core/batches) and core/events' own. */
-const TYPES = { ...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, ...EVENT_TYPES }
+/** Every event type's data, summary and example: the job events' (core/jobs), the batch's (core/batches), the reviews' (core/reviews) and core/events' own. */
+const TYPES = { ...JOB_EVENT_TYPES, ...BATCH_EVENT_TYPES, ...REVIEW_EVENT_TYPES, ...EVENT_TYPES }
 
 /** The envelope schema of each event type, by its components.schemas name. */
 export const eventSchemas = () => Object.fromEntries(EVENT_TYPE_NAMES.map((t) => [eventSchemaName(t), eventSchema(t, TYPES[t].data)]))

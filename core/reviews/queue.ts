@@ -8,6 +8,8 @@ import { ulid } from 'ulid'
 import { audit, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import { emitEvent } from '../events/emit.ts'
+import type { EventTypeInfo } from '../events/types.ts'
 import { flagged, gradedValues, type Graded, type ReviewRule } from './rule.ts'
 
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('completed')])
@@ -32,6 +34,37 @@ export const ReviewMark = Type.Object(
   { additionalProperties: false, description: 'present when the account’s review settings sent this result to a person (C21)' },
 )
 export type ReviewMark = Static<typeof ReviewMark>
+
+const ReviewEventData = Type.Object(
+  {
+    reviewId: Type.String({ description: 'rev_…; GET /v1/reviews/{id}' }),
+    endpoint: Type.String({ description: 'e.g. /v1/parse' }),
+    requestId: Type.String(),
+    fields: Type.Array(Type.String(), { description: 'JSON pointers of the values sent to a person' }),
+    reviewer: Type.Optional(Reviewer),
+  },
+  { additionalProperties: false },
+)
+const exampleReview = {
+  reviewId: 'rev_01JNMQ6ZK3V7T5W8X9Y0A1B2C3',
+  endpoint: '/v1/invoice',
+  requestId: 'req_01HZX3',
+  fields: ['/totalAmount'],
+}
+
+/** The review event types with their data (published in the document's webhooks beside core/events' types). */
+export const REVIEW_EVENT_TYPES = {
+  'review.pending': {
+    data: ReviewEventData,
+    summary: 'A result was sent to review by the account’s review settings: its values code could not verify wait for a person.',
+    example: exampleReview,
+  },
+  'review.completed': {
+    data: ReviewEventData,
+    summary: 'A person completed a review; GET /v1/reviews/{id} has the reviewed result (an async call’s job has it too).',
+    example: { ...exampleReview, reviewer: { type: 'member', id: '01890000-0000-7000-8000-000000000003', email: 'ada@example.com' } },
+  },
+} as const satisfies Record<'review.pending' | 'review.completed', EventTypeInfo>
 
 const Decision = Type.Object(
   {
@@ -152,7 +185,7 @@ export interface ReviewedCall extends Scope {
  * comes back carrying `review`; otherwise the result unchanged.
  */
 export async function openReview(
-  db: Query,
+  db: Database,
   call: ReviewedCall,
   rule: ReviewRule,
   result: object,
@@ -162,23 +195,27 @@ export async function openReview(
   const fields = flagged(rule, gradedValues(result)).map((v) => v.path)
   if (fields.length === 0) return result
   const review: ReviewMark = { id: `rev_${ulid()}`, status: 'pending', fields }
-  await db.sql(
-    `insert into reviews (id, account_id, livemode, endpoint, request_id, job_id, fields, request, result, pages, created_at)
+  const pending = { reviewId: review.id, endpoint: `/v1/${call.endpoint}`, requestId: call.requestId, fields }
+  await db.tx(async (q) => {
+    await q.sql(
+      `insert into reviews (id, account_id, livemode, endpoint, request_id, job_id, fields, request, result, pages, created_at)
      values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?)`,
-    [
-      review.id,
-      call.accountId,
-      call.livemode,
-      call.endpoint,
-      call.requestId,
-      call.jobId ?? null,
-      JSON.stringify(fields),
-      JSON.stringify(source.request),
-      JSON.stringify(result),
-      JSON.stringify(source.pages),
-      now,
-    ],
-  )
+      [
+        review.id,
+        call.accountId,
+        call.livemode,
+        call.endpoint,
+        call.requestId,
+        call.jobId ?? null,
+        JSON.stringify(fields),
+        JSON.stringify(source.request),
+        JSON.stringify(result),
+        JSON.stringify(source.pages),
+        now,
+      ],
+    )
+    await emitEvent(q, { accountId: call.accountId, type: 'review.pending', livemode: call.livemode, data: pending }, now)
+  })
   return { ...result, review }
 }
 
@@ -418,6 +455,8 @@ export async function completeReview(
       [JSON.stringify(published), JSON.stringify(input.fields), JSON.stringify(reviewer), acting.at, row.id],
     )
     if (row.job_id) await q.sql(`update jobs set reviewed_result = ? where id = ?`, [JSON.stringify(published), row.job_id])
+    const completed = { reviewId: row.id, endpoint: `/v1/${row.endpoint}`, requestId: row.request_id, fields: row.fields, reviewer }
+    await emitEvent(q, { accountId: scope.accountId, type: 'review.completed', livemode: row.livemode, data: completed }, acting.at)
     await audit(q, acting, {
       accountId: scope.accountId,
       action: 'review.completed',

@@ -363,6 +363,54 @@ export type BatchCompletedEvent = {
   }
 }
 
+export type ReviewPendingEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "review.pending"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    /** rev_…; GET /v1/reviews/{id} */
+    reviewId: string
+    /** e.g. /v1/parse */
+    endpoint: string
+    requestId: string
+    /** JSON pointers of the values sent to a person */
+    fields: Array<string>
+    reviewer?: {
+      type: "member" | "key"
+      id: string
+      email?: string
+      keyPrefix?: string
+    }
+  }
+}
+
+export type ReviewCompletedEvent = {
+  /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
+  id: string
+  type: "review.completed"
+  createdAt: string
+  /** false: made by test-mode work (a ksk_test_ key) */
+  livemode: boolean
+  data: {
+    /** rev_…; GET /v1/reviews/{id} */
+    reviewId: string
+    /** e.g. /v1/parse */
+    endpoint: string
+    requestId: string
+    /** JSON pointers of the values sent to a person */
+    fields: Array<string>
+    reviewer?: {
+      type: "member" | "key"
+      id: string
+      email?: string
+      keyPrefix?: string
+    }
+  }
+}
+
 export type BalanceLowEvent = {
   /** the same on every attempt and every resend (= webhook-id): deduplicate on it */
   id: string
@@ -1060,7 +1108,7 @@ export type WebhookEndpointCreated = {
 export type WebhookEndpointInput = {
   /** https and public (C8), checked at every attempt too */
   url: string
-  events?: Array<"job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("batch.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null
+  events?: Array<"job.completed" | "job.failed" | "batch.completed" | "review.pending" | "review.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("batch.*") | ("review.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null
   description?: string
 }
 
@@ -1078,7 +1126,7 @@ export type WebhookEndpoint = {
 export type WebhookEndpointPatch = {
   /** https and public (C8), checked at every attempt too */
   url?: string
-  events?: Array<"job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("batch.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null
+  events?: Array<"job.completed" | "job.failed" | "batch.completed" | "review.pending" | "review.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping" | ("job.*") | ("batch.*") | ("review.*") | ("balance.*") | ("key.*") | ("payment.*") | ("auto_recharge.*")> | null
   enabled?: boolean
   description?: string | null
 }
@@ -1095,7 +1143,7 @@ export type PingQueued = {
 export type EventPage = {
   events: Array<{
     id: string
-    type: "job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
+    type: "job.completed" | "job.failed" | "batch.completed" | "review.pending" | "review.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
     createdAt: string
     livemode: boolean
     /** the type’s data (see the webhooks of this document) */
@@ -1108,7 +1156,7 @@ export type EventPage = {
 
 export type EventWithDeliveries = {
   id: string
-  type: "job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
+  type: "job.completed" | "job.failed" | "batch.completed" | "review.pending" | "review.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
   createdAt: string
   livemode: boolean
   /** the type’s data (see the webhooks of this document) */
@@ -4102,7 +4150,7 @@ export type ExportAuditLogQuery = {
 
 /** GET /v1/events query parameters */
 export type EventsQuery = {
-  type?: "job.completed" | "job.failed" | "batch.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
+  type?: "job.completed" | "job.failed" | "batch.completed" | "review.pending" | "review.completed" | "balance.low" | "balance.recovered" | "key.budget_threshold" | "payment.succeeded" | "payment.failed" | "auto_recharge.failed" | "ping"
   /** nextCursor of the previous page */
   cursor?: string
   /** 1–100, default 20 */
@@ -4662,7 +4710,7 @@ export class Client extends BaseClient {
 export type WebhookEvent = WebhookPayload | BatchWebhookPayload
 
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
-export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent
+export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | ReviewPendingEvent | ReviewCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent
 
 /**
  * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
