@@ -46,6 +46,8 @@ const ABOUT_NO_ONE = [
   'GET /v1/webhook-endpoints/{id}',
   'GET /v1/events/{id}',
   'GET /v1/reviews/{id}',
+  'GET /v1/batches/{id}',
+  'GET /v1/batches/{id}/results',
 ]
 
 t.test('the Python examples run (standard library only) and every capability example is a valid body', async (t) => {

@@ -10,6 +10,7 @@ import { ulid } from 'ulid'
 import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
 import { createKey } from '../../core/accounts/keys.ts'
 import { systemActing } from '../../core/audit/audit.ts'
+import { batchIdOf } from '../../core/batches/view.ts'
 import { emitEvent } from '../../core/events/emit.ts'
 import { createEndpoint } from '../../core/events/endpoints.ts'
 import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, type RoleAction } from '../../core/roles.ts'
@@ -112,6 +113,13 @@ async function fixtureAccount() {
     `insert into reviews (id, account_id, livemode, endpoint, request_id, fields, request, result, pages, created_at) values (?, ?, true, 'retired', ?, '["/total"]', '{}', ?::jsonb, '["Total 12"]', now())`,
     [reviewId, accountId, requestId, JSON.stringify(result)],
   )
+  // A batch whose one item failed (the routes that show one and stream its results).
+  const batchRow = randomUUID()
+  await db.sql(
+    `insert into batches (id, account_id, key_id, mode, endpoint, batch_window, status, total, failed, quoted, released, request_id, created_at, expires_at, completed_at)
+     values (?, ?, ?, 'live', 'classify', 'now', 'completed', 1, 1, 1, 1, ?, now(), now() + interval '1 day', now())`,
+    [batchRow, accountId, target.id, requestId],
+  )
   const endpoint = await createEndpoint(db, app.services.secrets, accountId, { url: 'http://127.0.0.1:9/hook' }, systemActing(new Date()))
   const eventId = await db.tx((q) =>
     emitEvent(q, { accountId, type: 'ping', livemode: true, data: { endpointId: endpoint.id, message: 'm' } }, new Date()),
@@ -126,6 +134,7 @@ async function fixtureAccount() {
     endpointId: endpoint.id,
     eventId,
     reviewId,
+    batchId: batchIdOf(batchRow),
     n,
   }
 }
@@ -174,6 +183,7 @@ const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{
   }),
   'POST /dashboard/sso/remove': async () => ({ form: {} }),
   'GET /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}` }),
+  'GET /dashboard/batches/:id/results': async (f) => ({ path: `/dashboard/batches/${f.batchId}/results` }),
   'POST /dashboard/reviews/settings': async () => ({ form: { mode: 'below', threshold: '0.8', endpoints: '' } }),
   'POST /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}`, form: { f0: '12' } }),
 }
@@ -297,6 +307,8 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'GET /v1/jobs/:id': () => ({ path: `/v1/jobs/${randomUUID()}` }),
   'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
   'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),
+  'GET /v1/batches/:id': (f) => ({ path: `/v1/batches/${f.batchId}` }),
+  'GET /v1/batches/:id/results': (f) => ({ path: `/v1/batches/${f.batchId}/results` }),
   'POST /v1/webhook-endpoints': () => ({ body: { url: 'http://127.0.0.1:9/new', events: ['balance.*'] } }),
   'GET /v1/webhook-endpoints/:id': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}` }),
   'PATCH /v1/webhook-endpoints/:id': (f) => ({ path: `/v1/webhook-endpoints/${f.endpointId}`, body: { enabled: false } }),
