@@ -23,6 +23,9 @@ create table accounts (
   test_webhook_secret text,
   previous_test_webhook_secret text,
   test_webhook_secret_rotated_at timestamp with time zone,
+  balance_thresholds bigint[],
+  key_budget_percents integer[],
+  alert_email boolean not null default false,
   constraint accounts_auto_recharge_pack_check CHECK ((auto_recharge_pack = ANY (ARRAY['starter'::text, 'growth'::text, 'scale'::text]))),
   constraint accounts_auto_recharge_threshold_check CHECK ((auto_recharge_threshold > 0)),
   constraint accounts_balance_check CHECK ((balance >= 0)),
@@ -77,6 +80,45 @@ create table audit_entries (
   constraint audit_entries_pkey PRIMARY KEY (id)
 );
 
+create table balance_alert_states (
+  account_id uuid not null,
+  threshold bigint not null,
+  low boolean not null,
+  constraint balance_alert_states_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint balance_alert_states_pkey PRIMARY KEY (account_id, threshold)
+);
+
+create table batches (
+  id uuid not null,
+  account_id uuid not null,
+  key_id uuid not null,
+  mode text not null,
+  endpoint text not null,
+  batch_window text not null,
+  status text not null,
+  total integer not null,
+  succeeded integer not null default 0,
+  failed integer not null default 0,
+  cancelled integer not null default 0,
+  expired integer not null default 0,
+  quoted bigint not null,
+  charged bigint not null default 0,
+  released bigint not null default 0,
+  callback_url text,
+  request_id text not null,
+  idempotency_key text,
+  created_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  completed_at timestamp with time zone,
+  constraint batches_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint batches_batch_window_check CHECK ((batch_window = ANY (ARRAY['now'::text, '24h'::text]))),
+  constraint batches_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
+  constraint batches_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
+  constraint batches_pkey PRIMARY KEY (id),
+  constraint batches_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'cancelled'::text, 'completed'::text, 'expired'::text]))),
+  constraint batches_total_check CHECK (((total >= 1) AND (total <= 10000)))
+);
+
 create table dashboard_sessions (
   id_hash bytea not null,
   account_id uuid not null,
@@ -92,6 +134,49 @@ create table dashboard_sessions (
   constraint dashboard_sessions_sso_account_id_fkey FOREIGN KEY (sso_account_id) REFERENCES accounts(id) ON DELETE CASCADE
 );
 
+create table event_attempts (
+  id bigint not null,
+  delivery_id bigint not null,
+  attempt integer not null,
+  at timestamp with time zone not null,
+  status_code integer,
+  error text,
+  duration_ms integer not null,
+  constraint event_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES event_deliveries(id) ON DELETE CASCADE,
+  constraint event_attempts_pkey PRIMARY KEY (id)
+);
+
+create table event_deliveries (
+  id bigint not null,
+  event_id text not null,
+  endpoint_id text,
+  url text,
+  status text not null,
+  reason text,
+  attempts integer not null default 0,
+  last_status_code integer,
+  last_error text,
+  next_attempt_at timestamp with time zone,
+  created_at timestamp with time zone not null,
+  updated_at timestamp with time zone not null,
+  constraint event_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE SET NULL,
+  constraint event_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id) ON DELETE CASCADE,
+  constraint event_deliveries_pkey PRIMARY KEY (id),
+  constraint event_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
+);
+
+create table events (
+  id text not null,
+  seq bigint not null,
+  account_id uuid not null,
+  type text not null,
+  livemode boolean not null,
+  data jsonb not null,
+  created_at timestamp with time zone not null,
+  constraint events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint events_pkey PRIMARY KEY (id)
+);
+
 create table holds (
   id uuid not null default gen_random_uuid(),
   account_id uuid not null,
@@ -104,7 +189,7 @@ create table holds (
   created_at timestamp with time zone not null default now(),
   size jsonb,
   constraint holds_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint holds_amount_check CHECK ((amount > 0)),
+  constraint holds_amount_check CHECK ((amount >= 0)),
   constraint holds_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
   constraint holds_pkey PRIMARY KEY (id),
   constraint holds_state_check CHECK ((state = ANY (ARRAY['open'::text, 'captured'::text, 'released'::text])))
@@ -166,14 +251,27 @@ create table jobs (
   finished_at timestamp with time zone,
   mode text not null default 'live'::text,
   progress jsonb,
+  batch_id uuid,
+  batch_index integer,
+  custom_id text,
+  dispatched boolean,
   reviewed_result text,
   constraint jobs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint jobs_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint jobs_hold_id_fkey FOREIGN KEY (hold_id) REFERENCES holds(id),
   constraint jobs_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
   constraint jobs_live_hold CHECK (((mode = 'test'::text) OR (hold_id IS NOT NULL))),
   constraint jobs_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint jobs_pkey PRIMARY KEY (id),
   constraint jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text])))
+);
+
+create table key_budget_alerts (
+  key_id uuid not null,
+  percent integer not null,
+  month text not null,
+  constraint key_budget_alerts_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id) ON DELETE CASCADE,
+  constraint key_budget_alerts_pkey PRIMARY KEY (key_id, percent, month)
 );
 
 create table ledger (
@@ -275,8 +373,23 @@ create table request_log (
   error_message text,
   job_id uuid,
   metadata jsonb,
+  cache text,
+  constraint request_log_cache_check CHECK ((cache = ANY (ARRAY['hit'::text, 'miss'::text, 'bypass'::text]))),
   constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
   constraint request_log_pkey PRIMARY KEY (id)
+);
+
+create table result_cache (
+  account_id uuid not null,
+  livemode boolean not null,
+  key bytea not null,
+  endpoint text not null,
+  result text not null,
+  provider_cost_usd numeric not null default 0,
+  created_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  constraint result_cache_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  constraint result_cache_pkey PRIMARY KEY (account_id, livemode, key)
 );
 
 create table review_settings (
@@ -355,6 +468,8 @@ create table usage_events (
   request_id text not null,
   created_at timestamp with time zone not null default now(),
   size jsonb,
+  cached boolean not null default false,
+  saved_usd numeric,
   constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
   constraint usage_events_pkey PRIMARY KEY (id)
 );
@@ -373,7 +488,7 @@ create table webhook_attempts (
 
 create table webhook_deliveries (
   id text not null,
-  job_id uuid not null,
+  job_id uuid,
   account_id uuid not null,
   event text not null,
   url text not null,
@@ -383,10 +498,29 @@ create table webhook_deliveries (
   created_at timestamp with time zone not null default now(),
   updated_at timestamp with time zone not null default now(),
   reason text,
+  batch_id uuid,
   constraint webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint webhook_deliveries_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id) ON DELETE CASCADE,
   constraint webhook_deliveries_job_id_fkey FOREIGN KEY (job_id) REFERENCES jobs(id) ON DELETE CASCADE,
+  constraint webhook_deliveries_one_subject CHECK (((job_id IS NULL) <> (batch_id IS NULL))),
   constraint webhook_deliveries_pkey PRIMARY KEY (id),
   constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
+);
+
+create table webhook_endpoints (
+  id text not null,
+  account_id uuid not null,
+  url text not null,
+  events text[],
+  description text,
+  enabled boolean not null default true,
+  secret text not null,
+  previous_secret text,
+  secret_rotated_at timestamp with time zone,
+  created_at timestamp with time zone not null,
+  updated_at timestamp with time zone not null,
+  constraint webhook_endpoints_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint webhook_endpoints_pkey PRIMARY KEY (id)
 );
 
 create table worker_recoveries (
@@ -415,13 +549,23 @@ create table workers (
 CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id);
 CREATE INDEX audit_entries_account ON public.audit_entries USING btree (account_id, id DESC);
 CREATE INDEX audit_entries_at ON public.audit_entries USING btree (at);
+CREATE INDEX batches_account_list ON public.batches USING btree (account_id, mode, created_at DESC, id DESC);
+CREATE INDEX batches_open ON public.batches USING btree (account_id) WHERE (status = 'queued'::text);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
 CREATE INDEX dashboard_sessions_member ON public.dashboard_sessions USING btree (member_id);
+CREATE INDEX event_attempts_delivery ON public.event_attempts USING btree (delivery_id);
+CREATE INDEX event_deliveries_event ON public.event_deliveries USING btree (event_id);
+CREATE INDEX events_account ON public.events USING btree (account_id, livemode, seq DESC);
+CREATE INDEX events_created ON public.events USING btree (created_at);
 CREATE INDEX holds_open ON public.holds USING btree (expires_at) WHERE (state = 'open'::text);
 CREATE INDEX idempotency_records_created ON public.idempotency_records USING btree (created_at);
 CREATE INDEX invitations_account ON public.invitations USING btree (account_id, created_at DESC);
 CREATE INDEX jobs_account ON public.jobs USING btree (account_id);
 CREATE INDEX jobs_account_list ON public.jobs USING btree (account_id, mode, created_at DESC, id DESC);
+CREATE INDEX jobs_batch_in_flight ON public.jobs USING btree (account_id) WHERE ((batch_id IS NOT NULL) AND dispatched AND (status = ANY (ARRAY['queued'::text, 'running'::text])));
+CREATE UNIQUE INDEX jobs_batch_items ON public.jobs USING btree (batch_id, batch_index) WHERE (batch_id IS NOT NULL);
+CREATE INDEX jobs_batch_pending ON public.jobs USING btree (account_id, created_at, batch_id, batch_index) WHERE ((batch_id IS NOT NULL) AND (status = 'queued'::text) AND (NOT dispatched));
+CREATE INDEX jobs_batch_running ON public.jobs USING btree (batch_id) WHERE ((batch_id IS NOT NULL) AND (status = 'running'::text));
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
 CREATE INDEX members_email ON public.members USING btree (email);
@@ -434,12 +578,15 @@ CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
 CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
 CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
+CREATE INDEX result_cache_expiry ON public.result_cache USING btree (expires_at);
 CREATE INDEX reviews_completed_at ON public.reviews USING btree (completed_at) WHERE (completed_at IS NOT NULL);
 CREATE INDEX reviews_queue ON public.reviews USING btree (account_id, livemode, created_at DESC, id DESC);
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
 CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
+CREATE INDEX webhook_deliveries_batch ON public.webhook_deliveries USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
+CREATE INDEX webhook_endpoints_account ON public.webhook_endpoints USING btree (account_id, created_at);
 CREATE INDEX worker_recoveries_at ON public.worker_recoveries USING btree (recovered_at);
 
 CREATE OR REPLACE FUNCTION public.accept_job(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_job uuid, p_input jsonb, p_callback_url text, p_task text, p_accepted text, p_traceparent text, p_size jsonb DEFAULT NULL::jsonb)
@@ -470,6 +617,62 @@ begin
     end if;
   end if;
   return query select v.outcome, v.status, v.body, v.available;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.balance_alerts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_old bigint := old.balance - old.reserved;
+  v_new bigint := new.balance - new.reserved;
+  v_threshold bigint;
+begin
+  foreach v_threshold in array new.balance_thresholds loop
+    if v_new < v_threshold and v_old >= v_threshold then
+      insert into balance_alert_states as s (account_id, threshold, low) values (new.id, v_threshold, true)
+      on conflict (account_id, threshold) do update set low = true where not s.low;
+      if found then
+        perform emit_event(new.id, 'balance.low', true,
+          jsonb_build_object('threshold', v_threshold, 'available', v_new), null, clock_timestamp());
+      end if;
+    end if;
+  end loop;
+  if new.balance > old.balance then
+    for v_threshold in
+      update balance_alert_states s set low = false
+       where s.account_id = new.id and s.low and s.threshold <= v_new and s.threshold = any(new.balance_thresholds)
+      returning s.threshold
+    loop
+      perform emit_event(new.id, 'balance.recovered', true,
+        jsonb_build_object('threshold', v_threshold, 'available', v_new), null, clock_timestamp());
+    end loop;
+  end if;
+  return null;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.capture_cached_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone, p_saved_usd numeric)
+ RETURNS TABLE(body text, available bigint)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_hold holds%rowtype;
+  v_body text;
+  v_available bigint;
+  v_tail constant text := ',"livemode":true}}';
+begin
+  select c.body, c.available into v_body, v_available from capture_hold(p_hold, p_result, p_idem_key, p_now) c;
+  select * into v_hold from holds h where h.id = p_hold;
+  update usage_events u set cached = true, saved_usd = p_saved_usd
+   where u.account_id = v_hold.account_id and u.created_at = p_now and u.request_id = v_hold.request_id;
+  if right(v_body, length(v_tail)) <> v_tail then
+    raise exception 'capture_hold answered an unexpected usage: %', right(v_body, 80);
+  end if;
+  v_body := left(v_body, -length(v_tail)) || ',"cached":true' || v_tail;
+  if p_idem_key is not null then
+    update idempotency_records r set body = v_body where r.account_id = v_hold.account_id and r.key = p_idem_key;
+  end if;
+  return query select v_body, v_available;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
@@ -542,6 +745,21 @@ begin
        and not exists (select from workers w where w.id = j.locked_by);
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.emit_event(p_account uuid, p_type text, p_livemode boolean, p_data jsonb, p_endpoint text, p_now timestamp with time zone)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_id text := 'evt_' || replace(gen_random_uuid()::text, '-', '');
+begin
+  insert into events (id, account_id, type, livemode, data, created_at) values (v_id, p_account, p_type, p_livemode, p_data, p_now);
+  perform queue_event_deliveries(v_id, p_endpoint, p_now);
+  if p_type in ('balance.low', 'balance.recovered', 'key.budget_threshold') and (select a.alert_email from accounts a where a.id = p_account) then
+    perform graphile_worker.add_job('email_alert', json_build_object('eventId', v_id), max_attempts => 3);
+  end if;
+  return v_id;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.end_jobs(p_ids uuid[], p_results text[], p_errors jsonb[], p_from text[], p_lease_expired_by timestamp with time zone[], p_now timestamp with time zone)
  RETURNS TABLE(ord integer, job_id uuid, status text)
  LANGUAGE plpgsql
@@ -588,6 +806,28 @@ begin
   delete from job_inputs i where i.job_id = any(v_ended);
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.key_budget_alerts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_percent integer;
+begin
+  for v_percent in
+    insert into key_budget_alerts (key_id, percent, month)
+    select new.id, p, new.spend_month from accounts a cross join unnest(a.key_budget_percents) p
+     where a.id = new.account_id and new.month_spend * 100 >= p * new.monthly_spend_cap
+    on conflict do nothing
+    returning percent
+  loop
+    perform emit_event(new.account_id, 'key.budget_threshold', new.mode = 'live',
+      jsonb_build_object('keyId', new.id, 'keyPrefix', new.prefix, 'percent', v_percent, 'monthSpend', new.month_spend,
+                         'cap', new.monthly_spend_cap),
+      null, clock_timestamp());
+  end loop;
+  return null;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.key_month_spend(k api_keys, p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE sql
@@ -625,6 +865,34 @@ begin
   new.recharge_pending := true;
   perform graphile_worker.add_job('auto_recharge', json_build_object('accountId', new.id), max_attempts => 1);
   return new;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.queue_event_deliveries(p_event text, p_endpoint text, p_now timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_event events%rowtype;
+  v_count integer;
+begin
+  select * into v_event from events where id = p_event;
+  with d as (
+    insert into event_deliveries (event_id, endpoint_id, url, status, created_at, updated_at)
+    select v_event.id, e.id, e.url, 'pending', p_now, p_now from webhook_endpoints e
+     where e.account_id = v_event.account_id
+       and (case when p_endpoint is null
+              then e.enabled and (e.events is null or exists (
+                select from unnest(e.events) p where p = v_event.type or (p like '%.*' and v_event.type like left(p, -1) || '%')))
+              else e.id = p_endpoint end)
+    returning id
+  )
+  select count(*), count(graphile_worker.add_job('deliver_event', json_build_object('deliveryId', d.id, 'attempt', 1), max_attempts => 1))
+    into v_count from d;
+  if v_count = 0 then
+    insert into event_deliveries (event_id, status, reason, created_at, updated_at)
+    values (v_event.id, 'skipped', 'No enabled webhook endpoint of the account subscribes to ' || v_event.type || '.', p_now, p_now);
+  end if;
+  return v_count;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.recover_dead_workers(p_by text)
@@ -707,6 +975,34 @@ begin
   return v_returned;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.reserve_batch(p_account uuid, p_key uuid, p_endpoint text, p_request_id text, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_amounts bigint[], p_sizes jsonb[], p_accepted text)
+ RETURNS TABLE(outcome text, status integer, body text, available bigint, hold_ids uuid[])
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v record;
+  v_holds uuid[];
+begin
+  select * into v from reserve_call(p_account, p_key, (select sum(a) from unnest(p_amounts) a)::bigint, p_endpoint,
+    p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now, null) r;
+  if v.outcome = 'ok' then
+    delete from holds h where h.id = v.hold_id;
+    with inserted as (
+      insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
+      select p_account, p_key, i.amount, p_endpoint, p_request_id, null, p_now, i.size
+        from unnest(p_amounts, p_sizes) with ordinality as i (amount, size, ord)
+       order by i.ord
+      returning id
+    )
+    select array_agg(id) into v_holds from inserted;
+    if p_idem_key is not null then
+      update idempotency_records r set state = 'done', status = 202, body = p_accepted
+       where r.account_id = p_account and r.key = p_idem_key;
+    end if;
+  end if;
+  return query select v.outcome, v.status, v.body, v.available, v_holds;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.reserve_call(p_account uuid, p_key uuid, p_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, hold_id uuid, status integer, body text, available bigint)
  LANGUAGE plpgsql
@@ -758,6 +1054,26 @@ begin
   return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.result_cache_claim(p_account uuid, p_livemode boolean, p_key bytea, p_lock integer, p_now timestamp with time zone)
+ RETURNS TABLE(role text, result text, saved_usd numeric)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_led boolean := pg_try_advisory_lock(1128481352, p_lock);
+  v result_cache%rowtype;
+begin
+  select * into v from result_cache c
+   where c.account_id = p_account and c.livemode = p_livemode and c.key = p_key and c.expires_at > p_now;
+  if found then
+    if v_led then
+      perform pg_advisory_unlock(1128481352, p_lock);
+    end if;
+    return query select 'hit'::text, v.result, v.provider_cost_usd;
+    return;
+  end if;
+  return query select case when v_led then 'leader' else 'follower' end, null::text, null::numeric;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)
  RETURNS text
  LANGUAGE sql
@@ -807,8 +1123,10 @@ begin
   return query select 'ok'::text, p_status, v_body;
 end $function$;
 CREATE TRIGGER accounts_auto_recharge BEFORE UPDATE OF balance ON public.accounts FOR EACH ROW WHEN (((new.balance < old.balance) AND (new.auto_recharge_threshold IS NOT NULL) AND (NOT new.recharge_pending) AND (new.stripe_payment_method IS NOT NULL) AND ((new.balance - new.reserved) < new.auto_recharge_threshold))) EXECUTE FUNCTION queue_auto_recharge();
+CREATE TRIGGER accounts_balance_alerts AFTER UPDATE OF balance, reserved ON public.accounts FOR EACH ROW WHEN (((new.balance_thresholds IS NOT NULL) AND ((new.balance - new.reserved) <> (old.balance - old.reserved)))) EXECUTE FUNCTION balance_alerts();
 CREATE TRIGGER api_key_deleted AFTER DELETE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION notify_api_key_revoked();
 CREATE TRIGGER api_key_revoked AFTER UPDATE OF revoked_at ON public.api_keys FOR EACH ROW WHEN ((old.revoked_at IS DISTINCT FROM new.revoked_at)) EXECUTE FUNCTION notify_api_key_revoked();
 CREATE TRIGGER api_key_scope_changed AFTER UPDATE OF permissions, capabilities ON public.api_keys FOR EACH ROW WHEN (((old.permissions IS DISTINCT FROM new.permissions) OR (old.capabilities IS DISTINCT FROM new.capabilities))) EXECUTE FUNCTION notify_api_key_revoked();
+CREATE TRIGGER api_keys_budget_alerts AFTER UPDATE OF month_spend, spend_month ON public.api_keys FOR EACH ROW WHEN (((new.monthly_spend_cap > 0) AND ((new.month_spend <> old.month_spend) OR (new.spend_month <> old.spend_month)))) EXECUTE FUNCTION key_budget_alerts();
 CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_audit_change();
 CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();
