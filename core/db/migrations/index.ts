@@ -15,6 +15,7 @@ import { Migration0017WorkerLiveness } from './0017-worker-liveness.ts'
 import { Migration0018LivemodeAndDebugging } from './0018-livemode-and-debugging.ts'
 import { Migration0020Teams } from './0020-teams.ts'
 import { Migration0022WebhookSecretsPerMode } from './0022-webhook-secrets-per-mode.ts'
+import { Migration0028TimePartitions } from './0028-time-partitions.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -32,4 +33,5 @@ export const migrations = [
   { name: '0018-livemode-and-debugging', class: Migration0018LivemodeAndDebugging },
   { name: '0020-teams', class: Migration0020Teams },
   { name: '0022-webhook-secrets-per-mode', class: Migration0022WebhookSecretsPerMode },
+  { name: '0028-time-partitions', class: Migration0028TimePartitions },
 ]

@@ -1,0 +1,114 @@
+// The large logs become tables partitioned by time (PARTITION BY RANGE on their timestamp), so retention drops whole
+// partitions instead of DELETE-ing rows (which bloats the table and its indexes and competes with the money
+// statements for I/O). partition_by_range() turns one table into a partitioned one in place; a later migration
+// partitions another table with one call of it (then one entry in core/records/tables.ts keeps it maintained).
+//
+// Each table keeps its rows without a rewrite: under one ACCESS EXCLUSIVE lock it is renamed <table>_legacy, a
+// partitioned parent of the same name and columns takes its place, and the old table is attached as the partition
+// of everything before the next period (a CHECK constraint, validated first, spares ATTACH its scan). The one
+// build under the lock is the unique index on (id, time) the primary key now needs; on a large table an operator
+// builds it beforehand, `create unique index concurrently <table>_legacy_pkey on <table> (id, <time>)`, and this
+// migration takes it as it is. A <table>_default partition catches rows outside every period (maintenance moves
+// them into their partition when it creates it), so a late maintenance pass never fails a write.
+import { Migration } from '@mikro-orm/migrations'
+
+export class Migration0028TimePartitions extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+create function partition_by_range(p_table text, p_column text, p_width text) returns void
+language plpgsql as $$
+declare
+  v_legacy text := p_table || '_legacy';
+  v_bound timestamptz := date_trunc(p_width, now()) + ('1 ' || p_width)::interval;
+  v_indexes text[];
+  v_foreign_keys text[];
+  v_triggers text[];
+  v_sequences text[];
+  v_statement text;
+  v_next bigint;
+  r record;
+begin
+  if p_width not in ('day', 'month') then
+    raise exception 'partition width must be day or month, not %', p_width;
+  end if;
+  execute format('lock table %I in access exclusive mode', p_table);
+
+  -- What the parent must carry again: its indexes (the primary key becomes (id, time)), foreign keys, triggers.
+  select coalesce(array_agg(pg_get_indexdef(i.indexrelid)), '{}') into v_indexes
+    from pg_index i join pg_class c on c.oid = i.indexrelid
+    where i.indrelid = p_table::regclass and not i.indisprimary and c.relname <> v_legacy || '_pkey';
+  select coalesce(array_agg(format('alter table %I add constraint %I %s', p_table, c.conname, pg_get_constraintdef(c.oid))), '{}')
+    into v_foreign_keys from pg_constraint c where c.conrelid = p_table::regclass and c.contype = 'f';
+  select coalesce(array_agg(pg_get_triggerdef(t.oid)), '{}') into v_triggers
+    from pg_trigger t where t.tgrelid = p_table::regclass and not t.tgisinternal;
+
+  -- An identity column cannot be on a partitioned table in PostgreSQL 15: it becomes a sequence default, continuing.
+  for r in select a.attname from pg_attribute a where a.attrelid = p_table::regclass and a.attidentity <> '' loop
+    execute format('select coalesce(max(%I), 0) + 1 from %I', r.attname, p_table) into v_next;
+    execute format('alter table %I alter column %I drop identity', p_table, r.attname);
+    execute format('create sequence %I', p_table || '_' || r.attname || '_seq');
+    perform setval(p_table || '_' || r.attname || '_seq', v_next, false);
+    execute format('alter table %I alter column %I set default nextval(%L)', p_table, r.attname, p_table || '_' || r.attname || '_seq');
+  end loop;
+  -- A sequence owned by the old table's column would go when that partition is dropped.
+  select coalesce(array_agg(s.seq), '{}') into v_sequences
+    from (select coalesce(pg_get_serial_sequence(p_table, a.attname), p_table || '_' || a.attname || '_seq') as seq
+          from pg_attribute a where a.attrelid = p_table::regclass and a.attname = 'id') s
+    where to_regclass(s.seq) is not null;
+  foreach v_statement in array v_sequences loop
+    execute format('alter sequence %s owned by none', v_statement);
+  end loop;
+
+  foreach v_statement in array v_triggers loop
+    execute format('drop trigger %I on %I', substring(v_statement from 'TRIGGER (\\S+) '), p_table);
+  end loop;
+  for r in select c.relname from pg_index i join pg_class c on c.oid = i.indexrelid
+           where i.indrelid = p_table::regclass and not i.indisprimary and c.relname <> v_legacy || '_pkey' loop
+    execute format('alter index %I rename to %I', r.relname, r.relname || '_legacy');
+  end loop;
+  execute format('alter table %I rename to %I', p_table, v_legacy);
+  for r in select conname from pg_constraint where conrelid = v_legacy::regclass and contype = 'p' loop
+    execute format('alter table %I drop constraint %I', v_legacy, r.conname);
+  end loop;
+  execute format('create unique index if not exists %I on %I (id, %I)', v_legacy || '_pkey', v_legacy, p_column);
+
+  execute format('create table %I (like %I including defaults including constraints including storage including comments) partition by range (%I)',
+    p_table, v_legacy, p_column);
+  execute format('alter table %I add constraint %I check (%I < %L) not valid', v_legacy, v_legacy || '_range', p_column, v_bound);
+  execute format('alter table %I validate constraint %I', v_legacy, v_legacy || '_range');
+  execute format('alter table %I attach partition %I for values from (minvalue) to (%L)', p_table, v_legacy, v_bound);
+  execute format('alter table %I drop constraint %I', v_legacy, v_legacy || '_range');
+  execute format('create table %I partition of %I default', p_table || '_default', p_table);
+
+  -- On the parent, each index attaches the old table's equal one (no build) and is created on every new partition.
+  execute format('alter table %I add constraint %I primary key (id, %I)', p_table, p_table || '_pkey', p_column);
+  foreach v_statement in array v_indexes loop
+    execute v_statement;
+  end loop;
+  foreach v_statement in array v_foreign_keys loop
+    execute v_statement;
+  end loop;
+  foreach v_statement in array v_triggers loop
+    execute v_statement;
+  end loop;
+  foreach v_statement in array v_sequences loop
+    execute format('alter sequence %s owned by %I.id', v_statement, p_table);
+  end loop;
+end $$;
+
+select partition_by_range('request_log', 'created_at', 'day');
+select partition_by_range('usage_events', 'created_at', 'day');
+select partition_by_range('model_requests', 'created_at', 'day');
+select partition_by_range('audit_entries', 'at', 'month');
+
+-- The audit log stays append-only: row triggers on a partitioned table reach every partition, a TRUNCATE trigger
+-- does not, so each partition carries its own (maintenance adds it to new ones), and no one holds UPDATE or TRUNCATE.
+create trigger audit_entries_no_truncate before truncate on audit_entries_legacy
+  for each statement execute function refuse_audit_change();
+create trigger audit_entries_no_truncate before truncate on audit_entries_default
+  for each statement execute function refuse_audit_change();
+revoke update, truncate on audit_entries, audit_entries_legacy, audit_entries_default from public;
+revoke update, truncate on audit_entries, audit_entries_legacy, audit_entries_default from current_user;
+`)
+  }
+}
