@@ -1,13 +1,14 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
-// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
-// rows and audit entries past their retention.
+// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, and the
+// time-partitioned records (request log, usage events, model requests, audit log): partitions made ahead, those past
+// their retention dropped.
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
-import { pruneAudit } from './audit/list.ts'
 import { removeExpiredSignIns } from './dashboard/session.ts'
 import { strictRouter } from './http/routing.ts'
 import { removeExpiredIdempotencyRecords } from './idempotency/idempotency.ts'
-import { pruneRequestLog } from './requests/list.ts'
+import { maintainPartitions, type PartitionPass } from './records/partitions.ts'
+import { PARTITIONED_TABLES } from './records/tables.ts'
 import type { Services } from './services.ts'
 import { releaseExpiredHolds } from './wallet/wallet.ts'
 import { recoverDeadWorkers } from './jobs/liveness.ts'
@@ -23,8 +24,8 @@ export interface MaintenanceReport extends StaleJobsReport {
   idempotencyRecordsRemoved: number
   plansRenewed: number
   signInRowsRemoved: number
-  requestLogRowsRemoved: number
-  auditEntriesRemoved: number
+  /** Per partitioned table: the partitions created and dropped, and old rows deleted from the pre-partitioning one. */
+  records: Record<string, PartitionPass>
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -35,8 +36,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
-  const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
-  const auditEntriesRemoved = await pruneAudit(services.db, now)
+  const records = await maintainPartitions(services.db, PARTITIONED_TABLES, now, services.config)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -45,8 +45,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     idempotencyRecordsRemoved,
     plansRenewed,
     signInRowsRemoved,
-    requestLogRowsRemoved,
-    auditEntriesRemoved,
+    records,
   }
 }
 

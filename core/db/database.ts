@@ -63,7 +63,8 @@ export async function ensureDatabaseExists(adminUrl: string, name: string, templ
 }
 
 /** Applies our migrations and graphile-worker's, serialised across processes by an advisory lock. */
-export async function migrate(url: string): Promise<void> {
+/** Applies the migrations not yet applied; `to`: only up to that one (a test of a migration on rows of the schema before it). */
+export async function migrate(url: string, to?: string): Promise<void> {
   const migrations = await allMigrations() // a bad migration file refuses before the database is touched
   const lock = new pg.Client({ connectionString: url })
   await lock.connect()
@@ -71,7 +72,7 @@ export async function migrate(url: string): Promise<void> {
     await lock.query('select pg_advisory_lock(7201)')
     const orm = await MikroORM.init(ormOptions(url, 1, migrations))
     try {
-      await orm.migrator.up()
+      await orm.migrator.up(to === undefined ? undefined : { to })
     } finally {
       await orm.close()
     }

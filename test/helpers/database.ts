@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { migrate, ensureDatabaseExists, resolveDatabaseUrl } from '../../core/db/database.ts'
 
-// CAPAPI_TEST_TEMPLATE: a template of another name, for a branch whose migrations must not reach the shared one.
-export const TEMPLATE = process.env.CAPAPI_TEST_TEMPLATE ?? 'capapi_test_template'
+export const TEMPLATE = 'capapi_test_template'
 
 export function withDatabase(url: string, name: string): string {
   const u = new URL(url)

@@ -71,6 +71,8 @@ begin
     execute format('alter table %I drop constraint %I', v_legacy, r.conname);
   end loop;
   execute format('create unique index if not exists %I on %I (id, %I)', v_legacy || '_pkey', v_legacy, p_column);
+  -- A constraint's index (not a plain unique one) is what the parent's primary key takes over instead of building.
+  execute format('alter table %I add constraint %I primary key using index %I', v_legacy, v_legacy || '_pkey', v_legacy || '_pkey');
 
   execute format('create table %I (like %I including defaults including constraints including storage including comments) partition by range (%I)',
     p_table, v_legacy, p_column);
@@ -94,6 +96,51 @@ begin
   foreach v_statement in array v_sequences loop
     execute format('alter sequence %s owned by %I.id', v_statement, p_table);
   end loop;
+end $$;
+
+-- One period's partition (maintenance creates them ahead). Rows that landed in the default partition for lack of it
+-- move into it in the same transaction; a table's statement triggers (the audit log's TRUNCATE refusal), which
+-- partitions do not inherit, are copied; an append-only table's partition grants no UPDATE or TRUNCATE.
+create function create_time_partition(p_table text, p_column text, p_from timestamptz, p_to timestamptz, p_name text,
+  p_append_only boolean) returns void
+language plpgsql as $$
+declare
+  v_default text := p_table || '_default';
+  v_strays boolean;
+  r record;
+begin
+  perform set_config('lock_timeout', '5s', true);
+  execute format('select exists (select 1 from %I where %I >= %L and %I < %L)', v_default, p_column, p_from, p_column, p_to)
+    into v_strays;
+  if v_strays then
+    execute format('create temp table records_moving (like %I) on commit drop', p_table);
+    -- Moving an entry into its partition is not deleting it: the append-only guard stands aside for this statement.
+    execute format('alter table %I disable trigger user', v_default);
+    execute format('with moved as (delete from %I where %I >= %L and %I < %L returning *) insert into records_moving select * from moved',
+      v_default, p_column, p_from, p_column, p_to);
+    execute format('alter table %I enable trigger user', v_default);
+  end if;
+  execute format('create table %I partition of %I for values from (%L) to (%L)', p_name, p_table, p_from, p_to);
+  if v_strays then
+    execute format('insert into %I select * from records_moving', p_table);
+    drop table records_moving;
+  end if;
+  for r in select pg_get_triggerdef(t.oid) as def from pg_trigger t
+           where t.tgrelid = p_table::regclass and not t.tgisinternal and (t.tgtype & 1) = 0 loop
+    execute replace(r.def, ' ON public.' || quote_ident(p_table) || ' ', ' ON public.' || quote_ident(p_name) || ' ');
+  end loop;
+  if p_append_only then
+    execute format('revoke update, truncate on %I from public', p_name);
+    execute format('revoke update, truncate on %I from current_user', p_name);
+  end if;
+end $$;
+
+-- Retention: a whole partition goes; waiting at most 5 s for the lock, so a long read never queues the writes behind it.
+create function drop_time_partition(p_name text) returns void
+language plpgsql as $$
+begin
+  perform set_config('lock_timeout', '5s', true);
+  execute format('drop table %I', p_name);
 end $$;
 
 select partition_by_range('request_log', 'created_at', 'day');
