@@ -4,7 +4,7 @@ import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
-import { UsageResponse, usageParameters } from '../usage/routes.ts'
+import { UsageResponse, UsageSummaryResponse, usageParameters, usageSummaryParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
@@ -107,6 +107,21 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     parameters: usageParameters,
     items: 'entries',
     response: { name: 'UsagePage', schema: UsageResponse, description: 'One page of the ledger, newest first' },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/usage/summary',
+    operationId: 'getUsageSummary',
+    summary: 'Summarize calls, credits, errors and latency per day, endpoint, key or tag',
+    description:
+      'Over a window of whole UTC hours (from inclusive, to exclusive, at most 400 days): per group, the calls, the credits charged, the errors (status 400 and above) and the p50 and p95 latency. ' +
+      'groupBy: day (UTC), endpoint, key, or metadata.<tag> (the values of a Service-Metadata tag; credits there are those the call itself charged). ' +
+      'Answered from hourly rollups kept as calls are logged. A live key reads live calls, a test key test calls. Free.',
+    tag: 'account',
+    authenticated: true,
+    parameters: usageSummaryParameters,
+    response: { name: 'UsageSummary', schema: UsageSummaryResponse, description: 'The groups, ordered by key, and their total' },
     errors: [400],
   },
   {

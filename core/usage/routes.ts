@@ -1,5 +1,9 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
+// GET /v1/usage/summary: calls, credits, errors and latency percentiles per day, endpoint, key or tag, from the rollups.
 import type Router from '@koa/router'
+import { ApiError } from '../errors.ts'
+import { METADATA_KEY } from '../http/metadata.ts'
+import { usageSummary, type SummaryGroupBy } from '../records/rollups.ts'
 import { strictRouter } from '../http/routing.ts'
 import { Type } from '@sinclair/typebox'
 import { callerOf, keyAccess } from '../http/permissions.ts'
@@ -63,6 +67,63 @@ export const usageParameters = Object.entries(UsageQuery.properties).map(([name,
 
 const readQuery = inputReader(UsageQuery, 'query')
 
+/** The longest window GET /v1/usage/summary answers (the rollups are kept as long). */
+export const SUMMARY_MAX_DAYS = 400
+
+export const UsageSummaryQuery = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'start of the window, inclusive; a whole UTC hour' }),
+    to: Type.String({ format: 'date-time', description: 'end of the window, exclusive; a whole UTC hour, at most 400 days after from' }),
+    groupBy: Type.String({
+      pattern: `^(day|endpoint|key|metadata\\.${METADATA_KEY.source.slice(1, -1)})$`,
+      description: 'day (UTC), endpoint, key (its id), or metadata.<tag>: the values of one Service-Metadata tag',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+const Count = Type.Integer({ minimum: 0 })
+const Latency = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+  description: 'ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls',
+})
+
+export const UsageSummaryResponse = Type.Object(
+  {
+    from: DateTime,
+    to: DateTime,
+    groupBy: Type.String(),
+    groups: Type.Array(
+      Type.Object(
+        { key: Type.String(), calls: Count, credits: Count, errors: Count, p50Ms: Latency, p95Ms: Latency },
+        { additionalProperties: false },
+      ),
+    ),
+    total: Type.Object({ calls: Count, credits: Count, errors: Count }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+)
+
+export const usageSummaryParameters = Object.entries(UsageSummaryQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: true,
+  schema,
+}))
+
+const readSummaryQuery = inputReader(UsageSummaryQuery, 'query')
+
+function summaryWindow(q: { from: string; to: string }): { from: Date; to: Date } {
+  const from = new Date(q.from)
+  const to = new Date(q.to)
+  const wrong = (path: string, message: string) => new ApiError('invalid_request', `The window is not valid: ${message}.`, [{ path, message }])
+  for (const [path, at] of [['/from', from], ['/to', to]] as const) {
+    if (at.getTime() % 3600_000 !== 0) throw wrong(path, 'must be a whole UTC hour (the summary is kept per hour)')
+  }
+  if (to <= from) throw wrong('/to', 'must be after from')
+  if (to.getTime() - from.getTime() > SUMMARY_MAX_DAYS * 86400_000) throw wrong('/to', `at most ${SUMMARY_MAX_DAYS} days after from`)
+  return { from, to }
+}
+
 export function usageRouter(services: Services): Router {
   const router = strictRouter()
   router.get('/v1/usage', keyAccess(services.keys, 'read'), async (ctx) => {
@@ -84,6 +145,14 @@ export function usageRouter(services: Services): Router {
     })
     const dailyFrom = from ?? new Date((to ?? services.now()).getTime() - 30 * 86400_000)
     ctx.body = { ...page, daily: await dailyTotals(services.db, caller.accountId, { ...filter, from: dailyFrom }) }
+  })
+  router.get('/v1/usage/summary', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
+    const q = readSummaryQuery({ ...ctx.query })
+    const window = summaryWindow(q)
+    const groupBy = q.groupBy as SummaryGroupBy
+    const summary = await usageSummary(services.db, caller.accountId, caller.mode === 'live', window, groupBy)
+    ctx.body = { from: window.from.toISOString(), to: window.to.toISOString(), groupBy, ...summary }
   })
   return router
 }

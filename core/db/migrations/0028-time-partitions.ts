@@ -156,6 +156,105 @@ create trigger audit_entries_no_truncate before truncate on audit_entries_defaul
   for each statement execute function refuse_audit_change();
 revoke update, truncate on audit_entries, audit_entries_legacy, audit_entries_default from public;
 revoke update, truncate on audit_entries, audit_entries_legacy, audit_entries_default from current_user;
+
+-- Usage rollups (GET /v1/usage/summary, the dashboard's overview): per account, mode, UTC hour, endpoint and key,
+-- the calls, errors, credits and a latency histogram, kept current by statement triggers on the logs (one upsert per
+-- batch written, not per row) instead of scanning them. Element i + 1 of the histogram counts latencies in
+-- [latency_bounds()[i], latency_bounds()[i + 1]) ms (width_bucket's numbering: bucket 0 under 1 ms, the last from
+-- about 110 s); bounds grow by 25%, so a percentile read from it is off by one bucket at most.
+create function latency_bounds() returns real[] language sql immutable as $$ select '{1,2,3,4,5,6,7,9,12,15,18,23,28,36,44,56,69,87,108,136,169,212,265,331,414,517,646,808,1010,1262,1578,1972,2465,3081,3852,4815,6019,7523,9404,11755,14694,18367,22959,28699,35873,44842,56052,70065,87581,109476}'::real[] $$;
+create function add_histograms(a bigint[], b bigint[]) returns bigint[] language sql immutable as $$
+  select array_agg(coalesce(x, 0) + coalesce(y, 0) order by i) from unnest(a, b) with ordinality as u(x, y, i)
+$$;
+create aggregate sum_histograms(bigint[]) (sfunc = add_histograms, stype = bigint[], initcond = '{}');
+-- The histogram of (bucket, count) pairs.
+create function histogram_of(p_buckets int[], p_counts bigint[]) returns bigint[] language sql immutable as $$
+  select array_agg(coalesce((select sum(c) from unnest(p_buckets, p_counts) as u(b, c) where b = i), 0)::bigint order by i)
+    from generate_series(0, cardinality(latency_bounds())) as i
+$$;
+
+create table usage_rollups (
+  account_id uuid not null,
+  livemode boolean not null,
+  hour timestamptz not null,
+  endpoint text not null,
+  key_id uuid not null,
+  calls bigint not null default 0,
+  errors bigint not null default 0,
+  credits bigint not null default 0,
+  latency bigint[] not null default '{}',
+  primary key (account_id, livemode, hour, endpoint, key_id)
+);
+-- By each Service-Metadata tag a call sent: its calls, errors, latency and the credits the call itself charged.
+create table usage_tag_rollups (
+  account_id uuid not null,
+  livemode boolean not null,
+  hour timestamptz not null,
+  tag text not null,
+  value text not null,
+  calls bigint not null default 0,
+  errors bigint not null default 0,
+  credits bigint not null default 0,
+  latency bigint[] not null default '{}',
+  primary key (account_id, livemode, tag, hour, value)
+);
+
+create function roll_up_requests() returns trigger language plpgsql as $$
+begin
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, calls, errors, latency)
+  select account_id, livemode, hour, endpoint, key_id, sum(n), sum(e), histogram_of(array_agg(bucket), array_agg(n))
+    from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, endpoint, key_id,
+                 width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
+            from new_rows group by 1, 2, 3, 4, 5, 6) b
+   group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (account_id, livemode, hour, endpoint, key_id) do update
+    set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, latency = add_histograms(r.latency, excluded.latency);
+
+  insert into usage_tag_rollups as r (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
+  select account_id, livemode, hour, tag, value, sum(n), sum(e), sum(c), histogram_of(array_agg(bucket), array_agg(n))
+    from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, t.key as tag, t.value,
+                 width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e,
+                 sum(credits) as c
+            from new_rows, jsonb_each_text(metadata) as t where metadata is not null group by 1, 2, 3, 4, 5, 6) b
+   group by 1, 2, 3, 4, 5 order by 1, 2, 4, 3, 5
+  on conflict (account_id, livemode, tag, hour, value) do update
+    set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, credits = r.credits + excluded.credits,
+        latency = add_histograms(r.latency, excluded.latency);
+  return null;
+end $$;
+create trigger request_log_rollup after insert on request_log referencing new table as new_rows
+  for each statement execute function roll_up_requests();
+
+-- Credits come from the charges (usage events, which name the capability: its route is /v1/<name>), so an async
+-- job counts when it is charged, not when accepted.
+create function roll_up_charges() returns trigger language plpgsql as $$
+begin
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
+  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits)
+    from new_rows group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+  return null;
+end $$;
+create trigger usage_events_rollup after insert on usage_events referencing new table as new_rows
+  for each statement execute function roll_up_charges();
+
+-- What the logs held before: rolled up once, here.
+insert into usage_rollups (account_id, livemode, hour, endpoint, key_id, calls, errors, latency)
+select account_id, livemode, hour, endpoint, key_id, sum(n), sum(e), histogram_of(array_agg(bucket), array_agg(n))
+  from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, endpoint, key_id,
+               width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
+          from request_log group by 1, 2, 3, 4, 5, 6) b
+ group by 1, 2, 3, 4, 5;
+insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
+select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits) from usage_events group by 1, 2, 3, 4, 5
+on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+insert into usage_tag_rollups (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
+select account_id, livemode, hour, tag, value, sum(n), sum(e), sum(c), histogram_of(array_agg(bucket), array_agg(n))
+  from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, t.key as tag, t.value,
+               width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e,
+               sum(credits) as c
+          from request_log, jsonb_each_text(metadata) as t where metadata is not null group by 1, 2, 3, 4, 5, 6) b
+ group by 1, 2, 3, 4, 5;
 `)
   }
 }
