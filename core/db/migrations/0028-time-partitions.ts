@@ -110,6 +110,11 @@ declare
   r record;
 begin
   perform set_config('lock_timeout', '5s', true);
+  -- Two maintenance passes at once: the second finds the partition made.
+  perform pg_advisory_xact_lock(hashtext('create_time_partition'), hashtext(p_table));
+  if to_regclass(p_name) is not null then
+    return;
+  end if;
   execute format('select exists (select 1 from %I where %I >= %L and %I < %L)', v_default, p_column, p_from, p_column, p_to)
     into v_strays;
   if v_strays then
@@ -140,7 +145,7 @@ create function drop_time_partition(p_name text) returns void
 language plpgsql as $$
 begin
   perform set_config('lock_timeout', '5s', true);
-  execute format('drop table %I', p_name);
+  execute format('drop table if exists %I', p_name);
 end $$;
 
 select partition_by_range('request_log', 'created_at', 'day');
