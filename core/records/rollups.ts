@@ -94,3 +94,22 @@ export async function usageSummary(
   }
   return { groups, total }
 }
+
+export interface DailyEndpointTotal {
+  date: string
+  /** the capability, as its route /v1/<name> is named in the usage events */
+  endpoint: string
+  calls: number
+  credits: number
+}
+
+/** Per UTC day and capability: the calls logged and the credits charged, live only (the dashboard's overview). */
+export async function dailyCapabilityTotals(db: Query, accountId: string, window: { from: Date; to: Date }): Promise<DailyEndpointTotal[]> {
+  const rows = await db.sql<{ day: string; endpoint: string; calls: string; credits: string }>(
+    `select to_char(hour at time zone 'UTC', 'YYYY-MM-DD') as day, substr(endpoint, 5) as endpoint, sum(calls) as calls, sum(credits) as credits
+       from usage_rollups where account_id = ? and livemode and hour >= ? and hour < ? and endpoint ~ '^/v1/[a-z0-9-]+$'
+      group by 1, 2 having sum(credits) > 0 order by 1, 2`,
+    [accountId, window.from, window.to],
+  )
+  return rows.map((r) => ({ date: r.day, endpoint: r.endpoint, calls: Number(r.calls), credits: Number(r.credits) }))
+}
