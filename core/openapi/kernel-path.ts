@@ -31,7 +31,14 @@ export function kernelOperation(route: KernelRoute) {
       : {}),
     responses: {
       [String(route.status ?? 200)]: route.response.csv
-        ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
+        ? {
+            description: route.response.description,
+            headers: REQUEST_ID,
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              ...(route.response.jsonl ? { 'application/x-ndjson': { schema: { type: 'string' } } } : {}),
+            },
+          }
         : json(ref(route.response.name), route.response.description, REQUEST_ID, route.response.example),
       ...Object.fromEntries(errors.map((s) => [String(s), errorResponse(s, false)])),
     },

@@ -19,8 +19,8 @@ export interface KernelRoute {
   requestBody?: { name: string; schema: TSchema | object; example?: unknown }
   /** The success status when it is not 200 (201 for a creation). */
   status?: 201
-  /** `csv`: the answer is text/csv (an export), not JSON. */
-  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true }
+  /** `csv`: the answer is text/csv (an export), not JSON; `jsonl`: or JSON lines, as the query asks. */
+  response: { name: string; schema: TSchema | object; description: string; example?: unknown; csv?: true; jsonl?: true }
   /** A list (a GET with a `cursor` parameter) whose body has several arrays: the one it pages through. */
   items?: string
   /** Error statuses besides 401, 429 and 503 (every authenticated route has them: a bad key, a client throttled after failed keys, a database outage). */

@@ -4,7 +4,7 @@ import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
-import { UsageResponse, UsageSummaryResponse, usageParameters, usageSummaryParameters } from '../usage/routes.ts'
+import { UsageResponse, UsageSummaryResponse, usageExportParameters, usageParameters, usageSummaryParameters } from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { TEAM_ROUTES } from './team-routes.ts'
@@ -122,6 +122,21 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     authenticated: true,
     parameters: usageSummaryParameters,
     response: { name: 'UsageSummary', schema: UsageSummaryResponse, description: 'The groups, ordered by key, and their total' },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/usage/export',
+    operationId: 'exportUsage',
+    summary: 'Export the charges of a window as CSV or JSON lines',
+    description:
+      'One row per charge of the ledger with createdAt in [from, to), oldest first, streamed: createdAt, requestId, endpoint, keyId, credits, usd, livemode (a failed call is never charged, so there is nothing to refund; purchases, plan grants and adjustments are not usage). ' +
+      'columns=focus gives FOCUS names instead: ChargePeriodStart, ChargePeriodEnd, BilledCost (USD), BillingCurrency, ServiceName, SkuId, ResourceId, ChargeType (Usage). ' +
+      'The sum of credits (or BilledCost × 100) equals the ledger’s over the same window. A test key’s export has no rows. Free.',
+    tag: 'account',
+    authenticated: true,
+    parameters: usageExportParameters,
+    response: { name: 'UsageExport', schema: { type: 'string' }, description: 'CSV with a header line, or JSON lines', csv: true, jsonl: true },
     errors: [400],
   },
   {

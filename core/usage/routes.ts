@@ -1,8 +1,11 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
 // GET /v1/usage/summary: calls, credits, errors and latency percentiles per day, endpoint, key or tag, from the rollups.
+// GET /v1/usage/export: the ledger's charges of a window, streamed as CSV or JSON lines.
 import type Router from '@koa/router'
 import { ApiError } from '../errors.ts'
 import { METADATA_KEY } from '../http/metadata.ts'
+import { Readable } from 'node:stream'
+import { ledgerExport } from '../records/export.ts'
 import { usageSummary, type SummaryGroupBy } from '../records/rollups.ts'
 import { strictRouter } from '../http/routing.ts'
 import { Type } from '@sinclair/typebox'
@@ -112,6 +115,27 @@ export const usageSummaryParameters = Object.entries(UsageSummaryQuery.propertie
 
 const readSummaryQuery = inputReader(UsageSummaryQuery, 'query')
 
+export const UsageExportQuery = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'start of the window, inclusive' }),
+    to: Type.String({ format: 'date-time', description: 'end of the window, exclusive' }),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], { description: 'csv (with a header line) or jsonl (one JSON object a line)' }),
+    columns: Type.Optional(
+      Type.Literal('focus', { description: 'FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const usageExportParameters = Object.entries(UsageExportQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: name !== 'columns',
+  schema,
+}))
+
+const readExportQuery = inputReader(UsageExportQuery, 'query')
+
 function summaryWindow(q: { from: string; to: string }): { from: Date; to: Date } {
   const from = new Date(q.from)
   const to = new Date(q.to)
@@ -153,6 +177,18 @@ export function usageRouter(services: Services): Router {
     const groupBy = q.groupBy as SummaryGroupBy
     const summary = await usageSummary(services.db, caller.accountId, caller.mode === 'live', window, groupBy)
     ctx.body = { from: window.from.toISOString(), to: window.to.toISOString(), groupBy, ...summary }
+  })
+  router.get('/v1/usage/export', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
+    const q = readExportQuery({ ...ctx.query })
+    const from = new Date(q.from)
+    const to = new Date(q.to)
+    if (to <= from) throw new ApiError('invalid_request', 'The window is not valid: to must be after from.', [{ path: '/to', message: 'must be after from' }])
+    // A test key never spends: its export is the header alone.
+    const window = caller.mode === 'live' ? { from, to } : { from, to: from }
+    ctx.type = q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson'
+    ctx.attachment(`usage-${q.from.slice(0, 10)}-${q.to.slice(0, 10)}.${q.format}`)
+    ctx.body = Readable.from(ledgerExport(services.db, caller.accountId, window, q.format, q.columns ?? 'standard'))
   })
   return router
 }

@@ -82,7 +82,7 @@ t.test('a test key reads test calls; bad windows are 400s', async (t) => {
     [`from=2024-01-01T00:00:00Z&to=2025-06-01T00:00:00Z&groupBy=day`, 'more than 400 days'],
     [`from=${from}&to=${to}&groupBy=model`, 'an unknown grouping'],
     [`from=${from}&groupBy=day`, 'no end'],
-  ]) {
+  ] as const) {
     const res = await app.call(`/v1/usage/summary?${query}`, { key: c.key })
     t.equal(res.status, 400, why)
     t.equal(res.body.error.code, 'invalid_request')

@@ -257,6 +257,7 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
   'GET /v1/jobs/:id/deliveries': () => ({ path: `/v1/jobs/${randomUUID()}/deliveries` }),
   'GET /v1/requests/:requestId': (f) => ({ path: `/v1/requests/${f.requestId}` }),
   'GET /v1/usage/summary': () => ({ path: '/v1/usage/summary?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&groupBy=endpoint' }),
+  'GET /v1/usage/export': () => ({ path: '/v1/usage/export?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&format=csv' }),
 }
 
 t.test('API: each key permission × each route — allowed ones succeed with one audit entry per change, the others are 403', async (t) => {

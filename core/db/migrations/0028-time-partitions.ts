@@ -243,6 +243,10 @@ end $$;
 create trigger usage_events_rollup after insert on usage_events referencing new table as new_rows
   for each statement execute function roll_up_charges();
 
+-- GET /v1/usage/export reads an account's charges in time order from a keyset cursor. On a large ledger an operator
+-- builds it beforehand (create index concurrently, the same name) and this statement finds it there.
+create index if not exists ledger_account_time on ledger (account_id, created_at, id);
+
 -- What the logs held before: rolled up once, here.
 insert into usage_rollups (account_id, livemode, hour, endpoint, key_id, calls, errors, latency)
 select account_id, livemode, hour, endpoint, key_id, sum(n), sum(e), histogram_of(array_agg(bucket), array_agg(n))
