@@ -197,7 +197,8 @@ function int(name: string, raw: string | undefined): number | undefined {
 /** The audit log is kept 400 days at least (its table refuses an earlier deletion): a shorter setting refuses boot. */
 function auditRetention(raw: string | undefined): number {
   const days = int('AUDIT_LOG_RETENTION_DAYS', raw) ?? defaults.auditLogRetentionDays
-  if (days < defaults.auditLogRetentionDays) throw new BootRefusal(`AUDIT_LOG_RETENTION_DAYS must be at least ${defaults.auditLogRetentionDays}, got ${days}`)
+  if (days < defaults.auditLogRetentionDays)
+    throw new BootRefusal(`AUDIT_LOG_RETENTION_DAYS must be at least ${defaults.auditLogRetentionDays}, got ${days}`)
   return days
 }
 
@@ -369,7 +370,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupCredits: int('SIGNUP_CREDITS', env.SIGNUP_CREDITS) ?? defaults.signupCredits,
     requestLogRetentionDays: int('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS) ?? defaults.requestLogRetentionDays,
     usageEventsRetentionDays: int('USAGE_EVENTS_RETENTION_DAYS', env.USAGE_EVENTS_RETENTION_DAYS) ?? defaults.usageEventsRetentionDays,
-    modelRequestsRetentionDays: int('MODEL_REQUESTS_RETENTION_DAYS', env.MODEL_REQUESTS_RETENTION_DAYS) ?? defaults.modelRequestsRetentionDays,
+    modelRequestsRetentionDays:
+      int('MODEL_REQUESTS_RETENTION_DAYS', env.MODEL_REQUESTS_RETENTION_DAYS) ?? defaults.modelRequestsRetentionDays,
     auditLogRetentionDays: auditRetention(env.AUDIT_LOG_RETENTION_DAYS),
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',

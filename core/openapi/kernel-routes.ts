@@ -136,7 +136,13 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     tag: 'account',
     authenticated: true,
     parameters: usageExportParameters,
-    response: { name: 'UsageExport', schema: { type: 'string' }, description: 'CSV with a header line, or JSON lines', csv: true, jsonl: true },
+    response: {
+      name: 'UsageExport',
+      schema: { type: 'string' },
+      description: 'CSV with a header line, or JSON lines',
+      csv: true,
+      jsonl: true,
+    },
     errors: [400],
   },
   {

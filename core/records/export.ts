@@ -51,7 +51,15 @@ function record(r: Row, columns: ExportColumns): Record<string, string | number 
       ResourceId: requestId ?? null,
       ChargeType: 'Usage',
     }
-  return { createdAt, requestId: requestId ?? null, endpoint: endpoint ?? null, keyId: r.key_id, credits, usd: dollars(credits), livemode: true }
+  return {
+    createdAt,
+    requestId: requestId ?? null,
+    endpoint: endpoint ?? null,
+    keyId: r.key_id,
+    credits,
+    usd: dollars(credits),
+    livemode: true,
+  }
 }
 
 /** The lines of the export (a header first for CSV), each ending in a newline. */

@@ -61,7 +61,12 @@ export async function createPartitionsAhead(db: Query, t: PartitionedTable, now:
 }
 
 /** Drops the partitions wholly older than the retention; deletes the old rows of the legacy and default ones. */
-export async function dropExpiredPartitions(db: Query, t: PartitionedTable, now: Date, config: Config): Promise<Omit<PartitionPass, 'created'>> {
+export async function dropExpiredPartitions(
+  db: Query,
+  t: PartitionedTable,
+  now: Date,
+  config: Config,
+): Promise<Omit<PartitionPass, 'created'>> {
   const [clock] = await db.sql<{ now: string }>(`select now()::text as now`)
   const databaseNow = new Date(clock!.now)
   const reference = t.appendOnly && databaseNow < now ? databaseNow : now

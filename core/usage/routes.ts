@@ -119,9 +119,13 @@ export const UsageExportQuery = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'start of the window, inclusive' }),
     to: Type.String({ format: 'date-time', description: 'end of the window, exclusive' }),
-    format: Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], { description: 'csv (with a header line) or jsonl (one JSON object a line)' }),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], {
+      description: 'csv (with a header line) or jsonl (one JSON object a line)',
+    }),
     columns: Type.Optional(
-      Type.Literal('focus', { description: 'FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones' }),
+      Type.Literal('focus', {
+        description: 'FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -139,8 +143,12 @@ const readExportQuery = inputReader(UsageExportQuery, 'query')
 function summaryWindow(q: { from: string; to: string }): { from: Date; to: Date } {
   const from = new Date(q.from)
   const to = new Date(q.to)
-  const wrong = (path: string, message: string) => new ApiError('invalid_request', `The window is not valid: ${message}.`, [{ path, message }])
-  for (const [path, at] of [['/from', from], ['/to', to]] as const) {
+  const wrong = (path: string, message: string) =>
+    new ApiError('invalid_request', `The window is not valid: ${message}.`, [{ path, message }])
+  for (const [path, at] of [
+    ['/from', from],
+    ['/to', to],
+  ] as const) {
     if (at.getTime() % 3600_000 !== 0) throw wrong(path, 'must be a whole UTC hour (the summary is kept per hour)')
   }
   if (to <= from) throw wrong('/to', 'must be after from')
@@ -183,7 +191,10 @@ export function usageRouter(services: Services): Router {
     const q = readExportQuery({ ...ctx.query })
     const from = new Date(q.from)
     const to = new Date(q.to)
-    if (to <= from) throw new ApiError('invalid_request', 'The window is not valid: to must be after from.', [{ path: '/to', message: 'must be after from' }])
+    if (to <= from)
+      throw new ApiError('invalid_request', 'The window is not valid: to must be after from.', [
+        { path: '/to', message: 'must be after from' },
+      ])
     // A test key never spends: its export is the header alone.
     const window = caller.mode === 'live' ? { from, to } : { from, to: from }
     ctx.type = q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson'

@@ -7,7 +7,9 @@ import t from 'tap'
 import { credit } from '../../core/wallet/wallet.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
-const app = await startTestApp(t, { capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 2 })] })
+const app = await startTestApp(t, {
+  capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 2 })],
+})
 
 t.test('the CSV loads with COPY and its sums equal the ledger’s; JSON lines and FOCUS columns say the same', async (t) => {
   const c = await app.customer(1000)
@@ -30,7 +32,9 @@ t.test('the CSV loads with COPY and its sums equal the ledger’s; JSON lines an
   const file = join(dir, 'export.csv')
   writeFileSync(file, csv.text, { mode: 0o644 })
   const db = app.services.db
-  await db.sql(`create table loaded (created_at timestamptz, request_id text, endpoint text, key_id uuid, credits bigint, usd numeric, livemode boolean)`)
+  await db.sql(
+    `create table loaded (created_at timestamptz, request_id text, endpoint text, key_id uuid, credits bigint, usd numeric, livemode boolean)`,
+  )
   await db.sql(`copy loaded from '${file}' with (format csv, header true)`)
   const [loaded] = await db.sql<{ credits: string; usd: string; n: number; ordered: boolean }>(
     `select sum(credits)::text as credits, sum(usd)::text as usd, count(*)::int as n,
@@ -47,20 +51,42 @@ t.test('the CSV loads with COPY and its sums equal the ledger’s; JSON lines an
   t.ok(loaded!.ordered, 'oldest first')
 
   const jsonl = await app.call(`/v1/usage/export?${window}&format=jsonl`, { key: c.key })
-  const records = jsonl.text.trimEnd().split('\n').map((l: string) => JSON.parse(l))
+  const records = jsonl.text
+    .trimEnd()
+    .split('\n')
+    .map((l: string) => JSON.parse(l))
   t.equal(records.length, 7)
   t.match(records[0], { endpoint: 'beta', keyId: c.keyId, credits: 2, usd: '0.02', livemode: true, requestId: /^req_/ })
   t.match(records.at(-1), { endpoint: 'beta', credits: 2 })
 
   const focus = await app.call(`/v1/usage/export?${window}&format=jsonl&columns=focus`, { key: c.key })
-  const rows = focus.text.trimEnd().split('\n').map((l: string) => JSON.parse(l))
-  t.same(Object.keys(rows[0]), ['ChargePeriodStart', 'ChargePeriodEnd', 'BilledCost', 'BillingCurrency', 'ServiceName', 'SkuId', 'ResourceId', 'ChargeType'])
+  const rows = focus.text
+    .trimEnd()
+    .split('\n')
+    .map((l: string) => JSON.parse(l))
+  t.same(Object.keys(rows[0]), [
+    'ChargePeriodStart',
+    'ChargePeriodEnd',
+    'BilledCost',
+    'BillingCurrency',
+    'ServiceName',
+    'SkuId',
+    'ResourceId',
+    'ChargeType',
+  ])
   t.equal(
     rows.reduce((s: number, r: { BilledCost: string }) => s + Math.round(Number(r.BilledCost) * 100), 0),
     Number(ledger!.credits),
     'BilledCost × 100 sums to the ledger’s credits',
   )
-  t.match(rows[0], { BillingCurrency: 'USD', ServiceName: 'beta', SkuId: 'beta', ResourceId: /^req_/, ChargeType: 'Usage', BilledCost: '0.02' })
+  t.match(rows[0], {
+    BillingCurrency: 'USD',
+    ServiceName: 'beta',
+    SkuId: 'beta',
+    ResourceId: /^req_/,
+    ChargeType: 'Usage',
+    BilledCost: '0.02',
+  })
 })
 
 t.test('an export longer than one page streams every row once, in order; a bad window is a 400', async (t) => {
@@ -73,11 +99,14 @@ t.test('an export longer than one page streams every row once, in order; a bad w
     [c.accountId, c.keyId, from],
   )
   const res = await app.call(`/v1/usage/export?from=${from.toISOString()}&to=${new Date().toISOString()}&format=jsonl`, { key: c.key })
-  const ids = res.text.trimEnd().split('\n').map((l: string) => Number(JSON.parse(l).requestId.slice('req_bulk'.length)))
+  const ids = res.text
+    .trimEnd()
+    .split('\n')
+    .map((l: string) => Number(JSON.parse(l).requestId.slice('req_bulk'.length)))
   t.equal(ids.length, 2500)
   t.equal(new Set(ids).size, 2500, 'no row twice')
   const firstOutOfOrder = ids.findIndex((id, i) => i > 0 && id < ids[i - 1]!)
-  t.equal(firstOutOfOrder, -1, `in time order ${ids.slice(Math.max(0, firstOutOfOrder - 3), firstOutOfOrder + 3)}`)
+  t.equal(firstOutOfOrder, -1, `in time order ${ids.slice(Math.max(0, firstOutOfOrder - 3), firstOutOfOrder + 3).join(' ')}`)
 
   const bad = await app.call(`/v1/usage/export?from=${new Date().toISOString()}&to=${from.toISOString()}&format=csv`, { key: c.key })
   t.equal(bad.status, 400)

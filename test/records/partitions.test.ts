@@ -123,8 +123,14 @@ t.test('maintenance moves strays out of the default partition and drops whole pa
   for (let i = 0; i < 10; i++) {
     await maintainPartitions(db, PARTITIONED_TABLES, day, config)
     if (i === 0) {
-      const [moved] = await db.sql<{ partition: string }>(`select tableoid::regclass::text as partition from request_log where request_id = 'req_stray'`)
-      t.equal(moved!.partition, partitionName(requestLog, periodStart(new Date(start.getTime() + DAY), 'day')), 'the stray moved to its partition')
+      const [moved] = await db.sql<{ partition: string }>(
+        `select tableoid::regclass::text as partition from request_log where request_id = 'req_stray'`,
+      )
+      t.equal(
+        moved!.partition,
+        partitionName(requestLog, periodStart(new Date(start.getTime() + DAY), 'day')),
+        'the stray moved to its partition',
+      )
     }
     for (let k = 0; k < 20; k++) await insert(new Date(day.getTime() + k * 60_000), `req_${i}_${k}`)
     const [size] = await db.sql<{ bytes: string }>(`select pg_total_relation_size('request_log')::text as bytes`)
@@ -136,7 +142,9 @@ t.test('maintenance moves strays out of the default partition and drops whole pa
   const oldest = partitions[0]!.from!
   const last = new Date(day.getTime() - DAY)
   t.ok(oldest.getTime() >= periodStart(last, 'day', -4).getTime(), 'no partition older than the retention is left')
-  const [kept] = await db.sql<{ n: number }>(`select count(*)::int as n from request_log where created_at >= ?`, [periodStart(last, 'day', -2)])
+  const [kept] = await db.sql<{ n: number }>(`select count(*)::int as n from request_log where created_at >= ?`, [
+    periodStart(last, 'day', -2),
+  ])
   t.equal(kept!.n, 60, 'the last three days are all there')
   t.equal(sizes.at(-1), sizes.at(-4), 'the table stays the same size from day to day once the retention is reached')
 })

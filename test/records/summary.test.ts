@@ -3,7 +3,9 @@
 import t from 'tap'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
-const app = await startTestApp(t, { capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 2 })] })
+const app = await startTestApp(t, {
+  capabilities: [testCapability({ name: 'alpha', price: 3 }), testCapability({ name: 'beta', price: 2 })],
+})
 const HOUR = 3600_000
 const hourFloor = (ms: number) => new Date(Math.floor(ms / HOUR) * HOUR)
 
@@ -30,7 +32,10 @@ t.test('calls, credits and errors per endpoint, key and tag, as the calls were m
     total: { calls: 5, credits: 11, errors: 1 },
   })
   const byKey = await app.call(`/v1/usage/summary?from=${from}&to=${to}&groupBy=key`, { key: c.key })
-  t.same(byKey.body.groups.map((g: { key: string; calls: number }) => [g.key, g.calls]), [[c.keyId, 5]])
+  t.same(
+    byKey.body.groups.map((g: { key: string; calls: number }) => [g.key, g.calls]),
+    [[c.keyId, 5]],
+  )
   const byTag = await app.call(`/v1/usage/summary?from=${from}&to=${to}&groupBy=metadata.team`, { key: c.key })
   t.match(byTag.body.groups, [{ key: 'search', calls: 3, credits: 9, errors: 0 }])
   t.equal(byTag.body.groups.length, 1)
@@ -50,7 +55,7 @@ t.test('p50 and p95 agree with the exact percentiles of the logged latencies, wi
   const c = await app.customer(0)
   const at = hourFloor(Date.now() - 48 * HOUR)
   // Latencies spread from under a millisecond to ten seconds, written as the request log writes them (one batch).
-  const latencies = Array.from({ length: 997 }, (_, i) => Math.round(10000 * ((i * 7919) % 997) ** 3 / 997 ** 3 * 100) / 100)
+  const latencies = Array.from({ length: 997 }, (_, i) => Math.round(((10000 * ((i * 7919) % 997) ** 3) / 997 ** 3) * 100) / 100)
   await app.services.db.sql(
     `insert into request_log (account_id, key_id, key_prefix, mode, request_id, method, endpoint, status, latency_ms, created_at)
      select ?, ?, 'ksk_live_abc', 'live', 'req_p' || i, 'POST', '/v1/alpha', 200, l, ?::timestamptz + make_interval(secs => i)
@@ -66,9 +71,15 @@ t.test('p50 and p95 agree with the exact percentiles of the logged latencies, wi
   t.equal(group.calls, 997)
   const sorted = [...latencies].sort((a, b) => a - b)
   const exact = (p: number) => sorted[Math.ceil(p * sorted.length) - 1]!
-  for (const [name, p] of [['p50Ms', 0.5], ['p95Ms', 0.95]] as const) {
+  for (const [name, p] of [
+    ['p50Ms', 0.5],
+    ['p95Ms', 0.95],
+  ] as const) {
     const reported = group[name] as number
-    t.ok(exact(p) < reported && reported <= Math.max(1, exact(p) * 1.25 + 1), `${name} ${reported} bounds the exact ${exact(p)} within a bucket`)
+    t.ok(
+      exact(p) < reported && reported <= Math.max(1, exact(p) * 1.25 + 1),
+      `${name} ${reported} bounds the exact ${exact(p)} within a bucket`,
+    )
   }
 })
 
