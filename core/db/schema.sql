@@ -472,6 +472,32 @@ create table usage_events_legacy (
   constraint usage_events_legacy_pkey PRIMARY KEY (id, created_at)
 );
 
+create table usage_rollups (
+  account_id uuid not null,
+  livemode boolean not null,
+  hour timestamp with time zone not null,
+  endpoint text not null,
+  key_id uuid not null,
+  calls bigint not null default 0,
+  errors bigint not null default 0,
+  credits bigint not null default 0,
+  latency bigint[] not null default '{}'::bigint[],
+  constraint usage_rollups_pkey PRIMARY KEY (account_id, livemode, hour, endpoint, key_id)
+);
+
+create table usage_tag_rollups (
+  account_id uuid not null,
+  livemode boolean not null,
+  hour timestamp with time zone not null,
+  tag text not null,
+  value text not null,
+  calls bigint not null default 0,
+  errors bigint not null default 0,
+  credits bigint not null default 0,
+  latency bigint[] not null default '{}'::bigint[],
+  constraint usage_tag_rollups_pkey PRIMARY KEY (account_id, livemode, tag, hour, value)
+);
+
 create table webhook_attempts (
   id bigint not null default nextval('webhook_attempts_id_seq'::regclass),
   delivery_id text not null,
@@ -541,6 +567,7 @@ CREATE INDEX jobs_account ON public.jobs USING btree (account_id);
 CREATE INDEX jobs_account_list ON public.jobs USING btree (account_id, mode, created_at DESC, id DESC);
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
+CREATE INDEX ledger_account_time ON public.ledger USING btree (account_id, created_at, id);
 CREATE INDEX members_email ON public.members USING btree (email);
 CREATE INDEX memories_account_namespace ON public.memories USING btree (account_id, namespace, created_at);
 CREATE INDEX memories_tsv ON public.memories USING gin (tsv);
@@ -603,6 +630,14 @@ begin
   return query select v.outcome, v.status, v.body, v.available;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.add_histograms(a bigint[], b bigint[])
+ RETURNS bigint[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select array_agg(coalesce(x, 0) + coalesce(y, 0) order by i) from unnest(a, b) with ordinality as u(x, y, i)
+$function$;
+
 CREATE OR REPLACE FUNCTION public.capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone)
  RETURNS TABLE(body text, available bigint)
  LANGUAGE plpgsql
@@ -652,6 +687,11 @@ declare
   r record;
 begin
   perform set_config('lock_timeout', '5s', true);
+  -- Two maintenance passes at once: the second finds the partition made.
+  perform pg_advisory_xact_lock(hashtext('create_time_partition'), hashtext(p_table));
+  if to_regclass(p_name) is not null then
+    return;
+  end if;
   execute format('select exists (select 1 from %I where %I >= %L and %I < %L)', v_default, p_column, p_from, p_column, p_to)
     into v_strays;
   if v_strays then
@@ -714,7 +754,7 @@ CREATE OR REPLACE FUNCTION public.drop_time_partition(p_name text)
 AS $function$
 begin
   perform set_config('lock_timeout', '5s', true);
-  execute format('drop table %I', p_name);
+  execute format('drop table if exists %I', p_name);
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.end_jobs(p_ids uuid[], p_results text[], p_errors jsonb[], p_from text[], p_lease_expired_by timestamp with time zone[], p_now timestamp with time zone)
@@ -763,6 +803,15 @@ begin
   delete from job_inputs i where i.job_id = any(v_ended);
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.histogram_of(p_buckets integer[], p_counts bigint[])
+ RETURNS bigint[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select array_agg(coalesce((select sum(c) from unnest(p_buckets, p_counts) as u(b, c) where b = i), 0)::bigint order by i)
+    from generate_series(0, cardinality(latency_bounds())) as i
+$function$;
+
 CREATE OR REPLACE FUNCTION public.key_month_spend(k api_keys, p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE sql
@@ -770,6 +819,12 @@ CREATE OR REPLACE FUNCTION public.key_month_spend(k api_keys, p_now timestamp wi
 AS $function$
   select case when k.spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM') then k.month_spend else 0 end
 $function$;
+
+CREATE OR REPLACE FUNCTION public.latency_bounds()
+ RETURNS real[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ select '{1,2,3,4,5,6,7,9,12,15,18,23,28,36,44,56,69,87,108,136,169,212,265,331,414,517,646,808,1010,1262,1578,1972,2465,3081,3852,4815,6019,7523,9404,11755,14694,18367,22959,28699,35873,44842,56052,70065,87581,109476}'::real[] $function$;
 
 CREATE OR REPLACE FUNCTION public.lock_money(p_idem_account uuid, p_idem_key text, p_accounts uuid[], p_keys uuid[])
  RETURNS void
@@ -1018,6 +1073,45 @@ begin
   return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.roll_up_charges()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
+  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits)
+    from new_rows group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+  return null;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.roll_up_requests()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, calls, errors, latency)
+  select account_id, livemode, hour, endpoint, key_id, sum(n), sum(e), histogram_of(array_agg(bucket), array_agg(n))
+    from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, endpoint, key_id,
+                 width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
+            from new_rows group by 1, 2, 3, 4, 5, 6) b
+   group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (account_id, livemode, hour, endpoint, key_id) do update
+    set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, latency = add_histograms(r.latency, excluded.latency);
+
+  insert into usage_tag_rollups as r (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
+  select account_id, livemode, hour, tag, value, sum(n), sum(e), sum(c), histogram_of(array_agg(bucket), array_agg(n))
+    from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, t.key as tag, t.value,
+                 width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e,
+                 sum(credits) as c
+            from new_rows, jsonb_each_text(metadata) as t where metadata is not null group by 1, 2, 3, 4, 5, 6) b
+   group by 1, 2, 3, 4, 5 order by 1, 2, 4, 3, 5
+  on conflict (account_id, livemode, tag, hour, value) do update
+    set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, credits = r.credits + excluded.credits,
+        latency = add_histograms(r.latency, excluded.latency);
+  return null;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)
  RETURNS text
  LANGUAGE sql
@@ -1028,6 +1122,8 @@ AS $function$
     when k.monthly_spend_cap is not null and key_month_spend(k, p_now) + k.held + p_price > k.monthly_spend_cap then 'spend_cap'
   end
 $function$;
+
+create aggregate sum_histograms(bigint[]) (sfunc = add_histograms, stype = bigint[]);
 
 CREATE OR REPLACE FUNCTION public.test_answer(p_account uuid, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_status integer, p_result text, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, status integer, body text)
@@ -1076,3 +1172,5 @@ CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit
 CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries_default FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();
 CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit_entries_legacy FOR EACH ROW EXECUTE FUNCTION refuse_audit_change();
 CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries_legacy FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER request_log_rollup AFTER INSERT ON public.request_log REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_requests();
+CREATE TRIGGER usage_events_rollup AFTER INSERT ON public.usage_events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_charges();
