@@ -106,11 +106,15 @@ export const UsageSummaryResponse = Type.Object(
   { additionalProperties: false },
 )
 
+/** A window the published examples use (docs/examples.md). */
+const EXAMPLE_WINDOW: Record<string, string> = { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', groupBy: 'endpoint', format: 'csv' }
+
 export const usageSummaryParameters = Object.entries(UsageSummaryQuery.properties).map(([name, schema]) => ({
   name,
   in: 'query',
   required: true,
   schema,
+  example: EXAMPLE_WINDOW[name],
 }))
 
 const readSummaryQuery = inputReader(UsageSummaryQuery, 'query')
@@ -136,6 +140,7 @@ export const usageExportParameters = Object.entries(UsageExportQuery.properties)
   in: 'query',
   required: name !== 'columns',
   schema,
+  ...(name in EXAMPLE_WINDOW ? { example: EXAMPLE_WINDOW[name] } : {}),
 }))
 
 const readExportQuery = inputReader(UsageExportQuery, 'query')

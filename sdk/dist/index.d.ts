@@ -274,6 +274,26 @@ export type UsagePage = {
         credits: number;
     }>;
 };
+export type UsageSummary = {
+    from: string;
+    to: string;
+    groupBy: string;
+    groups: Array<{
+        key: string;
+        calls: number;
+        credits: number;
+        errors: number;
+        /** ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls */
+        p50Ms: number | null;
+        /** ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls */
+        p95Ms: number | null;
+    }>;
+    total: {
+        calls: number;
+        credits: number;
+        errors: number;
+    };
+};
 export type RequestsPage = {
     requests: Array<{
         /** the X-Request-Id of the call (req_…) */
@@ -2494,6 +2514,26 @@ export type UsageQuery = {
     from?: string;
     to?: string;
 };
+/** GET /v1/usage/summary query parameters */
+export type UsageSummaryQuery = {
+    /** start of the window, inclusive; a whole UTC hour */
+    from: string;
+    /** end of the window, exclusive; a whole UTC hour, at most 400 days after from */
+    to: string;
+    /** day (UTC), endpoint, key (its id), or metadata.<tag>: the values of one Service-Metadata tag */
+    groupBy: string;
+};
+/** GET /v1/usage/export query parameters */
+export type ExportUsageQuery = {
+    /** start of the window, inclusive */
+    from: string;
+    /** end of the window, exclusive */
+    to: string;
+    /** csv (with a header line) or jsonl (one JSON object a line) */
+    format: "csv" | "jsonl";
+    /** FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones */
+    columns?: "focus";
+};
 /** GET /v1/requests query parameters */
 export type RequestsQuery = {
     /** nextCursor of the previous page */
@@ -2804,6 +2844,10 @@ export declare class Client extends BaseClient {
     account(options?: RequestOptions): Promise<Account>;
     /** List ledger entries and daily totals. Awaited: the first page; `for await`: every item of every page. */
     usage(query?: UsageQuery, options?: RequestOptions): List<UsagePage, UsagePage["entries"][number]>;
+    /** Summarize calls, credits, errors and latency per day, endpoint, key or tag. */
+    usageSummary(query: UsageSummaryQuery, options?: RequestOptions): Promise<UsageSummary>;
+    /** Export the charges of a window as CSV or JSON lines. */
+    exportUsage(query: ExportUsageQuery, options?: RequestOptions): Promise<string>;
     /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
     requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]>;
     /** Get one request of the log by its request id. */

@@ -140,6 +140,14 @@ export class Client extends BaseClient {
     usage(query, options) {
         return this.list(`/v1/usage`, query, (page) => page["entries"], options);
     }
+    /** Summarize calls, credits, errors and latency per day, endpoint, key or tag. */
+    usageSummary(query, options) {
+        return this.request('GET', `/v1/usage/summary` + queryString(query), undefined, options, false);
+    }
+    /** Export the charges of a window as CSV or JSON lines. */
+    exportUsage(query, options) {
+        return this.request('GET', `/v1/usage/export` + queryString(query), undefined, options, false);
+    }
     /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
     requests(query, options) {
         return this.list(`/v1/requests`, query, (page) => page["requests"], options);

@@ -288,6 +288,27 @@ export type UsagePage = {
   }>
 }
 
+export type UsageSummary = {
+  from: string
+  to: string
+  groupBy: string
+  groups: Array<{
+    key: string
+    calls: number
+    credits: number
+    errors: number
+    /** ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls */
+    p50Ms: number | null
+    /** ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls */
+    p95Ms: number | null
+  }>
+  total: {
+    calls: number
+    credits: number
+    errors: number
+  }
+}
+
 export type RequestsPage = {
   requests: Array<{
     /** the X-Request-Id of the call (req_…) */
@@ -2606,6 +2627,28 @@ export type UsageQuery = {
   to?: string
 }
 
+/** GET /v1/usage/summary query parameters */
+export type UsageSummaryQuery = {
+  /** start of the window, inclusive; a whole UTC hour */
+  from: string
+  /** end of the window, exclusive; a whole UTC hour, at most 400 days after from */
+  to: string
+  /** day (UTC), endpoint, key (its id), or metadata.<tag>: the values of one Service-Metadata tag */
+  groupBy: string
+}
+
+/** GET /v1/usage/export query parameters */
+export type ExportUsageQuery = {
+  /** start of the window, inclusive */
+  from: string
+  /** end of the window, exclusive */
+  to: string
+  /** csv (with a header line) or jsonl (one JSON object a line) */
+  format: "csv" | "jsonl"
+  /** FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones */
+  columns?: "focus"
+}
+
 /** GET /v1/requests query parameters */
 export type RequestsQuery = {
   /** nextCursor of the previous page */
@@ -2973,6 +3016,16 @@ export class Client extends BaseClient {
   /** List ledger entries and daily totals. Awaited: the first page; `for await`: every item of every page. */
   usage(query?: UsageQuery, options?: RequestOptions): List<UsagePage, UsagePage["entries"][number]> {
     return this.list(`/v1/usage`, query, (page: UsagePage) => page["entries"], options)
+  }
+
+  /** Summarize calls, credits, errors and latency per day, endpoint, key or tag. */
+  usageSummary(query: UsageSummaryQuery, options?: RequestOptions): Promise<UsageSummary> {
+    return this.request('GET', `/v1/usage/summary` + queryString(query), undefined, options, false)
+  }
+
+  /** Export the charges of a window as CSV or JSON lines. */
+  exportUsage(query: ExportUsageQuery, options?: RequestOptions): Promise<string> {
+    return this.request('GET', `/v1/usage/export` + queryString(query), undefined, options, false)
   }
 
   /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
