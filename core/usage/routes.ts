@@ -107,7 +107,12 @@ export const UsageSummaryResponse = Type.Object(
 )
 
 /** A window the published examples use (docs/examples.md). */
-const EXAMPLE_WINDOW: Record<string, string> = { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', groupBy: 'endpoint', format: 'csv' }
+const EXAMPLE_WINDOW: Record<string, string> = {
+  from: '2026-11-01T00:00:00Z',
+  to: '2026-11-02T00:00:00Z',
+  groupBy: 'endpoint',
+  format: 'csv',
+}
 
 export const usageSummaryParameters = Object.entries(UsageSummaryQuery.properties).map(([name, schema]) => ({
   name,
