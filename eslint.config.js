@@ -18,9 +18,9 @@ export default defineConfig(
     },
   },
   {
-    // Tests and eval cases: tap queues t.test() itself (awaiting it is optional), and response bodies are `any`
+    // Tests, their devkit and eval cases: tap queues t.test() itself (awaiting it is optional), and response bodies are `any`
     // on purpose: they are checked against the published document and by assertions, not by the type checker.
-    files: ['test/**/*.ts', '**/*.test.ts', 'capabilities/*/eval.ts'],
+    files: ['test/**/*.ts', 'devkit/**/*.ts', '**/*.test.ts', 'capabilities/*/eval.ts'],
     rules: {
       '@typescript-eslint/no-floating-promises': 'off',
       '@typescript-eslint/no-explicit-any': 'off',

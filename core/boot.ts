@@ -1,5 +1,5 @@
 // Builds the Services of one process: database (migrated), registry, key cache, limiter, provider.
-import { KeyCache } from './accounts/accounts.ts'
+import { KeyCache } from './accounts/key-cache.ts'
 import { createStripe } from './billing/billing.ts'
 import { DocumentSandbox } from './documents/sandbox.ts'
 import { createMailer } from './mail.ts'
@@ -13,6 +13,7 @@ import { createLogger } from './observability/log.ts'
 import { createMetrics } from './observability/metrics.ts'
 import { RequestLog } from './requests/record.ts'
 import { loadCapabilities, type Capability } from './run/registry.ts'
+import { CAPABILITIES_ROOT } from './capability-folders.ts'
 import { loadSecretKeys, secretBox } from './secrets.ts'
 import type { Services } from './services.ts'
 import { oidcClient } from './sso/oidc.ts'
@@ -30,7 +31,7 @@ export async function boot(
   checkOperatorSecrets(config) // before anything starts: a guessable operator secret is a configuration error
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, pretty: config.logPretty })
   const log = overrides.log ?? ((m: string) => logger.info(m))
-  const capabilities = overrides.capabilities ?? new Map((await loadCapabilities()).map((c) => [c.name, c]))
+  const capabilities = overrides.capabilities ?? new Map((await loadCapabilities(CAPABILITIES_ROOT)).map((c) => [c.name, c]))
   const database = overrides.db ? null : await resolveDatabaseUrl(config.databaseUrl)
   // Before touching the database: a process that could not read its siblings' secrets must not start.
   const secrets =

@@ -41,7 +41,8 @@ export {
 export { DocObject, InlineFile, Profile } from './documents/schema.ts'
 export { normalizeDate, sum, sumWarning, toAmount } from './documents/checks.ts'
 export { AUDIO_TYPES, IMAGE_TYPES, loadMedia, urlProblem } from './documents/media.ts'
-export { pagedContent, pageTexts } from './documents/pages.ts'
+/** The extractors' skeleton: a document resolved, its pages asked about, the pages kept as evidence. */
+export { answerDocument, type DocumentAnswer, type DocumentRequest } from './evidence/document-answer.ts'
 export { sniffMediaType } from './documents/sniff.ts'
 export { compact, MAmount, maskCardNumbers, maskDigits, money, MText, Nullable, Reader, textOf, times } from './documents/values.ts'
 /** Evidence (issue 29): quotes looked up in the document, values derived from them, the confidence rule. */

@@ -2,7 +2,7 @@
 import type { Capability } from './run/registry.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
-import type { KeyCache } from './accounts/accounts.ts'
+import type { KeyCache } from './accounts/key-cache.ts'
 import type { RateLimiter } from './ratelimit.ts'
 import type { ModelProvider } from './models/provider.ts'
 import type { SecretBox } from './secrets.ts'

@@ -2,18 +2,8 @@
 // (quickstart: shell exports, for `eval`).
 import { boot } from '../core/boot.ts'
 import { BootRefusal, loadConfig } from '../core/config.ts'
-import {
-  addCredits,
-  createAccount,
-  createKey,
-  getAccount,
-  revokeKey,
-  rotateWebhookSecret,
-  setPlan,
-  updateKey,
-  type Pack,
-  type Plan,
-} from '../core/accounts/accounts.ts'
+import { addCredits, createAccount, getAccount, rotateWebhookSecret, setPlan, type Pack, type Plan } from '../core/accounts/accounts.ts'
+import { createKey, revokeKey, updateKey } from '../core/accounts/keys.ts'
 import type { KeyMode } from '../core/http/caller.ts'
 import { costPeriod, costReport } from '../core/admin/costs.ts'
 import { ApiError } from '../core/errors.ts'

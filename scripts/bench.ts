@@ -16,12 +16,14 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
 import pg from 'pg'
-import { addCredits, createAccount, createKey } from '../core/accounts/accounts.ts'
+import { addCredits, createAccount } from '../core/accounts/accounts.ts'
+import { createKey } from '../core/accounts/keys.ts'
 import { type Caller } from '../core/http/caller.ts'
 import { requireCapability } from '../core/http/permissions.ts'
 import { loadCapabilities } from '../core/run/registry.ts'
+import { CAPABILITIES_ROOT } from '../core/capability-folders.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../core/db/database.ts'
-import { withDatabase } from '../test/helpers/database.ts'
+import { withDatabase } from '../devkit/database.ts'
 import { benchJobs } from './bench/jobs.ts'
 import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
@@ -278,7 +280,7 @@ if (wants('live')) {
 // allowlist of every capability but one), taking turns; and the check alone, timed in this process.
 const scopedLines: string[] = []
 if (wants('scoped')) {
-  const names = (await loadCapabilities()).map((c) => c.name)
+  const names = (await loadCapabilities(CAPABILITIES_ROOT)).map((c) => c.name)
   const allowlist = names.filter((n) => n !== 'research')
   const scoped = await createKey(db, hot!.accountId, { name: 'bench scoped', permissions: 'call', capabilities: allowlist })
   // Both at one fixed rate (CPU per call falls as the rate rises), in alternating order (the machine's load drifts).

@@ -1,7 +1,7 @@
 // `npm run eval`: field-level accuracy of every capability, through the real app (HTTP, auth, holds, the
 // capability, the configured model provider). Each capabilities/<name>/eval.ts holds that folder's cases (at
-// least 3; see test/helpers/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
-// test/fixtures/pdf/ as an inline file: `inBothForms`), scored by code: `expected` field by field, and
+// least 3; see devkit/eval-kit.ts): requests (a known document in both input forms, `text` and the PDF of
+// devkit/fixtures/pdf/ as an inline file: `inBothForms`), scored by code: `expected` field by field, and
 // `checks` (no PII left, labels in the taxonomy, citations resolve, values in range). A new capability adds its
 // own eval.ts; nothing here changes.
 //
@@ -23,24 +23,27 @@
 // ("eval-…@eval.invalid") with exactly the credits it needs and revokes its key at the end.
 // Exit code 1 when a call fails.
 import { createLogger } from '../core/observability/log.ts'
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { addCredits, createAccount, createKey, revokeKey } from '../core/accounts/accounts.ts'
+import { addCredits, createAccount } from '../core/accounts/accounts.ts'
+import { createKey, revokeKey } from '../core/accounts/keys.ts'
 import { buildApp } from '../core/app.ts'
 import { boot } from '../core/boot.ts'
-import { loadConfig } from '../core/config.ts'
+import { loadConfig, type Config } from '../core/config.ts'
 import { ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts'
 import { normalizeDate, toAmount } from '../core/documents/checks.ts'
 import { startWorker } from '../core/worker.ts'
 import { checkManifest, type Capability } from '../core/run/registry.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../core/capability-folders.ts'
 import type { CapabilityManifest } from '../core/capability.ts'
-import { type EvalCase } from '../test/helpers/eval-kit.ts'
-import { withDatabase } from '../test/helpers/database.ts'
-import { startFakeOpenAI, type FakeOpenAI } from '../test/helpers/fake-openai.ts'
+import { type EvalCase } from '../devkit/eval-kit.ts'
+import { withDatabase } from '../devkit/database.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts'
 
 // ---- the cases: one eval.ts per capability folder ------------------------------------------------------------
 
@@ -55,11 +58,11 @@ export interface EvalEntry {
 }
 
 export const EVALS: Record<string, EvalEntry> = {}
-for (const dir of readdirSync(new URL('../capabilities/', import.meta.url), { withFileTypes: true })) {
-  const file = new URL(`../capabilities/${dir.name}/eval.ts`, import.meta.url)
-  if (!dir.isDirectory() || !existsSync(file)) continue
+for (const name of capabilityFolders(CAPABILITIES_ROOT)) {
+  const file = pathToFileURL(path.join(CAPABILITIES_ROOT, name, 'eval.ts'))
+  if (!existsSync(file)) continue
   const { evalCases, align, compare } = (await import(file.href)) as { evalCases?: EvalCase[] } & Omit<EvalEntry, 'cases'>
-  if (evalCases?.length) EVALS[dir.name] = { cases: evalCases, align, compare }
+  if (evalCases?.length) EVALS[name] = { cases: evalCases, align, compare }
 }
 
 /** What a ready request sends, for the report: a PDF, an image, a recording, or text. */
@@ -228,9 +231,9 @@ async function call(
 }
 
 async function loadCapability(name: string): Promise<Capability | null> {
-  const file = new URL(`../capabilities/${name}/manifest.ts`, import.meta.url)
+  const file = path.join(CAPABILITIES_ROOT, name, 'manifest.ts')
   if (!existsSync(file)) return null
-  const { default: manifest } = (await import(file.href)) as { default?: CapabilityManifest }
+  const { default: manifest } = (await import(pathToFileURL(file).href)) as { default?: CapabilityManifest }
   return checkManifest(manifest, name, `capabilities/${name}`)
 }
 
@@ -269,26 +272,7 @@ async function main() {
     fake = await startFakeOpenAI()
     config.ai = { ...config.ai, apiKey: 'fake', baseURL: fake.baseURL }
   }
-  const dbServer = await resolveDatabaseUrl(config.databaseUrl) // the embedded one when DATABASE_URL is unset
-  let dropDatabase = async () => {}
-  if (!values['in-place']) {
-    const name = `capapi_eval_${Date.now()}_${process.pid}`
-    const admin = withDatabase(dbServer.url, 'postgres')
-    try {
-      await ensureDatabaseExists(admin, name)
-    } catch (e) {
-      await dbServer.stop()
-      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`, {
-        cause: e,
-      })
-    }
-    config.databaseUrl = withDatabase(dbServer.url, name)
-    dropDatabase = async () => {
-      const client = new pg.Client({ connectionString: admin })
-      await client.connect()
-      await client.query(`drop database if exists "${name}" with (force)`).finally(() => client.end())
-    }
-  } else config.databaseUrl = dbServer.url
+  const { dbServer, dropDatabase } = await evalDatabase(config, values['in-place'])
   const booted = await boot(config, {
     capabilities: new Map(capabilities.map((c) => [c.name, c])),
     log: values.verbose ? (m) => console.error(m) : () => {},
@@ -340,45 +324,96 @@ async function main() {
       } · account ${account.id} funded with ${credits} credits\n`,
     )
 
-    for (const cap of capabilities) {
-      const entry = EVALS[cap.name]!
-      for (const c of entry.cases) {
-        const form = formOf(c.request)
-        const started = Date.now()
-        const res = await call(base, key.key, cap.name, c.request, values.async)
-        const ok = res.status === 200
-        const result: CallResult = {
-          capability: cap.name,
-          case: c.name,
-          form,
-          status: res.status,
-          ms: Date.now() - started,
-          outcomes: ok ? scoreCase(c, res.body, c.request, entry) : [],
-          ...(ok
-            ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
-            : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
-        }
-        results.push(result)
-        const right = result.outcomes.filter((o) => o.outcome === 'exact' || o.outcome === 'normalised').length
-        say(
-          `  ${cap.name} ${c.name} [${form}] ${res.status} ${(result.ms / 1000).toFixed(1)}s` +
-            (ok
-              ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}`
-              : ` · ${result.error}`),
-        )
-        if (values.verbose) {
-          for (const w of result.warnings ?? []) say(`      warning: ${w}`)
-          for (const o of result.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing')) {
-            say(`      ${o.outcome.padEnd(7)} ${o.path}: expected ${JSON.stringify(o.expected)}, got ${JSON.stringify(o.actual)}`)
-          }
-        }
-      }
-    }
+    results.push(...(await runCases(base, key.key, capabilities, { async: values.async, verbose: values.verbose }, say)))
   } finally {
     await cleanup()
   }
 
-  // ---- report ----
+  const summary = summarize(capabilities, results, say)
+  const report: Report = {
+    at: new Date().toISOString(),
+    provider: fake ? 'fake' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`,
+    fake: Boolean(fake),
+    async: values.async,
+    summary,
+    calls: results,
+  }
+  writeReport(report, values, say)
+}
+
+/** A throwaway database on the configured server (the embedded one when DATABASE_URL is unset), or with `inPlace` the configured one. */
+async function evalDatabase(config: Config, inPlace: boolean) {
+  const dbServer = await resolveDatabaseUrl(config.databaseUrl)
+  let dropDatabase = async () => {}
+  if (!inPlace) {
+    const name = `capapi_eval_${Date.now()}_${process.pid}`
+    const admin = withDatabase(dbServer.url, 'postgres')
+    try {
+      await ensureDatabaseExists(admin, name)
+    } catch (e) {
+      await dbServer.stop()
+      throw new Error(`cannot create a throwaway database (${(e as Error).message}); pass --in-place to use the configured one`, {
+        cause: e,
+      })
+    }
+    config.databaseUrl = withDatabase(dbServer.url, name)
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: admin })
+      await client.connect()
+      await client.query(`drop database if exists "${name}" with (force)`).finally(() => client.end())
+    }
+  } else config.databaseUrl = dbServer.url
+  return { dbServer, dropDatabase }
+}
+
+/** Every case of each capability, called and scored, one line each. */
+async function runCases(
+  base: string,
+  key: string,
+  capabilities: Capability[],
+  values: { async: boolean; verbose: boolean },
+  say: (m: string) => void,
+): Promise<CallResult[]> {
+  const results: CallResult[] = []
+  for (const cap of capabilities) {
+    const entry = EVALS[cap.name]!
+    for (const c of entry.cases) {
+      const form = formOf(c.request)
+      const started = Date.now()
+      const res = await call(base, key, cap.name, c.request, values.async)
+      const ok = res.status === 200
+      const result: CallResult = {
+        capability: cap.name,
+        case: c.name,
+        form,
+        status: res.status,
+        ms: Date.now() - started,
+        outcomes: ok ? scoreCase(c, res.body, c.request, entry) : [],
+        ...(ok
+          ? { credits: res.body?.usage?.credits, warnings: res.body?.warnings ?? [] }
+          : { error: `${res.body?.error?.code ?? ''} ${res.body?.error?.message ?? ''}`.trim() }),
+      }
+      results.push(result)
+      const right = result.outcomes.filter((o) => o.outcome === 'exact' || o.outcome === 'normalised').length
+      say(
+        `  ${cap.name} ${c.name} [${form}] ${res.status} ${(result.ms / 1000).toFixed(1)}s` +
+          (ok
+            ? ` · ${right}/${result.outcomes.length} fields · ${result.credits} credits${result.warnings!.length ? ` · ${result.warnings!.length} warnings` : ''}`
+            : ` · ${result.error}`),
+      )
+      if (values.verbose) {
+        for (const w of result.warnings ?? []) say(`      warning: ${w}`)
+        for (const o of result.outcomes.filter((x) => x.outcome === 'wrong' || x.outcome === 'missing')) {
+          say(`      ${o.outcome.padEnd(7)} ${o.path}: expected ${JSON.stringify(o.expected)}, got ${JSON.stringify(o.actual)}`)
+        }
+      }
+    }
+  }
+  return results
+}
+
+/** Each capability's calls by field and outcome, printed as a table. */
+function summarize(capabilities: Capability[], results: CallResult[], say: (m: string) => void): Record<string, Summary> {
   const summary: Record<string, Summary> = {}
   for (const cap of capabilities) {
     const mine = results.filter((r) => r.capability === cap.name)
@@ -409,14 +444,16 @@ async function main() {
     }
     say(`  ${'all fields'.padEnd(34)} ${' '.repeat(23)}   ${pct(right, all)}`)
   }
-  const report = {
-    at: new Date().toISOString(),
-    provider: fake ? 'fake' : `${config.ai.baseURL ?? 'OpenAI'} ${config.ai.wireApi} ${config.ai.models.text}`,
-    fake: Boolean(fake),
-    async: values.async,
-    summary,
-    calls: results,
-  }
+  return summary
+}
+
+/** The report as JSON and Markdown under --out; the exit code says whether a call failed or a score is under --min-accuracy. */
+function writeReport(
+  report: Report,
+  values: { json: boolean; out: string; 'min-accuracy'?: string | undefined },
+  say: (m: string) => void,
+) {
+  const { summary, calls: results } = report
   if (values.json) console.log(JSON.stringify(report, null, 2))
   const stamp = report.at.replace(/[:.]/g, '-')
   mkdirSync(values.out, { recursive: true })
@@ -448,7 +485,16 @@ interface Summary {
 }
 
 /** The Markdown report: per capability, then per field, then every failure and wrong field. */
-function markdown(r: { at: string; provider: string; fake: boolean; summary: Record<string, Summary>; calls: CallResult[] }): string {
+interface Report {
+  at: string
+  provider: string
+  fake: boolean
+  async: boolean
+  summary: Record<string, Summary>
+  calls: CallResult[]
+}
+
+function markdown(r: Report): string {
   const p = (n: number | null) => (n === null ? '–' : `${(100 * n).toFixed(1)} %`)
   const lines = [
     `# Eval ${r.at}`,

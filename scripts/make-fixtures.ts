@@ -1,13 +1,13 @@
-// Renders the known documents of test/fixtures/documents.ts to test/fixtures/pdf/*.pdf, one PDF page per
+// Renders the known documents of devkit/fixtures/documents.ts to devkit/fixtures/pdf/*.pdf, one PDF page per
 // logical page, plus a PDF without a text layer. Run: npx tsx scripts/make-fixtures.ts
 // Dates are fixed so re-running gives byte-identical files.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PDFDocument, StandardFonts, rgb, type PDFFont } from 'pdf-lib'
-import { allDocuments, imageOnlyPdfName } from '../test/fixtures/documents.ts'
+import { allDocuments, imageOnlyPdfName } from '../devkit/fixtures/documents.ts'
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '../test/fixtures/pdf')
+const OUT = join(dirname(fileURLToPath(import.meta.url)), '../devkit/fixtures/pdf')
 const FIXED_DATE = new Date('2024-01-01T00:00:00Z')
 const [W, H, M, SIZE, LEAD] = [612, 792, 56, 10, 14] // US Letter, margins, font size, line height
 

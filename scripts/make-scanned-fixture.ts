@@ -1,5 +1,5 @@
-// `npx tsx scripts/make-scanned-fixture.ts`: test/fixtures/pdf/scanned-invoice.pdf, an image-only PDF (no text
-// layer, as a scanner makes it) of test/fixtures/scanned-invoice.html: a French invoice, slightly rotated, day-first
+// `npx tsx scripts/make-scanned-fixture.ts`: devkit/fixtures/pdf/scanned-invoice.pdf, an image-only PDF (no text
+// layer, as a scanner makes it) of devkit/fixtures/scanned-invoice.html: a French invoice, slightly rotated, day-first
 // dates and decimal commas. Rendered by the Debian chromium (headless screenshot), embedded by pdf-lib.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PDFDocument } from 'pdf-lib'
 
-const html = fileURLToPath(new URL('../test/fixtures/scanned-invoice.html', import.meta.url))
+const html = fileURLToPath(new URL('../devkit/fixtures/scanned-invoice.html', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'scan-'))
 try {
   const png = join(dir, 'page.png')
@@ -33,8 +33,8 @@ try {
   const image = await pdf.embedPng(readFileSync(png))
   const page = pdf.addPage([595.28, 841.89]) // A4
   page.drawImage(image, { x: 0, y: 0, width: 595.28, height: 841.89 })
-  writeFileSync(new URL('../test/fixtures/pdf/scanned-invoice.pdf', import.meta.url), await pdf.save({ useObjectStreams: false }))
-  console.log('wrote test/fixtures/pdf/scanned-invoice.pdf')
+  writeFileSync(new URL('../devkit/fixtures/pdf/scanned-invoice.pdf', import.meta.url), await pdf.save({ useObjectStreams: false }))
+  console.log('wrote devkit/fixtures/pdf/scanned-invoice.pdf')
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

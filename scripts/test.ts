@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, globSync, readFileSync, statSync } from 'node:fs'
 import { BootRefusal } from '../core/config.ts'
 import { resolveDatabaseUrl } from '../core/db/database.ts'
-import { CHROMIUM_MISSING, CHROMIUM_PATH } from '../test/helpers/browser.ts'
-import { prepareTemplate } from '../test/helpers/database.ts'
+import { CHROMIUM_MISSING, CHROMIUM_PATH } from '../devkit/browser.ts'
+import { prepareTemplate } from '../devkit/database.ts'
 
 /** Lines of core/ the full suite must cover (percent); raise it as tests are added, never lower it quietly. */
 const CORE_LINE_COVERAGE_FLOOR = 95
@@ -135,12 +135,12 @@ async function checkCoverage(): Promise<boolean> {
   return pct >= CORE_LINE_COVERAGE_FLOOR
 }
 
-/** A test file that drives a browser: it imports test/helpers/browser.ts. */
+/** A test file that drives a browser: it imports devkit/browser.ts. */
 function usesBrowser(file: string): boolean {
   return existsSync(file) && statSync(file).isFile() && /helpers\/browser\.ts['"]/.test(readFileSync(file, 'utf8'))
 }
 
-/** Browser tests need Debian's chromium (test/helpers/browser.ts); install it when missing, as root. */
+/** Browser tests need Debian's chromium (devkit/browser.ts); install it when missing, as root. */
 function ensureChromium(): void {
   if (existsSync(CHROMIUM_PATH)) return
   const apt = (...args: string[]) =>

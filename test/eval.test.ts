@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { EVALS, formOf, scoreCase } from '../scripts/eval.ts'
-import { inBothForms, lacks, pdf, resolves, within } from './helpers/eval-kit.ts'
-import { statement } from './fixtures/documents.ts'
-import { CAPABILITY_FOLDERS } from './helpers/capability-folders.ts'
+import { inBothForms, lacks, pdf, resolves, within } from '../devkit/eval-kit.ts'
+import { statement } from '../devkit/fixtures/documents.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../core/capability-folders.ts'
 
 t.test('every capability folder has at least 3 eval cases, each scored by code', async (t) => {
-  t.ok(CAPABILITY_FOLDERS.length > 0)
-  for (const name of CAPABILITY_FOLDERS) {
+  t.ok(capabilityFolders(CAPABILITIES_ROOT).length > 0)
+  for (const name of capabilityFolders(CAPABILITIES_ROOT)) {
     const cases = EVALS[name]?.cases ?? []
     t.ok(cases.length >= 3, `${name}: ${cases.length} cases`)
     for (const c of cases)

@@ -7,11 +7,11 @@
 import t from 'tap'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import type { CapabilityManifest } from '../core/capability.ts'
-import type { GroundingCase } from './helpers/eval-kit.ts'
+import type { GroundingCase } from '../devkit/eval-kit.ts'
 import { fakeServerProvider, startTestApp } from './helpers/app.ts'
-import { groundings } from './helpers/evidence.ts'
+import { groundings } from '../devkit/evidence.ts'
 import { callToEnd } from './helpers/examples.ts'
-import { startFakeOpenAI } from './helpers/fake-openai.ts'
+import { startFakeOpenAI } from '../devkit/fake-openai.ts'
 
 const EXTRACTING = ['parse', 'extract', 'invoice', 'receipt', 'statement', 'resume', 'contract']
 const cases = await Promise.all(

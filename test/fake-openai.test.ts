@@ -16,7 +16,7 @@ import {
   type Tool,
 } from 'ai'
 import { ajv } from '../core/validation.ts'
-import { closedBaseURL, makeWav, startFakeOpenAI, type FakeTextRequest } from './helpers/fake-openai.ts'
+import { closedBaseURL, makeWav, startFakeOpenAI, type FakeTextRequest } from '../devkit/fake-openai.ts'
 
 const fake = await startFakeOpenAI()
 t.teardown(() => fake.close())

@@ -1,6 +1,7 @@
 import t from 'tap'
-import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // The mock model (replies set per subtest) for the guarantees, the fake OpenAI-compatible server for the happy path.
@@ -64,9 +65,8 @@ t.test('model answers that break the promises get the corrective retry, then 502
   cap.expectCharged(t, await cap.call({ items, taxonomy }), 3)
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no items', { items: [], taxonomy }],
     ['101 items', { items: Array.from({ length: 101 }, (_, i) => `item ${i}`), taxonomy }],
     ['an empty item', { items: ['ok', ''], taxonomy }],
@@ -80,8 +80,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['multi not boolean', { items, taxonomy, multi: 'yes' }],
     ['instructions too long', { items, taxonomy, instructions: 'z'.repeat(4001) }],
     ['categories equal but for case', { items, taxonomy: ['Billing', 'billing'] }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

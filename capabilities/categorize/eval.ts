@@ -1,5 +1,5 @@
-// Eval cases for /v1/categorize (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { count, within, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/categorize (scripts/eval.ts, devkit/eval-kit.ts).
+import { count, within, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const taxonomy = ['billing', 'technical', 'shipping']
 export const evalCases: EvalCase[] = [

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { codeInText, lookup, lookupAny, normalizeCode, REASON_CODES } from './codes.ts'
 import manifest from './manifest.ts'
 
@@ -180,9 +181,8 @@ t.test('answers outside the schema are asked once more, then failed calls, free'
   }
 })
 
-t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  cap.reply(model())
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { reason: 'x' },
     { transaction },
@@ -198,9 +198,7 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { ...base, evidence: ['x'.repeat(2001)] },
     { ...base, context: 'x'.repeat(20_001) },
     { ...base, winLikelihood: 1 },
-  ]) {
-    await cap.expectRefused(t, body)
-  }
+  ],
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {

@@ -1,5 +1,5 @@
-// Eval cases for /v1/chargeback (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { between, within, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/chargeback (scripts/eval.ts, devkit/eval-kit.ts).
+import { between, within, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const transaction = { amount: 249.99, currency: 'USD', date: '2026-02-03', descriptor: 'ACME*OUTDOOR' }
 export const evalCases: EvalCase[] = [

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 const cap = await capabilityHarness(t, manifest, { funds: 10 })
@@ -53,9 +54,8 @@ t.test('issue 16: labels that differ only in case are ambiguous: 400 before any 
   await cap.expectRefused(t, { text, labels: ['billing', '  '] }, { why: 'a blank label' })
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no text', { labels }],
     ['empty text', { text: '', labels }],
     ['no labels', { text }],
@@ -65,8 +65,7 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['201 labels', { text, labels: Array.from({ length: 201 }, (_, i) => `l${i}`) }],
     ['multi not a boolean', { text, labels, multi: 'yes' }],
     ['unknown property', { text, labels, threshold: 0.5 }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { contractA, contractB, contractChanges } from '../../test/fixtures/documents.ts'
+import { contractA, contractB, contractChanges } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
 import manifest from './manifest.ts'
 

@@ -1,6 +1,6 @@
 // Eval fixtures for /v1/compare (scripts/eval.ts): two versions of a contract with exactly three known changes.
-import { contractA, contractB, contractChanges } from '../../test/fixtures/documents.ts'
-import { pdf, type EvalCase } from '../../test/helpers/eval-kit.ts'
+import { contractA, contractB, contractChanges } from '../../devkit/fixtures/documents.ts'
+import { pdf, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const file = (name: string) => ({ file: pdf(name) })
 

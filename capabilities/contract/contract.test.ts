@@ -1,7 +1,8 @@
 import t from 'tap'
-import { contractA } from '../../test/fixtures/documents.ts'
+import { contractA } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 
@@ -87,16 +88,14 @@ t.test('no party, a non-boolean autoRenews or an unknown severity: one retry, th
   t.match(retried.ledger, { balance: 0, reserved: 0 }, 'only the successful call was charged')
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { text: null },
     { fileUrl: 'https://example.com/' + 'a'.repeat(2100) },
     { file: { data: 'YQ==', mimeType: 'application/pdf' }, text: 'x' },
     { text: 'x', callbackUrl: 5 },
-  ]) {
-    await cap.expectRefused(t, body)
-  }
+  ],
 })
 
 t.test('async: 202, then the job result has the sync shape with usage', async (t) => {

@@ -1,8 +1,8 @@
-// Eval fixtures for /v1/contract (scripts/eval.ts): known terms of the contract in test/fixtures/documents.ts.
-import { pdf, type GroundingCase } from '../../test/helpers/eval-kit.ts'
-import { contractA, contractB } from '../../test/fixtures/documents.ts'
+// Eval fixtures for /v1/contract (scripts/eval.ts): known terms of the contract in devkit/fixtures/documents.ts.
+import { pdf, type GroundingCase } from '../../devkit/eval-kit.ts'
+import { contractA, contractB } from '../../devkit/fixtures/documents.ts'
 import { GROUNDED } from './schema.ts'
-import { supported } from '../../test/helpers/evidence.ts'
+import { supported } from '../../devkit/evidence.ts'
 
 const file = (name: string) => ({ file: pdf(name) })
 

@@ -1,18 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
+  answerDocument,
   ApiError,
-  DocumentText,
+  type CapabilityContext,
+  comparableText,
   MSupport,
   MSupports,
   MText,
+  normalizeDate,
   Nullable,
   StringEnum,
   SUPPORT_RULES,
-  comparableText,
-  normalizeDate,
-  pagedContent,
-  pageTexts,
-  type CapabilityContext,
 } from '../../core/capability.ts'
 import { GROUNDED, type Input, type Output } from './schema.ts'
 
@@ -59,10 +57,7 @@ const norm = comparableText
 const clean = (s: string | null) => s?.trim() || null
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const evidence = new DocumentText(pages)
-  const answer = await ctx.ai.object<ModelContract>({ system: SYSTEM, content: pagedContent(doc, pages, ctx), schema: ModelContract })
+  const { answer, doc, evidence } = await answerDocument<ModelContract>(ctx, input, { system: SYSTEM, schema: ModelContract })
   const warnings: string[] = []
   const text = doc.hasTextLayer ? norm(doc.text) : null
 

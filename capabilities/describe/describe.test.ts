@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
-import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { makeWav, TINY_PNG } from '../../devkit/fake-openai.ts'
 import manifest from './manifest.ts'
 
 const png = { data: TINY_PNG.toString('base64'), mimeType: 'image/png' }

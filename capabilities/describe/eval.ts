@@ -1,5 +1,5 @@
-// Eval cases for /v1/describe (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { solidPng, type Check, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/describe (scripts/eval.ts, devkit/eval-kit.ts).
+import { solidPng, type Check, type EvalCase } from '../../devkit/eval-kit.ts'
 
 /** The colour named in the alt text, caption or tags. */
 const says =

@@ -1,5 +1,5 @@
-// Eval cases for /v1/dunning (scripts/eval.ts, test/helpers/eval-kit.ts): amount and number in every message, no placeholders.
-import { contains, count, lacks, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/dunning (scripts/eval.ts, devkit/eval-kit.ts): amount and number in every message, no placeholders.
+import { contains, count, lacks, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const noPlaceholders = lacks('sequence[].body', /\[[A-Z][A-Za-z ]+\]|\{\{/)
 export const evalCases: EvalCase[] = [

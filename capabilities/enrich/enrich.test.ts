@@ -2,6 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 import { isFreeMail, normalizeDomain } from './domain.ts'
 import { homepageFetch, readHomepage } from './homepage.ts'
@@ -208,8 +209,8 @@ t.test('model answers that break the promises', async (t) => {
   t.equal(r.res.status, 502, 'links missing platforms')
 })
 
-t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['neither', {}],
     ['both', { domain: 'acme.com', email: 'a@acme.com' }],
     ['not an email', { email: 'acme.com' }],
@@ -219,9 +220,7 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['email too long', { email: `${'a'.repeat(320)}@acme.com` }],
     ['bad label', { domain: 'acme..com' }],
     ['unknown field', { domain: 'acme.com', company: 'Acme' }],
-  ]
-  cap.reply(profile())
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('readHomepage survives hostile markup', async (t) => {

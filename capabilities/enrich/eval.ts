@@ -1,5 +1,5 @@
-// Eval cases for /v1/enrich (scripts/eval.ts, test/helpers/eval-kit.ts). Real domains: the homepage is fetched.
-import { type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/enrich (scripts/eval.ts, devkit/eval-kit.ts). Real domains: the homepage is fetched.
+import { type EvalCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   { name: 'stripe', request: { domain: 'stripe.com' }, expected: { domain: 'stripe.com', grounded: true } },

@@ -1,5 +1,5 @@
-// Eval cases for /v1/extract (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { count, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/extract (scripts/eval.ts, devkit/eval-kit.ts).
+import { count, type EvalCase, type GroundingCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

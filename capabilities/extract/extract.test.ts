@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // Each subtest sets what the mock model answers and calls as its own customer.
@@ -67,9 +68,8 @@ t.test('a confidence outside 0..1 twice is a free 502', async (t) => {
   await cap.expectRefused(t, { text, fields: ['a'] }, { status: 502, code: 'inference_failed', why: 'confidence 7' })
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no fields', { text }],
     ['empty fields', { text, fields: [] }],
     ['101 fields', { text, fields: Array.from({ length: 101 }, (_, i) => `f${i}`) }],
@@ -80,11 +80,7 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['empty text', { text: '', fields: ['a'] }],
     ['text too long', { text: 'x'.repeat(500_001), fields: ['a'] }],
     ['unknown property', { text, fields: ['a'], extra: true }],
-  ]
-  for (const [why, body] of bad) {
-    const { res } = await cap.expectRefused(t, body, { why })
-    t.ok(Array.isArray(res.body.error.details), why)
-  }
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

@@ -1,6 +1,6 @@
-// Eval cases for /v1/fraud-flag (scripts/eval.ts, test/helpers/eval-kit.ts).
+// Eval cases for /v1/fraud-flag (scripts/eval.ts, devkit/eval-kit.ts).
 import manifest from './manifest.ts'
-import { between, type EvalCase } from '../../test/helpers/eval-kit.ts'
+import { between, type EvalCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

@@ -1,5 +1,5 @@
-// Eval cases for /v1/image (scripts/eval.ts, test/helpers/eval-kit.ts): what code can measure about an image.
-import { within, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/image (scripts/eval.ts, devkit/eval-kit.ts): what code can measure about an image.
+import { within, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const image = { 'an image type': within('mimeType', ['image/png', 'image/jpeg', 'image/webp', 'image/gif']) }
 export const evalCases: EvalCase[] = [

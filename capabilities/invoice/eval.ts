@@ -1,8 +1,8 @@
-// Eval cases for /v1/invoice (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { invoice1, invoice2, invoiceFields } from '../../test/fixtures/documents.ts'
-import { contains, count, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/invoice (scripts/eval.ts, devkit/eval-kit.ts).
+import { invoice1, invoice2, invoiceFields } from '../../devkit/fixtures/documents.ts'
+import { contains, count, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../devkit/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
-import { supported } from '../../test/helpers/evidence.ts'
+import { supported } from '../../devkit/evidence.ts'
 
 // A German layout: day-first dates, decimal commas, EUR, and items that do not add up to the printed total.
 const germanInvoice = [

@@ -1,23 +1,22 @@
 import {
+  answerDocument,
   ApiError,
+  type CapabilityContext,
+  compact,
   contradicted,
   DocumentText,
   MAmount,
+  money,
   MSupport,
   MSupports,
   MText,
   NonBlank,
   Reader,
-  compact,
-  money,
-  pagedContent,
-  pageTexts,
   sumWarning,
   SUPPORT_RULES,
   textOf,
   times,
   toAmount,
-  type CapabilityContext,
 } from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import { GROUNDED, type Input, type Output } from './schema.ts'
@@ -68,16 +67,13 @@ const SYSTEM = [
 ].join('\n')
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Invoice> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const answer = await ctx.ai.object<Answer>({
+  const { answer, evidence } = await answerDocument<Answer>(ctx, input, {
     system: SYSTEM,
-    content: pagedContent(doc, pages, ctx),
     schema: InvoiceAnswer,
     // A placeholder ("n/a", "unknown") is no vendor; the schema cannot say so, so it goes back in the corrective retry.
     check: (a: Answer) => (textOf(a.vendor?.name) ? [] : ["/vendor/name: the seller's name as printed, not a placeholder"]),
   })
-  return buildInvoice(answer, new DocumentText(pages))
+  return buildInvoice(answer, evidence)
 }
 
 /** The code-side guarantees: normalised values, line arithmetic and totals checked and reported. */

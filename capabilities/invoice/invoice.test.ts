@@ -1,7 +1,8 @@
 import t, { type Test as Tap } from 'tap'
-import { invoice1, invoice2, invoiceFields, type InvoiceData } from '../../test/fixtures/documents.ts'
+import { invoice1, invoice2, invoiceFields, type InvoiceData } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 
@@ -181,9 +182,8 @@ t.test('an answer that breaks the schema twice: 502 inference_failed, free', asy
   t.equal(cap.prompts.length, 2, 'one retry')
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.reply(answerFor(invoice1))
-  const bodies: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no document', {}],
     ['two documents', { text: 'x', fileUrl: 'https://example.com/a.pdf' }],
     ['unknown field', { text: 'x', vendor: 'y' }],
@@ -193,8 +193,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['file.data not base64', { file: { data: '%%% not base64 %%%', mimeType: 'application/pdf' } }],
     ['async not a boolean', { text: 'x', async: 'yes' }],
     ['text too long', { text: 'x'.repeat(500_001) }],
-  ]
-  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('valid input that cannot be processed: 422 unprocessable, nothing charged', async (t) => {

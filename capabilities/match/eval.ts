@@ -1,6 +1,6 @@
-// Eval cases for /v1/match (scripts/eval.ts, test/helpers/eval-kit.ts).
+// Eval cases for /v1/match (scripts/eval.ts, devkit/eval-kit.ts).
 import manifest from './manifest.ts'
-import { count, type EvalCase } from '../../test/helpers/eval-kit.ts'
+import { count, type EvalCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

@@ -1,5 +1,5 @@
-// Eval cases for /v1/memory (scripts/eval.ts, test/helpers/eval-kit.ts). Cases run in order: store, then search.
-import { contains, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/memory (scripts/eval.ts, devkit/eval-kit.ts). Cases run in order: store, then search.
+import { contains, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const namespace = `eval-${Date.now()}`
 export const evalCases: EvalCase[] = [

@@ -1,5 +1,5 @@
-// Eval cases for /v1/minutes (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { contains, count, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/minutes (scripts/eval.ts, devkit/eval-kit.ts).
+import { contains, count, type EvalCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

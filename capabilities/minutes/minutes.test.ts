@@ -1,6 +1,7 @@
 import t from 'tap'
-import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { matchAttendee } from './handler.ts'
 import manifest from './manifest.ts'
 
@@ -99,9 +100,8 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
   }
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no transcript', { attendees }],
     ['empty transcript', { transcript: '' }],
     ['transcript over 500,000 characters', { transcript: 'x'.repeat(500_001) }],
@@ -112,8 +112,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['meetingDate not a date', { transcript, meetingDate: 'Monday' }],
     ['meetingDate impossible', { transcript, meetingDate: '2025-02-30' }],
     ['unknown field', { transcript, language: 'en' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

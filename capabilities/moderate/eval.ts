@@ -1,5 +1,5 @@
-// Eval cases for /v1/moderate (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { within, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/moderate (scripts/eval.ts, devkit/eval-kit.ts).
+import { within, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const categories = ['spam', 'harassment', 'violence', 'adult']
 export const evalCases: EvalCase[] = [

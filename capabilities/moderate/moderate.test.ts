@@ -2,8 +2,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import type { Resolver } from '../../core/capability.ts'
-import { TINY_PNG, type FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import { TINY_PNG, type FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { findExcerpt } from './handler.ts'
 import manifest from './manifest.ts'
 
@@ -162,9 +163,8 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
   }
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['nothing to moderate', { policy: 'No spam.' }],
     ['text and image', { text, image: png }],
     ['text and imageUrl', { text, imageUrl: `${host}/cat.png` }],
@@ -178,8 +178,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['empty categories', { text, categories: [] }],
     ['categories equal but for case', { text, categories: ['Spam', 'spam'] }],
     ['unknown field', { text, threshold: 0.5 }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 for (const api of ['responses', 'chat'] as const) {

@@ -1,5 +1,5 @@
-// Eval cases for /v1/outreach (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { contains, count, lacks, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/outreach (scripts/eval.ts, devkit/eval-kit.ts).
+import { contains, count, lacks, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const sender = { name: 'Sam Lee', role: 'Account Executive', company: 'Ledgerly' }
 const product = 'Ledgerly: automated invoice capture and three-way matching for mid-market finance teams.'

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 const cap = await capabilityHarness(t, manifest)
@@ -73,8 +74,8 @@ t.test('answers that break the promises get the corrective retry, then a failed 
   cap.expectCharged(t, await cap.call({ lead, product, steps: 3 }))
 })
 
-t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no lead', { product }],
     ['no product', { lead }],
     ['steps 0', { lead, product, steps: 0 }],
@@ -88,8 +89,7 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['lead nested too deep', { lead: { a: { b: { c: 1 } } }, product }],
     ['unknown sender field', { lead, product, sender: { email: 'x@y.z' } }],
     ['unknown field', { lead, product, tone: 'warm' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

@@ -1,8 +1,8 @@
-// Eval cases for /v1/parse (scripts/eval.ts, test/helpers/eval-kit.ts). No docType hint: classifying is measured.
-import { invoice1, invoice2, receipt1, receipt2, statement } from '../../test/fixtures/documents.ts'
-import { contains, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/parse (scripts/eval.ts, devkit/eval-kit.ts). No docType hint: classifying is measured.
+import { invoice1, invoice2, receipt1, receipt2, statement } from '../../devkit/fixtures/documents.ts'
+import { contains, inBothForms, pdf, type EvalCase, type GroundingCase } from '../../devkit/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
-import { supported } from '../../test/helpers/evidence.ts'
+import { supported } from '../../devkit/evidence.ts'
 
 export const evalCases: EvalCase[] = [
   ...[invoice1, invoice2].flatMap((i) =>

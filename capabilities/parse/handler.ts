@@ -1,23 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
+  answerDocument,
   ApiError,
+  type CapabilityContext,
+  compact,
   contradicted,
   DocumentText,
   MAmount,
+  money,
   MSupport,
   MSupports,
   MText,
-  Reader,
-  compact,
-  money,
   normalizeDate,
-  pagedContent,
-  pageTexts,
+  Reader,
   sumWarning,
   SUPPORT_RULES,
   textOf,
   toAmount,
-  type CapabilityContext,
 } from '../../core/capability.ts'
 import { GROUNDED, type Input, type Output } from './schema.ts'
 
@@ -78,11 +77,9 @@ function system(hint: string | null): string {
 }
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Parsed> {
-  const doc = await ctx.documents.resolve(input)
   const hint = textOf(input.docType, 64)
-  const pages = pageTexts(doc)
-  const answer = await ctx.ai.object<Answer>({ system: system(hint), content: pagedContent(doc, pages, ctx), schema: ParseAnswer })
-  return buildParse(answer, hint, new DocumentText(pages))
+  const { answer, evidence } = await answerDocument<Answer>(ctx, input, { system: system(hint), schema: ParseAnswer })
+  return buildParse(answer, hint, evidence)
 }
 
 const ALIASES: Record<string, string> = {

@@ -1,8 +1,9 @@
 import t from 'tap'
-import { invoice1, receipt1 } from '../../test/fixtures/documents.ts'
+import { invoice1, receipt1 } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
-import { groundedOn, quoted, supports } from '../../test/helpers/evidence.ts'
-import { TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
+import { groundedOn, quoted, supports } from '../../devkit/evidence.ts'
+import { TINY_PNG } from '../../devkit/fake-openai.ts'
 import manifest from './manifest.ts'
 
 const PRICE = 10
@@ -242,17 +243,15 @@ t.test('issue 16: items that do not add up to the total are reported, never fixe
   t.same((await cap.call({ text: 'an EOB' })).res.body.warnings, [])
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.reply(answer())
-  const bodies: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['docType over 64 characters', { text: 'x', docType: 'i'.repeat(65) }],
     ['docType not a string', { text: 'x', docType: ['invoice'] }],
     ['no document', { docType: 'invoice' }],
     ['two documents', { text: 'x', file: pdf('invoice-1') }],
     ['unknown field', { text: 'x', pages: [1] }],
     ['fileUrl with credentials', { fileUrl: 'https://user:pw@example.com/a.pdf' }],
-  ]
-  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server: both wire APIs sync, then async with the same result', async (t) => {

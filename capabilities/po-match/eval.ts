@@ -1,5 +1,5 @@
-// Eval cases for /v1/po-match (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { count, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/po-match (scripts/eval.ts, devkit/eval-kit.ts).
+import { count, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const po = 'Purchase order PO-4411\nWidget x 10 @ 2.50 = 25.00\nGadget x 2 @ 12.00 = 24.00\nTotal: 49.00'
 export const evalCases: EvalCase[] = [

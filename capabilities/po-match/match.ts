@@ -180,17 +180,28 @@ interface MatchInput {
 }
 
 export function compareDocuments(m: MatchInput): Discrepancy[] {
-  const { invoice: inv, purchaseOrder: po, receipt: rec, tolerancePct } = m
   const out: Discrepancy[] = []
-  const tol = ` Within the ${tolerancePct}% tolerance.`
+  const numeric = numericCheck(out, m.tolerancePct)
+  checkArithmetic(m.invoice, numeric)
+  checkReferences(m.invoice, m.purchaseOrder, out)
+  checkLinesAgainstOrder(m, numeric, out)
+  checkTotalsAgainstOrder(m.invoice, m.purchaseOrder, numeric)
+  checkReceipt(m, numeric, out)
+  return out
+}
 
-  /** One numeric comparison: invoice value against a reference value (a document's, or code's arithmetic). */
-  const numeric = (
-    d: { field: string; item?: string; against: Against; money: boolean; purchaseOrder?: number | null; receipt?: number | null },
-    invoiceValue: number | null,
-    reference: number | null,
-    describe: (diff: string, pct: string) => string,
-  ) => {
+/** One numeric comparison: invoice value against a reference value (a document's, or code's arithmetic). */
+type Numeric = (
+  d: { field: string; item?: string; against: Against; money: boolean; purchaseOrder?: number | null; receipt?: number | null },
+  invoiceValue: number | null,
+  reference: number | null,
+  describe: (diff: string, pct: string) => string,
+) => void
+
+/** The numeric comparison, adding its discrepancy (if any) to `out`. */
+function numericCheck(out: Discrepancy[], tolerancePct: number): Numeric {
+  const tol = ` Within the ${tolerancePct}% tolerance.`
+  return (d, invoiceValue, reference, describe) => {
     if (invoiceValue === null || reference === null) return
     const difference = d.money ? cents(invoiceValue - reference) : round(invoiceValue - reference)
     if (Math.abs(difference) < (d.money ? (d.against === 'calculation' ? 0.011 : 0.005) : 1e-9)) return
@@ -210,8 +221,10 @@ export function compareDocuments(m: MatchInput): Discrepancy[] {
       note: describe(signed(difference, d.money), pct) + (severity === 'low' ? tol : ''),
     })
   }
+}
 
-  // The invoice's own arithmetic.
+/** The invoice's own arithmetic. */
+function checkArithmetic(inv: ParsedDocument, numeric: Numeric): void {
   inv.lines.forEach((l) => {
     if (l.quantity === null || l.unitPrice === null || l.amount === null) return
     const computed = cents(l.quantity * l.unitPrice)
@@ -243,8 +256,10 @@ export function compareDocuments(m: MatchInput): Discrepancy[] {
         `Subtotal ${fmt(invSub, true)}${inv.tax !== null ? ` + tax ${fmt(inv.tax, true)}` : ''} = ${fmt(expected, true)}; the invoice states a total of ${fmt(inv.total!, true)} (${d}).`,
     )
   }
+}
 
-  // References.
+/** The references: purchase order number and currency, against the purchase order. */
+function checkReferences(inv: ParsedDocument, po: ParsedDocument, out: Discrepancy[]): void {
   const invPo = inv.poNumber
   const poNo = po.poNumber
   if (invPo && poNo) {
@@ -273,8 +288,11 @@ export function compareDocuments(m: MatchInput): Discrepancy[] {
       })
     }
   }
+}
 
-  // Line by line against the purchase order: quantity, unit price, amount; lines on one side only.
+/** Line by line against the purchase order: quantity, unit price, amount; lines on one side only. */
+function checkLinesAgainstOrder(m: MatchInput, numeric: Numeric, out: Discrepancy[]): void {
+  const { invoice: inv, purchaseOrder: po } = m
   if (inv.lines.length && po.lines.length) {
     inv.lines.forEach((l, i) => {
       const j = m.poPairs.get(i)
@@ -339,8 +357,10 @@ export function compareDocuments(m: MatchInput): Discrepancy[] {
       })
     })
   }
+}
 
-  // Document totals against the purchase order (like with like: pre-tax, tax, and totals when both state tax).
+/** Document totals against the purchase order (like with like: pre-tax, tax, and totals when both state tax). */
+function checkTotalsAgainstOrder(inv: ParsedDocument, po: ParsedDocument, numeric: Numeric): void {
   const invSubtotal = subtotalOf(inv)
   const poSubtotal = subtotalOf(po)
   numeric(
@@ -365,8 +385,11 @@ export function compareDocuments(m: MatchInput): Discrepancy[] {
       )
     }
   }
+}
 
-  // Against the receipt: what was received, by quantity.
+/** Against the receipt: what was received, by quantity. */
+function checkReceipt(m: MatchInput, numeric: Numeric, out: Discrepancy[]): void {
+  const { invoice: inv, purchaseOrder: po, receipt: rec } = m
   if (rec && inv.lines.length && rec.lines.length) {
     inv.lines.forEach((l, i) => {
       const k = m.receiptPairs.get(i)
@@ -411,6 +434,4 @@ export function compareDocuments(m: MatchInput): Discrepancy[] {
       })
     })
   }
-
-  return out
 }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { EXTRACTION_MARK, PAIRING_MARK } from './handler.ts'
 import manifest from './manifest.ts'
 import { parseDocument, textLine } from './test/fake-model-reader.ts'
@@ -316,8 +317,8 @@ t.test('model answers that break the promises are failed calls, free', async (t)
   pairing = { purchaseOrderPairs: [], receiptPairs: [] }
 })
 
-t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { invoice: INVOICE },
     { purchaseOrder: PO },
@@ -329,9 +330,7 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { invoice: INVOICE, purchaseOrder: PO, receipt: '' },
     { invoice: 'x'.repeat(500_001), purchaseOrder: PO },
     { invoice: INVOICE, purchaseOrder: PO, vendor: 'ACME' },
-  ]) {
-    await cap.expectRefused(t, body)
-  }
+  ],
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // Each model call takes the next reply given to cap.reply(); the last one repeats.
@@ -88,8 +89,8 @@ t.test('generic is the default channel: 3 to 7 bullets', async (t) => {
   t.match(cap.prompts[0], 'copy for the \\"generic\\" channel', 'prompt JSON-escaped')
 })
 
-t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no product', { channel: 'amazon' }],
     ['no name', { product: { features: 'x' } }],
     ['product as string', { product: 'Bottle' }],
@@ -99,8 +100,7 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['keyword too long', { product: { name: 'x', keywords: ['k'.repeat(101)] } }],
     ['features too long', { product: { name: 'x', features: 'f'.repeat(10_001) } }],
     ['unknown field', { product, style: 'bold' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

@@ -1,6 +1,6 @@
-// Eval cases for /v1/quote (scripts/eval.ts, test/helpers/eval-kit.ts): totals are code's arithmetic.
+// Eval cases for /v1/quote (scripts/eval.ts, devkit/eval-kit.ts): totals are code's arithmetic.
 import manifest from './manifest.ts'
-import { count, type EvalCase } from '../../test/helpers/eval-kit.ts'
+import { count, type EvalCase } from '../../devkit/eval-kit.ts'
 import type { Output } from './schema.ts'
 
 const adds = (r: Output) => Math.abs((r.subtotal ?? 0) + (r.tax ?? 0) - r.total) <= 0.01

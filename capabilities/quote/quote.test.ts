@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // The mock text model answers unless a subtest moves to the fake OpenAI-compatible server.
@@ -102,9 +103,8 @@ t.test('answers outside the schema are asked for once more, then failed calls, f
   }
 })
 
-t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  cap.reply(model([line('Labour', 1, 10)]))
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { job: '' },
     { job: 'x'.repeat(20_001) },
@@ -117,9 +117,7 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { ...job, rates: Array.from({ length: 201 }, () => ({ description: 'x', unitPrice: 1 })) },
     { ...job, pastQuotes: Array.from({ length: 11 }, () => 'q') },
     { ...job, discount: 5 },
-  ]) {
-    await cap.expectRefused(t, body)
-  }
+  ],
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {

@@ -1,8 +1,8 @@
-// Eval cases for /v1/receipt (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { receipt1, receipt2, receiptFields } from '../../test/fixtures/documents.ts'
-import { count, inBothForms, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/receipt (scripts/eval.ts, devkit/eval-kit.ts).
+import { receipt1, receipt2, receiptFields } from '../../devkit/fixtures/documents.ts'
+import { count, inBothForms, type EvalCase, type GroundingCase } from '../../devkit/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
-import { supported } from '../../test/helpers/evidence.ts'
+import { supported } from '../../devkit/evidence.ts'
 
 // A UK till receipt: day-first date, pounds, VAT included in the prices.
 const ukReceipt = [

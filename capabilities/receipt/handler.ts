@@ -1,23 +1,22 @@
 import {
+  answerDocument,
   ApiError,
+  type CapabilityContext,
+  compact,
   contradicted,
   DocumentText,
   MAmount,
+  maskCardNumbers,
+  money,
   MSupport,
   MSupports,
   MText,
   NonBlank,
   Reader,
-  compact,
-  maskCardNumbers,
-  money,
-  pagedContent,
-  pageTexts,
   sumWarning,
   SUPPORT_RULES,
   textOf,
   toAmount,
-  type CapabilityContext,
 } from '../../core/capability.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import { CATEGORIES } from './categories.ts'
@@ -64,16 +63,13 @@ const SYSTEM = [
 ].join('\n')
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Receipt> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const answer = await ctx.ai.object<Answer>({
+  const { answer, evidence } = await answerDocument<Answer>(ctx, input, {
     system: SYSTEM,
-    content: pagedContent(doc, pages, ctx),
     schema: ReceiptAnswer,
     // A placeholder ("n/a", "unknown") is no merchant; the schema cannot say so, so it goes back in the corrective retry.
     check: (a: Answer) => (textOf(a.merchant) ? [] : ['/merchant: the business name as printed, not a placeholder']),
   })
-  return buildReceipt(answer, new DocumentText(pages))
+  return buildReceipt(answer, evidence)
 }
 
 // Words a model commonly answers instead of a category of the list; anything else becomes "other".

@@ -1,7 +1,8 @@
 import t, { type Test as Tap } from 'tap'
-import { receipt1, receipt2, receiptFields, type ReceiptData } from '../../test/fixtures/documents.ts'
+import { receipt1, receipt2, receiptFields, type ReceiptData } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 
@@ -182,17 +183,15 @@ t.test('no merchant: 502 inference_failed, free', async (t) => {
   await cap.expectRefused(t, { text: receipt1.toText() }, { status: 502, code: 'inference_failed', why: 'no merchant' })
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.reply(answerFor(receipt1))
-  const bodies: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no document', {}],
     ['two documents', { text: 'x', file: pdf('receipt-1') }],
     ['unknown field', { text: 'x', category: 'meals' }],
     ['fileUrl not a URL', { fileUrl: 'receipt.pdf' }],
     ['file.data not base64', { file: { data: 'not base64!', mimeType: 'application/pdf' } }],
     ['text not a string', { text: 42 }],
-  ]
-  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server: sync, then async with the same result', async (t) => {

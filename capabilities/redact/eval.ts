@@ -1,5 +1,5 @@
-// Eval cases for /v1/redact (scripts/eval.ts, test/helpers/eval-kit.ts): no PII left, whatever the model finds.
-import { count, lacks, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/redact (scripts/eval.ts, devkit/eval-kit.ts): no PII left, whatever the model finds.
+import { count, lacks, type EvalCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { detect } from './detectors.ts'
 import manifest from './manifest.ts'
 
@@ -133,9 +134,8 @@ t.test('an entity type outside the list (twice) is a free 502', async (t) => {
   await cap.expectRefused(t, { text: 'pw hunter2' }, { status: 502, code: 'inference_failed', why: 'type "password"' })
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no text', {}],
     ['empty text', { text: '' }],
     ['text too long', { text: 'x'.repeat(500_001) }],
@@ -145,8 +145,7 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['placeholder too long', { text, placeholder: 'x'.repeat(101) }],
     ['placeholder not a string', { text, placeholder: 1 }],
     ['unknown property', { text, mode: 'mask' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

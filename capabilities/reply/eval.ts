@@ -1,5 +1,5 @@
-// Eval cases for /v1/reply (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { contains, lacks, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/reply (scripts/eval.ts, devkit/eval-kit.ts).
+import { contains, lacks, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const noPlaceholders = lacks('reply', /\[[A-Z][A-Za-z ]+\]|\{\{/)
 export const evalCases: EvalCase[] = [

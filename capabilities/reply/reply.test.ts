@@ -1,6 +1,7 @@
 import t from 'tap'
-import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // The ai SDK mock answers (guarantees) unless a subtest moves to the fake OpenAI-compatible server (happy path).
@@ -65,9 +66,8 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
   }
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no thread', { tone: 'firm' }],
     ['empty thread', { thread: '' }],
     ['thread over 500,000 characters', { thread: 'x'.repeat(500_001) }],
@@ -79,8 +79,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['senderName over 200 characters', { thread, senderName: 'n'.repeat(201) }],
     ['thread as messages', { thread: [{ from: 'customer', text: 'hi' }] }],
     ['unknown field', { thread, language: 'en' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

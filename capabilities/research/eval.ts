@@ -1,5 +1,5 @@
-// Eval cases for /v1/research (scripts/eval.ts, test/helpers/eval-kit.ts). Needs a provider with web search.
-import { count, resolves, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/research (scripts/eval.ts, devkit/eval-kit.ts). Needs a provider with web search.
+import { count, resolves, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const cited = { 'findings cite sources': resolves('findings[].sourceIndexes[]', 'sources'), 'some sources': count('sources[]', 1, 100) }
 export const evalCases: EvalCase[] = [

@@ -2,6 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import type { Tool } from 'ai'
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 import { inlineCitations, publicHref, urlKey } from '../../core/capability.ts'
 
@@ -121,8 +122,8 @@ t.test('a provider whose search reports nothing (mock model) fails free', async 
   await cap.expectRefused(t, { query: 'q' }, { status: 502, code: 'inference_failed', why: 'no sources reported' })
 })
 
-t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no query', { focus: 'x' }],
     ['empty query', { query: '' }],
     ['query too long', { query: 'q'.repeat(2001) }],
@@ -130,6 +131,5 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['unknown depth', { query: 'q', depth: 'extreme' }],
     ['unknown field', { query: 'q', sources: 5 }],
     ['async', { query: 'q', async: true }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })

@@ -1,8 +1,8 @@
-// Eval fixtures for /v1/resume (scripts/eval.ts): known data from test/fixtures/documents.ts, in the response shape.
-import { pdf, type GroundingCase } from '../../test/helpers/eval-kit.ts'
-import { resume } from '../../test/fixtures/documents.ts'
+// Eval fixtures for /v1/resume (scripts/eval.ts): known data from devkit/fixtures/documents.ts, in the response shape.
+import { pdf, type GroundingCase } from '../../devkit/eval-kit.ts'
+import { resume } from '../../devkit/fixtures/documents.ts'
 import { GROUNDED } from './schema.ts'
-import { supported } from '../../test/helpers/evidence.ts'
+import { supported } from '../../devkit/evidence.ts'
 
 const file = (name: string) => ({ file: pdf(name) })
 

@@ -1,17 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
+  answerDocument,
+  type CapabilityContext,
   contradicted,
-  DocumentText,
   MSupport,
   MSupports,
   MText,
-  Nullable,
   normalizeDate,
+  Nullable,
   oneLine,
-  pagedContent,
-  pageTexts,
   SUPPORT_RULES,
-  type CapabilityContext,
 } from '../../core/capability.ts'
 import { GROUNDED, Precision, type Input, type Output } from './schema.ts'
 
@@ -110,10 +108,7 @@ const clean = (s: string | null | undefined): string | null => {
 const EMAIL = /^[^\s@<>()]+@[^\s@<>()]+\.[^\s@<>()]{2,}$/
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const text = new DocumentText(pages)
-  const answer = await ctx.ai.object<ModelResume>({ system: SYSTEM, content: pagedContent(doc, pages, ctx), schema: ModelResume })
+  const { answer, evidence: text } = await answerDocument<ModelResume>(ctx, input, { system: SYSTEM, schema: ModelResume })
   const warnings: string[] = []
 
   let email = clean(answer.email)?.replace(/^mailto:/i, '') ?? null

@@ -1,13 +1,14 @@
 import t from 'tap'
-import { resume } from '../../test/fixtures/documents.ts'
+import { resume } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 
 const CANDIDATE = resume.name
 
-/** What a well-behaved model answers for test/fixtures resume (dates at the precision the resume gives). */
+/** What a well-behaved model answers for the devkit fixtures resume (dates at the precision the resume gives). */
 const good = () => supported(answer(), resume.toPages(), { experience: ['title', 'company'], education: ['school'] }, GROUNDED)
 const answer = () => ({
   name: CANDIDATE,
@@ -107,9 +108,8 @@ t.test('a model answer without a name fails after one retry, free', async (t) =>
   t.equal(cap.prompts.length, 2, 'one retry')
 })
 
-t.test('bad input is 400 invalid_request and free; an empty document is 422', async (t) => {
-  cap.reply(good)
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { text: 'a', fileUrl: 'https://example.com/cv.pdf' },
     { text: '' },
@@ -117,9 +117,11 @@ t.test('bad input is 400 invalid_request and free; an empty document is 422', as
     { file: { data: 'abc' } },
     { fileUrl: 'ftp://example.com/cv.pdf' },
     { text: 'x'.repeat(500_001) },
-  ]) {
-    await cap.expectRefused(t, body)
-  }
+  ],
+})
+
+t.test('an empty document is 422 unprocessable and free', async (t) => {
+  cap.reply(good)
   await cap.expectRefused(t, { text: '   \n ' }, { status: 422, code: 'unprocessable', why: 'an empty document' })
 })
 

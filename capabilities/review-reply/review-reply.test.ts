@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // The mock text model answers unless a subtest moves to the fake OpenAI-compatible server.
@@ -76,9 +77,8 @@ t.test('a reply with template placeholders or no text is a failed call, free', a
   )
 })
 
-t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
-  cap.reply(good)
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { review: '' },
     { review: 'ok', rating: 0 },
@@ -88,9 +88,7 @@ t.test('bad input is 400 invalid_request and nothing is charged', async (t) => {
     { review: 'ok', extra: true },
     { review: 'x'.repeat(20_001) },
     { review: 'ok', resolution: 'x'.repeat(4001) },
-  ]) {
-    await cap.expectRefused(t, body, { why: JSON.stringify(body).slice(0, 60) })
-  }
+  ],
 })
 
 t.test('one call through the fake OpenAI-compatible server', async (t) => {

@@ -1,6 +1,7 @@
 import t from 'tap'
-import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { lengthProblem } from './handler.ts'
 import manifest from './manifest.ts'
 
@@ -65,9 +66,8 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
   }
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no text', { voice: 'plain' }],
     ['empty text', { text: '' }],
     ['text over 50,000 characters', { text: 'x'.repeat(50_001) }],
@@ -77,8 +77,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['51 preserve phrases', { text, preserve: Array.from({ length: 51 }, (_, i) => `p${i}`) }],
     ['empty preserve phrase', { text, preserve: [''] }],
     ['unknown field', { text, tone: 'warm' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

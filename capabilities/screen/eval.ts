@@ -1,5 +1,5 @@
-// Eval cases for /v1/screen (scripts/eval.ts, test/helpers/eval-kit.ts). Needs a provider with web search.
-import { resolves, within, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/screen (scripts/eval.ts, devkit/eval-kit.ts). Needs a provider with web search.
+import { resolves, within, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const grounded = {
   'evidence for cites sources': resolves('evidenceFor[].sourceIndexes[]', 'sources'),

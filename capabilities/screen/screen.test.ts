@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 import { verdictFor } from './handler.ts'
 
@@ -157,8 +158,8 @@ t.test('no web search: 503 inference_unavailable, charged nothing', async (t) =>
   await cap.expectRefused(t, { lead, criteria }, { status: 503, code: 'inference_unavailable', why: 'a provider without webSearch()' })
 })
 
-t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no lead', { criteria }],
     ['no criteria', { lead }],
     ['empty criteria list', { lead, criteria: [] }],
@@ -169,6 +170,5 @@ t.test('bad input is 400 invalid_request and charges nothing', async (t) => {
     ['lead too long', { lead: 'l'.repeat(20_001), criteria }],
     ['unknown depth', { lead, criteria, depth: 'max' }],
     ['unknown field', { lead, criteria, threshold: 0.5 }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })

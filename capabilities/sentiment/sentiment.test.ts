@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 const cap = await capabilityHarness(t, manifest, { funds: 10 })
@@ -95,9 +96,8 @@ t.test('a bad first answer is retried once with the errors', async (t) => {
   t.equal(cap.prompts.length, 2)
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no text', {}],
     ['empty text', { text: '' }],
     ['text too long', { text: 'x'.repeat(500_001) }],
@@ -106,8 +106,7 @@ t.test('bad input is 400 invalid_request and free', async (t) => {
     ['duplicate aspects', { text, aspects: ['price', 'price'] }],
     ['aspect too long', { text, aspects: ['x'.repeat(201)] }],
     ['unknown property', { text, language: 'en' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

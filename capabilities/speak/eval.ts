@@ -1,5 +1,5 @@
-// Eval cases for /v1/speak (scripts/eval.ts, test/helpers/eval-kit.ts): the duration is measured from the audio.
-import { between, type EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/speak (scripts/eval.ts, devkit/eval-kit.ts): the duration is measured from the audio.
+import { between, type EvalCase } from '../../devkit/eval-kit.ts'
 
 export const evalCases: EvalCase[] = [
   {

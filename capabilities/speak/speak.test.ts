@@ -2,7 +2,7 @@ import t from 'tap'
 import type { SpeechModel } from 'ai'
 import { MockSpeechModelV3 } from 'ai/test'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
-import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { makeWav, TINY_PNG } from '../../devkit/fake-openai.ts'
 import { audioDuration, mp3Duration, wavDuration } from './duration.ts'
 import manifest from './manifest.ts'
 

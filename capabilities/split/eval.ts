@@ -1,6 +1,6 @@
-// Eval fixtures for /v1/split (scripts/eval.ts): the 3-page bundle of test/fixtures/documents.ts with its known split.
-import { pdf } from '../../test/helpers/eval-kit.ts'
-import { bundle, invoice1, receipt1 } from '../../test/fixtures/documents.ts'
+// Eval fixtures for /v1/split (scripts/eval.ts): the 3-page bundle of devkit/fixtures/documents.ts with its known split.
+import { pdf } from '../../devkit/eval-kit.ts'
+import { bundle, invoice1, receipt1 } from '../../devkit/fixtures/documents.ts'
 
 const file = (name: string) => ({ file: pdf(name) })
 

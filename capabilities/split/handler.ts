@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { MText, NonBlank, StringEnum, normalizeDate, pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
+import { answerDocument, type CapabilityContext, MText, NonBlank, normalizeDate, StringEnum } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 export const STARTS = 'starts a new document'
@@ -74,11 +74,9 @@ function rangesOf({ firstPage, firstDocument, laterPages }: ModelSplit['bundle']
   return docs
 }
 
-export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const pageCount = pages.length
-  const system = [
+/** The instructions for a bundle of `pageCount` pages. */
+function splitSystem(pageCount: number): string {
+  return [
     'You split a bundle of scanned or merged pages into the separate documents it contains and classify each one.',
     `The bundle has ${pageCount} page${pageCount === 1 ? '' : 's'}${pageCount > 1 ? ', marked "--- page N ---" where its text is given' : ''}.`,
     'Return JSON: {"bundle": {firstPage, firstDocument, laterPages}}:',
@@ -94,7 +92,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
     "- date: the document's own date as YYYY-MM-DD, or null;",
     '- summary: one or two sentences on what the document says.',
   ].join('\n')
-  const answer = await ctx.ai.object<ModelSplit>({ system, content: pagedContent(doc, pages, ctx), schema: modelSplit(pageCount) })
+}
+
+export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
+  const { answer, pages } = await answerDocument<ModelSplit>(ctx, input, (pages) => ({
+    system: splitSystem(pages.length),
+    schema: modelSplit(pages.length),
+  }))
+  const pageCount = pages.length
   const warnings: string[] = []
   const documents = rangesOf(answer.bundle).map((d, i) => {
     const date = normalizeDate(d.date)

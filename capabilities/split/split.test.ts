@@ -1,6 +1,7 @@
 import t from 'tap'
-import { bundle } from '../../test/fixtures/documents.ts'
+import { bundle } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import { BLANK, CONTINUES, MAX_LEADING_PAGES, STARTS, modelSplit } from './handler.ts'
 import manifest from './manifest.ts'
 
@@ -127,16 +128,14 @@ t.test('text input: pages at form feeds, one page without; a one-page document h
   t.equal(two.status, 502, 'a one-page bundle has no later page')
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { fileUrl: 'not a url' },
     { text: 'a', fileUrl: 'https://example.com/a.pdf' },
     { file: { data: 'YQ==', mimeType: 'application/pdf', name: 'x' } },
     { text: 'a', async: 'yes' },
-  ]) {
-    await cap.expectRefused(t, body, { funds: 10, why: JSON.stringify(body) })
-  }
+  ],
 })
 
 t.test('async: 202, then the job result has the sync shape with usage', async (t) => {

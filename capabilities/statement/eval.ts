@@ -1,8 +1,8 @@
-// Eval cases for /v1/statement (scripts/eval.ts, test/helpers/eval-kit.ts).
-import { statement, statementFields } from '../../test/fixtures/documents.ts'
-import { contains, count, inBothForms, pdf, within, type EvalCase, type GroundingCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/statement (scripts/eval.ts, devkit/eval-kit.ts).
+import { statement, statementFields } from '../../devkit/fixtures/documents.ts'
+import { contains, count, inBothForms, pdf, within, type EvalCase, type GroundingCase } from '../../devkit/eval-kit.ts'
 import { GROUNDED } from './schema.ts'
-import { supported } from '../../test/helpers/evidence.ts'
+import { supported } from '../../devkit/evidence.ts'
 
 // A Dutch-style statement: day-first dates, decimal commas, EUR, signed amounts without a direction column.
 const euStatement = [

@@ -1,22 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
+  answerDocument,
+  type CapabilityContext,
+  compact,
   contradicted,
   DocumentText,
   MAmount,
+  maskDigits,
+  money,
   MSupport,
   MSupports,
   MText,
   Reader,
-  compact,
-  maskDigits,
-  money,
-  pagedContent,
-  pageTexts,
   sum,
   SUPPORT_RULES,
   textOf,
   toAmount,
-  type CapabilityContext,
 } from '../../core/capability.ts'
 import { GROUNDED, type Input, type Output } from './schema.ts'
 
@@ -63,10 +62,8 @@ const SYSTEM = [
 ].join('\n')
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Statement> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const answer = await ctx.ai.object<Answer>({ system: SYSTEM, content: pagedContent(doc, pages, ctx), schema: StatementAnswer })
-  return buildStatement(answer, new DocumentText(pages))
+  const { answer, evidence } = await answerDocument<Answer>(ctx, input, { system: SYSTEM, schema: StatementAnswer })
+  return buildStatement(answer, evidence)
 }
 
 const DEBIT = /^(debit|dr|db|withdrawal|withdraw|purchase|charge|fee|out|outgoing|money out|debited)$/

@@ -1,7 +1,8 @@
 import t, { type Test as Tap } from 'tap'
-import { statement, statementFields } from '../../test/fixtures/documents.ts'
+import { statement, statementFields } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf, withoutUsage } from '../../test/helpers/capability.ts'
-import { groundings, supported, withoutEvidence } from '../../test/helpers/evidence.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
+import { groundings, supported, withoutEvidence } from '../../devkit/evidence.ts'
 import manifest from './manifest.ts'
 import { GROUNDED } from './schema.ts'
 
@@ -199,17 +200,15 @@ t.test('account numbers are masked to the last 4 digits; dates outside the perio
   t.same(res.body.warnings, ['transactions[5]: dated 2024-05-02, outside the statement period.'])
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.reply(answer())
-  const bodies: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no document', {}],
     ['three documents', { text: 'x', fileUrl: 'https://example.com/s.pdf', file: pdf('statement') }],
     ['unknown field', { text: 'x', transactionCount: 3 }],
     ['file.data not a string', { file: { data: 12, mimeType: 'application/pdf' } }],
     ['mimeType too long', { file: { data: 'JVBERi0=', mimeType: 'x'.repeat(200) } }],
     ['callbackUrl not a URI', { text: 'x', async: true, callbackUrl: 'not a url' }],
-  ]
-  for (const [why, body] of bodies) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('a model answer that breaks the schema twice: 502 inference_failed, free', async (t) => {

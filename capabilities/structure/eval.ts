@@ -1,5 +1,5 @@
-// Eval cases for /v1/structure (scripts/eval.ts, test/helpers/eval-kit.ts).
-import type { EvalCase } from '../../test/helpers/eval-kit.ts'
+// Eval cases for /v1/structure (scripts/eval.ts, devkit/eval-kit.ts).
+import type { EvalCase } from '../../devkit/eval-kit.ts'
 import manifest from './manifest.ts'
 
 const order = manifest.example!.request.schema

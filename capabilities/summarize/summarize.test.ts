@@ -1,5 +1,6 @@
 import t from 'tap'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 const cap = await capabilityHarness(t, manifest, { funds: 10 })
@@ -59,17 +60,15 @@ t.test('an empty summary is a free 502', async (t) => {
   await cap.expectRefused(t, { text }, { status: 502, code: 'inference_failed', why: 'an empty summary' })
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no text', {}],
     ['empty text', { text: '' }],
     ['text too long', { text: 'x'.repeat(500_001) }],
     ['length outside the enum', { text, length: 'short' }],
     ['actionItems not a boolean', { text, actionItems: 'no' }],
     ['unknown property', { text, tone: 'formal' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

@@ -1,6 +1,6 @@
-// Eval fixtures for /v1/tables (scripts/eval.ts): known tables from test/fixtures/documents.ts.
-import { pdf } from '../../test/helpers/eval-kit.ts'
-import { invoice1, statement } from '../../test/fixtures/documents.ts'
+// Eval fixtures for /v1/tables (scripts/eval.ts): known tables from devkit/fixtures/documents.ts.
+import { pdf } from '../../devkit/eval-kit.ts'
+import { invoice1, statement } from '../../devkit/fixtures/documents.ts'
 
 const file = (name: string) => ({ file: pdf(name) })
 const money = (n: number) => n.toFixed(2)

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MText, Nullable, pageTexts, pagedContent, type CapabilityContext } from '../../core/capability.ts'
+import { answerDocument, type CapabilityContext, MText, Nullable } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 // Asked of the model: the response fields code cannot compute. Cells may come back as numbers or null; code
@@ -26,10 +26,7 @@ type ModelTables = Static<typeof ModelTables>
 const cellText = (c: string | number | boolean | null): string => (c === null ? '' : String(c).trim())
 
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {
-  const doc = await ctx.documents.resolve(input)
-  const pages = pageTexts(doc)
-  const pageCount = pages.length
-  const answer = await ctx.ai.object<ModelTables>({
+  const { answer, pages } = await answerDocument<ModelTables>(ctx, input, ({ length: pageCount }) => ({
     system: [
       'You find every table in a document and return each one as data. Copy cell text exactly as printed; never invent, total or reorder.',
       `The document has ${pageCount} page${pageCount === 1 ? '' : 's'}${pageCount > 1 ? ', marked "--- page N ---" where its text is given' : ''}.`,
@@ -40,9 +37,9 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
       '- rows: the body rows, each an array with exactly one cell per header, as strings ("" for an empty cell).',
       'A table continued on the next page is one table. Header rows are not body rows. No tables: {"tables": []}.',
     ].join('\n'),
-    content: pagedContent(doc, pages, ctx),
     schema: ModelTables,
-  })
+  }))
+  const pageCount = pages.length
 
   const warnings: string[] = []
   const tables: Output['tables'] = []

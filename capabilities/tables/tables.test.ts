@@ -1,6 +1,7 @@
 import t from 'tap'
-import { statement } from '../../test/fixtures/documents.ts'
+import { statement } from '../../devkit/fixtures/documents.ts'
 import { capabilityHarness, pdfFile as pdf } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 const statementTable = {
@@ -111,16 +112,17 @@ t.test('a scanned PDF without text layer goes to the model as a file', async (t)
   t.notOk(lastPrompt().includes('--- page'), 'no (empty) text layer was sent')
 })
 
-t.test('bad input is 400 invalid_request and free', async (t) => {
-  for (const body of [
+capabilitySuite(t, cap, {
+  badBodies: [
     {},
     { text: 'a', file: { data: 'YQ==', mimeType: 'text/plain' } },
     { text: 1 },
     { text: 'x', pages: [1] },
     { file: { data: 'YQ==', mimeType: 'x'.repeat(200) } },
-  ]) {
-    await cap.expectRefused(t, body, { why: JSON.stringify(body) })
-  }
+  ],
+})
+
+t.test('an unsupported file type is 422 unprocessable and free', async (t) => {
   const zip = { data: Buffer.from('hello').toString('base64'), mimeType: 'application/zip' }
   await cap.expectRefused(t, { file: zip }, { status: 422, code: 'unprocessable', why: 'an unsupported file type is unprocessable' })
 })

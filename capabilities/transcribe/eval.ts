@@ -1,8 +1,8 @@
-// Eval cases for /v1/transcribe (scripts/eval.ts, test/helpers/eval-kit.ts). The endpoint ships paused: run with
+// Eval cases for /v1/transcribe (scripts/eval.ts, devkit/eval-kit.ts). The endpoint ships paused: run with
 // PAUSED_ENDPOINTS='{"transcribe": false}'. Recordings are generated tones (no speech): code can score the
 // measured duration and that no speech is invented.
-import { makeWav } from '../../test/helpers/fake-openai.ts'
-import { between, count, type EvalCase } from '../../test/helpers/eval-kit.ts'
+import { makeWav } from '../../devkit/fake-openai.ts'
+import { between, count, type EvalCase } from '../../devkit/eval-kit.ts'
 
 const wav = (seconds: number) => ({ audio: { data: makeWav(seconds).toString('base64'), mimeType: 'audio/wav' } })
 export const evalCases: EvalCase[] = [

@@ -4,7 +4,7 @@ import t from 'tap'
 import type { TranscriptionModel } from 'ai'
 import { MockTranscriptionModelV3 } from 'ai/test'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
-import { makeWav, TINY_PNG } from '../../test/helpers/fake-openai.ts'
+import { makeWav, TINY_PNG } from '../../devkit/fake-openai.ts'
 import { clock, speakersOf, toSegments } from './handler.ts'
 import manifest from './manifest.ts'
 const wav = (seconds = 0.5) => ({ data: makeWav(seconds).toString('base64'), mimeType: 'audio/wav' })

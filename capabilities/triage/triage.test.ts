@@ -1,6 +1,7 @@
 import t from 'tap'
-import type { FakeTextRequest } from '../../test/helpers/fake-openai.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
 import { capabilityHarness } from '../../test/helpers/capability.ts'
+import { capabilitySuite } from '../../test/helpers/capability-suite.ts'
 import manifest from './manifest.ts'
 
 // The ai SDK mock answers (guarantees) unless a subtest moves to the fake OpenAI-compatible server (happy path).
@@ -79,9 +80,8 @@ t.test('model answers that break the promises: 502 inference_failed, nothing cha
   }
 })
 
-t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
-  cap.forbidModel(t)
-  const bad: Array<[string, unknown]> = [
+capabilitySuite(t, cap, {
+  badInput: [
     ['no ticket', { categories }],
     ['empty ticket', { ticket: '' }],
     ['ticket over 500,000 characters', { ticket: 'x'.repeat(500_001) }],
@@ -93,8 +93,7 @@ t.test('bad input: 400 invalid_request, nothing charged', async (t) => {
     ['teams equal but for case', { ticket, teams: ['Support', 'support'] }],
     ['a team over 200 characters', { ticket, teams: ['t'.repeat(201)] }],
     ['unknown field', { ticket, priority: 'high' }],
-  ]
-  for (const [why, body] of bad) await cap.expectRefused(t, body, { why })
+  ],
 })
 
 t.test('through the fake OpenAI-compatible server', async (t) => {

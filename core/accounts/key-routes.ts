@@ -12,7 +12,7 @@ import type { Services } from '../services.ts'
 import { KEY_PERMISSIONS, roleMay, type Role } from '../roles.ts'
 import { inputReader } from '../validation.ts'
 import { KEY_MODES } from '../http/caller.ts'
-import { createKey, listKeys, revokeKey, updateKey, type KeyScope } from './accounts.ts'
+import { createKey, listKeys, revokeKey, updateKey, type KeyScope } from './keys.ts'
 
 const Permissions = Type.Union(
   KEY_PERMISSIONS.map((p) => Type.Literal(p)),

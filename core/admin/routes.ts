@@ -5,18 +5,8 @@
 import type Router from '@koa/router'
 import { Type } from '@sinclair/typebox'
 import type { Context } from 'koa'
-import {
-  addCredits,
-  createAccount,
-  createKey,
-  getAccount,
-  PACKS,
-  PLANS,
-  revokeKey,
-  rotateWebhookSecret,
-  setPlan,
-  updateKey,
-} from '../accounts/accounts.ts'
+import { addCredits, createAccount, getAccount, PACKS, PLANS, rotateWebhookSecret, setPlan } from '../accounts/accounts.ts'
+import { createKey, revokeKey, updateKey } from '../accounts/keys.ts'
 import { KEY_MODES } from '../http/caller.ts'
 import { audit, operatorActing, type Acting } from '../audit/audit.ts'
 import { listAudit } from '../audit/list.ts'

@@ -6,7 +6,8 @@
 // email opens its account (self-serve sign-up) with SIGNUP_CREDITS trial credits (default 0), a test key and its
 // live and test webhook signing secrets.
 import { createHash, randomBytes } from 'node:crypto'
-import { createAccount, createKey, rotateWebhookSecret } from '../accounts/accounts.ts'
+import { createAccount, rotateWebhookSecret } from '../accounts/accounts.ts'
+import { createKey } from '../accounts/keys.ts'
 import { KEY_MODES } from '../http/caller.ts'
 import { audit, systemActing, type Acting } from '../audit/audit.ts'
 import type { Query } from '../db/database.ts'

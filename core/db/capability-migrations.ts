@@ -7,6 +7,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Migration } from '@mikro-orm/migrations'
 import { migrations as kernelMigrations } from './migrations/index.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../capability-folders.ts'
 
 /** An entry of MikroORM's `migrationsList`. */
 export interface NamedMigration {
@@ -20,13 +21,11 @@ export class MigrationError extends Error {
 }
 
 const FILE_NAME = /^\d{4}-[a-z0-9]+(-[a-z0-9]+)*\.ts$/
-const CAPABILITIES = path.resolve(import.meta.dirname, '../../capabilities')
 
 /** The kernel's migrations and every capability folder's, in number order; throws MigrationError on a bad one. */
-export async function allMigrations(capabilitiesDir = CAPABILITIES): Promise<NamedMigration[]> {
+export async function allMigrations(capabilitiesDir = CAPABILITIES_ROOT): Promise<NamedMigration[]> {
   const found: Array<NamedMigration & { file: string }> = kernelMigrations.map((m) => ({ ...m, file: `core/db/migrations/${m.name}.ts` }))
-  const folders = (await readdir(capabilitiesDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name)
-  for (const folder of folders.sort()) {
+  for (const folder of capabilityFolders(capabilitiesDir)) {
     const dir = path.join(capabilitiesDir, folder, 'migrations')
     const files = await readdir(dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)))
     for (const name of files.sort()) {

@@ -10,13 +10,11 @@ import { isEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 import { BootRefusal } from '../config.ts'
 import { isContention, serviceUnavailable } from './faults.ts'
 import { checkoutLimits, checkoutQueue, type CheckoutLimits } from './checkout-queue.ts'
+import { applyRepeatables, pendingRepeatables } from './repeatable.ts'
 
-/** A result row as pg returns it (its columns typed by the caller where it matters). */
-export type Row = pg.QueryResultRow
+import type { Query, Row } from '../query.ts'
 
-export interface Query {
-  sql<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>
-}
+export type { Query, Row }
 
 export interface Database extends Query {
   readonly url: string
@@ -62,8 +60,11 @@ export async function ensureDatabaseExists(adminUrl: string, name: string, templ
   }
 }
 
-/** Applies our migrations and graphile-worker's, serialised across processes by an advisory lock. */
-/** Applies the migrations not yet applied; `to`: only up to that one (a test of a migration on rows of the schema before it). */
+/**
+ * Applies our numbered migrations, graphile-worker's, then the repeatable steps whose text changed (the current
+ * text of our SQL functions), serialised across processes by an advisory lock. `to`: only the numbered migrations
+ * up to that one, nothing after (a test of a migration on rows of the schema before it).
+ */
 export async function migrate(url: string, to?: string): Promise<void> {
   const migrations = await allMigrations() // a bad migration file refuses before the database is touched
   const lock = new pg.Client({ connectionString: url })
@@ -77,6 +78,7 @@ export async function migrate(url: string, to?: string): Promise<void> {
       await orm.close()
     }
     await runWorkerMigrations({ connectionString: url, logger: quietLogger })
+    if (to === undefined) await applyRepeatables(lock)
   } finally {
     await lock.query('select pg_advisory_unlock(7201)').catch(() => {})
     await lock.end()
@@ -95,6 +97,7 @@ export async function awaitMigrations(url: string, timeoutMs = 120_000): Promise
     const orm = await MikroORM.init(ormOptions(url, 1, migrations)).catch(() => null) // server not up yet
     try {
       pending = orm ? (await orm.migrator.getPending()).length : pending
+      if (orm && pending === 0) pending = await pendingFunctions(url)
       if (orm && pending === 0) return
     } catch {
       // the migrating process holds the table; ask again
@@ -106,6 +109,17 @@ export async function awaitMigrations(url: string, timeoutMs = 120_000): Promise
         `${pending} database migrations are not applied: run the image with --migrate (MIGRATE_ON_BOOT=false waits for it)`,
       )
     await new Promise((r) => setTimeout(r, 1000))
+  }
+}
+
+/** Repeatable steps not yet applied: the migrating process applies them last. */
+async function pendingFunctions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await pendingRepeatables(client)).length
+  } finally {
+    await client.end()
   }
 }
 

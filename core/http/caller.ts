@@ -16,7 +16,7 @@ export interface Caller {
   capabilities: ReadonlySet<string> | null
 }
 
-/** What authentication asks of the key cache (core/accounts/accounts.ts KeyCache): the caller a presented key is. */
+/** What authentication asks of the key cache (core/accounts/key-cache.ts KeyCache): the caller a presented key is. */
 export interface KeyLookup {
   lookup(key: string, client?: string): Promise<Caller | null>
 }

@@ -1,6 +1,6 @@
 // What a key may do (C18), checked right after authentication and before anything is read, held or charged: a
 // refusal is 403 permission_denied naming what was missing, free, and listed in the request log like any refusal.
-// The key's scope comes with the cached key (core/accounts/accounts.ts KeyCache), so the check costs no query.
+// The key's scope comes with the cached key (core/accounts/key-cache.ts KeyCache), so the check costs no query.
 import type { Context, Middleware } from 'koa'
 import type { Caller, KeyLookup } from './caller.ts'
 import { ApiError } from '../errors.ts'

@@ -1,6 +1,6 @@
 // Idempotency (C5), owned here. A key is claimed, replayed or refused by the wallet's SQL in the same statement
-// that places the hold (reserve_call, migration 0006), so a claim and its hold never part; capture_hold records
-// the 200, release_hold forgets a failed claim (migration 0001), accept_job records a job's 202 (migration 0011).
+// that places the hold (reserve_call, core/wallet/sql/), so a claim and its hold never part; capture_hold records
+// the 200, release_hold forgets a failed claim, accept_job records a job's 202.
 // This module reads the header, fingerprints the request, answers replays and refusals and ends the 24-hour window.
 import { createHash } from 'node:crypto'
 import type { Context } from 'koa'

@@ -5,7 +5,7 @@
 import type { Services } from '../services.ts'
 import { batched } from './batch.ts'
 import type { JobError } from './view.ts'
-import { money } from '../observability/tracing.ts'
+import { settleJobs } from '../wallet/jobs.ts'
 
 /** Which jobs a failure may end: by status, and for a lost worker only once its lease has run out. */
 export interface FailGuard {
@@ -34,24 +34,14 @@ function ender(services: Services) {
 
 async function endJobs(services: Services, endings: Ending[]): Promise<boolean[]> {
   return services.db.tx(async (q) => {
-    // The checks, the money and the rows in one statement (end_jobs, migration 0008).
-    const ended = await money(q).sql<{ ord: number; job_id: string; status: string }>(
-      `select ord, job_id, status from end_jobs(?::uuid[], ?::text[], ?::jsonb[], ?::text[], ?::timestamptz[], ?)`,
-      [
-        endings.map((e) => e.jobId),
-        endings.map((e) => ('result' in e ? JSON.stringify(e.result) : null)),
-        endings.map((e) => ('error' in e ? JSON.stringify(e.error) : null)),
-        endings.map((e) => ('result' in e ? 'running' : e.guard.statuses.join(','))),
-        endings.map((e) => ('guard' in e ? (e.guard.leaseExpiredBy ?? null) : null)),
-        services.now(),
-      ],
-    )
+    // The checks, the money and the rows in one statement.
+    const ended = await settleJobs(q, endings, services.now())
     const events = ended.map((e) => ({
       event: e.status === 'succeeded' ? ('job.completed' as const) : ('job.failed' as const),
-      jobId: e.job_id,
+      jobId: e.jobId,
     }))
     if (events.length) for (const listener of services.jobEvents ?? []) await listener(events, q)
-    const done = new Set(ended.map((e) => e.ord - 1))
+    const done = new Set(ended.map((e) => e.index))
     return endings.map((_, i) => done.has(i))
   })
 }

@@ -193,25 +193,13 @@ export async function budgetedObject<T>(
   // No provider: the call's own refusal (503), whatever its size.
   if (!links.length) return generate<T>({ ...request, maxOutputTokens: budget.outputReserve }, opts)
   const modelId = links[0]!.model
-  const price = dearest(links)
   const room = budget.contextTokens - budget.outputReserve
   const shape = shapeOf(request.content)
   const schema = schemaText(request.schema)
   // Every request of this answer carries the cap; the guard prices each at it.
   const cap = outputCap(request.schema, budget.outputReserve)
   const capped = { ...request, maxOutputTokens: cap }
-  const ceiling = call.earnsUsd * budget.costGuardFactor
-  const estimate = (inputTokens: number, requests: number) => (price ? worstCostUsd(price, inputTokens, requests, cap) : 0)
-  const guard = (inputTokens: number, requests: number) => {
-    const usd = estimate(inputTokens, requests)
-    if (call.estimated.usd + usd > ceiling)
-      throw tooLong(
-        `This input would cost up to $${(call.estimated.usd + usd).toFixed(4)} at the model provider (${requests} request${requests === 1 ? '' : 's'}, ` +
-          `${inputTokens} input tokens, each sent again if its answer needs correcting${call.estimated.usd ? ', and the earlier model calls of this call' : ''}), ` +
-          `more than the call's price covers ($${call.earnsUsd.toFixed(2)}); send fewer pages or less text.`,
-      )
-    call.estimated.usd += usd
-  }
+  const { estimate, guard, ceiling } = costGuard(call, budget, dearest(links), cap)
   // The common case costs what it did: a byte count shows it fits, no tokenizer.
   let tokens = await promptTokens(request.system, shape.texts, schema, shape.pictures, modelId)
   if (tokens > room || call.estimated.usd + estimate(tokens, 1) > ceiling)
@@ -237,71 +225,144 @@ export async function budgetedObject<T>(
   // The reduce requests read the instructions and the parts' answers, each at most the cap.
   guard(plan.inputTokens + reduceRequests * plan.fixedTokens + plan.parts.length * cap, plan.parts.length + reduceRequests)
 
-  const total = plan.parts.length + reduceRequests
+  const run = partsRun(capped, generate, opts, budget.concurrency, call, plan.parts.length + reduceRequests)
+  const answers = await answerParts(run, plan.parts)
+  if (call.strategy === 'merge') return mergedAnswer<T>(request, answers)
+  const reduce: Reduce = { room, modelId, schema, count: call.count, limit }
+  return reducedAnswer<T>(run, answers, plan.parts, reduce)
+}
+
+/**
+ * What the requests of one answer may cost, against what the call earns × AI_COST_GUARD_FACTOR: `guard` refuses
+ * (422, free) a plan that could cost more, and adds what it allows to the call's estimate.
+ */
+function costGuard(call: BudgetedCall, budget: Budget, price: ModelPrice | null, cap: number) {
+  const ceiling = call.earnsUsd * budget.costGuardFactor
+  const estimate = (inputTokens: number, requests: number) => (price ? worstCostUsd(price, inputTokens, requests, cap) : 0)
+  const guard = (inputTokens: number, requests: number) => {
+    const usd = estimate(inputTokens, requests)
+    if (call.estimated.usd + usd > ceiling)
+      throw tooLong(
+        `This input would cost up to $${(call.estimated.usd + usd).toFixed(4)} at the model provider (${requests} request${requests === 1 ? '' : 's'}, ` +
+          `${inputTokens} input tokens, each sent again if its answer needs correcting${call.estimated.usd ? ', and the earlier model calls of this call' : ''}), ` +
+          `more than the call's price covers ($${call.earnsUsd.toFixed(2)}); send fewer pages or less text.`,
+      )
+    call.estimated.usd += usd
+  }
+  return { estimate, guard, ceiling }
+}
+
+type CappedRequest = ObjectRequest & { schema: TSchema; maxOutputTokens: number }
+
+/** The requests of an answer in parts: at most `concurrency` at once, each counted as it ends. */
+interface PartsRun {
+  capped: CappedRequest
+  generate: Generate
+  /** The call's deadline, for the last request. */
+  opts: CallDeadline
+  /** The same, also aborted when one part fails. */
+  partOpts: CallDeadline
+  step: () => void
+  inParallel: <R>(count: number, fn: (i: number) => Promise<R>) => Promise<R[]>
+}
+
+function partsRun(
+  capped: CappedRequest,
+  generate: Generate,
+  opts: CallDeadline,
+  concurrency: number,
+  call: BudgetedCall,
+  total: number,
+): PartsRun {
   let done = 0
   const step = () => call.progress?.(++done, Math.max(total, done))
   call.progress?.(0, total)
   // One part failing ends the call (free): the others are aborted rather than paid for.
   const stop = new AbortController()
   const partOpts: CallDeadline = { ...opts, signal: AbortSignal.any([opts.signal, stop.signal]) }
-  const n = plan.parts.length
   const inParallel = <R>(count: number, fn: (i: number) => Promise<R>) =>
-    bounded(count, budget.concurrency, fn).catch((e: unknown) => {
+    bounded(count, concurrency, fn).catch((e: unknown) => {
       stop.abort()
       throw e
     })
-  const answers = await inParallel(n, async (i) => {
-    const part = plan.parts[i]!
+  return { capped, generate, opts, partOpts, step, inParallel }
+}
+
+/** Each part answered alone (its own answer, no check: the whole answer is checked). */
+function answerParts(run: PartsRun, parts: readonly Part[]): Promise<Array<ObjectResult<unknown>>> {
+  const n = parts.length
+  return run.inParallel(n, async (i) => {
+    const part = parts[i]!
     const where = part.pages ? `, pages ${part.pages}` : ''
-    const r = await generate<unknown>(
+    const r = await run.generate<unknown>(
       {
-        ...capped,
+        ...run.capped,
         check: undefined,
-        system: `${request.system}\n\n(Part ${i + 1} of ${n}${where} of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)`,
+        system: `${run.capped.system}\n\n(Part ${i + 1} of ${n}${where} of an input too long for one request: answer from this part alone; pages keep the numbers marked in them.)`,
         content: part.content,
       },
-      partOpts,
+      run.partOpts,
     )
-    step()
+    run.step()
     return r
   })
-  const sources = answers.flatMap((a) => a.sources)
-  if (call.strategy === 'merge') {
-    const object = mergeAnswers(
-      answers.map((a) => a.object),
-      request.schema,
+}
+
+/** The parts' answers merged by code (the `merge` strategy), then held to the endpoint's rules. */
+function mergedAnswer<T>(request: ObjectRequest & { schema: TSchema }, answers: Array<ObjectResult<unknown>>): ObjectResult<T> {
+  const object = mergeAnswers(
+    answers.map((a) => a.object),
+    request.schema,
+  )
+  const problems = request.check?.(object) ?? []
+  if (problems.length)
+    throw new ApiError(
+      'inference_failed',
+      `The answers of the document's parts, merged, broke a rule of this endpoint: ${problems.slice(0, 5).join('; ')}`,
     )
-    const problems = request.check?.(object) ?? []
-    if (problems.length)
-      throw new ApiError(
-        'inference_failed',
-        `The answers of the document's parts, merged, broke a rule of this endpoint: ${problems.slice(0, 5).join('; ')}`,
-      )
-    return { object: object as T, sources }
-  }
+  return { object: object as T, sources: answers.flatMap((a) => a.sources) }
+}
+
+interface Reduce {
+  room: number
+  modelId: string
+  schema: string
+  count: TokenCounter
+  limit: string
+}
+
+/** The parts' answers read by the model (the `map-reduce` strategy), in rounds until one request holds them all. */
+async function reducedAnswer<T>(
+  run: PartsRun,
+  answers: Array<ObjectResult<unknown>>,
+  parts: readonly Part[],
+  { room, modelId, schema, count, limit }: Reduce,
+): Promise<ObjectResult<T>> {
+  const { capped, generate } = run
+  const sources = answers.flatMap((a) => a.sources)
   let partials = answers.map((a, i) => ({
     part: i + 1,
-    ...(plan.parts[i]!.pages ? { pages: plan.parts[i]!.pages } : {}),
+    ...(parts[i]!.pages ? { pages: parts[i]!.pages } : {}),
     answer: a.object,
   }))
   for (;;) {
-    const groups = await reduceGroups(partials, room, modelId, request.system, schema, call.count)
+    const groups = await reduceGroups(partials, room, modelId, capped.system, schema, count)
     if (groups.length === 1) {
       const r = await generate<T>(
-        { ...capped, system: reduceSystem(request.system, partials.length), content: JSON.stringify(groups[0]) },
-        opts,
+        { ...capped, system: reduceSystem(capped.system, partials.length), content: JSON.stringify(groups[0]) },
+        run.opts,
       )
-      step()
+      run.step()
       return { object: r.object, sources: [...sources, ...r.sources] }
     }
     if (groups.length === partials.length)
       throw tooLong(`The answers of this input's parts together exceed ${limit}; send fewer pages or less text.`)
-    const rounds = await inParallel(groups.length, async (g) => {
+    const rounds = await run.inParallel(groups.length, async (g) => {
       const r = await generate<unknown>(
-        { ...capped, check: undefined, system: reduceSystem(request.system, groups[g]!.length), content: JSON.stringify(groups[g]) },
-        partOpts,
+        { ...capped, check: undefined, system: reduceSystem(capped.system, groups[g]!.length), content: JSON.stringify(groups[g]) },
+        run.partOpts,
       )
-      step()
+      run.step()
       return r.object
     })
     partials = rounds.map((answer, g) => ({ part: g + 1, answer }))

@@ -2,7 +2,7 @@
 // counted here as it happens; what the database knows for every process (credits charged, open holds,
 // jobs, webhook attempts) is read from it in one statement per scrape, so the API and the worker agree.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Query } from '../db/database.ts'
+import type { Query } from '../query.ts'
 import type { AttemptRecord } from './attempt.ts'
 
 export interface Metrics {
@@ -23,10 +23,32 @@ export interface Metrics {
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
+type Registers = Registry[]
+
 export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
+  // In exposition order: what this process counts, then what the database knows.
+  const http = httpMetrics(registers)
+  const modelCalls = modelCallMetrics(registers)
+  const providers = providerMetrics(registers)
+  const fromDatabase = databaseMetrics(registers)
+  return {
+    registry,
+    ...http,
+    ...modelCalls,
+    ...providers,
+    async render(db) {
+      const [row] = await db.sql(SNAPSHOT)
+      fromDatabase.set(row!)
+      return registry.metrics()
+    },
+  }
+}
+
+/** Requests answered by this process, and the rate limit's refusals. */
+function httpMetrics(registers: Registers): Pick<Metrics, 'request'> {
   const requests = new Counter({
     name: 'capapi_http_requests_total',
     help: 'Answered HTTP requests',
@@ -46,6 +68,18 @@ export function createMetrics(): Metrics {
     labelNames: ['route'],
     registers,
   })
+  return {
+    request({ method, route, status, seconds, code }) {
+      const labels = { method, route, status: String(status) }
+      requests.inc(labels)
+      latency.observe(labels, seconds)
+      if (code === 'rate_limited') refusals.inc({ route })
+    },
+  }
+}
+
+/** A capability's model calls in this process. */
+function modelCallMetrics(registers: Registers): Pick<Metrics, 'modelCall'> {
   const modelLatency = new Histogram({
     name: 'capapi_model_call_duration_seconds',
     help: 'Time of a capability model call (with its corrective retry)',
@@ -59,6 +93,24 @@ export function createMetrics(): Metrics {
     labelNames: ['endpoint', 'kind'],
     registers,
   })
+  return {
+    async modelCall(endpoint, kind, fn) {
+      const started = process.hrtime.bigint()
+      let outcome = 'failed'
+      try {
+        const out = await fn()
+        outcome = 'ok'
+        return out
+      } finally {
+        modelLatency.observe({ endpoint, kind, outcome }, Number(process.hrtime.bigint() - started) / 1e9)
+        if (outcome === 'failed') modelFailures.inc({ endpoint, kind })
+      }
+    },
+  }
+}
+
+/** Requests to model providers by this process: outcomes, tokens, cost, fallbacks and breakers. */
+function providerMetrics(registers: Registers): Pick<Metrics, 'providerAttempt' | 'providerFallback' | 'watchBreakers'> {
   // The provider side (issue 28), named as LLM gateways name them. Counted in the process that made the request:
   // Prometheus sums the API and worker processes, and their sum equals the rows of model_requests.
   const providerRequests = new Counter({
@@ -109,6 +161,27 @@ export function createMetrics(): Metrics {
       for (const { provider, open } of breakerStates()) this.set({ provider }, open ? 1 : 0)
     },
   })
+  return {
+    providerAttempt({ provider, model, outcome, seconds, tokens, costUsd }) {
+      providerRequests.inc({ provider, model, outcome })
+      attemptLatency.observe({ provider, model, outcome }, seconds)
+      if (!tokens) return
+      providerTokens.inc({ provider, model, kind: 'input' }, tokens.input)
+      providerTokens.inc({ provider, model, kind: 'output' }, tokens.output)
+      if (costUsd === null) unpriced.inc({ provider, model })
+      else providerCost.inc({ provider, model }, costUsd)
+    },
+    providerFallback(from, to) {
+      fallbacks.inc({ from, to })
+    },
+    watchBreakers(read) {
+      breakerStates = read
+    },
+  }
+}
+
+/** What the database knows for every process, set from one SNAPSHOT row per scrape. */
+function databaseMetrics(registers: Registers): { set(row: Record<string, unknown>): void } {
   const credits = new Counter({
     name: 'capapi_credits_charged_total',
     help: 'Credits charged since the database was created, by endpoint',
@@ -149,62 +222,26 @@ export function createMetrics(): Metrics {
   })
 
   return {
-    registry,
-    request({ method, route, status, seconds, code }) {
-      const labels = { method, route, status: String(status) }
-      requests.inc(labels)
-      latency.observe(labels, seconds)
-      if (code === 'rate_limited') refusals.inc({ route })
-    },
-    async modelCall(endpoint, kind, fn) {
-      const started = process.hrtime.bigint()
-      let outcome = 'failed'
-      try {
-        const out = await fn()
-        outcome = 'ok'
-        return out
-      } finally {
-        modelLatency.observe({ endpoint, kind, outcome }, Number(process.hrtime.bigint() - started) / 1e9)
-        if (outcome === 'failed') modelFailures.inc({ endpoint, kind })
-      }
-    },
-    providerAttempt({ provider, model, outcome, seconds, tokens, costUsd }) {
-      providerRequests.inc({ provider, model, outcome })
-      attemptLatency.observe({ provider, model, outcome }, seconds)
-      if (!tokens) return
-      providerTokens.inc({ provider, model, kind: 'input' }, tokens.input)
-      providerTokens.inc({ provider, model, kind: 'output' }, tokens.output)
-      if (costUsd === null) unpriced.inc({ provider, model })
-      else providerCost.inc({ provider, model }, costUsd)
-    },
-    providerFallback(from, to) {
-      fallbacks.inc({ from, to })
-    },
-    watchBreakers(read) {
-      breakerStates = read
-    },
-    async render(db) {
-      const [row] = await db.sql(SNAPSHOT)
+    set(row) {
       credits.reset()
-      for (const [endpoint, n] of Object.entries(row!.credits as Record<string, number>)) credits.inc({ endpoint }, Number(n))
-      holds.set(Number(row!.open_holds))
-      held.set(Number(row!.held))
+      for (const [endpoint, n] of Object.entries(row.credits as Record<string, number>)) credits.inc({ endpoint }, Number(n))
+      holds.set(Number(row.open_holds))
+      held.set(Number(row.held))
       jobs.reset()
       for (const state of ['queued', 'running', 'succeeded', 'failed'])
-        jobs.set({ state }, Number((row!.jobs as Record<string, number>)[state] ?? 0))
+        jobs.set({ state }, Number((row.jobs as Record<string, number>)[state] ?? 0))
       // Counters whose running total the database keeps: set to it on each scrape.
       attempts.reset()
-      attempts.inc({ outcome: 'delivered' }, Number(row!.attempts) - Number(row!.attempt_failures))
-      attempts.inc({ outcome: 'failed' }, Number(row!.attempt_failures))
+      attempts.inc({ outcome: 'delivered' }, Number(row.attempts) - Number(row.attempt_failures))
+      attempts.inc({ outcome: 'failed' }, Number(row.attempt_failures))
       deliveriesFailed.reset()
-      deliveriesFailed.inc(Number(row!.deliveries_failed))
-      liveWorkers.set(Number(row!.live_workers))
-      lockedByDead.set(Number(row!.locked_by_dead))
+      deliveriesFailed.inc(Number(row.deliveries_failed))
+      liveWorkers.set(Number(row.live_workers))
+      lockedByDead.set(Number(row.locked_by_dead))
       recoveries.reset()
-      recoveries.inc(Number(row!.recoveries))
+      recoveries.inc(Number(row.recoveries))
       recoveredJobs.reset()
-      recoveredJobs.inc(Number(row!.recovered_jobs))
-      return registry.metrics()
+      recoveredJobs.inc(Number(row.recovered_jobs))
     },
   }
 }

@@ -19,7 +19,7 @@ import {
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider'
 import type { TaskList } from 'graphile-worker'
 import type { Middleware } from 'koa'
-import type { Query } from '../db/database.ts'
+import type { Query } from '../query.ts'
 
 let tracer: Tracer | null = null
 

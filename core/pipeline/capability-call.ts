@@ -72,7 +72,7 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     ctx.res.once('close', onClose)
     let paid = false
     try {
-      paid = await live(ctx, caller, call, disconnected.signal, reader, providerCost)
+      paid = await live({ capability, services, ctx, caller, call, signal: disconnected.signal, reader, providerCost })
     } finally {
       ctx.res.off('close', onClose)
       if (!paid) {
@@ -82,107 +82,132 @@ export function capabilityCall(capability: Capability, services: Services): Acce
     }
   }
   return Object.assign(call, { access: 'call' as const })
+}
 
-  /** Stages 5–9 of a live call; true when it was charged (or accepted with its credits held). */
-  async function live(
-    ctx: Context,
-    caller: Caller,
-    call: CallRequest,
-    signal: AbortSignal,
-    reader: Reader,
-    providerCost: { usd: number },
-  ): Promise<boolean> {
-    const requestId = ctx.state.requestId as string
-    if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
-    if (capability.size && call.idempotency) {
-      const prior = await priorAnswer(services.db, caller.accountId, call.idempotency, services.now())
-      if (prior) {
-        answerClaimed(ctx, prior) // a replay is not priced again
-        return false
-      }
-    }
-    // The price of this input (issue 27); a sync call's handler reuses the documents it measured.
-    let quoted: Quote
-    try {
-      quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal, reader })
-    } catch (e) {
-      if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
-      throw e
-    }
-    const base = {
-      accountId: caller.accountId,
-      keyId: caller.keyId,
-      price: quoted.credits,
-      size: quoted.size,
-      endpoint: capability.name,
-      requestId,
-      now: services.now(),
-    }
-    const idempotency = call.idempotency
-    if (call.async) {
-      const warnings = await callbackWarnings(services.db, services.secrets, caller, call.callbackUrl)
-      // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
-      // The job reads its fileUrl documents again and must find the bytes priced here (documents/same-document.ts).
-      const input = quoted.digests ? { ...call.input, [DOCUMENT_DIGESTS]: quoted.digests } : call.input
-      const accepted = await inAccountTurn(caller.accountId, () =>
-        acceptJob(services, { ...base, idempotency, input, callbackUrl: call.callbackUrl, warnings }),
-      ) // 5, 6, 7
-      if (accepted.outcome !== 'accepted') {
-        answerNotHeld(ctx, accepted, quoted.credits)
-        return false
-      }
-      answerAccepted(ctx, accepted.body)
-      return true
-    }
+/** A live call as stages 5–9 see it. */
+interface LiveCall {
+  capability: Capability
+  services: Services
+  ctx: Context
+  caller: Caller
+  call: CallRequest
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal
+  reader: Reader
+  providerCost: { usd: number }
+}
 
-    // A call that failed while the database was out is released before its key is claimed again (issue 25).
-    const pending = unsettled(services.db, services.log)
-    const lost = (e: unknown) => {
-      if (isUnavailable(e)) pending.add({ accountId: caller.accountId, requestId, idempotencyKey: idempotency?.key ?? null })
-      return e
-    }
-    if (idempotency) await pending.settleKey(caller.accountId, idempotency.key)
-    // The hold need not wait for the disk: a crash loses it whole, and the durable capture flushes it anyway.
-    const inTurn = <T>(statement: () => Promise<T>) => inAccountTurn(caller.accountId, statement)
-    const held = await inTurn(() =>
-      reserve(services.db.asyncCommit, { ...base, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }).catch((e: unknown) => {
-        throw lost(e) // its answer may be lost after the commit
-      }),
-    ) // 5, 6
-    if (held.outcome !== 'ok') {
-      answerNotHeld(ctx, held, quoted.credits)
+/** What the hold (or the accepted job) records about the call. */
+interface Charge {
+  accountId: string
+  keyId: string
+  price: number
+  size: Quote['size']
+  endpoint: string
+  requestId: string
+  now: Date
+}
+
+/** Stages 5–9 of a live call; true when it was charged (or accepted with its credits held). */
+async function live(run: LiveCall): Promise<boolean> {
+  const { capability, services, ctx, caller, call, signal, reader } = run
+  if (call.async) requireProvider(capability, services.provider) // before any work on a call that cannot run
+  if (capability.size && call.idempotency) {
+    const prior = await priorAnswer(services.db, caller.accountId, call.idempotency, services.now())
+    if (prior) {
+      answerClaimed(ctx, prior) // a replay is not priced again
       return false
     }
-
-    let body: string
-    try {
-      requireProvider(capability, services.provider)
-      const context = capabilityContext(services, capability, {
-        requestId,
-        accountId: caller.accountId,
-        signal,
-        timeoutMs: services.config.syncModelTimeoutMs,
-        documents: quoted.documents,
-        credits: quoted.credits,
-        reader,
-        providerCost,
-      })
-      const result = await capability.handler(call.input, context) // 7
-      const published = checkResult(capability, result, services.log)
-      body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
-      ctx.state.credits = quoted.credits
-    } catch (e) {
-      await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
-        throw lost(e1)
-      })
-      if (e instanceof ClientGone) return false // nobody to answer; the call was free
-      throw e
-    }
-    ctx.status = 200 // 9
-    ctx.type = 'application/json'
-    ctx.body = body
-    return true
   }
+  // The price of this input (issue 27); a sync call's handler reuses the documents it measured.
+  let quoted: Quote
+  try {
+    quoted = await quoteCall(capability, call.input, services, { waitForDecoder: false, signal, reader })
+  } catch (e) {
+    if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
+    throw e
+  }
+  const charge: Charge = {
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    price: quoted.credits,
+    size: quoted.size,
+    endpoint: capability.name,
+    requestId: ctx.state.requestId as string,
+    now: services.now(),
+  }
+  return call.async ? acceptAsync(run, charge, quoted) : runSync(run, charge, quoted)
+}
+
+/** Stages 5–7 of an async call: the job accepted with its credits held, or the answer without a hold. */
+async function acceptAsync({ services, ctx, caller, call }: LiveCall, charge: Charge, quoted: Quote): Promise<boolean> {
+  const warnings = await callbackWarnings(services.db, services.secrets, caller, call.callbackUrl)
+  // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
+  // The job reads its fileUrl documents again and must find the bytes priced here (documents/same-document.ts).
+  const input = quoted.digests ? { ...call.input, [DOCUMENT_DIGESTS]: quoted.digests } : call.input
+  const accepted = await inAccountTurn(caller.accountId, () =>
+    acceptJob(services, { ...charge, idempotency: call.idempotency, input, callbackUrl: call.callbackUrl, warnings }),
+  ) // 5, 6, 7
+  if (accepted.outcome !== 'accepted') {
+    answerNotHeld(ctx, accepted, quoted.credits)
+    return false
+  }
+  answerAccepted(ctx, accepted.body)
+  return true
+}
+
+/** Stages 5–9 of a sync call: hold, run the handler, capture (or release) and answer. */
+async function runSync(run: LiveCall, charge: Charge, quoted: Quote): Promise<boolean> {
+  const { capability, services, ctx, caller, call } = run
+  const idempotency = call.idempotency
+  // A call that failed while the database was out is released before its key is claimed again (issue 25).
+  const pending = unsettled(services.db, services.log)
+  const lost = (e: unknown) => {
+    if (isUnavailable(e))
+      pending.add({ accountId: caller.accountId, requestId: charge.requestId, idempotencyKey: idempotency?.key ?? null })
+    return e
+  }
+  if (idempotency) await pending.settleKey(caller.accountId, idempotency.key)
+  // The hold need not wait for the disk: a crash loses it whole, and the durable capture flushes it anyway.
+  const inTurn = <T>(statement: () => Promise<T>) => inAccountTurn(caller.accountId, statement)
+  const held = await inTurn(() =>
+    reserve(services.db.asyncCommit, { ...charge, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }).catch((e: unknown) => {
+      throw lost(e) // its answer may be lost after the commit
+    }),
+  ) // 5, 6
+  if (held.outcome !== 'ok') {
+    answerNotHeld(ctx, held, quoted.credits)
+    return false
+  }
+
+  let body: string
+  try {
+    requireProvider(capability, services.provider)
+    const context = capabilityContext(services, capability, {
+      requestId: charge.requestId,
+      accountId: caller.accountId,
+      signal: run.signal,
+      timeoutMs: services.config.syncModelTimeoutMs,
+      documents: quoted.documents,
+      credits: quoted.credits,
+      reader: run.reader,
+      providerCost: run.providerCost,
+    })
+    const result = await capability.handler(call.input, context) // 7
+    const published = checkResult(capability, result, services.log)
+    body = (await inTurn(() => capture(services.db, held, published, services.now()))).body // 8
+    ctx.state.credits = quoted.credits
+  } catch (e) {
+    await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
+      throw lost(e1)
+    })
+    if (e instanceof ClientGone) return false // nobody to answer; the call was free
+    throw e
+  }
+  ctx.status = 200 // 9
+  ctx.type = 'application/json'
+  ctx.body = body
+  return true
 }
 
 /** Stages 5 and 6 without a fresh hold: the key's recorded answer or 409, or the spend refusal. */

@@ -10,13 +10,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Context } from 'koa'
 import type { Caller } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
-import {
-  answerClaimed,
-  IDEMPOTENCY_WINDOW_HOURS,
-  priorAnswer,
-  type ClaimOutcome,
-  type IdempotencyClaim,
-} from '../idempotency/idempotency.ts'
+import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { answerAccepted } from '../idempotency/answer.ts'
 import { jobError } from '../jobs/run-task.ts'
 import type { JobAccepted } from '../jobs/view.ts'
@@ -25,6 +19,7 @@ import { quoteCall, type Quote } from './price.ts'
 import { dryRunMode, type CallRequest, type DryRunMode } from './request.ts'
 import type { Capability } from '../run/registry.ts'
 import type { Services } from '../services.ts'
+import { testAnswer } from '../wallet/test-answer.ts'
 import { balances } from '../wallet/wallet.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'
 import { requestedOutcome, type Figures } from './test-outcomes.ts'
@@ -125,36 +120,6 @@ export function testModeCall(capability: Capability, services: Services) {
 }
 
 const figures = (quoted: Quote, available: number): Figures => ({ price: quoted.credits, available })
-
-type Answer = { outcome: 'ok'; status: number; body: string } | ClaimOutcome
-
-/** test_answer() (migration 0018): the answer recorded under the Idempotency-Key, or the key's replay or refusal. */
-async function testAnswer(
-  q: Query,
-  accountId: string,
-  idempotency: IdempotencyClaim | undefined,
-  status: 200 | 202,
-  result: string,
-  size: Quote['size'] | null,
-  now: Date,
-): Promise<Answer> {
-  const [row] = await q.sql<{ outcome: Answer['outcome']; status: number; body: string }>(
-    `select * from test_answer(?, ?, ?, ?::interval, ?, ?, ?, ?::jsonb)`,
-    [
-      accountId,
-      idempotency?.key ?? null,
-      idempotency?.fingerprint ?? null,
-      `${IDEMPOTENCY_WINDOW_HOURS} hours`,
-      status,
-      result,
-      now,
-      size ? JSON.stringify(size) : null,
-    ],
-  )
-  if (!row) throw new Error('test_answer returned nothing')
-  if (row.outcome === 'ok' || row.outcome === 'replay') return { outcome: row.outcome, status: row.status, body: row.body }
-  return { outcome: row.outcome }
-}
 
 /**
  * A test job's result as a live job's: the example with usage, 0 credits charged, the size it was measured at, and

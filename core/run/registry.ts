@@ -1,7 +1,6 @@
 // Discovers capabilities/<name>/manifest.ts at boot, like graphile-worker reads its task folder: names
 // checked by a regex, sorted, each manifest validated. A bad manifest stops the boot with a message that
 // names the folder and says what to fix.
-import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Type, type TObject } from '@sinclair/typebox'
@@ -11,6 +10,7 @@ import { MODEL_ROLES } from '../models/provider.ts'
 import { CHUNKINGS } from '../models/chunks.ts'
 import { dropUnknownNulls, publishedResultSchema, type JsonSchema } from './result.ts'
 import { ajv } from '../validation.ts'
+import { capabilityFolders } from '../capability-folders.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 
@@ -36,11 +36,10 @@ const kernelFields = {
   callbackUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
 }
 
-export async function loadCapabilities(dir = path.resolve('capabilities')): Promise<Capability[]> {
-  const names = (await readdir(dir)).sort()
+/** The capabilities of the folders under `dir` (see capability-folders.ts); throws ManifestError on a bad one. */
+export async function loadCapabilities(dir: string): Promise<Capability[]> {
   const capabilities: Capability[] = []
-  for (const folder of names) {
-    if (!(await stat(path.join(dir, folder))).isDirectory()) continue
+  for (const folder of capabilityFolders(dir)) {
     const where = `capabilities/${folder}`
     if (!NAME.test(folder)) throw new ManifestError(`${where}: folder names must match ${NAME} (lower-case words joined by "-").`)
     const file = path.join(dir, folder, 'manifest.ts')

@@ -1,5 +1,5 @@
-// The only code that moves credits (C4). Each call is one statement: the SQL functions of migrations 0001 and
-// 0006 hold, capture and release atomically, so concurrent calls can never overdraw.
+// The only code that moves credits (C4). Each call is one statement: the SQL functions of core/wallet/sql/ hold,
+// capture and release atomically, so concurrent calls can never overdraw.
 import { Type, type Static } from '@sinclair/typebox'
 import type { Query } from '../db/database.ts'
 import { money } from '../observability/tracing.ts'
@@ -164,6 +164,15 @@ export async function balances(q: Query, accountId: string): Promise<Balances | 
   const balance = Number(row.balance)
   const reserved = Number(row.reserved)
   return { balance, reserved, available: balance - reserved }
+}
+
+/** Each key's spend in the month of `now` (what C9's cap counts besides open holds), by key id, for one account. */
+export async function monthSpends(q: Query, accountId: string, now: Date): Promise<Map<string, number>> {
+  const rows = await q.sql<{ id: string; spend: string }>(
+    `select id, key_month_spend(api_keys, ?) as spend from api_keys where account_id = ?`,
+    [now, accountId],
+  )
+  return new Map(rows.map((r) => [r.id, Number(r.spend)]))
 }
 
 /**

@@ -2,12 +2,13 @@
 // statement at a time (issue 32). CPU per call read from /proc for every PostgreSQL process (the embedded server:
 // ours alone). `npx tsx scripts/bench/accept-sql.ts [calls]`
 import { randomUUID } from 'node:crypto'
-import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
+import { addCredits, createAccount } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { acceptJob } from '../../core/jobs/accept.ts'
 import type { Services } from '../../core/services.ts'
 import { capture, reserve } from '../../core/wallet/wallet.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 import { pgCpu, pgDelta, ppidOf } from './proc.ts'
 
 const N = Number(process.argv[2] ?? 1000)
@@ -39,7 +40,7 @@ const kinds: Record<string, () => Promise<unknown>> = {
     if (held.outcome !== 'ok') throw new Error(held.outcome)
     await capture(db, held, { docType: 'invoice' }, new Date())
   },
-  'async: accept_job (durable)': async () => {
+  'async: accept_job, durable': async () => {
     const r = await acceptJob(services, {
       accountId: a.id,
       keyId,

@@ -17,7 +17,7 @@ import { loadConfig } from '../../core/config.ts'
 import { extractPdfText } from '../../core/documents/pdf.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
 import { scanPdf } from '../../core/documents/scan.ts'
-import * as hostile from '../../test/fixtures/hostile.ts'
+import * as hostile from '../../devkit/fixtures/hostile.ts'
 import { firstLine, freePort } from './children.ts'
 import { median } from './proc.ts'
 
@@ -138,7 +138,7 @@ async function twentyPages(): Promise<Buffer> {
   const doc = await PDFDocument.create()
   const font = await doc.embedFont(StandardFonts.Helvetica)
   const bold = await doc.embedFont(StandardFonts.HelveticaBold)
-  const invoice = (await import('../../test/fixtures/documents.ts')).invoice1.toText().split('\n')
+  const invoice = (await import('../../devkit/fixtures/documents.ts')).invoice1.toText().split('\n')
   for (let p = 1; p <= 20; p++) {
     const page = doc.addPage([612, 792])
     page.drawText(`Section ${p}: terms, schedules and line items`, { x: 50, y: 750, size: 14, font: bold })

@@ -3,7 +3,7 @@
 // BENCH_MODEL_SAMPLE=<file>: the body of the first classify request is written there, so the peer gateway can
 // be sent exactly what the API sends the model.
 import { writeFileSync } from 'node:fs'
-import { startFakeOpenAI } from '../../test/helpers/fake-openai.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 
 const classify = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge.' }
 const parse = {

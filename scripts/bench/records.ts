@@ -14,7 +14,7 @@ import { createPartitionsAhead, maintainPartitions, periodStart } from '../../co
 import { usageSummary } from '../../core/records/rollups.ts'
 import { PARTITIONED_TABLES } from '../../core/records/tables.ts'
 import { findRequest, listRequests } from '../../core/requests/list.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 import { cpuMs } from './proc.ts'
 
 const ROWS = Number(process.env.BENCH_RECORDS_ROWS ?? 50_000_000)

@@ -1,8 +1,9 @@
 // What every bench starts from: a fresh migrated database on the configured server (DATABASE_URL, else the
 // embedded one, which `stop()` stops again), and an account with credits and one live key.
-import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
+import { addCredits, createAccount } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl, type Database } from '../../core/db/database.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 
 export interface BenchDatabase {
   url: string

@@ -5,10 +5,11 @@
 // WALLET_SQL=<file> runs that SQL in the scratch database first (to try another definition of the functions).
 import { readFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
-import { addCredits, createAccount, createKey } from '../../core/accounts/accounts.ts'
+import { addCredits, createAccount } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from '../../core/db/database.ts'
 import { capture, inAccountTurn, reserve } from '../../core/wallet/wallet.ts'
-import { withDatabase } from '../../test/helpers/database.ts'
+import { withDatabase } from '../../devkit/database.ts'
 import { pgCpu, pgDelta, ppidOf } from './proc.ts'
 
 const PAIRS = Number(process.argv[2] ?? 2000)

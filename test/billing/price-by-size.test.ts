@@ -9,7 +9,7 @@ import t from 'tap'
 import parse from '../../capabilities/parse/manifest.ts'
 import summarize from '../../capabilities/summarize/manifest.ts'
 import { capabilityHarness } from '../helpers/capability.ts'
-import { plainPdf } from '../fixtures/hostile.ts'
+import { plainPdf } from '../../devkit/fixtures/hostile.ts'
 
 const pdf = (pages: number) => ({
   data: plainPdf(...Array.from({ length: pages }, (_, i) => `Folio ${i + 1}: Invoice INV-${i + 1}00 from Vendor${i + 1} Ltd`)).toString(

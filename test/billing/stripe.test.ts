@@ -7,7 +7,7 @@ import { createAccount } from '../../core/accounts/accounts.ts'
 import { setAutoRecharge, startCheckout, STRIPE_FUTURE_TOLERANCE_SECONDS } from '../../core/billing/billing.ts'
 import { createLogger } from '../../core/observability/log.ts'
 import { renewPlans } from '../../core/accounts/accounts.ts'
-import { startFakeStripe } from '../helpers/fake-stripe.ts'
+import { startFakeStripe } from '../../devkit/fake-stripe.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
 
 const stripe = await startFakeStripe(t)

@@ -4,10 +4,10 @@
 import { mkdirSync } from 'node:fs'
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { createMailer } from '../../core/mail.ts'
-import { launchBrowser } from '../helpers/browser.ts'
-import { startFakeStripe } from '../helpers/fake-stripe.ts'
+import { launchBrowser } from '../../devkit/browser.ts'
+import { startFakeStripe } from '../../devkit/fake-stripe.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname

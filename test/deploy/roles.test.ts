@@ -9,7 +9,7 @@ import pg from 'pg'
 import t from 'tap'
 import { BootRefusal } from '../../core/config.ts'
 import { awaitMigrations, ensureDatabaseExists } from '../../core/db/database.ts'
-import { serverUrl, withDatabase } from '../helpers/database.ts'
+import { serverUrl, withDatabase } from '../../devkit/database.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const run = promisify(execFile)

@@ -3,8 +3,8 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import t from 'tap'
 import { startTestApp } from '../helpers/app.ts'
-import { launchBrowser } from '../helpers/browser.ts'
-import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
+import { launchBrowser } from '../../devkit/browser.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const app = await startTestApp(t)
 
@@ -48,7 +48,7 @@ t.test('headless chromium renders every capability operation, offline', async (t
   )
   // The capability operations: POST /v1/<name> of a capability (the team routes have POSTs of their own).
   const capabilityOps = operations.filter((o) => /^POST \/v1\//.test(o) && app.services.capabilities.has(o.slice('POST /v1/'.length)))
-  t.equal(capabilityOps.length, CAPABILITY_FOLDERS.length, 'an operation per capability folder')
+  t.equal(capabilityOps.length, capabilityFolders(CAPABILITIES_ROOT).length, 'an operation per capability folder')
   t.same(capabilityOps.sort(), [...app.services.capabilities.keys()].map((n) => `POST /v1/${n}`).sort())
   t.ok(operations.includes('GET /v1/jobs/{id}') && operations.includes('GET /v1/account'), 'and the kernel routes')
   t.match(await page.textContent('.info .title'), 'Metered AI Capability API')

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import describeManifest from '../../capabilities/describe/manifest.ts'
 import manifest from '../../capabilities/parse/manifest.ts'
 import { capabilityHarness, type Call } from '../helpers/capability.ts'
-import * as hostile from '../fixtures/hostile.ts'
+import * as hostile from '../../devkit/fixtures/hostile.ts'
 
 const MiB = 1024 * 1024
 const cap = await capabilityHarness(t, manifest, {

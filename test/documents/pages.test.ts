@@ -3,8 +3,8 @@
 import t from 'tap'
 import parse from '../../capabilities/parse/manifest.ts'
 import { capabilityHarness } from '../helpers/capability.ts'
-import type { FakeTextRequest } from '../helpers/fake-openai.ts'
-import { plainPdf } from '../fixtures/hostile.ts'
+import type { FakeTextRequest } from '../../devkit/fake-openai.ts'
+import { plainPdf } from '../../devkit/fixtures/hostile.ts'
 
 const pageText = (n: number) => `Folio ${n} of the bundle: Invoice INV-${n}00 from Vendor${n} Ltd`
 const tenPages = {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { extractPdfText } from '../../core/documents/pdf.ts'
-import * as fx from '../fixtures/documents.ts'
+import * as fx from '../../devkit/fixtures/documents.ts'
 
-const pdf = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/pdf/${name}.pdf`, import.meta.url)))
+const pdf = (name: string) => new Uint8Array(readFileSync(new URL(`../../devkit/fixtures/pdf/${name}.pdf`, import.meta.url)))
 // pdf.js drops blank lines and the renderer wraps long lines: compare with whitespace collapsed.
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim()
 const cents = (n: number) => Math.round(n * 100)

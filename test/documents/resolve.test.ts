@@ -8,9 +8,9 @@ import { DocObject } from '../../core/documents/schema.ts'
 import { documentParts, publicDocumentFetcher, resolveDocument, type DocumentFetcher } from '../../core/documents/resolve.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
 import { loadConfig } from '../../core/config.ts'
-import * as fx from '../fixtures/documents.ts'
+import * as fx from '../../devkit/fixtures/documents.ts'
 
-const pdfBytes = (name: string) => readFileSync(new URL(`../fixtures/pdf/${name}.pdf`, import.meta.url))
+const pdfBytes = (name: string) => readFileSync(new URL(`../../devkit/fixtures/pdf/${name}.pdf`, import.meta.url))
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64')
 const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='
 const noFetch: DocumentFetcher = async () => {

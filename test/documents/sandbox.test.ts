@@ -7,7 +7,7 @@ import { loadConfig, type DocumentLimits } from '../../core/config.ts'
 import { ApiError } from '../../core/errors.ts'
 import { DocumentRefusal } from '../../core/documents/refusal.ts'
 import { DocumentSandbox } from '../../core/documents/sandbox.ts'
-import * as hostile from '../fixtures/hostile.ts'
+import * as hostile from '../../devkit/fixtures/hostile.ts'
 
 const MiB = 1024 * 1024
 /** A pool closed when `test` ends: no decoder of one test (a replacement it spawned, say) outlives it into the next. */

@@ -4,7 +4,7 @@ import t from 'tap'
 import { loadConfig } from '../../core/config.ts'
 import { extractPdfText } from '../../core/documents/pdf.ts'
 import { scanPdf } from '../../core/documents/scan.ts'
-import * as hostile from '../fixtures/hostile.ts'
+import * as hostile from '../../devkit/fixtures/hostile.ts'
 
 const limits = loadConfig({}).documents
 const FILTERS: hostile.Filter[] = ['LZW', 'RunLength', 'ASCIIHex+Flate', 'ASCII85+Flate']

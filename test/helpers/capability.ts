@@ -14,7 +14,7 @@ import type { CapabilityManifest } from '../../core/capability.ts'
 import type { ModelProvider } from '../../core/models/provider.ts'
 import { checkManifest } from '../../core/run/registry.ts'
 import { fakeServerProvider, mockProvider, startTestApp, type Reply, type TestApp, type TestAppOptions } from './app.ts'
-import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts'
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../../devkit/fake-openai.ts'
 
 type Tap = Pick<Test, 'teardown' | 'beforeEach'>
 type Assert = Pick<Test, 'equal' | 'same' | 'match'>
@@ -69,6 +69,8 @@ export interface CapabilityHarness {
   path: string
   /** The manifest's price in credits. */
   price: number
+  /** The manifest's example request: a valid body. */
+  example: Record<string, unknown>
   /**
    * What the mock text model answers: each model call takes the next answer, the last one repeats. Also
    * empties `prompts`.
@@ -167,6 +169,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
     name: m.name,
     path,
     price: m.price,
+    example: structuredClone(m.example?.request ?? {}),
     reply(...list) {
       answers = list.length ? list : [{}]
       prompts.length = 0
@@ -237,7 +240,7 @@ export async function capabilityHarness(t: Tap, manifest: unknown, options: Harn
   return cap
 }
 
-export { pdfFile } from './fixture-files.ts'
+export { pdfFile } from '../../devkit/fixture-files.ts'
 
 /** A response body without its `usage`, to compare results of calls charged differently. */
 export function withoutUsage(body: any): any {

@@ -1,17 +1,16 @@
 // The capabilities as the tests that run every one of them see them: their manifests, and a request each can be
 // called with in a test.
-import { readdirSync } from 'node:fs'
 import type { CapabilityManifest } from '../../core/capability.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import type { TestApp } from './app.ts'
-import { makeWav, TINY_PNG } from './fake-openai.ts'
-
-export const capabilityFolders = readdirSync(new URL('../../capabilities', import.meta.url), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
-  .sort()
+import { makeWav, TINY_PNG } from '../../devkit/fake-openai.ts'
 
 export const loadManifests = (): Promise<CapabilityManifest[]> =>
-  Promise.all(capabilityFolders.map(async (f) => (await import(`../../capabilities/${f}/manifest.ts`)).default as CapabilityManifest))
+  Promise.all(
+    capabilityFolders(CAPABILITIES_ROOT).map(
+      async (f) => (await import(`../../capabilities/${f}/manifest.ts`)).default as CapabilityManifest,
+    ),
+  )
 
 /** The manifest's example, with inline media where the example names a URL nobody can fetch in a test. */
 export function requestOf(m: CapabilityManifest): Record<string, unknown> {

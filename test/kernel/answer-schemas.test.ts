@@ -6,7 +6,7 @@ import { cutProse, NonBlank } from '../../core/models/answers.ts'
 import { nullsToAbsent, strictSchema } from '../../core/models/strict.ts'
 import { ajv } from '../../core/validation.ts'
 import { fakeServerProvider, startTestApp, testCapability } from '../helpers/app.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 
 const Answer = Type.Object(
   {

@@ -1,10 +1,12 @@
 // A call's hold commits without waiting for the disk (db.asyncCommit); everything that moves money stays
 // durable. The hold is still visible at once to the capture, which runs on another connection.
 import t from 'tap'
-import { addCredits, createAccount, createKey, KeyCache } from '../../core/accounts/accounts.ts'
+import { addCredits, createAccount } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
+import { KeyCache } from '../../core/accounts/key-cache.ts'
 import { openDatabase } from '../../core/db/database.ts'
 import { capture, reserve } from '../../core/wallet/wallet.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 const database = await createTestDatabase()
 const db = await openDatabase(database.url, 4)

@@ -2,11 +2,11 @@
 // answer rules JSON Schema cannot state.
 import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 t.test('every capability folder has a README', async (t) => {
-  t.ok(CAPABILITY_FOLDERS.length > 0)
-  for (const name of CAPABILITY_FOLDERS) {
+  t.ok(capabilityFolders(CAPABILITIES_ROOT).length > 0)
+  for (const name of capabilityFolders(CAPABILITIES_ROOT)) {
     const file = new URL(`../../capabilities/${name}/README.md`, import.meta.url)
     if (!t.ok(existsSync(file), `capabilities/${name}/README.md exists`)) continue
     const text = readFileSync(file, 'utf8')

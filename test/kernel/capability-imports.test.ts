@@ -6,10 +6,10 @@ import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
-import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
-const capabilitiesDir = path.join(root, 'capabilities')
+const capabilitiesDir = CAPABILITIES_ROOT
 const FACADE = path.join(root, 'core', 'capability.ts')
 
 /** Static `from '…'`, side-effect `import '…'` and dynamic `import('…')` specifiers of a source file. */
@@ -25,9 +25,11 @@ export function importProblem(file: string, specifier: string): string | null {
   if (target === FACADE) return null
   if (target.startsWith(path.join(root, 'core') + path.sep)) return `imports ${specifier}: import it from core/capability.ts`
   if (target.startsWith(capabilitiesDir + path.sep)) return `imports ${specifier}: another capability's folder`
-  // Tests and eval cases (never loaded by the running service) may use test/: the harness, fixtures and eval kit.
-  const testOrEval = base === 'eval.ts' || base.endsWith('.test.ts')
-  if (testOrEval && target.startsWith(path.join(root, 'test') + path.sep)) return null
+  // Tests and eval cases (never loaded by the running service) may use devkit/: fixtures, fake providers, eval kit.
+  // Only tests may use test/ (the harness): scripts/eval.ts loads the eval cases, and scripts never import test/.
+  const inside = (dir: string) => target.startsWith(path.join(root, dir) + path.sep)
+  if ((base === 'eval.ts' || base.endsWith('.test.ts')) && inside('devkit')) return null
+  if (base.endsWith('.test.ts') && inside('test')) return null
   return `imports ${specifier}: outside what a capability may use`
 }
 
@@ -42,9 +44,10 @@ t.test('the checker itself refuses what it should', async (t) => {
   t.match(importProblem(handler, '../other/handler.ts'), /another capability/)
   t.match(importProblem(handler, '../../test/helpers/app.ts'), /outside/)
   t.equal(importProblem(test, '../../test/helpers/app.ts'), null)
-  t.equal(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../test/helpers/eval-kit.ts'), null)
+  t.equal(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../devkit/eval-kit.ts'), null)
+  t.match(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../test/helpers/app.ts'), /outside/)
   t.match(importProblem(path.join(capabilitiesDir, 'demo', 'eval.ts'), '../../scripts/eval.ts'), /outside/)
-  t.match(importProblem(handler, '../../test/helpers/eval-kit.ts'), /outside/)
+  t.match(importProblem(handler, '../../devkit/eval-kit.ts'), /outside/)
   t.match(importProblem(test, '../../core/db/database.ts'), /core\/capability\.ts/)
   t.same(specifiers(`import x from './a.ts'\nimport type { Y } from "../../core/errors.ts"\nawait import('./b.ts')\nimport './c.ts'`), [
     './a.ts',
@@ -57,9 +60,8 @@ t.test('the checker itself refuses what it should', async (t) => {
 t.test('every file of every capability folder reaches the kernel only through core/capability.ts', async (t) => {
   const problems: string[] = []
   let files = 0
-  for (const entry of await readdir(capabilitiesDir, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue
-    const folder = path.join(capabilitiesDir, entry.name)
+  for (const entry of capabilityFolders(capabilitiesDir)) {
+    const folder = path.join(capabilitiesDir, entry)
     for (const name of await readdir(folder, { recursive: true })) {
       if (!name.endsWith('.ts')) continue
       const file = path.join(folder, name)
@@ -70,7 +72,7 @@ t.test('every file of every capability folder reaches the kernel only through co
       }
     }
   }
-  t.ok(files >= CAPABILITY_FOLDERS.length * 3, `${files} files read`)
+  t.ok(files >= capabilityFolders(capabilitiesDir).length * 3, `${files} files read`)
   t.same(problems, [])
 })
 
@@ -118,15 +120,14 @@ export async function handler(input: Input, ctx: CapabilityContext): Promise<Out
 
 t.test('every capability folder keeps the schema ← handler ← manifest layout', async (t) => {
   const problems: string[] = []
-  for (const entry of await readdir(capabilitiesDir, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue
-    const folder = path.join(capabilitiesDir, entry.name)
+  for (const entry of capabilityFolders(capabilitiesDir)) {
+    const folder = path.join(capabilitiesDir, entry)
     const schemaFile = path.join(folder, 'schema.ts')
     const found = layoutProblems({
       schema: existsSync(schemaFile) ? await readFile(schemaFile, 'utf8') : null,
       handler: await readFile(path.join(folder, 'handler.ts'), 'utf8'),
     })
-    problems.push(...found.map((p) => `capabilities/${entry.name}: ${p}`))
+    problems.push(...found.map((p) => `capabilities/${entry}: ${p}`))
   }
   t.same(problems, [])
 })

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { openDatabase } from '../../core/db/database.ts'
 import { ApiError } from '../../core/errors.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 const database = await createTestDatabase()
 t.teardown(() => database.drop())

@@ -86,7 +86,7 @@ t.test('acceptance with keys mixed with sync calls, replays, failing and running
   for (let i = 0; i < 3; i++) {
     const [row] = await app.services.db.sql(`select email from accounts where id = ?`, [c.accountId])
     t.ok(row)
-    const { createKey } = await import('../../core/accounts/accounts.ts')
+    const { createKey } = await import('../../core/accounts/keys.ts')
     keys.push((await createKey(app.services.db, c.accountId, { name: `k${i}`, monthlySpendCap: null })).key)
   }
   const before = app.services.db.contention()

@@ -66,6 +66,8 @@ export const FLOORS: ReadonlyArray<{ floor: string; rooms: readonly string[] }> 
       'mail.ts',
       'roles.ts',
       'csv.ts',
+      'capability-folders.ts',
+      'query.ts',
     ],
   },
 ]

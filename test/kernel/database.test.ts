@@ -6,7 +6,7 @@ import path from 'node:path'
 import t from 'tap'
 import { allMigrations, MigrationError } from '../../core/db/capability-migrations.ts'
 import { openDatabase } from '../../core/db/database.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 const database = await createTestDatabase()
 const db = await openDatabase(database.url, 2)

@@ -1,18 +1,17 @@
 // Acceptance fuzz (issue 12, C2, C3): for every endpoint, FUZZ_N (default 200) bad bodies generated from its own
 // request schema, each sent live and every fourth also as a dry run: no 5xx, no credit moved, balance == sum(ledger), healthy after.
 // FUZZ_N=100000 is the long mode (BENCHMARKS.md); FUZZ_SEED replays a run.
-import { readdirSync } from 'node:fs'
 import { request } from 'node:http'
 import t from 'tap'
 import type { Capability } from '../../core/run/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const N = Number(process.env.FUZZ_N ?? 200)
 let seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000)
 t.comment(`FUZZ_N=${N} FUZZ_SEED=${seed}`)
 // About two minutes at the default FUZZ_N on a loaded two-core machine; the long mode needs FUZZ_N-proportional time.
-t.setTimeout(Math.max(300_000, N * CAPABILITY_FOLDERS.length * 50))
+t.setTimeout(Math.max(300_000, N * capabilityFolders(CAPABILITIES_ROOT).length * 50))
 const random = () => {
   seed = (seed * 1103515245 + 12345) % 2147483648
   return seed / 2147483648
@@ -165,9 +164,7 @@ async function badRequest(cap: Capability): Promise<{ raw: string; contentType?:
 }
 
 // Limits and pauses answer before validation (stages 2, 3); lifted here so every body reaches stage 4.
-const names = readdirSync('capabilities', { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
+const names = capabilityFolders(CAPABILITIES_ROOT)
 const app = await startTestApp(t, {
   config: { rateLimits: Object.fromEntries(names.map((n) => [n, 1e9])), paused: Object.fromEntries(names.map((n) => [n, false] as const)) },
 })

@@ -78,7 +78,7 @@ t.test('keys are scoped to the account, shared by its keys', async (t) => {
   t.notOk(rb.headers.get('idempotent-replayed'), 'another account does not see the record')
   t.equal(ra.status, 200)
   t.equal((await app.ledger(b.accountId)).balance, 96, 'and its call is charged to it')
-  const { createKey } = await import('../../core/accounts/accounts.ts')
+  const { createKey } = await import('../../core/accounts/keys.ts')
   const second = await createKey(app.services.db, a.accountId, {})
   const rs = await app.call('/v1/slow', { body: { text: 'x' }, key: second.key, headers: idem('k-shared') })
   t.equal(rs.headers.get('idempotent-replayed'), 'true', 'a second key of the same account replays')

@@ -2,9 +2,10 @@
 // others within REVOCATION_MS (PostgreSQL LISTEN/NOTIFY, migration 0013), and still when the listener is lost.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { REVOCATION_MS, revokeKey } from '../../core/accounts/accounts.ts'
+import { revokeKey } from '../../core/accounts/keys.ts'
+import { REVOCATION_MS } from '../../core/accounts/key-cache.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 const echo = testCapability({ name: 'echo', ratePerMinute: 1000 })
 const database = await createTestDatabase()

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { openDatabase } from '../../core/db/database.ts'
-import { createTestDatabase } from '../helpers/database.ts'
+import { createTestDatabase } from '../../devkit/database.ts'
 
 /** The functions that move money or claim keys; each takes the order through lock_money() (accept_job through reserve_call). */
 const MONEY_FUNCTIONS = ['reserve_call', 'accept_job', 'capture_hold', 'release_hold', 'credit_account', 'end_jobs']

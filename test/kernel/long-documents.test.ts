@@ -13,9 +13,9 @@ import { loadConfig } from '../../core/config.ts'
 import { openAIProvider } from '../../core/models/provider.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { callToEnd, loadManifests, requestOf } from '../helpers/examples.ts'
-import { startFakeOpenAI, type FakeTextRequest } from '../helpers/fake-openai.ts'
-import { randomInstance, seededRng } from '../helpers/schema-instance.ts'
-import { plainPdf } from '../fixtures/hostile.ts'
+import { startFakeOpenAI, type FakeTextRequest } from '../../devkit/fake-openai.ts'
+import { randomInstance, seededRng } from '../../devkit/schema-instance.ts'
+import { plainPdf } from '../../devkit/fixtures/hostile.ts'
 
 // 300-page PDFs through every capability: minutes under coverage on a loaded 2-core machine.
 t.setTimeout(600_000)

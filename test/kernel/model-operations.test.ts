@@ -10,8 +10,9 @@ import { startWorker } from '../../core/worker.ts'
 import { outputCap } from '../../core/models/chunks.ts'
 import { openAIProvider, providerFor } from '../../core/models/provider.ts'
 import { loadCapabilities } from '../../core/run/registry.ts'
+import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
 import { startTestApp, testCapability, type TestApp } from '../helpers/app.ts'
-import { closedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../helpers/fake-openai.ts'
+import { closedBaseURL, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../../devkit/fake-openai.ts'
 
 const MODEL = 'gpt-4.1-mini' // priced by config/prices.json
 const table = loadConfig({}).ai.prices![MODEL]!
@@ -226,7 +227,7 @@ for (const wire of ['responses', 'chat'] as const) {
 t.test('AI_ROUTES={"summarize":"m2"} sends summarize to m2 and every other capability to AI_MODEL', async (t) => {
   const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', AI_ROUTES: '{"summarize":"m2"}', AI_MODEL: 'm1' }
   const provider = openAIProvider(loadConfig(env).ai)
-  const all = await loadCapabilities()
+  const all = await loadCapabilities(CAPABILITIES_ROOT)
   const text = all.filter((c) => c.model === 'text' || c.model === 'vision')
   t.ok(text.some((c) => c.name === 'summarize'))
   for (const c of text)

@@ -4,7 +4,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { runModel } from '../../core/models/generate.ts'
 import { fakeServerProvider, startTestApp, testCapability } from '../helpers/app.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 
 const answer = testCapability({
   name: 'answer',

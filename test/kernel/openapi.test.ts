@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Type } from '@sinclair/typebox'
 import { EXPLICIT_NULL } from '../../core/run/result.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
-import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 
 const served = testCapability({
   name: 'served',
@@ -71,7 +71,7 @@ t.test('every published example validates against its published schema, usage in
       t.notOk(JSON.stringify(response.example).includes(':null'), `${path}: no unknown value as null`)
     examples++
   }
-  t.equal(examples, CAPABILITY_FOLDERS.length)
+  t.equal(examples, capabilityFolders(CAPABILITIES_ROOT).length)
 })
 
 t.test('a 200 that drifts from the published document fails the test that receives it', async (t) => {
@@ -118,7 +118,7 @@ t.test('the shipped config pauses /v1/transcribe and says why (C10)', async (t) 
   const priced = Object.keys(doc.paths).filter((p) => doc.paths[p].post?.['x-price'] !== undefined)
   t.same(
     priced.sort(),
-    CAPABILITY_FOLDERS.map((name) => `/v1/${name}`),
+    capabilityFolders(CAPABILITIES_ROOT).map((name) => `/v1/${name}`),
     'every capability folder is a priced operation',
   )
   const transcribe = doc.paths['/v1/transcribe'].post

@@ -52,7 +52,7 @@ t.test('stage 1: authentication (C9)', async (t) => {
 t.test('a revoked key stops working at once on the instance that revoked it (C9)', async (t) => {
   const c = await app.customer(100)
   t.equal((await app.call('/v1/echo', { body: ok, key: c.key })).status, 200)
-  const { revokeKey } = await import('../../core/accounts/accounts.ts')
+  const { revokeKey } = await import('../../core/accounts/keys.ts')
   await revokeKey(app.services.db, c.keyId, app.services.keys, app.services.now())
   isError(t, await app.call('/v1/echo', { body: ok, key: c.key }), 401, 'unauthorized')
 })

@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
 import { loadCapabilities, ManifestError } from '../../core/run/registry.ts'
+import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
 
 const core = path.resolve('core/capability.ts')
 
@@ -159,7 +160,7 @@ const PUBLISHED: Array<[name: string, price: number, async: boolean, perMinute: 
 
 t.test("every published endpoint exists with the table's price, async flag and rate limit (4.3, C6)", async (t) => {
   t.equal(new Set(PUBLISHED.map(([name]) => name)).size, PUBLISHED.length, 'each published endpoint once')
-  const caps = new Map((await loadCapabilities()).map((c) => [c.name, c]))
+  const caps = new Map((await loadCapabilities(CAPABILITIES_ROOT)).map((c) => [c.name, c]))
   for (const [name, price, async, perMinute] of PUBLISHED) {
     const cap = caps.get(name)
     if (!t.ok(cap, `capabilities/${name} exists`)) continue

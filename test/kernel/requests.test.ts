@@ -3,7 +3,7 @@
 // newest first with a cursor; test and live apart; pruned by maintenance after the retention. Every answer is
 // checked against the published document.
 import t from 'tap'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'

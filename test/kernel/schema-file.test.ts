@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { SCHEMA_FILE, describeSchema } from '../../scripts/db-schema.ts'
-import { TEMPLATE, serverUrl, withDatabase } from '../helpers/database.ts'
+import { TEMPLATE, serverUrl, withDatabase } from '../../devkit/database.ts'
 
 t.test('core/db/schema.sql is the schema the migrations make', async (t) => {
   const actual = await describeSchema(withDatabase(await serverUrl(), TEMPLATE))

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { startTestApp, fakeServerProvider } from '../helpers/app.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 
 for (const wire of ['responses', 'chat'] as const) {
   t.test(`classify over the ${wire} wire API`, async (t) => {

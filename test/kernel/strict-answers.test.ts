@@ -9,9 +9,10 @@ import type { ModelProvider } from '../../core/models/provider.ts'
 import { strictSchema } from '../../core/models/strict.ts'
 import { ajv } from '../../core/validation.ts'
 import { fakeServerProvider, startTestApp } from '../helpers/app.ts'
-import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from '../helpers/examples.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
-import { seededAnswers } from '../helpers/schema-instance.ts'
+import { callToEnd, loadManifests, pool, requestOf } from '../helpers/examples.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
+import { seededAnswers } from '../../devkit/schema-instance.ts'
 
 const CALLS = 6
 const SCHEMA_REFUSAL = /does not match the response schema/
@@ -54,7 +55,7 @@ const app = await startTestApp(t, {
   worker: true,
   env: {
     PAUSED_ENDPOINTS: '{"transcribe": false}',
-    RATE_LIMITS: JSON.stringify(Object.fromEntries(capabilityFolders.map((f) => [f, 100_000]))),
+    RATE_LIMITS: JSON.stringify(Object.fromEntries(capabilityFolders(CAPABILITIES_ROOT).map((f) => [f, 100_000]))),
   },
 })
 const services = app.services as { provider: ModelProvider }

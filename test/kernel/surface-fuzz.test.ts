@@ -4,23 +4,21 @@
 // this file. Every request carries the credentials its area needs (API key, operator tokens, a dashboard
 // session and its CSRF token), so it reaches the handler.
 import { METHODS, request } from 'node:http'
-import { readdirSync } from 'node:fs'
 import t from 'tap'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { createMailer } from '../../core/mail.ts'
 import { FORMS, QUERIES } from '../../core/dashboard/inputs.ts'
 import { redeemSignInLink, sendSignInLink } from '../../core/dashboard/session.ts'
 import { UsageQuery } from '../../core/usage/routes.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { startFakeStripe } from '../helpers/fake-stripe.ts'
+import { startFakeStripe } from '../../devkit/fake-stripe.ts'
 import { mountedRoutes, type Route } from '../helpers/routes.ts'
 
 t.setTimeout(600_000)
 const ADMIN = 'admin-token-for-tests-0123456789abcdef'
 const MAINTENANCE = 'maintenance-secret-for-tests-0123456789'
 const METRICS = 'metrics-token-for-tests-0123456789abcdef'
-const names = readdirSync('capabilities', { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
+const names = capabilityFolders(CAPABILITIES_ROOT)
 const stripe = await startFakeStripe(t)
 const app = await startTestApp(t, {
   config: {

@@ -5,9 +5,9 @@
 import t from 'tap'
 import classify from '../../capabilities/classify/manifest.ts'
 import parse from '../../capabilities/parse/manifest.ts'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { capabilityHarness, type CapabilityHarness } from '../helpers/capability.ts'
-import * as hostile from '../fixtures/hostile.ts'
+import * as hostile from '../../devkit/fixtures/hostile.ts'
 
 // 80 calls and 40 dry runs, most of them reading documents in the decoder pool: minutes on a loaded 2-core machine.
 t.setTimeout(600_000)

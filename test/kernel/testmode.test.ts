@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { createKey, rotateWebhookSecret } from '../../core/accounts/accounts.ts'
+import { rotateWebhookSecret } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { mockProvider, startTestApp, testCapability } from '../helpers/app.ts'
 
 // The model answers only the live classify calls these tests make, with a valid classification.

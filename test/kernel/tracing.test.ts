@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { jobSpans, money, startTracing, traceparent, tracedModel, tracingConfigured } from '../../core/observability/tracing.ts'
 import { fakeServerProvider, mockLanguageModel, startTestApp, testCapability } from '../helpers/app.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
 
 interface OtlpSpan {
   traceId: string

@@ -29,7 +29,7 @@ async function usage(key: string, query = '') {
 
 const a = await app.customer(100)
 const b = await app.customer(50)
-const { createKey } = await import('../../core/accounts/accounts.ts')
+const { createKey } = await import('../../core/accounts/keys.ts')
 const other = await createKey(app.services.db, a.accountId, { name: 'other' })
 for (let i = 0; i < 3; i++) await app.call('/v1/alpha', { key: a.key, body: { text: `a${i}` } })
 await app.call('/v1/beta', { key: other.key, body: { text: 'b' } })

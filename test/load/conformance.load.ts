@@ -9,9 +9,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import t from 'tap'
 import type { ModelProvider } from '../../core/models/provider.ts'
 import { fakeServerProvider, startTestApp } from '../helpers/app.ts'
-import { callToEnd, capabilityFolders, loadManifests, pool, requestOf } from '../helpers/examples.ts'
-import { startFakeOpenAI } from '../helpers/fake-openai.ts'
-import { seededAnswers } from '../helpers/schema-instance.ts'
+import { callToEnd, loadManifests, pool, requestOf } from '../helpers/examples.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
+import { startFakeOpenAI } from '../../devkit/fake-openai.ts'
+import { seededAnswers } from '../../devkit/schema-instance.ts'
 
 const CALLS = 30
 // 3 modes × every capability × CALLS calls: about three minutes on a quiet 2-core machine, beyond tap's default.
@@ -21,7 +22,7 @@ t.setTimeout(600_000)
 // last test fails when a listed capability reaches the bar in every mode, so the list cannot go stale.
 const NOT_YET: Record<string, string> = {}
 const PARALLEL = 10
-const folders = capabilityFolders
+const folders = capabilityFolders(CAPABILITIES_ROOT)
 const manifests = await loadManifests()
 
 const fake = await startFakeOpenAI({

@@ -6,21 +6,19 @@
 // runs between two of its turns while it is served stays under 100 ms (a time over it is measured once more).
 // The heavier variants (the limits of each field with random CJK, ten calls at once, the bigger files) are in
 // `npm run bench:free-work`.
-import { readdirSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { stopCoverage, takeCoverage } from 'node:v8'
 import t from 'tap'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import type { Capability } from '../../core/run/registry.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { nestedAnyOf, unterminatedStreams } from '../fixtures/hostile.ts'
+import { nestedAnyOf, unterminatedStreams } from '../../devkit/fixtures/hostile.ts'
 
 t.setTimeout(900_000)
 const ONLY = process.env.FUZZ_ONLY?.split(',')
 const MAX_DELAY_MS = 100
-const names = readdirSync('capabilities', { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
+const names = capabilityFolders(CAPABILITIES_ROOT)
 // Limits and pauses answer before the work this test is about; lifted.
 const app = await startTestApp(t, {
   config: {

@@ -8,7 +8,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { MCP_INSTRUCTIONS } from '../../core/mcp.ts'
 import { openAiToolProblems } from '../helpers/openai-tool-schema.ts'
 import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
-import { CAPABILITY_FOLDERS } from '../helpers/capability-folders.ts'
+import { CAPABILITIES_ROOT, capabilityFolders } from '../../core/capability-folders.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
 
 const classifyAnswer = { label: 'billing', confidence: 0.9, rationale: 'A duplicate charge is a billing question.' }
@@ -31,7 +31,7 @@ t.test('every capability is a tool with its price, input and output schema, plus
   const { tools } = await (await connect(app, c.key)).listTools()
   const capabilities = [...app.services.capabilities.values()]
   const capabilityTools = tools.filter((tool) => app.services.capabilities.has(tool.name))
-  t.equal(capabilityTools.length, CAPABILITY_FOLDERS.length, 'a tool per capability folder')
+  t.equal(capabilityTools.length, capabilityFolders(CAPABILITIES_ROOT).length, 'a tool per capability folder')
   t.same(
     tools
       .map((tool) => tool.name)
@@ -151,7 +151,7 @@ t.test('tools/list is what LLM tool-calling APIs accept: no top-level combinator
   const bytes = Buffer.byteLength(res.text)
   t.ok(bytes <= 40 * 1024, `tools/list is ${bytes} bytes (at most 40 KB)`)
   const tools = res.body.result.tools as Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }>
-  t.equal(tools.length, CAPABILITY_FOLDERS.length + 2, 'a tool per capability, get_job and account')
+  t.equal(tools.length, capabilityFolders(CAPABILITIES_ROOT).length + 2, 'a tool per capability, get_job and account')
   for (const tool of tools) {
     t.same(
       ['oneOf', 'anyOf', 'allOf'].filter((k) => k in tool.inputSchema),

@@ -8,7 +8,7 @@ import { loadConfig } from '../../core/config.ts'
 import { ensureDatabaseExists, migrate, openDatabase, type Database } from '../../core/db/database.ts'
 import { listPartitions, maintainPartitions, partitionName, periodStart } from '../../core/records/partitions.ts'
 import { PARTITIONED_TABLES } from '../../core/records/tables.ts'
-import { serverUrl, withDatabase } from '../helpers/database.ts'
+import { serverUrl, withDatabase } from '../../devkit/database.ts'
 
 const DAY = 86400_000
 

@@ -19,7 +19,7 @@ import {
   type ResponseInfo,
   type UsagePage,
 } from '../../sdk/dist/index.js'
-import { createKey } from '../../core/accounts/accounts.ts'
+import { createKey } from '../../core/accounts/keys.ts'
 import { sign } from '../../core/webhooks/webhooks.ts'
 import { startTestApp, mockProvider, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'

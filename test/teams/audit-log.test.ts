@@ -12,7 +12,7 @@ import { migrate, openDatabase } from '../../core/db/database.ts'
 import { createPartitionsAhead, dropExpiredPartitions, partitionName, periodStart } from '../../core/records/partitions.ts'
 import { PARTITIONED_TABLES } from '../../core/records/tables.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { serverUrl, withDatabase } from '../helpers/database.ts'
+import { serverUrl, withDatabase } from '../../devkit/database.ts'
 
 t.test('as the application’s own role (owner of the tables, not a superuser): UPDATE, DELETE and TRUNCATE fail', async (t) => {
   const server = await serverUrl()

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs'
 import t from 'tap'
 import { createMailer } from '../../core/mail.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { launchBrowser } from '../helpers/browser.ts'
+import { launchBrowser } from '../../devkit/browser.ts'
 import { signedInMember } from '../helpers/teams.ts'
 
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname

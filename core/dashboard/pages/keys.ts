@@ -1,12 +1,14 @@
 // API keys: create (a live key's secret shown once), show a test key again, revoke, permissions and a capability
 // allowlist per key, per-key monthly caps (Team plan), and the test key /docs "Try it out" uses.
 import type Router from '@koa/router'
-import { createKey, getAccount, openTestKey, revokeKey, updateKey, type Plan } from '../../accounts/accounts.ts'
+import { getAccount, type Plan } from '../../accounts/accounts.ts'
+import { createKey, openTestKey, revokeKey, updateKey } from '../../accounts/keys.ts'
 import { checkScope } from '../../accounts/key-routes.ts'
 import { audit } from '../../audit/audit.ts'
 import { ApiError } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { KEY_PERMISSIONS, roleMay, type KeyPermission } from '../../roles.ts'
+import { monthSpends } from '../../wallet/wallet.ts'
 import { credits, when } from '../format.ts'
 import { body, state } from '../guards.ts'
 import { html } from '../html.ts'
@@ -33,7 +35,7 @@ export interface KeyRow {
 
 /** The account's keys, newest first, with this month's spend (the usage and requests filters list them too). */
 export async function keyRows(services: Services, accountId: string): Promise<KeyRow[]> {
-  const rows = await services.db.sql<{
+  const listed = services.db.sql<{
     id: string
     prefix: string
     name: string | null
@@ -42,14 +44,14 @@ export async function keyRows(services: Services, accountId: string): Promise<Ke
     capabilities: string[] | null
     revealable: boolean
     monthly_spend_cap: string | null
-    month_spend: string
     created_at: string
     revoked_at: string | null
   }>(
-    `select id, prefix, name, mode, permissions, capabilities, sealed_key is not null as revealable, monthly_spend_cap, key_month_spend(api_keys, ?) as month_spend,
+    `select id, prefix, name, mode, permissions, capabilities, sealed_key is not null as revealable, monthly_spend_cap,
             created_at, revoked_at from api_keys where account_id = ? order by created_at desc`,
-    [services.now(), accountId],
+    [accountId],
   )
+  const [rows, spends] = await Promise.all([listed, monthSpends(services.db, accountId, services.now())])
   return rows.map((r) => ({
     id: r.id,
     prefix: r.prefix,
@@ -59,7 +61,7 @@ export async function keyRows(services: Services, accountId: string): Promise<Ke
     capabilities: r.capabilities,
     revealable: r.revealable,
     monthlySpendCap: r.monthly_spend_cap == null ? null : Number(r.monthly_spend_cap),
-    monthSpend: Number(r.month_spend),
+    monthSpend: spends.get(r.id) ?? 0,
     createdAt: new Date(r.created_at).toISOString(),
     revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
   }))

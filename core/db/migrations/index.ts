@@ -1,5 +1,6 @@
 // The kernel's numbered migrations. A capability's own tables live in its folder (capabilities/<name>/migrations/,
-// found by core/db/capability-migrations.ts); both share one numbering.
+// found by core/db/capability-migrations.ts); both share one numbering. After them, the repeatable folders: files
+// of `create or replace function …` applied whenever their text changed (core/db/repeatable.ts).
 import { Migration0001Kernel } from './0001-kernel.ts'
 import { Migration0004WebhookSigning } from './0004-webhook-signing.ts'
 import { Migration0005Billing } from './0005-billing.ts'
@@ -35,3 +36,6 @@ export const migrations = [
   { name: '0022-webhook-secrets-per-mode', class: Migration0022WebhookSecretsPerMode },
   { name: '0028-time-partitions', class: Migration0028TimePartitions },
 ]
+
+/** Where the current text of the kernel's SQL functions lives, one file per function (applied in this order). */
+export const repeatableFolders: readonly URL[] = [new URL('../../wallet/sql/', import.meta.url)]

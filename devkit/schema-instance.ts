@@ -3,7 +3,7 @@
 // enum/const, anyOf/oneOf, $ref, properties/required, items and counts, string lengths, formats and patterns,
 // number bounds); strings are made of words so prose looks like prose.
 import RandExp from 'randexp'
-import { resolveRef } from '../../core/models/strict.ts'
+import { resolveRef } from '../core/models/strict.ts'
 
 export type Rng = () => number
 

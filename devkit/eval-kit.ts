@@ -2,14 +2,14 @@
 // Evals and tests share this with the fixture files (fixture-files.ts): a capability folder reaches test/ only.
 //
 //   export const evalCases: EvalCase[] = [{ name, request, expected?, checks? }, …]   (at least 3)
-//   a known document of test/fixtures/documents.ts, sent as text and as its PDF: ...inBothForms(doc, { expected })
+//   a known document of devkit/fixtures/documents.ts, sent as text and as its PDF: ...inBothForms(doc, { expected })
 //   export const align = { changes: 'section' }            optional: how arrays of objects are matched
 //   export const compare = { 'changes[].before': 'contains' } optional: per-field scalar comparison
 //
 // `expected` is scored field by field (exact, or normalised: case/punctuation, numbers from strings, dates in
 // any form); `checks` are rules code can decide (no PII left, labels in the taxonomy, citations resolve, a value
 // in a range), each scored as one field named by its key.
-import type { KnownDocument } from '../fixtures/documents.ts'
+import type { KnownDocument } from './fixtures/documents.ts'
 import { pdfFile } from './fixture-files.ts'
 
 export { pdfFile as pdf, solidPng } from './fixture-files.ts'

@@ -1,11 +1,11 @@
-// Files the tests and evals send, built in one place: the generated PDFs of test/fixtures/pdf/ as inline `file`
+// Files the tests and evals send, built in one place: the generated PDFs of devkit/fixtures/pdf/ as inline `file`
 // inputs, PNGs of one colour, and the PNG chunk the other image fixtures are built from.
 import { readFileSync } from 'node:fs'
 import { crc32, deflateSync } from 'node:zlib'
 
-/** test/fixtures/pdf/<name>.pdf as an inline `file` input. */
+/** devkit/fixtures/pdf/<name>.pdf as an inline `file` input. */
 export function pdfFile(name: string): { data: string; mimeType: string } {
-  return { data: readFileSync(new URL(`../fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' }
+  return { data: readFileSync(new URL(`./fixtures/pdf/${name}.pdf`, import.meta.url)).toString('base64'), mimeType: 'application/pdf' }
 }
 
 /** A PNG of one solid colour (for the image capabilities: "a red square" is a fact code can score). */

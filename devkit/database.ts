@@ -2,7 +2,7 @@
 // rows or jobs. DATABASE_URL names the server (scripts/test.ts points it at the embedded one when unset).
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { migrate, ensureDatabaseExists, resolveDatabaseUrl } from '../../core/db/database.ts'
+import { migrate, ensureDatabaseExists, resolveDatabaseUrl } from '../core/db/database.ts'
 
 export const TEMPLATE = 'capapi_test_template'
 

@@ -1,7 +1,7 @@
 // Model answers with evidence, for capability tests: a well-behaved model quotes the line of the document that
 // states each value (found here by the kernel's own reading of printed values, core/evidence/derive.ts).
-import { derivable } from '../../core/evidence/derive.ts'
-import { oneLine } from '../../core/models/answers.ts'
+import { derivable } from '../core/evidence/derive.ts'
+import { oneLine } from '../core/models/answers.ts'
 
 export interface Quoting {
   quote: string | null
