@@ -60,18 +60,24 @@ export async function usageSummary(
   groupBy: SummaryGroupBy,
 ): Promise<UsageSummary> {
   const params: unknown[] = [accountId, livemode, window.from, window.to]
-  let sql: string
+  let source: string
   if (groupBy.startsWith('metadata.')) {
     params.push(groupBy.slice('metadata.'.length))
-    sql = `select value as key, sum(calls) calls, sum(credits) credits, sum(errors) errors, sum_histograms(latency) latency
-             from usage_tag_rollups where account_id = ? and livemode = ? and hour >= ? and hour < ? and tag = ?
-            group by 1 order by 1`
+    source = `select value as key, calls, credits, errors, latency from usage_tag_rollups
+             where account_id = ? and livemode = ? and hour >= ? and hour < ? and tag = ?`
   } else {
     const key = { day: `to_char(hour at time zone 'UTC', 'YYYY-MM-DD')`, endpoint: 'endpoint', key: 'key_id::text' }[groupBy as 'day']
-    sql = `select ${key} as key, sum(calls) calls, sum(credits) credits, sum(errors) errors, sum_histograms(latency) latency
-             from usage_rollups where account_id = ? and livemode = ? and hour >= ? and hour < ?
-            group by 1 order by 1`
+    source = `select ${key} as key, calls, credits, errors, latency from usage_rollups
+             where account_id = ? and livemode = ? and hour >= ? and hour < ?`
   }
+  // The histograms are summed bucket by bucket in one pass (unnest), not array by array.
+  const sql = `with r as (${source})
+    select t.key, t.calls, t.credits, t.errors, h.latency
+      from (select key, sum(calls) calls, sum(credits) credits, sum(errors) errors from r group by key) t
+      left join (select key, array_agg(n order by i) latency
+                   from (select key, i, sum(x) n from r, unnest(r.latency) with ordinality as u(x, i) group by key, i) b
+                  group by key) h using (key)
+     order by t.key`
   const rows = await db.sql<GroupRow>(sql, params)
   const b = await latencyBounds(db)
   // The bound a bucket ends at: bucket i (width_bucket's numbering, element i of the histogram) ends at bounds[i].
