@@ -50,12 +50,8 @@ export async function describeSchema(url: string): Promise<string> {
     }
     for (const i of indexes) out.push(`${i.def};`)
     const functions = await q(`
-      select p.proname as name,
-             case when p.prokind = 'a'
-               then format('create aggregate %s(%s) (sfunc = %s, stype = %s)', p.proname, pg_get_function_identity_arguments(p.oid),
-                           a.aggtransfn, format_type(a.aggtranstype, null))
-               else pg_get_functiondef(p.oid) end as def
-      from pg_proc p join pg_namespace n on n.oid = p.pronamespace left join pg_aggregate a on a.aggfnoid = p.oid
+      select p.proname as name, pg_get_functiondef(p.oid) as def
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
       where n.nspname = 'public' order by p.proname, pg_get_function_identity_arguments(p.oid)`)
     for (const f of functions) out.push(`\n${f.def!.trim()};`)
     const triggers = await q(`

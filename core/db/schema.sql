@@ -1124,8 +1124,6 @@ AS $function$
   end
 $function$;
 
-create aggregate sum_histograms(bigint[]) (sfunc = add_histograms, stype = bigint[]);
-
 CREATE OR REPLACE FUNCTION public.test_answer(p_account uuid, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_status integer, p_result text, p_now timestamp with time zone, p_size jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(outcome text, status integer, body text)
  LANGUAGE plpgsql

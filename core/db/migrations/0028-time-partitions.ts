@@ -171,7 +171,6 @@ create function latency_bounds() returns real[] language sql immutable as $$ sel
 create function add_histograms(a bigint[], b bigint[]) returns bigint[] language sql immutable as $$
   select array_agg(coalesce(x, 0) + coalesce(y, 0) order by i) from unnest(a, b) with ordinality as u(x, y, i)
 $$;
-create aggregate sum_histograms(bigint[]) (sfunc = add_histograms, stype = bigint[], initcond = '{}');
 -- The histogram of (bucket, count) pairs.
 create function histogram_of(p_buckets int[], p_counts bigint[]) returns bigint[] language sql immutable as $$
   select array_agg(coalesce((select sum(c) from unnest(p_buckets, p_counts) as u(b, c) where b = i), 0)::bigint order by i)
