@@ -66,6 +66,11 @@ t.test('the migration keeps the rows in place, on the indexes, and new rows go t
   t.equal(after!.kind, 'p', 'request_log is a partitioned table')
   t.equal(after!.n, before!.n, 'every row is still there')
   t.equal(after!.file, before!.file, 'the old rows stay in their file: attached, not copied')
+  const [rolled] = await db.sql<{ calls: number; credits: number }>(
+    `select sum(calls)::int as calls, sum(credits)::int as credits from usage_rollups where account_id = ?`,
+    [accountId],
+  )
+  t.same(rolled, { calls: 5000, credits: 15000 }, 'the rows already logged are in the usage rollups')
   for (const p of PARTITIONED_TABLES) {
     const names = (await listPartitions(db, p.table)).map((x) => x.name)
     t.ok(names.includes(`${p.table}_legacy`) && names.includes(`${p.table}_default`), `${p.table}: the old rows' and the default partition`)
