@@ -117,6 +117,12 @@ export interface Config {
   requestLogRetentionDays: number
   /** The result cache (C20, core/cache/): RESULT_CACHE_PRICE_PERCENT of the price for a hit, kept RESULT_CACHE_TTL_HOURS. */
   resultCache: { pricePercent: number; ttlHours: number }
+  /** USAGE_EVENTS_RETENTION_DAYS: how long usage events are kept (the ledger is kept for good). */
+  usageEventsRetentionDays: number
+  /** MODEL_REQUESTS_RETENTION_DAYS: how long the record of each provider request is kept. */
+  modelRequestsRetentionDays: number
+  /** AUDIT_LOG_RETENTION_DAYS: how long audit entries are kept; never under 400 days. */
+  auditLogRetentionDays: number
   documents: DocumentLimits
   /** MIGRATE_ON_BOOT=false: the process waits for migrations applied by `--migrate` instead of applying them. */
   migrateOnBoot: boolean
@@ -199,6 +205,14 @@ function int(name: string, raw: string | undefined): number | undefined {
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 0) throw new BootRefusal(`${name} must be a whole number, got "${raw}"`)
   return n
+}
+
+/** The audit log is kept 400 days at least (its table refuses an earlier deletion): a shorter setting refuses boot. */
+function auditRetention(raw: string | undefined): number {
+  const days = int('AUDIT_LOG_RETENTION_DAYS', raw) ?? defaults.auditLogRetentionDays
+  if (days < defaults.auditLogRetentionDays)
+    throw new BootRefusal(`AUDIT_LOG_RETENTION_DAYS must be at least ${defaults.auditLogRetentionDays}, got ${days}`)
+  return days
 }
 
 function positive(name: string, raw: string | undefined): number | undefined {
@@ -369,6 +383,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupCredits: int('SIGNUP_CREDITS', env.SIGNUP_CREDITS) ?? defaults.signupCredits,
     requestLogRetentionDays: int('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS) ?? defaults.requestLogRetentionDays,
     resultCache: resultCacheSettings(env),
+    usageEventsRetentionDays: int('USAGE_EVENTS_RETENTION_DAYS', env.USAGE_EVENTS_RETENTION_DAYS) ?? defaults.usageEventsRetentionDays,
+    modelRequestsRetentionDays:
+      int('MODEL_REQUESTS_RETENTION_DAYS', env.MODEL_REQUESTS_RETENTION_DAYS) ?? defaults.modelRequestsRetentionDays,
+    auditLogRetentionDays: auditRetention(env.AUDIT_LOG_RETENTION_DAYS),
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',

@@ -1,9 +1,9 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
-// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, request log
-// rows, audit entries, events, cached results and completed reviews past their retention.
+// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, events,
+// cached results and completed reviews past their retention, and the time-partitioned records (request log, usage
+// events, model requests, audit log): partitions made ahead, those past their retention dropped.
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
-import { pruneAudit } from './audit/list.ts'
 import { feedBatches } from './batches/feed.ts'
 import { removeOldBatches } from './batches/retention.ts'
 import { pruneResultCache } from './cache/store.ts'
@@ -11,8 +11,9 @@ import { removeExpiredSignIns } from './dashboard/session.ts'
 import { pruneEvents } from './events/log.ts'
 import { strictRouter } from './http/routing.ts'
 import { removeExpiredIdempotencyRecords } from './idempotency/idempotency.ts'
-import { pruneRequestLog } from './requests/list.ts'
 import { pruneReviews } from './reviews/queue.ts'
+import { maintainPartitions, type PartitionPass } from './records/partitions.ts'
+import { PARTITIONED_TABLES } from './records/tables.ts'
 import type { Services } from './services.ts'
 import { releaseExpiredHolds } from './wallet/wallet.ts'
 import { recoverDeadWorkers } from './jobs/liveness.ts'
@@ -29,13 +30,13 @@ export interface MaintenanceReport extends StaleJobsReport {
   idempotencyRecordsRemoved: number
   plansRenewed: number
   signInRowsRemoved: number
-  requestLogRowsRemoved: number
-  auditEntriesRemoved: number
   eventsRemoved: number
   /** Result cache entries past RESULT_CACHE_TTL_HOURS. */
   cachedResultsRemoved: number
   /** Completed reviews past their 30 days (C21). */
   reviewsRemoved: number
+  /** Per partitioned table: the partitions created and dropped, and old rows deleted from the pre-partitioning one. */
+  records: Record<string, PartitionPass>
 }
 
 export async function runMaintenance(services: Services): Promise<MaintenanceReport> {
@@ -48,11 +49,10 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
-  const requestLogRowsRemoved = await pruneRequestLog(services.db, now, services.config.requestLogRetentionDays)
-  const auditEntriesRemoved = await pruneAudit(services.db, now)
   const eventsRemoved = await pruneEvents(services.db, now)
   const cachedResultsRemoved = await pruneResultCache(services.db, now)
   const reviewsRemoved = await pruneReviews(services.db, now)
+  const records = await maintainPartitions(services.db, PARTITIONED_TABLES, now, services.config)
   return {
     deadWorkers: recovered.length,
     jobsReturned: recovered.reduce((n, r) => n + r.jobsReturned, 0),
@@ -62,11 +62,10 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     idempotencyRecordsRemoved,
     plansRenewed,
     signInRowsRemoved,
-    requestLogRowsRemoved,
-    auditEntriesRemoved,
     eventsRemoved,
     cachedResultsRemoved,
     reviewsRemoved,
+    records,
   }
 }
 

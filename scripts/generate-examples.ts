@@ -18,7 +18,7 @@ interface Operation {
   'x-price'?: number
   'x-paused'?: boolean
   'x-paused-reason'?: string
-  parameters?: Array<{ name?: string; in?: string; required?: boolean }>
+  parameters?: Array<{ name?: string; in?: string; required?: boolean; example?: unknown }>
   requestBody?: { content: { 'application/json': { example?: unknown } } }
 }
 
@@ -70,6 +70,11 @@ export async function examplesMarkdown(): Promise<string> {
       const op = raw as Operation
       const body = op.requestBody?.content['application/json'].example
       const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name!)
+      // A required query parameter takes the example the document gives it.
+      const query = (op.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => `${p.name!}=${String(p.example)}`)
+        .join('&')
       const authed = op.security === undefined || op.security.length > 0
       const price = op['x-price'] === undefined ? '' : ` (${op['x-price']} credit${op['x-price'] === 1 ? '' : 's'})`
       out.push(`## ${method.toUpperCase()} ${route}`, '', `${op.summary}${price}.`, '')
@@ -84,14 +89,14 @@ export async function examplesMarkdown(): Promise<string> {
           '',
         )
       // Path parameters come from the environment too: {id} of /v1/jobs/{id} is $ID.
-      const shellPath = route.replace(/\{(\w+)\}/g, (_, p: string) => `$${p.toUpperCase()}`)
+      const shellPath = route.replace(/\{(\w+)\}/g, (_, p: string) => `$${p.toUpperCase()}`) + (query ? `?${query}` : '')
       const pyPath = params.length
         ? route
             .split(/(\{\w+\})/)
             .filter(Boolean)
             .map((part) => (/^\{\w+\}$/.test(part) ? `os.environ["${part.slice(1, -1).toUpperCase()}"]` : JSON.stringify(part)))
             .join(' + ')
-        : JSON.stringify(route)
+        : JSON.stringify(route + (query ? `?${query}` : ''))
       // GET is curl's and urllib's own default, POST theirs with a body; any other method is named.
       const named = method !== 'get' && method !== 'post' ? method.toUpperCase() : null
       const curl = [`curl -s${named ? ` -X ${named}` : ''} "$BASE${shellPath}"${authed ? ' -H "Authorization: Bearer $KEY"' : ''}`]

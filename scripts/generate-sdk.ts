@@ -164,8 +164,8 @@ export function sdkSource(document: OpenApiDocument): string {
   ]
   if (schemas.WebhookPayload) {
     out.push(
-      "/** The body of a callback, POSTed to a call's or a batch's callbackUrl: narrow it on `event`. */",
-      `export type WebhookEvent = ${CALLBACK_BODIES.join(' | ')}\n`,
+      "/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl; a batch's is BatchWebhookPayload. */",
+      'export type WebhookEvent = WebhookPayload\n',
       ...(eventBodies.length
         ? [
             '/** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */',
@@ -173,10 +173,11 @@ export function sdkSource(document: OpenApiDocument): string {
           ]
         : []),
       '/**',
-      ' * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or',
-      ' * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.',
+      ' * Verifies a webhook delivery (see README) and returns the event: a job callback by default,',
+      " * `verifyWebhook<BatchWebhookPayload>(…)` at a batch's callbackUrl, or `verifyWebhook<AccountEvent>(…)` at a webhook",
+      ' * endpoint. During a rotation pass both secrets: either one verifies.',
       ' */',
-      `export function verifyWebhook<E${eventBodies.length ? ' extends WebhookEvent | AccountEvent' : ''} = WebhookEvent>(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<E> {`,
+      `export function verifyWebhook<E${eventBodies.length ? ` extends ${['WebhookEvent', ...CALLBACK_BODIES.slice(1), 'AccountEvent'].join(' | ')}` : ''} = WebhookEvent>(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<E> {`,
       '  return verifyWebhookSignature<E>(rawBody, headers, secret, options)',
       '}\n',
     )

@@ -1,6 +1,6 @@
 // Reading the audit log (GET /v1/audit-log, its CSV, the dashboard's Audit page, /admin): newest first, a cursor,
-// filters by action, actor and time, always within one account. Retention: maintenance removes entries past
-// AUDIT_RETENTION_DAYS, the only deletion the table's trigger allows.
+// filters by action, actor and time, always within one account. Retention: maintenance drops the monthly
+// partitions wholly past AUDIT_RETENTION_DAYS (core/records); a DELETE of a younger entry the trigger refuses.
 import { Type, type Static } from '@sinclair/typebox'
 import { csvLine } from '../csv.ts'
 import type { Query } from '../db/database.ts'
@@ -180,16 +180,4 @@ export async function auditCsv(db: Query, accountId: string, filter: AuditFilter
       ]),
     )
   return lines.join('\r\n') + '\r\n'
-}
-
-/**
- * Maintenance: entries past the retention. The cut-off is never later than the database's own clock allows, so
- * the trigger that guards younger entries never refuses this statement whatever the service's clock says.
- */
-export async function pruneAudit(db: Query, now: Date): Promise<number> {
-  const rows = await db.sql(`delete from audit_entries where at < least(?::timestamptz, now()) - make_interval(days => ?) returning 1`, [
-    now,
-    AUDIT_RETENTION_DAYS,
-  ])
-  return rows.length
 }

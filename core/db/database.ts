@@ -62,9 +62,10 @@ export async function ensureDatabaseExists(adminUrl: string, name: string, templ
 
 /**
  * Applies our numbered migrations, graphile-worker's, then the repeatable steps whose text changed (the current
- * text of our SQL functions), serialised across processes by an advisory lock.
+ * text of our SQL functions), serialised across processes by an advisory lock. `to`: only the numbered migrations
+ * up to that one, nothing after (a test of a migration on rows of the schema before it).
  */
-export async function migrate(url: string): Promise<void> {
+export async function migrate(url: string, to?: string): Promise<void> {
   const migrations = await allMigrations() // a bad migration file refuses before the database is touched
   const lock = new pg.Client({ connectionString: url })
   await lock.connect()
@@ -72,12 +73,12 @@ export async function migrate(url: string): Promise<void> {
     await lock.query('select pg_advisory_lock(7201)')
     const orm = await MikroORM.init(ormOptions(url, 1, migrations))
     try {
-      await orm.migrator.up()
+      await orm.migrator.up(to === undefined ? undefined : { to })
     } finally {
       await orm.close()
     }
     await runWorkerMigrations({ connectionString: url, logger: quietLogger })
-    await applyRepeatables(lock)
+    if (to === undefined) await applyRepeatables(lock)
   } finally {
     await lock.query('select pg_advisory_unlock(7201)').catch(() => {})
     await lock.end()

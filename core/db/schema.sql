@@ -63,7 +63,7 @@ create table api_keys (
 );
 
 create table audit_entries (
-  id bigint not null,
+  id bigint not null default nextval('audit_entries_id_seq'::regclass),
   account_id uuid,
   at timestamp with time zone not null,
   actor_type text not null,
@@ -77,7 +77,43 @@ create table audit_entries (
   ip text,
   details jsonb not null default '{}'::jsonb,
   constraint audit_entries_actor_type_check CHECK ((actor_type = ANY (ARRAY['member'::text, 'key'::text, 'operator'::text, 'system'::text]))),
-  constraint audit_entries_pkey PRIMARY KEY (id)
+  constraint audit_entries_pkey PRIMARY KEY (id, at)
+);
+
+create table audit_entries_default (
+  id bigint not null default nextval('audit_entries_id_seq'::regclass),
+  account_id uuid,
+  at timestamp with time zone not null,
+  actor_type text not null,
+  actor_id text,
+  actor_email text,
+  actor_key_prefix text,
+  action text not null,
+  target_type text not null,
+  target_id text,
+  request_id text,
+  ip text,
+  details jsonb not null default '{}'::jsonb,
+  constraint audit_entries_actor_type_check CHECK ((actor_type = ANY (ARRAY['member'::text, 'key'::text, 'operator'::text, 'system'::text]))),
+  constraint audit_entries_default_pkey PRIMARY KEY (id, at)
+);
+
+create table audit_entries_legacy (
+  id bigint not null default nextval('audit_entries_id_seq'::regclass),
+  account_id uuid,
+  at timestamp with time zone not null,
+  actor_type text not null,
+  actor_id text,
+  actor_email text,
+  actor_key_prefix text,
+  action text not null,
+  target_type text not null,
+  target_id text,
+  request_id text,
+  ip text,
+  details jsonb not null default '{}'::jsonb,
+  constraint audit_entries_actor_type_check CHECK ((actor_type = ANY (ARRAY['member'::text, 'key'::text, 'operator'::text, 'system'::text]))),
+  constraint audit_entries_legacy_pkey PRIMARY KEY (id, at)
 );
 
 create table balance_alert_states (
@@ -340,7 +376,45 @@ create table model_requests (
   cost_usd numeric(20,12),
   created_at timestamp with time zone not null,
   constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'model_not_found'::text, 'refused'::text]))),
-  constraint model_requests_pkey PRIMARY KEY (id)
+  constraint model_requests_pkey PRIMARY KEY (id, created_at)
+);
+
+create table model_requests_default (
+  id bigint not null default nextval('model_requests_id_seq'::regclass),
+  request_id text not null,
+  account_id uuid not null,
+  endpoint text not null,
+  provider text not null,
+  model text not null,
+  outcome text not null,
+  ms integer not null,
+  input_tokens integer,
+  cached_input_tokens integer,
+  output_tokens integer,
+  reasoning_tokens integer,
+  cost_usd numeric(20,12),
+  created_at timestamp with time zone not null,
+  constraint model_requests_default_pkey PRIMARY KEY (id, created_at),
+  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'model_not_found'::text, 'refused'::text])))
+);
+
+create table model_requests_legacy (
+  id bigint not null default nextval('model_requests_id_seq'::regclass),
+  request_id text not null,
+  account_id uuid not null,
+  endpoint text not null,
+  provider text not null,
+  model text not null,
+  outcome text not null,
+  ms integer not null,
+  input_tokens integer,
+  cached_input_tokens integer,
+  output_tokens integer,
+  reasoning_tokens integer,
+  cost_usd numeric(20,12),
+  created_at timestamp with time zone not null,
+  constraint model_requests_legacy_pkey PRIMARY KEY (id, created_at),
+  constraint model_requests_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'rate_limited'::text, 'server_error'::text, 'timeout'::text, 'connection'::text, 'context_length'::text, 'model_not_found'::text, 'refused'::text])))
 );
 
 create table payment_grants (
@@ -376,7 +450,61 @@ create table request_log (
   cache text,
   constraint request_log_cache_check CHECK ((cache = ANY (ARRAY['hit'::text, 'miss'::text, 'bypass'::text]))),
   constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text]))),
-  constraint request_log_pkey PRIMARY KEY (id)
+  constraint request_log_pkey PRIMARY KEY (id, created_at)
+);
+
+create table request_log_default (
+  id bigint not null default nextval('request_log_id_seq'::regclass),
+  account_id uuid not null,
+  key_id uuid not null,
+  key_prefix text not null,
+  mode text not null,
+  request_id text not null,
+  method text not null,
+  endpoint text not null,
+  status integer not null,
+  error_code text,
+  credits bigint not null default 0,
+  latency_ms real not null,
+  idempotency_key text,
+  created_at timestamp with time zone not null,
+  dry_run boolean not null default false,
+  live_status integer,
+  replayed boolean not null default false,
+  error_message text,
+  job_id uuid,
+  metadata jsonb,
+  cache text,
+  constraint request_log_cache_check CHECK ((cache = ANY (ARRAY['hit'::text, 'miss'::text, 'bypass'::text]))),
+  constraint request_log_default_pkey PRIMARY KEY (id, created_at),
+  constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text])))
+);
+
+create table request_log_legacy (
+  id bigint not null default nextval('request_log_id_seq'::regclass),
+  account_id uuid not null,
+  key_id uuid not null,
+  key_prefix text not null,
+  mode text not null,
+  request_id text not null,
+  method text not null,
+  endpoint text not null,
+  status integer not null,
+  error_code text,
+  credits bigint not null default 0,
+  latency_ms real not null,
+  idempotency_key text,
+  created_at timestamp with time zone not null,
+  dry_run boolean not null default false,
+  live_status integer,
+  replayed boolean not null default false,
+  error_message text,
+  job_id uuid,
+  metadata jsonb,
+  cache text,
+  constraint request_log_cache_check CHECK ((cache = ANY (ARRAY['hit'::text, 'miss'::text, 'bypass'::text]))),
+  constraint request_log_legacy_pkey PRIMARY KEY (id, created_at),
+  constraint request_log_mode_check CHECK ((mode = ANY (ARRAY['live'::text, 'test'::text])))
 );
 
 create table result_cache (
@@ -471,7 +599,63 @@ create table usage_events (
   cached boolean not null default false,
   saved_usd numeric,
   constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint usage_events_pkey PRIMARY KEY (id)
+  constraint usage_events_pkey PRIMARY KEY (id, created_at)
+);
+
+create table usage_events_default (
+  id bigint not null default nextval('usage_events_id_seq'::regclass),
+  account_id uuid not null,
+  key_id uuid not null,
+  endpoint text not null,
+  credits bigint not null,
+  request_id text not null,
+  created_at timestamp with time zone not null default now(),
+  size jsonb,
+  cached boolean not null default false,
+  saved_usd numeric,
+  constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint usage_events_default_pkey PRIMARY KEY (id, created_at)
+);
+
+create table usage_events_legacy (
+  id bigint not null default nextval('usage_events_id_seq'::regclass),
+  account_id uuid not null,
+  key_id uuid not null,
+  endpoint text not null,
+  credits bigint not null,
+  request_id text not null,
+  created_at timestamp with time zone not null default now(),
+  size jsonb,
+  cached boolean not null default false,
+  saved_usd numeric,
+  constraint usage_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint usage_events_legacy_pkey PRIMARY KEY (id, created_at)
+);
+
+create table usage_rollups (
+  account_id uuid not null,
+  livemode boolean not null,
+  hour timestamp with time zone not null,
+  endpoint text not null,
+  key_id uuid not null,
+  calls bigint not null default 0,
+  errors bigint not null default 0,
+  credits bigint not null default 0,
+  latency bigint[] not null default '{}'::bigint[],
+  constraint usage_rollups_pkey PRIMARY KEY (account_id, livemode, hour, endpoint, key_id)
+);
+
+create table usage_tag_rollups (
+  account_id uuid not null,
+  livemode boolean not null,
+  hour timestamp with time zone not null,
+  tag text not null,
+  value text not null,
+  calls bigint not null default 0,
+  errors bigint not null default 0,
+  credits bigint not null default 0,
+  latency bigint[] not null default '{}'::bigint[],
+  constraint usage_tag_rollups_pkey PRIMARY KEY (account_id, livemode, tag, hour, value)
 );
 
 create table webhook_attempts (
@@ -547,8 +731,12 @@ create table workers (
 );
 
 CREATE INDEX api_keys_account ON public.api_keys USING btree (account_id);
-CREATE INDEX audit_entries_account ON public.audit_entries USING btree (account_id, id DESC);
-CREATE INDEX audit_entries_at ON public.audit_entries USING btree (at);
+CREATE INDEX audit_entries_account ON ONLY public.audit_entries USING btree (account_id, id DESC);
+CREATE INDEX audit_entries_at ON ONLY public.audit_entries USING btree (at);
+CREATE INDEX audit_entries_default_account_id_id_idx ON public.audit_entries_default USING btree (account_id, id DESC);
+CREATE INDEX audit_entries_default_at_idx ON public.audit_entries_default USING btree (at);
+CREATE INDEX audit_entries_account_legacy ON public.audit_entries_legacy USING btree (account_id, id DESC);
+CREATE INDEX audit_entries_at_legacy ON public.audit_entries_legacy USING btree (at);
 CREATE INDEX batches_account_list ON public.batches USING btree (account_id, mode, created_at DESC, id DESC);
 CREATE INDEX batches_open ON public.batches USING btree (account_id) WHERE (status = 'queued'::text);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
@@ -568,21 +756,38 @@ CREATE INDEX jobs_batch_pending ON public.jobs USING btree (account_id, created_
 CREATE INDEX jobs_batch_running ON public.jobs USING btree (batch_id) WHERE ((batch_id IS NOT NULL) AND (status = 'running'::text));
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
+CREATE INDEX ledger_account_time ON public.ledger USING btree (account_id, created_at, id);
 CREATE INDEX members_email ON public.members USING btree (email);
 CREATE INDEX memories_account_namespace ON public.memories USING btree (account_id, namespace, created_at);
 CREATE INDEX memories_tsv ON public.memories USING gin (tsv);
-CREATE INDEX model_requests_created ON public.model_requests USING btree (created_at);
-CREATE INDEX model_requests_request ON public.model_requests USING btree (request_id);
-CREATE INDEX request_log_account ON public.request_log USING btree (account_id, mode, id DESC);
-CREATE INDEX request_log_created ON public.request_log USING btree (created_at);
-CREATE INDEX request_log_idempotency_key ON public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
-CREATE INDEX request_log_metadata ON public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
-CREATE INDEX request_log_request_id ON public.request_log USING btree (account_id, request_id);
+CREATE INDEX model_requests_created ON ONLY public.model_requests USING btree (created_at);
+CREATE INDEX model_requests_request ON ONLY public.model_requests USING btree (request_id);
+CREATE INDEX model_requests_default_created_at_idx ON public.model_requests_default USING btree (created_at);
+CREATE INDEX model_requests_default_request_id_idx ON public.model_requests_default USING btree (request_id);
+CREATE INDEX model_requests_created_legacy ON public.model_requests_legacy USING btree (created_at);
+CREATE INDEX model_requests_request_legacy ON public.model_requests_legacy USING btree (request_id);
+CREATE INDEX request_log_account ON ONLY public.request_log USING btree (account_id, mode, id DESC);
+CREATE INDEX request_log_created ON ONLY public.request_log USING btree (created_at);
+CREATE INDEX request_log_idempotency_key ON ONLY public.request_log USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX request_log_metadata ON ONLY public.request_log USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+CREATE INDEX request_log_request_id ON ONLY public.request_log USING btree (account_id, request_id);
+CREATE INDEX request_log_default_account_id_idempotency_key_idx ON public.request_log_default USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX request_log_default_account_id_mode_id_idx ON public.request_log_default USING btree (account_id, mode, id DESC);
+CREATE INDEX request_log_default_account_id_request_id_idx ON public.request_log_default USING btree (account_id, request_id);
+CREATE INDEX request_log_default_created_at_idx ON public.request_log_default USING btree (created_at);
+CREATE INDEX request_log_default_metadata_idx ON public.request_log_default USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+CREATE INDEX request_log_account_legacy ON public.request_log_legacy USING btree (account_id, mode, id DESC);
+CREATE INDEX request_log_created_legacy ON public.request_log_legacy USING btree (created_at);
+CREATE INDEX request_log_idempotency_key_legacy ON public.request_log_legacy USING btree (account_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE INDEX request_log_metadata_legacy ON public.request_log_legacy USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+CREATE INDEX request_log_request_id_legacy ON public.request_log_legacy USING btree (account_id, request_id);
 CREATE INDEX result_cache_expiry ON public.result_cache USING btree (expires_at);
 CREATE INDEX reviews_completed_at ON public.reviews USING btree (completed_at) WHERE (completed_at IS NOT NULL);
 CREATE INDEX reviews_queue ON public.reviews USING btree (account_id, livemode, created_at DESC, id DESC);
 CREATE INDEX sso_domains_account ON public.sso_domains USING btree (account_id);
-CREATE INDEX usage_events_account ON public.usage_events USING btree (account_id, created_at);
+CREATE INDEX usage_events_account ON ONLY public.usage_events USING btree (account_id, created_at);
+CREATE INDEX usage_events_default_account_id_created_at_idx ON public.usage_events_default USING btree (account_id, created_at);
+CREATE INDEX usage_events_account_legacy ON public.usage_events_legacy USING btree (account_id, created_at);
 CREATE INDEX webhook_attempts_delivery ON public.webhook_attempts USING btree (delivery_id);
 CREATE INDEX webhook_deliveries_batch ON public.webhook_deliveries USING btree (batch_id) WHERE (batch_id IS NOT NULL);
 CREATE INDEX webhook_deliveries_job ON public.webhook_deliveries USING btree (job_id);
@@ -618,6 +823,14 @@ begin
   end if;
   return query select v.outcome, v.status, v.body, v.available;
 end $function$;
+
+CREATE OR REPLACE FUNCTION public.add_histograms(a bigint[], b bigint[])
+ RETURNS bigint[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select array_agg(coalesce(x, 0) + coalesce(y, 0) order by i) from unnest(a, b) with ordinality as u(x, y, i)
+$function$;
 
 CREATE OR REPLACE FUNCTION public.balance_alerts()
  RETURNS trigger
@@ -714,6 +927,46 @@ begin
   return query select v_body, v_balance - v_reserved;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.create_time_partition(p_table text, p_column text, p_from timestamp with time zone, p_to timestamp with time zone, p_name text, p_append_only boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_default text := p_table || '_default';
+  v_strays boolean;
+  r record;
+begin
+  perform set_config('lock_timeout', '5s', true);
+  -- Two maintenance passes at once: the second finds the partition made.
+  perform pg_advisory_xact_lock(hashtext('create_time_partition'), hashtext(p_table));
+  if to_regclass(p_name) is not null then
+    return;
+  end if;
+  execute format('select exists (select 1 from %I where %I >= %L and %I < %L)', v_default, p_column, p_from, p_column, p_to)
+    into v_strays;
+  if v_strays then
+    execute format('create temp table records_moving (like %I) on commit drop', p_table);
+    -- Moving an entry into its partition is not deleting it: the append-only guard stands aside for this statement.
+    execute format('alter table %I disable trigger user', v_default);
+    execute format('with moved as (delete from %I where %I >= %L and %I < %L returning *) insert into records_moving select * from moved',
+      v_default, p_column, p_from, p_column, p_to);
+    execute format('alter table %I enable trigger user', v_default);
+  end if;
+  execute format('create table %I partition of %I for values from (%L) to (%L)', p_name, p_table, p_from, p_to);
+  if v_strays then
+    execute format('insert into %I select * from records_moving', p_table);
+    drop table records_moving;
+  end if;
+  for r in select pg_get_triggerdef(t.oid) as def from pg_trigger t
+           where t.tgrelid = p_table::regclass and not t.tgisinternal and (t.tgtype & 1) = 0 loop
+    execute replace(r.def, ' ON public.' || quote_ident(p_table) || ' ', ' ON public.' || quote_ident(p_name) || ' ');
+  end loop;
+  if p_append_only then
+    execute format('revoke update, truncate on %I from public', p_name);
+    execute format('revoke update, truncate on %I from current_user', p_name);
+  end if;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.credit_account(p_account uuid, p_kind text, p_amount bigint, p_reference text, p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -743,6 +996,15 @@ begin
     select distinct j.locked_by, false, null::timestamptz from graphile_worker._private_jobs j
      where j.locked_by is not null and j.locked_at < now() - interval '1 minute'
        and not exists (select from workers w where w.id = j.locked_by);
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.drop_time_partition(p_name text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform set_config('lock_timeout', '5s', true);
+  execute format('drop table if exists %I', p_name);
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.emit_event(p_account uuid, p_type text, p_livemode boolean, p_data jsonb, p_endpoint text, p_now timestamp with time zone)
@@ -806,6 +1068,15 @@ begin
   delete from job_inputs i where i.job_id = any(v_ended);
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.histogram_of(p_buckets integer[], p_counts bigint[])
+ RETURNS bigint[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select array_agg(coalesce((select sum(c) from unnest(p_buckets, p_counts) as u(b, c) where b = i), 0)::bigint order by i)
+    from generate_series(0, cardinality(latency_bounds())) as i
+$function$;
+
 CREATE OR REPLACE FUNCTION public.key_budget_alerts()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -836,6 +1107,12 @@ AS $function$
   select case when k.spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM') then k.month_spend else 0 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.latency_bounds()
+ RETURNS real[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ select '{1,2,3,4,5,6,7,9,12,15,18,23,28,36,44,56,69,87,108,136,169,212,265,331,414,517,646,808,1010,1262,1578,1972,2465,3081,3852,4815,6019,7523,9404,11755,14694,18367,22959,28699,35873,44842,56052,70065,87581,109476}'::real[] $function$;
+
 CREATE OR REPLACE FUNCTION public.lock_money(p_idem_account uuid, p_idem_key text, p_accounts uuid[], p_keys uuid[])
  RETURNS void
  LANGUAGE plpgsql
@@ -855,6 +1132,91 @@ AS $function$
 begin
   perform pg_notify('api_key_revoked', old.id::text);
   return null;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.partition_by_range(p_table text, p_column text, p_width text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_legacy text := p_table || '_legacy';
+  v_bound timestamptz := date_trunc(p_width, now()) + ('1 ' || p_width)::interval;
+  v_indexes text[];
+  v_foreign_keys text[];
+  v_triggers text[];
+  v_sequences text[];
+  v_statement text;
+  v_next bigint;
+  r record;
+begin
+  if p_width not in ('day', 'month') then
+    raise exception 'partition width must be day or month, not %', p_width;
+  end if;
+  execute format('lock table %I in access exclusive mode', p_table);
+
+  -- What the parent must carry again: its indexes (the primary key becomes (id, time)), foreign keys, triggers.
+  select coalesce(array_agg(pg_get_indexdef(i.indexrelid)), '{}') into v_indexes
+    from pg_index i join pg_class c on c.oid = i.indexrelid
+    where i.indrelid = p_table::regclass and not i.indisprimary and c.relname <> v_legacy || '_pkey';
+  select coalesce(array_agg(format('alter table %I add constraint %I %s', p_table, c.conname, pg_get_constraintdef(c.oid))), '{}')
+    into v_foreign_keys from pg_constraint c where c.conrelid = p_table::regclass and c.contype = 'f';
+  select coalesce(array_agg(pg_get_triggerdef(t.oid)), '{}') into v_triggers
+    from pg_trigger t where t.tgrelid = p_table::regclass and not t.tgisinternal;
+
+  -- An identity column cannot be on a partitioned table in PostgreSQL 15: it becomes a sequence default, continuing.
+  for r in select a.attname from pg_attribute a where a.attrelid = p_table::regclass and a.attidentity <> '' loop
+    execute format('select coalesce(max(%I), 0) + 1 from %I', r.attname, p_table) into v_next;
+    execute format('alter table %I alter column %I drop identity', p_table, r.attname);
+    execute format('create sequence %I', p_table || '_' || r.attname || '_seq');
+    perform setval(p_table || '_' || r.attname || '_seq', v_next, false);
+    execute format('alter table %I alter column %I set default nextval(%L)', p_table, r.attname, p_table || '_' || r.attname || '_seq');
+  end loop;
+  -- A sequence owned by the old table's column would go when that partition is dropped.
+  select coalesce(array_agg(s.seq), '{}') into v_sequences
+    from (select coalesce(pg_get_serial_sequence(p_table, a.attname), p_table || '_' || a.attname || '_seq') as seq
+          from pg_attribute a where a.attrelid = p_table::regclass and a.attname = 'id') s
+    where to_regclass(s.seq) is not null;
+  foreach v_statement in array v_sequences loop
+    execute format('alter sequence %s owned by none', v_statement);
+  end loop;
+
+  foreach v_statement in array v_triggers loop
+    execute format('drop trigger %I on %I', substring(v_statement from 'TRIGGER (\S+) '), p_table);
+  end loop;
+  for r in select c.relname from pg_index i join pg_class c on c.oid = i.indexrelid
+           where i.indrelid = p_table::regclass and not i.indisprimary and c.relname <> v_legacy || '_pkey' loop
+    execute format('alter index %I rename to %I', r.relname, r.relname || '_legacy');
+  end loop;
+  execute format('alter table %I rename to %I', p_table, v_legacy);
+  for r in select conname from pg_constraint where conrelid = v_legacy::regclass and contype = 'p' loop
+    execute format('alter table %I drop constraint %I', v_legacy, r.conname);
+  end loop;
+  execute format('create unique index if not exists %I on %I (id, %I)', v_legacy || '_pkey', v_legacy, p_column);
+  -- A constraint's index (not a plain unique one) is what the parent's primary key takes over instead of building.
+  execute format('alter table %I add constraint %I primary key using index %I', v_legacy, v_legacy || '_pkey', v_legacy || '_pkey');
+
+  execute format('create table %I (like %I including defaults including constraints including storage including comments) partition by range (%I)',
+    p_table, v_legacy, p_column);
+  execute format('alter table %I add constraint %I check (%I < %L) not valid', v_legacy, v_legacy || '_range', p_column, v_bound);
+  execute format('alter table %I validate constraint %I', v_legacy, v_legacy || '_range');
+  execute format('alter table %I attach partition %I for values from (minvalue) to (%L)', p_table, v_legacy, v_bound);
+  execute format('alter table %I drop constraint %I', v_legacy, v_legacy || '_range');
+  execute format('create table %I partition of %I default', p_table || '_default', p_table);
+
+  -- On the parent, each index attaches the old table's equal one (no build) and is created on every new partition.
+  execute format('alter table %I add constraint %I primary key (id, %I)', p_table, p_table || '_pkey', p_column);
+  foreach v_statement in array v_indexes loop
+    execute v_statement;
+  end loop;
+  foreach v_statement in array v_foreign_keys loop
+    execute v_statement;
+  end loop;
+  foreach v_statement in array v_triggers loop
+    execute v_statement;
+  end loop;
+  foreach v_statement in array v_sequences loop
+    execute format('alter sequence %s owned by %I.id', v_statement, p_table);
+  end loop;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.queue_auto_recharge()
@@ -1074,6 +1436,45 @@ begin
   return query select case when v_led then 'leader' else 'follower' end, null::text, null::numeric;
 end $function$;
 
+CREATE OR REPLACE FUNCTION public.roll_up_charges()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
+  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits)
+    from new_rows group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+  return null;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.roll_up_requests()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, calls, errors, latency)
+  select account_id, livemode, hour, endpoint, key_id, sum(n), sum(e), histogram_of(array_agg(bucket), array_agg(n))
+    from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, endpoint, key_id,
+                 width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
+            from new_rows group by 1, 2, 3, 4, 5, 6) b
+   group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (account_id, livemode, hour, endpoint, key_id) do update
+    set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, latency = add_histograms(r.latency, excluded.latency);
+
+  insert into usage_tag_rollups as r (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
+  select account_id, livemode, hour, tag, value, sum(n), sum(e), sum(c), histogram_of(array_agg(bucket), array_agg(n))
+    from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, t.key as tag, t.value,
+                 width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e,
+                 sum(credits) as c
+            from new_rows, jsonb_each_text(metadata) as t where metadata is not null group by 1, 2, 3, 4, 5, 6) b
+   group by 1, 2, 3, 4, 5 order by 1, 2, 4, 3, 5
+  on conflict (account_id, livemode, tag, hour, value) do update
+    set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, credits = r.credits + excluded.credits,
+        latency = add_histograms(r.latency, excluded.latency);
+  return null;
+end $function$;
+
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)
  RETURNS text
  LANGUAGE sql
@@ -1130,3 +1531,9 @@ CREATE TRIGGER api_key_scope_changed AFTER UPDATE OF permissions, capabilities O
 CREATE TRIGGER api_keys_budget_alerts AFTER UPDATE OF month_spend, spend_month ON public.api_keys FOR EACH ROW WHEN (((new.monthly_spend_cap > 0) AND ((new.month_spend <> old.month_spend) OR (new.spend_month <> old.spend_month)))) EXECUTE FUNCTION key_budget_alerts();
 CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_audit_change();
 CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit_entries_default FOR EACH ROW EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries_default FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER audit_entries_append_only BEFORE DELETE OR UPDATE ON public.audit_entries_legacy FOR EACH ROW EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON public.audit_entries_legacy FOR EACH STATEMENT EXECUTE FUNCTION refuse_audit_change();
+CREATE TRIGGER request_log_rollup AFTER INSERT ON public.request_log REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_requests();
+CREATE TRIGGER usage_events_rollup AFTER INSERT ON public.usage_events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_charges();

@@ -35,7 +35,14 @@ export function kernelOperation(route: KernelRoute) {
         route.status === 204
           ? { description: route.response.description, headers: REQUEST_ID }
           : route.response.csv
-            ? { description: route.response.description, headers: REQUEST_ID, content: { 'text/csv': { schema: { type: 'string' } } } }
+            ? {
+                description: route.response.description,
+                headers: REQUEST_ID,
+                content: {
+                  'text/csv': { schema: { type: 'string' } },
+                  ...(route.response.jsonl ? { 'application/x-ndjson': { schema: { type: 'string' } } } : {}),
+                },
+              }
             : route.response.jsonLines
               ? {
                   description: `${route.response.description}, one ${route.response.name} a line`,

@@ -4,7 +4,14 @@ import { JobView } from '../jobs/view.ts'
 import { JobsPage, jobsParameters } from '../jobs/list.ts'
 import { RequestLogEntry } from '../requests/list.ts'
 import { RequestsPage, requestsParameters } from '../requests/routes.ts'
-import { CacheEmptied, UsageResponse, usageParameters } from '../usage/routes.ts'
+import {
+  CacheEmptied,
+  UsageResponse,
+  UsageSummaryResponse,
+  usageExportParameters,
+  usageParameters,
+  usageSummaryParameters,
+} from '../usage/routes.ts'
 import { JobDeliveries } from '../webhooks/webhooks.ts'
 import type { KernelRoute } from './kernel-route.ts'
 import { EVENT_ROUTES } from './event-routes.ts'
@@ -110,6 +117,42 @@ export const KERNEL_ROUTES: KernelRoute[] = [
     parameters: usageParameters,
     items: 'entries',
     response: { name: 'UsagePage', schema: UsageResponse, description: 'One page of the ledger, newest first' },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/usage/summary',
+    operationId: 'getUsageSummary',
+    summary: 'Summarize calls, credits, errors and latency per day, endpoint, key or tag',
+    description:
+      'Over a window of whole UTC hours (from inclusive, to exclusive, at most 400 days): per group, the calls, the credits charged, the errors (status 400 and above) and the p50 and p95 latency. ' +
+      'groupBy: day (UTC), endpoint, key, or metadata.<tag> (the values of a Service-Metadata tag; credits there are those the call itself charged). ' +
+      'Answered from hourly rollups kept as calls are logged. A live key reads live calls, a test key test calls. Free.',
+    tag: 'account',
+    authenticated: true,
+    parameters: usageSummaryParameters,
+    response: { name: 'UsageSummary', schema: UsageSummaryResponse, description: 'The groups, ordered by key, and their total' },
+    errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v1/usage/export',
+    operationId: 'exportUsage',
+    summary: 'Export the charges of a window as CSV or JSON lines',
+    description:
+      'One row per charge of the ledger with createdAt in [from, to), oldest first, streamed: createdAt, requestId, endpoint, keyId, credits, usd, livemode (a failed call is never charged, so there is nothing to refund; purchases, plan grants and adjustments are not usage). ' +
+      'columns=focus gives FOCUS names instead: ChargePeriodStart, ChargePeriodEnd, BilledCost (USD), BillingCurrency, ServiceName, SkuId, ResourceId, ChargeType (Usage). ' +
+      'The sum of credits (or BilledCost × 100) equals the ledger’s over the same window. A test key’s export has no rows. Free.',
+    tag: 'account',
+    authenticated: true,
+    parameters: usageExportParameters,
+    response: {
+      name: 'UsageExport',
+      schema: { type: 'string' },
+      description: 'CSV with a header line, or JSON lines',
+      csv: true,
+      jsonl: true,
+    },
     errors: [400],
   },
   {

@@ -1,6 +1,6 @@
 // Reading the request log (GET /v1/requests, GET /v1/requests/{requestId}, the dashboard's Requests page): newest
-// first, with a cursor and filters, always within one account and one mode. Retention: maintenance removes rows
-// past the configured days.
+// first, with a cursor and filters, always within one account and one mode. Retention: maintenance drops the
+// table's daily partitions past the configured days (core/records).
 import { Type, type Static } from '@sinclair/typebox'
 import type { KeyMode } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
@@ -148,13 +148,4 @@ function entry(r: Row): RequestLogEntry {
     ...(r.job_id ? { jobId: r.job_id } : {}),
     ...(r.metadata ? { metadata: r.metadata } : {}),
   }
-}
-
-/** Maintenance: rows older than the retention (REQUEST_LOG_RETENTION_DAYS). */
-export async function pruneRequestLog(db: Query, now: Date, retentionDays: number): Promise<number> {
-  const [row] = await db.sql<{ n: number }>(
-    `with d as (delete from request_log where created_at < ? returning 1) select count(*)::int as n from d`,
-    [new Date(now.getTime() - retentionDays * 86400_000)],
-  )
-  return row?.n ?? 0
 }

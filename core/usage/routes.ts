@@ -1,7 +1,14 @@
 // GET /v1/usage (free, bearer key): the caller's ledger with a cursor, filters and daily totals per endpoint.
 // DELETE /v1/cache: the account's cached results of the key's mode, gone (core/cache/, C20): the next identical calls
 // run again at their full price. A live key with permissions "all", as for every change of the account's settings.
+// GET /v1/usage/summary: calls, credits, errors and latency percentiles per day, endpoint, key or tag, from the rollups.
+// GET /v1/usage/export: the ledger's charges of a window, streamed as CSV or JSON lines.
 import type Router from '@koa/router'
+import { ApiError } from '../errors.ts'
+import { METADATA_KEY } from '../http/metadata.ts'
+import { Readable } from 'node:stream'
+import { ledgerExport } from '../records/export.ts'
+import { usageSummary, type SummaryGroupBy } from '../records/rollups.ts'
 import { strictRouter } from '../http/routing.ts'
 import { Type } from '@sinclair/typebox'
 import { audit, keyActing } from '../audit/audit.ts'
@@ -83,6 +90,102 @@ export const usageParameters = Object.entries(UsageQuery.properties).map(([name,
 
 const readQuery = inputReader(UsageQuery, 'query')
 
+/** The longest window GET /v1/usage/summary answers (the rollups are kept as long). */
+export const SUMMARY_MAX_DAYS = 400
+
+export const UsageSummaryQuery = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'start of the window, inclusive; a whole UTC hour' }),
+    to: Type.String({ format: 'date-time', description: 'end of the window, exclusive; a whole UTC hour, at most 400 days after from' }),
+    groupBy: Type.String({
+      pattern: `^(day|endpoint|key|metadata\\.${METADATA_KEY.source.slice(1, -1)})$`,
+      description: 'day (UTC), endpoint, key (its id), or metadata.<tag>: the values of one Service-Metadata tag',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+const Count = Type.Integer({ minimum: 0 })
+const Latency = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+  description: 'ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls',
+})
+
+export const UsageSummaryResponse = Type.Object(
+  {
+    from: DateTime,
+    to: DateTime,
+    groupBy: Type.String(),
+    groups: Type.Array(
+      Type.Object(
+        { key: Type.String(), calls: Count, credits: Count, errors: Count, p50Ms: Latency, p95Ms: Latency },
+        { additionalProperties: false },
+      ),
+    ),
+    total: Type.Object({ calls: Count, credits: Count, errors: Count }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+)
+
+/** A window the published examples use (docs/examples.md). */
+const EXAMPLE_WINDOW: Record<string, string> = {
+  from: '2026-11-01T00:00:00Z',
+  to: '2026-11-02T00:00:00Z',
+  groupBy: 'endpoint',
+  format: 'csv',
+}
+
+export const usageSummaryParameters = Object.entries(UsageSummaryQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: true,
+  schema,
+  example: EXAMPLE_WINDOW[name],
+}))
+
+const readSummaryQuery = inputReader(UsageSummaryQuery, 'query')
+
+export const UsageExportQuery = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'start of the window, inclusive' }),
+    to: Type.String({ format: 'date-time', description: 'end of the window, exclusive' }),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], {
+      description: 'csv (with a header line) or jsonl (one JSON object a line)',
+    }),
+    columns: Type.Optional(
+      Type.Literal('focus', {
+        description: 'FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const usageExportParameters = Object.entries(UsageExportQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: name !== 'columns',
+  schema,
+  ...(name in EXAMPLE_WINDOW ? { example: EXAMPLE_WINDOW[name] } : {}),
+}))
+
+const readExportQuery = inputReader(UsageExportQuery, 'query')
+
+function summaryWindow(q: { from: string; to: string }): { from: Date; to: Date } {
+  const from = new Date(q.from)
+  const to = new Date(q.to)
+  const wrong = (path: string, message: string) =>
+    new ApiError('invalid_request', `The window is not valid: ${message}.`, [{ path, message }])
+  for (const [path, at] of [
+    ['/from', from],
+    ['/to', to],
+  ] as const) {
+    if (at.getTime() % 3600_000 !== 0) throw wrong(path, 'must be a whole UTC hour (the summary is kept per hour)')
+  }
+  if (to <= from) throw wrong('/to', 'must be after from')
+  if (to.getTime() - from.getTime() > SUMMARY_MAX_DAYS * 86400_000) throw wrong('/to', `at most ${SUMMARY_MAX_DAYS} days after from`)
+  return { from, to }
+}
+
 export function usageRouter(services: Services): Router {
   const router = strictRouter()
   router.get('/v1/usage', keyAccess(services.keys, 'read'), async (ctx) => {
@@ -115,6 +218,29 @@ export function usageRouter(services: Services): Router {
       return n
     })
     ctx.body = { results, livemode }
+  })
+  router.get('/v1/usage/summary', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
+    const q = readSummaryQuery({ ...ctx.query })
+    const window = summaryWindow(q)
+    const groupBy = q.groupBy as SummaryGroupBy
+    const summary = await usageSummary(services.db, caller.accountId, caller.mode === 'live', window, groupBy)
+    ctx.body = { from: window.from.toISOString(), to: window.to.toISOString(), groupBy, ...summary }
+  })
+  router.get('/v1/usage/export', keyAccess(services.keys, 'read'), async (ctx) => {
+    const caller = callerOf(ctx)
+    const q = readExportQuery({ ...ctx.query })
+    const from = new Date(q.from)
+    const to = new Date(q.to)
+    if (to <= from)
+      throw new ApiError('invalid_request', 'The window is not valid: to must be after from.', [
+        { path: '/to', message: 'must be after from' },
+      ])
+    // A test key never spends: its export is the header alone.
+    const window = caller.mode === 'live' ? { from, to } : { from, to: from }
+    ctx.type = q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson'
+    ctx.attachment(`usage-${q.from.slice(0, 10)}-${q.to.slice(0, 10)}.${q.format}`)
+    ctx.body = Readable.from(ledgerExport(services.db, caller.accountId, window, q.format, q.columns ?? 'standard'))
   })
   return router
 }

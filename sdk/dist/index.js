@@ -140,6 +140,14 @@ export class Client extends BaseClient {
     usage(query, options) {
         return this.list(`/v1/usage`, query, (page) => page["entries"], options);
     }
+    /** Summarize calls, credits, errors and latency per day, endpoint, key or tag. */
+    usageSummary(query, options) {
+        return this.request('GET', `/v1/usage/summary` + queryString(query), undefined, options, false);
+    }
+    /** Export the charges of a window as CSV or JSON lines. Iterate with `for await`: one line at a time, as the server streams them. */
+    exportUsage(query, options) {
+        return this.jsonLines(`/v1/usage/export`, options);
+    }
     /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
     requests(query, options) {
         return this.list(`/v1/requests`, query, (page) => page["requests"], options);
@@ -313,8 +321,9 @@ export class Client extends BaseClient {
     }
 }
 /**
- * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
- * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.
+ * Verifies a webhook delivery (see README) and returns the event: a job callback by default,
+ * `verifyWebhook<BatchWebhookPayload>(…)` at a batch's callbackUrl, or `verifyWebhook<AccountEvent>(…)` at a webhook
+ * endpoint. During a rotation pass both secrets: either one verifies.
  */
 export function verifyWebhook(rawBody, headers, secret, options) {
     return verifyWebhookSignature(rawBody, headers, secret, options);

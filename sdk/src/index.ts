@@ -665,6 +665,27 @@ export type UsagePage = {
   }>
 }
 
+export type UsageSummary = {
+  from: string
+  to: string
+  groupBy: string
+  groups: Array<{
+    key: string
+    calls: number
+    credits: number
+    errors: number
+    /** ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls */
+    p50Ms: number | null
+    /** ms; the upper bound of the latency bucket (25% wide) holding the percentile; null without calls */
+    p95Ms: number | null
+  }>
+  total: {
+    calls: number
+    credits: number
+    errors: number
+  }
+}
+
 export type RequestsPage = {
   requests: Array<{
     /** the X-Request-Id of the call (req_…) */
@@ -4092,6 +4113,28 @@ export type UsageQuery = {
   to?: string
 }
 
+/** GET /v1/usage/summary query parameters */
+export type UsageSummaryQuery = {
+  /** start of the window, inclusive; a whole UTC hour */
+  from: string
+  /** end of the window, exclusive; a whole UTC hour, at most 400 days after from */
+  to: string
+  /** day (UTC), endpoint, key (its id), or metadata.<tag>: the values of one Service-Metadata tag */
+  groupBy: string
+}
+
+/** GET /v1/usage/export query parameters */
+export type ExportUsageQuery = {
+  /** start of the window, inclusive */
+  from: string
+  /** end of the window, exclusive */
+  to: string
+  /** csv (with a header line) or jsonl (one JSON object a line) */
+  format: "csv" | "jsonl"
+  /** FOCUS column names (ChargePeriodStart, BilledCost, ServiceName, …) instead of the standard ones */
+  columns?: "focus"
+}
+
 /** GET /v1/requests query parameters */
 export type RequestsQuery = {
   /** nextCursor of the previous page */
@@ -4489,6 +4532,16 @@ export class Client extends BaseClient {
     return this.list(`/v1/usage`, query, (page: UsagePage) => page["entries"], options)
   }
 
+  /** Summarize calls, credits, errors and latency per day, endpoint, key or tag. */
+  usageSummary(query: UsageSummaryQuery, options?: RequestOptions): Promise<UsageSummary> {
+    return this.request('GET', `/v1/usage/summary` + queryString(query), undefined, options, false)
+  }
+
+  /** Export the charges of a window as CSV or JSON lines. Iterate with `for await`: one line at a time, as the server streams them. */
+  exportUsage(query: ExportUsageQuery, options?: RequestOptions): AsyncIterable<string> {
+    return this.jsonLines(`/v1/usage/export`, options)
+  }
+
   /** List the account’s requests, served or refused. Awaited: the first page; `for await`: every item of every page. */
   requests(query?: RequestsQuery, options?: RequestOptions): List<RequestsPage, RequestsPage["requests"][number]> {
     return this.list(`/v1/requests`, query, (page: RequestsPage) => page["requests"], options)
@@ -4706,17 +4759,18 @@ export class Client extends BaseClient {
   }
 }
 
-/** The body of a callback, POSTed to a call's or a batch's callbackUrl: narrow it on `event`. */
-export type WebhookEvent = WebhookPayload | BatchWebhookPayload
+/** The body of a job callback (WebhookPayload), POSTed to a call's callbackUrl; a batch's is BatchWebhookPayload. */
+export type WebhookEvent = WebhookPayload
 
 /** The body of an account event, POSTed to webhook endpoints: narrow it on `type`. */
 export type AccountEvent = JobCompletedEvent | JobFailedEvent | BatchCompletedEvent | ReviewPendingEvent | ReviewCompletedEvent | BalanceLowEvent | BalanceRecoveredEvent | KeyBudgetThresholdEvent | PaymentSucceededEvent | PaymentFailedEvent | AutoRechargeFailedEvent | PingEvent
 
 /**
- * Verifies a webhook delivery (see README) and returns the event: a job callback by default, or
- * `verifyWebhook<AccountEvent>(…)` at a webhook endpoint. During a rotation pass both secrets: either one verifies.
+ * Verifies a webhook delivery (see README) and returns the event: a job callback by default,
+ * `verifyWebhook<BatchWebhookPayload>(…)` at a batch's callbackUrl, or `verifyWebhook<AccountEvent>(…)` at a webhook
+ * endpoint. During a rotation pass both secrets: either one verifies.
  */
-export function verifyWebhook<E extends WebhookEvent | AccountEvent = WebhookEvent>(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<E> {
+export function verifyWebhook<E extends WebhookEvent | BatchWebhookPayload | AccountEvent = WebhookEvent>(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string | readonly string[], options?: VerifyOptions): Promise<E> {
   return verifyWebhookSignature<E>(rawBody, headers, secret, options)
 }
 

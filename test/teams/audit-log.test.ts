@@ -6,8 +6,11 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import t from 'tap'
 import { audit, operatorActing, systemActing } from '../../core/audit/audit.ts'
-import { AUDIT_RETENTION_DAYS, pruneAudit } from '../../core/audit/list.ts'
+import { AUDIT_RETENTION_DAYS } from '../../core/audit/list.ts'
+import type { Config } from '../../core/config.ts'
 import { migrate, openDatabase } from '../../core/db/database.ts'
+import { createPartitionsAhead, dropExpiredPartitions, partitionName, periodStart } from '../../core/records/partitions.ts'
+import { PARTITIONED_TABLES } from '../../core/records/tables.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { serverUrl, withDatabase } from '../../devkit/database.ts'
 
@@ -66,11 +69,28 @@ t.test('as the application’s own role (owner of the tables, not a superuser): 
     (e: { code?: string }) => e.code,
   )
   t.equal(edgeDelete, '42501', 'an entry inside the retention cannot be deleted')
-  // Even a service clock a year ahead cannot make maintenance delete what the database's clock keeps.
-  t.equal(await pruneAudit(db, new Date(now.getTime() + 365 * 86400_000)), 1, 'maintenance removes the one past 400 days')
+  // Even a service clock a year ahead, or a retention setting under 400 days, cannot make maintenance delete what
+  // the database's clock keeps.
+  const auditTable = PARTITIONED_TABLES.find((p) => p.table === 'audit_entries')!
+  const shortRetention = { auditLogRetentionDays: 30 } as Config
+  const pass = await dropExpiredPartitions(db, auditTable, new Date(now.getTime() + 365 * 86400_000), shortRetention)
+  t.equal(pass.rowsDeleted, 1, 'maintenance removes the one past 400 days')
+
+  // A partition maintenance made ahead is as append-only as the table.
+  await createPartitionsAhead(db, auditTable, now)
+  const nextMonth = partitionName(auditTable, periodStart(now, 'month', 1))
+  await audit(db, systemActing(periodStart(now, 'month', 1)), { accountId: null, action: 'test.next', target: { type: 'test', id: '4' } })
+  for (const statement of [`truncate ${nextMonth}`, `update ${nextMonth} set action = 'x'`, `delete from ${nextMonth}`]) {
+    const refused = await db.sql(statement).then(
+      () => null,
+      (e: { code?: string }) => e.code,
+    )
+    t.equal(refused, '42501', `${statement} is refused`)
+  }
+  await db.sql(`delete from audit_entries where action = 'test.next'`).catch(() => {})
   t.same(
     (await db.sql<{ action: string }>(`select action from audit_entries order by id`)).map((r) => r.action),
-    ['test.written', 'test.edge'],
+    ['test.written', 'test.edge', 'test.next'],
   )
 })
 

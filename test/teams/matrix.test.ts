@@ -324,6 +324,8 @@ const BODIES: Record<string, (f: Fixture) => { path?: string; body?: unknown }> 
     path: `/v1/reviews/${f.reviewId}/complete`,
     body: { fields: [{ path: '/total', action: 'correct', value: 12 }] },
   }),
+  'GET /v1/usage/summary': () => ({ path: '/v1/usage/summary?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&groupBy=endpoint' }),
+  'GET /v1/usage/export': () => ({ path: '/v1/usage/export?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&format=csv' }),
 }
 
 /** The success status the published document gives the route (201 for a creation, 202 for work queued, 204 for a deletion). */

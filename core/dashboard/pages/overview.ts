@@ -1,7 +1,7 @@
 // The overview: balance, holds, plan, and the last 30 days of spending as a chart drawn on the server.
 import type Router from '@koa/router'
 import { getAccount, PLANS, type Plan } from '../../accounts/accounts.ts'
-import { dailyTotals, type DailyTotal } from '../../usage/usage.ts'
+import { dailyCapabilityTotals, type DailyEndpointTotal } from '../../records/rollups.ts'
 import { credits, planName, usd } from '../format.ts'
 import { state } from '../guards.ts'
 import { html, trusted, type Html } from '../html.ts'
@@ -15,8 +15,10 @@ export function overviewRoutes(router: Router, { services, allow, frame }: Kit):
     const { accountId } = state(ctx).session
     const account = await getAccount(services.db, accountId)
     const today = services.now()
-    const daily = await dailyTotals(services.db, accountId, {
+    // The same hourly rollups as GET /v1/usage/summary: never a scan of the logs.
+    const daily = await dailyCapabilityTotals(services.db, accountId, {
       from: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29)),
+      to: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1)),
     })
     page(ctx, overviewPage(await frame(ctx, 'overview', notice(done)), { ...account, daily, today }))
   })
@@ -27,7 +29,7 @@ interface OverviewData {
   reserved: number
   available: number
   plan: Plan
-  daily: DailyTotal[]
+  daily: DailyEndpointTotal[]
   today: Date
 }
 
@@ -74,7 +76,7 @@ function overviewPage(frame: Frame, d: OverviewData): string {
 const PALETTE = ['#4f46e5', '#0ea5e9', '#10b981', '#f59e0b', '#ef4444', '#8b5cf6', '#94a3b8']
 
 /** Stacked bars per UTC day, one colour per endpoint (the six largest; the rest as "other"). */
-function usageChart(daily: DailyTotal[], today: Date): Html {
+function usageChart(daily: DailyEndpointTotal[], today: Date): Html {
   const days: string[] = []
   for (let i = 29; i >= 0; i--) days.push(new Date(today.getTime() - i * 86400_000).toISOString().slice(0, 10))
   const byEndpoint = new Map<string, number>()

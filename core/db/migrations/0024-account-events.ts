@@ -5,9 +5,8 @@
 // clauses read only the updated row, so an account without alerts pays nothing but that comparison.
 import { Migration } from '@mikro-orm/migrations'
 
-export class Migration0024AccountEvents extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`
+// The schema of account events as one SQL text (kept out of up() so that it reads as SQL).
+const ACCOUNT_EVENTS = `
 alter table accounts
   add column balance_thresholds bigint[],
   add column key_budget_percents integer[],
@@ -186,6 +185,10 @@ end $$;
 create trigger api_keys_budget_alerts after update of month_spend, spend_month on api_keys for each row
   when (new.monthly_spend_cap > 0 and (new.month_spend <> old.month_spend or new.spend_month <> old.spend_month))
   execute function key_budget_alerts();
-`)
+`
+
+export class Migration0024AccountEvents extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(ACCOUNT_EVENTS)
   }
 }

@@ -20,6 +20,7 @@ import { Migration0024AccountEvents } from './0024-account-events.ts'
 import { Migration0026Batches } from './0026-batches.ts'
 import { Migration0025ResultCache } from './0025-result-cache.ts'
 import { Migration0027Reviews } from './0027-reviews.ts'
+import { Migration0028TimePartitions } from './0028-time-partitions.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -41,6 +42,7 @@ export const migrations = [
   { name: '0026-batches', class: Migration0026Batches },
   { name: '0025-result-cache', class: Migration0025ResultCache },
   { name: '0027-reviews', class: Migration0027Reviews },
+  { name: '0028-time-partitions', class: Migration0028TimePartitions },
 ]
 
 /** Where the current text of the kernel's SQL functions lives, one file per function (applied in this order). */
