@@ -194,7 +194,10 @@ create table usage_rollups (
   errors bigint not null default 0,
   credits bigint not null default 0,
   latency bigint[] not null default '{}',
-  primary key (account_id, livemode, hour, endpoint, key_id)
+  -- The request log's rows (calls, errors, latency) and the charges' (credits) are kept apart, so that a charge,
+  -- which runs under its account's lock, never waits for a request-log flush on the same row; readers sum both.
+  charged boolean not null default false,
+  primary key (account_id, livemode, hour, endpoint, key_id, charged)
 );
 -- By each Service-Metadata tag a call sent: its calls, errors, latency and the credits the call itself charged.
 create table usage_tag_rollups (
@@ -218,7 +221,7 @@ begin
                  width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
             from new_rows group by 1, 2, 3, 4, 5, 6) b
    group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
-  on conflict (account_id, livemode, hour, endpoint, key_id) do update
+  on conflict (account_id, livemode, hour, endpoint, key_id, charged) do update
     set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, latency = add_histograms(r.latency, excluded.latency);
 
   insert into usage_tag_rollups as r (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
@@ -240,10 +243,10 @@ create trigger request_log_rollup after insert on request_log referencing new ta
 -- job counts when it is charged, not when accepted.
 create function roll_up_charges() returns trigger language plpgsql as $$
 begin
-  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
-  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits)
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, charged, credits)
+  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, true, sum(credits)
     from new_rows group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
-  on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+  on conflict (account_id, livemode, hour, endpoint, key_id, charged) do update set credits = r.credits + excluded.credits;
   return null;
 end $$;
 create trigger usage_events_rollup after insert on usage_events referencing new table as new_rows
@@ -260,9 +263,8 @@ select account_id, livemode, hour, endpoint, key_id, sum(n), sum(e), histogram_o
                width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
           from request_log group by 1, 2, 3, 4, 5, 6) b
  group by 1, 2, 3, 4, 5;
-insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
-select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits) from usage_events group by 1, 2, 3, 4, 5
-on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+insert into usage_rollups (account_id, livemode, hour, endpoint, key_id, charged, credits)
+select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, true, sum(credits) from usage_events group by 1, 2, 3, 4, 5;
 insert into usage_tag_rollups (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
 select account_id, livemode, hour, tag, value, sum(n), sum(e), sum(c), histogram_of(array_agg(bucket), array_agg(n))
   from (select account_id, mode = 'live' as livemode, date_trunc('hour', created_at, 'UTC') as hour, t.key as tag, t.value,
