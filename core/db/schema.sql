@@ -642,7 +642,8 @@ create table usage_rollups (
   errors bigint not null default 0,
   credits bigint not null default 0,
   latency bigint[] not null default '{}'::bigint[],
-  constraint usage_rollups_pkey PRIMARY KEY (account_id, livemode, hour, endpoint, key_id)
+  charged boolean not null default false,
+  constraint usage_rollups_pkey PRIMARY KEY (account_id, livemode, hour, endpoint, key_id, charged)
 );
 
 create table usage_tag_rollups (
@@ -1449,10 +1450,10 @@ CREATE OR REPLACE FUNCTION public.roll_up_charges()
  LANGUAGE plpgsql
 AS $function$
 begin
-  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, credits)
-  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, sum(credits)
+  insert into usage_rollups as r (account_id, livemode, hour, endpoint, key_id, charged, credits)
+  select account_id, true, date_trunc('hour', created_at, 'UTC'), '/v1/' || endpoint, key_id, true, sum(credits)
     from new_rows group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
-  on conflict (account_id, livemode, hour, endpoint, key_id) do update set credits = r.credits + excluded.credits;
+  on conflict (account_id, livemode, hour, endpoint, key_id, charged) do update set credits = r.credits + excluded.credits;
   return null;
 end $function$;
 
@@ -1467,7 +1468,7 @@ begin
                  width_bucket(latency_ms, latency_bounds()) as bucket, count(*) as n, count(*) filter (where status >= 400) as e
             from new_rows group by 1, 2, 3, 4, 5, 6) b
    group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
-  on conflict (account_id, livemode, hour, endpoint, key_id) do update
+  on conflict (account_id, livemode, hour, endpoint, key_id, charged) do update
     set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, latency = add_histograms(r.latency, excluded.latency);
 
   insert into usage_tag_rollups as r (account_id, livemode, hour, tag, value, calls, errors, credits, latency)
