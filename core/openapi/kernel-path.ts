@@ -40,7 +40,7 @@ export function kernelOperation(route: KernelRoute) {
                 headers: REQUEST_ID,
                 content: {
                   'text/csv': { schema: { type: 'string' } },
-                  ...(route.response.jsonl ? { 'application/x-ndjson': { schema: { type: 'string' } } } : {}),
+                  ...(route.response.jsonLines ? { 'application/x-ndjson': { schema: { type: 'string' } } } : {}),
                 },
               }
             : route.response.jsonLines

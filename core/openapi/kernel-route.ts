@@ -20,8 +20,9 @@ export interface KernelRoute {
   /** The success status when it is not 200 (201 for a creation, 202 for work queued, 204 for a deletion: no body). */
   status?: 201 | 202 | 204
   /**
-   * `csv`: the answer is text/csv (an export), not JSON, and with `jsonl` JSON lines instead when the query asks;
-   * `jsonLines`: always application/x-ndjson, one `schema` a line (published under components.schemas[name] all the same).
+   * `jsonLines`: the answer is application/x-ndjson, one `schema` a line (published under components.schemas[name]
+   * all the same). `csv`: the answer is text/csv (an export), not JSON; with `jsonLines` too, JSON lines instead
+   * when the query asks (untyped lines, as the CSV's).
    */
   response: {
     name: string
@@ -29,7 +30,6 @@ export interface KernelRoute {
     description: string
     example?: unknown
     csv?: true
-    jsonl?: true
     jsonLines?: true
   }
   /** The 200 of Service-Dry-Run beside the route's own success (an acceptance's 202), marked `x-dry-run`. */

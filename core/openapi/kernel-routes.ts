@@ -151,7 +151,7 @@ export const KERNEL_ROUTES: KernelRoute[] = [
       schema: { type: 'string' },
       description: 'CSV with a header line, or JSON lines',
       csv: true,
-      jsonl: true,
+      jsonLines: true,
     },
     errors: [400],
   },

@@ -148,3 +148,18 @@ t.test('lists say how they page; integers are integers; a 502 may say when to re
   t.notOk(doc.paths['/v1/jobs/{id}'].get['x-pagination'], 'a single job is no list')
   t.ok(doc.paths['/v1/served'].post.responses['502'].headers['Retry-After'], 'a 502 documents Retry-After')
 })
+
+t.test('an export publishes CSV, and JSON lines when it offers them; a JSON-lines route its line schema', async (t) => {
+  const app = await startTestApp(t, { capabilities: [served] })
+  const { doc } = app.contract
+  const content = (path: string) => doc.paths[path].get.responses['200'].content
+  const text = { schema: { type: 'string' } }
+  t.same(content('/v1/usage/export'), { 'text/csv': text, 'application/x-ndjson': text }, 'CSV or untyped JSON lines')
+  t.same(content('/v1/audit-log/export'), { 'text/csv': text }, 'CSV only')
+  t.same(
+    content('/v1/batches/{id}/results'),
+    { 'application/x-ndjson': { schema: { $ref: '#/components/schemas/BatchResultLine' } } },
+    'JSON lines only, each line a BatchResultLine',
+  )
+  t.equal(doc.paths['/v1/batches/{id}/results'].get.responses['200'].description, 'JSON Lines, one BatchResultLine a line')
+})
