@@ -3,7 +3,7 @@
 // was last applied, and recorded in `schema_repeatables` (file, checksum). The numbered migrations keep the tables
 // and the other DDL; a function's text is written once, in its file, and a change to it is a diff of that file.
 // The folders are listed in ./migrations/index.ts (the wallet's functions: core/wallet/sql/, see its README; the
-// result cache's claim: core/cache/sql/).
+// result cache's claim: core/cache/sql/; the event log's functions and alert triggers: core/events/sql/).
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'

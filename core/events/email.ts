@@ -1,6 +1,6 @@
 // The email_alert task: with alerts' `email` on, a balance or budget alert is also mailed to the account's owners
-// and billing members (the account's own address when it has no members yet). Queued by emit_event (migration
-// 0024) in the alert's transaction; a failed send is retried by graphile-worker (3 attempts).
+// and billing members (the account's own address when it has no members yet). Queued by emit_event
+// (core/events/sql/) in the alert's transaction; a failed send is retried by graphile-worker (3 attempts).
 import type { Services } from '../services.ts'
 import type { EventBody } from './types.ts'
 

@@ -1,11 +1,11 @@
 // Writing events: emitEvent inside the caller's transaction (the event row and its delivery jobs commit with the
 // change that made it); emitEvents for a group (core/jobs records the job endings with it).
-// Balance and key-budget events are written by the database itself (migration 0024's triggers), under the lock
+// Balance and key-budget events are written by the database itself (the triggers of core/events/sql/), under the lock
 // of the money movement that crossed the line.
 import type { Query } from '../db/database.ts'
 import type { EventType } from './types.ts'
 
-/** The graphile-worker task of one delivery attempt (the name queue_event_deliveries, migration 0024, queues). */
+/** The graphile-worker task of one delivery attempt (the name core/events/sql/queue_event_deliveries.sql queues). */
 export const DELIVER_EVENT_TASK = 'deliver_event'
 
 /** Stores the event and queues a delivery to every enabled endpoint subscribed to its type (or to `endpointId` alone). */

@@ -1,6 +1,7 @@
 // The wallet owns every money statement (core/wallet/README.md): each money function's text is written once, in
 // core/wallet/sql/<name>.sql, only the wallet's TypeScript calls them, and the migration runner installs the files'
-// current text on a new database and on one whose functions the numbered migrations installed.
+// current text on a new database and on one whose functions the numbered migrations installed. The other repeatable
+// folders (core/cache/sql/, core/events/sql/) are held to the same one-file rule.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
@@ -16,6 +17,7 @@ const SQL_DIR = 'core/wallet/sql'
 const files = readdirSync(SQL_DIR).filter((f) => f.endsWith('.sql'))
 const MONEY_FUNCTIONS = files.map((f) => path.basename(f, '.sql'))
 const GENERATED = new Set(['core/db/schema.sql'])
+const THIS_FILE = 'test/kernel/wallet-sql.test.ts'
 // A statement that writes a row of the money's tables: a function that has one is a money function.
 const WRITES_MONEY = /\b(insert\s+into|update|delete\s+from)\s+(accounts|api_keys|holds|ledger|usage_events|idempotency_records)\b/i
 
@@ -31,14 +33,24 @@ function sources(dirs: string[], ext: RegExp): string[] {
 /** A line of code, not a comment: a mention in prose is not a call. */
 const isCode = (line: string) => !/^\s*(\/\/|\*|\/\*|--)/.test(line)
 
-t.test('each money function is defined once, in its own file of core/wallet/sql', async (t) => {
+t.test('each function and trigger of a repeatable folder is defined once, in its own file', async (t) => {
+  const steps = repeatableSteps()
   t.ok(MONEY_FUNCTIONS.length >= 11, `the wallet's functions: ${MONEY_FUNCTIONS.join(', ')}`)
-  for (const name of MONEY_FUNCTIONS) {
-    const definition = new RegExp(`\\bcreate\\s+(or\\s+replace\\s+)?function\\s+(public\\.)?${name}\\s*\\(`, 'gi')
-    const definedIn = sources(['core', 'capabilities', 'scripts', 'test', 'docs'], /\.(ts|sql|md)$/)
-      .filter((f) => !GENERATED.has(f))
-      .flatMap((f) => (readFileSync(f, 'utf8').match(definition) ?? []).map(() => f))
-    t.same(definedIn, [path.join(SQL_DIR, `${name}.sql`)], `${name}: one definition, in its file`)
+  t.ok(
+    ['core/events/sql/emit_event.sql', 'core/events/sql/balance_alerts.sql'].every((f) => steps.some((s) => s.file === f)),
+    'the events folder is applied',
+  )
+  const everywhere = sources(['core', 'capabilities', 'scripts', 'test', 'docs'], /\.(ts|sql|md)$/)
+    .filter((f) => !GENERATED.has(f) && f !== THIS_FILE) // this file writes an old trigger on purpose (the upgrade test)
+    .map((f) => ({ f, text: readFileSync(f, 'utf8') }))
+  for (const step of steps) {
+    const name = path.basename(step.file, '.sql')
+    const triggers = [...step.text.matchAll(/\bcreate\s+or\s+replace\s+trigger\s+(\w+)/gi)].map((m) => m[1]!)
+    for (const [kind, object] of [['function', name], ...triggers.map((tr) => ['trigger', tr])] as const) {
+      const definition = new RegExp(`\\bcreate\\s+(or\\s+replace\\s+)?${kind}\\s+(public\\.)?${object}\\b`, 'gi')
+      const definedIn = everywhere.flatMap(({ f, text }) => (text.match(definition) ?? []).map(() => f))
+      t.same(definedIn, [step.file], `${kind} ${object}: one definition, in ${step.file}`)
+    }
   }
 })
 

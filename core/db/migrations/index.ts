@@ -49,4 +49,5 @@ export const migrations = [
 export const repeatableFolders: readonly URL[] = [
   new URL('../../wallet/sql/', import.meta.url),
   new URL('../../cache/sql/', import.meta.url),
+  new URL('../../events/sql/', import.meta.url),
 ]
