@@ -22,7 +22,7 @@ import { withUsage } from '../pipeline/test-mode.ts'
 import { testAnswer } from '../wallet/test-answer.ts'
 import { requestedOutcome } from '../pipeline/test-outcomes.ts'
 import { inputReader } from '../validation.ts'
-import { discounted, holdBatch } from '../wallet/batch-hold.ts'
+import { holdBatch } from '../wallet/jobs.ts'
 import { quote as quoteSpend } from '../wallet/wallet.ts'
 import { batchesCompleted } from './completed.ts'
 import { feedBatches } from './feed.ts'
@@ -196,6 +196,9 @@ async function priceItems(
     }
   })
 }
+
+/** Window `24h`: each item's price less the discount, rounded up to whole credits (never below 1). */
+const discounted = (credits: number, discountPercent: number): number => Math.max(1, Math.ceil((credits * (100 - discountPercent)) / 100))
 
 const itemOf = (path: string) => Number(/^\/items\/(\d+)/.exec(path)?.[1] ?? -1)
 

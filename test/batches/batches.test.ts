@@ -166,6 +166,48 @@ t.test('Idempotency-Key replays the 202; cancel ends the queued items free', asy
   t.equal((await app.call(`/v1/batches/bat_nope`, { key: c.key })).status, 404)
 })
 
+t.test('a one-item batch and the same async call hold one price, replay their 202, charge on success, free on failure', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true })
+  const c = await app.customer(100)
+  const batch = (text: string, key: string) =>
+    app.call('/v1/batches', { key: c.key, body: { endpoint: 'jobdoc', items: items([text]) }, headers: { 'idempotency-key': key } })
+  const job = (text: string, key: string) =>
+    app.call('/v1/jobdoc', { key: c.key, body: { text, async: true }, headers: { 'idempotency-key': key } })
+  const accepted = [
+    await batch('sleep:300', 'b-ok'),
+    await job('sleep:300', 'j-ok'),
+    await batch('fail', 'b-fail'),
+    await job('fail', 'j-fail'),
+  ]
+  t.same(
+    accepted.map((r) => [r.status, r.body.credits]),
+    Array.from({ length: 4 }, () => [202, { held: 7 }]),
+    'each holds the price',
+  )
+  const replays = [await batch('sleep:300', 'b-ok'), await job('sleep:300', 'j-ok')]
+  t.same(
+    replays.map((r) => [r.text, r.headers.get('idempotent-replayed')]),
+    [
+      [accepted[0]!.text, 'true'],
+      [accepted[1]!.text, 'true'],
+    ],
+    'a retry replays the 202 and holds nothing more',
+  )
+  t.same(await app.ledger(c.accountId), { balance: 100, reserved: 28, ledgerSum: 100 }, 'four prices held, none charged')
+  await batchEnded(app, c.key, accepted[0]!.body.batchId)
+  await batchEnded(app, c.key, accepted[2]!.body.batchId)
+  for (const j of [accepted[1]!, accepted[3]!])
+    for (const end = Date.now() + 15_000; Date.now() < end; await sleep(50)) {
+      const status = (await app.call(`/v1/jobs/${j.body.jobId}`, { key: c.key })).body.status
+      if (status === 'succeeded' || status === 'failed') break
+    }
+  t.same(
+    await app.ledger(c.accountId),
+    { balance: 86, reserved: 0, ledgerSum: 86 },
+    'the two successes charged once each, the failures free',
+  )
+})
+
 t.test('items not ended 24 hours after acceptance expire, free', async (t) => {
   let now = new Date('2026-03-01T10:00:00Z')
   const app = await startTestApp(t, { capabilities: [jobCapability], now: () => now })

@@ -8,8 +8,8 @@ import { openDatabase } from '../../core/db/database.ts'
 import { createTestDatabase } from '../../devkit/database.ts'
 
 /**
- * The functions that move money or claim keys; each takes the order through lock_money() (accept_job and
- * reserve_batch through reserve_call, capture_cached_hold through capture_hold).
+ * The functions that move money or claim keys; each takes the order through lock_money() (reserve_batch through
+ * reserve_call, accept_job through reserve_batch, capture_cached_hold through capture_hold).
  */
 const MONEY_FUNCTIONS = [
   'reserve_call',
@@ -22,7 +22,7 @@ const MONEY_FUNCTIONS = [
   'end_jobs',
 ]
 const TAKES_ORDER_THROUGH: Record<string, string> = {
-  accept_job: 'reserve_call(',
+  accept_job: 'reserve_batch(',
   reserve_batch: 'reserve_call(',
   capture_cached_hold: 'capture_hold(',
 }
