@@ -803,10 +803,11 @@ declare
   v record;
   v_payload json;
 begin
-  select * into v from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now, p_size) r;
+  select * into v from reserve_batch(p_account, p_key, p_endpoint, p_request_id, p_idem_key, p_fingerprint, p_idem_window,
+    p_now, array[p_price], array[p_size], p_accepted) r;
   if v.outcome = 'ok' then
     insert into jobs (id, account_id, key_id, endpoint, status, request_id, hold_id, idempotency_key, callback_url, created_at, updated_at)
-    values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_id, p_idem_key, p_callback_url, p_now, p_now);
+    values (p_job, p_account, p_key, p_endpoint, 'queued', p_request_id, v.hold_ids[1], p_idem_key, p_callback_url, p_now, p_now);
     insert into job_inputs (job_id, input) values (p_job, p_input);
     -- traceparent: the job's span links to the accepting request's (null when tracing is off).
     v_payload := json_strip_nulls(json_build_object('jobId', p_job::text, 'traceparent', p_traceparent));
@@ -816,10 +817,6 @@ begin
       perform pg_notify('jobs:insert', '{"r":' || random()::text || ',"count":1}');
     else
       perform graphile_worker.add_job(p_task, v_payload, max_attempts => 1);
-    end if;
-    if p_idem_key is not null then
-      update idempotency_records r set state = 'done', status = 202, body = p_accepted
-       where r.account_id = p_account and r.key = p_idem_key;
     end if;
   end if;
   return query select v.outcome, v.status, v.body, v.available;
@@ -1355,17 +1352,22 @@ declare
   v_holds uuid[];
 begin
   select * into v from reserve_call(p_account, p_key, (select sum(a) from unnest(p_amounts) a)::bigint, p_endpoint,
-    p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now, null) r;
+    p_request_id, null, p_idem_key, p_fingerprint, p_idem_window, p_now,
+    case when cardinality(p_amounts) = 1 then p_sizes[1] end) r;
   if v.outcome = 'ok' then
-    delete from holds h where h.id = v.hold_id;
-    with inserted as (
-      insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
-      select p_account, p_key, i.amount, p_endpoint, p_request_id, null, p_now, i.size
-        from unnest(p_amounts, p_sizes) with ordinality as i (amount, size, ord)
-       order by i.ord
-      returning id
-    )
-    select array_agg(id) into v_holds from inserted;
+    if cardinality(p_amounts) = 1 then
+      v_holds := array[v.hold_id];
+    else
+      delete from holds h where h.id = v.hold_id;
+      with inserted as (
+        insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
+        select p_account, p_key, i.amount, p_endpoint, p_request_id, null, p_now, i.size
+          from unnest(p_amounts, p_sizes) with ordinality as i (amount, size, ord)
+         order by i.ord
+        returning id
+      )
+      select array_agg(id) into v_holds from inserted;
+    end if;
     if p_idem_key is not null then
       update idempotency_records r set state = 'done', status = 202, body = p_accepted
        where r.account_id = p_account and r.key = p_idem_key;
