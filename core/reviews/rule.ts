@@ -21,28 +21,72 @@ export interface Graded {
   evidence: { page: number | null; quote: string } | null
 }
 
-const isGraded = (v: unknown): v is { grounded: boolean; confidence: number; evidence: Graded['evidence'] } =>
-  !!v && typeof v === 'object' && typeof (v as Graded).grounded === 'boolean' && typeof (v as Graded).confidence === 'number'
-
 const pointer = (parts: ReadonlyArray<string | number>) =>
   parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')
 
-/** Every value of a result that carries evidence, in the order of the result. */
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * One value's evidence as the rule reads it. Anything but the shape code writes (a boolean `grounded`, a
+ * `confidence` in 0..1, `evidence` null or a quote; grounded only with a quote) is unreadable: no evidence and
+ * confidence 0, so every mode sends it to a person rather than trust it.
+ */
+function grade(path: string, g: unknown): Graded {
+  const o = isObject(g) ? g : {}
+  const e = o.evidence
+  const evidence = isObject(e) && typeof e.quote === 'string' ? { page: typeof e.page === 'number' ? e.page : null, quote: e.quote } : null
+  const c = o.confidence
+  const readable =
+    typeof o.grounded === 'boolean' &&
+    typeof c === 'number' &&
+    c >= 0 &&
+    c <= 1 &&
+    (e === null || e === undefined || evidence !== null) &&
+    (!o.grounded || evidence !== null)
+  return readable
+    ? { path, grounded: o.grounded as boolean, confidence: c, evidence }
+    : { path, grounded: false, confidence: 0, evidence: null }
+}
+
+/** A place in the result being walked: its value, and how it was reached (the pointer is made only when graded). */
+interface Place {
+  value: unknown
+  parent: Place | null
+  key: string | number
+  /** The top-level `grounding`, whose entries are graded by field name. */
+  groundings?: true
+}
+
+const pathOf = (p: Place): Array<string | number> => {
+  const parts: Array<string | number> = []
+  for (let at: Place | null = p; at?.parent; at = at.parent) parts.push(at.key)
+  return parts.reverse()
+}
+
+/**
+ * Every value of a result that carries evidence, in the order of the result: each entry of the top-level
+ * `grounding`, and each object below the top that has `grounded`. Walked without recursion, so a result of any
+ * depth is read.
+ */
 export function gradedValues(result: object): Graded[] {
   const out: Graded[] = []
-  const grade = (path: string, g: { grounded: boolean; confidence: number; evidence: Graded['evidence'] }) =>
-    out.push({ path, grounded: g.grounded, confidence: g.confidence, evidence: g.evidence ?? null })
-  const walk = (value: unknown, at: Array<string | number>) => {
-    if (Array.isArray(value)) return value.forEach((v, i) => walk(v, [...at, i]))
-    if (!value || typeof value !== 'object') return
-    if (at.length > 0 && isGraded(value)) grade(pointer(at), value)
-    for (const [k, v] of Object.entries(value)) {
-      if (at.length === 0 && k === 'grounding') {
-        for (const [field, g] of Object.entries(v as object)) if (isGraded(g)) grade(pointer(field.split('.')), g)
-      } else if (v && typeof v === 'object') walk(v, [...at, k])
+  const stack: Place[] = [{ value: result, parent: null, key: '' }]
+  while (stack.length) {
+    const place = stack.pop()!
+    const { value } = place
+    if (place.groundings) {
+      if (isObject(value)) for (const [field, g] of Object.entries(value)) out.push(grade(pointer(field.split('.')), g))
+      continue
+    }
+    if (!value || typeof value !== 'object') continue
+    const top = place.parent === null
+    if (!top && !Array.isArray(value) && 'grounded' in value) out.push(grade(pointer(pathOf(place)), value))
+    const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, v] = entries[i]!
+      stack.push({ value: v, parent: place, key, ...(top && key === 'grounding' ? { groundings: true as const } : {}) })
     }
   }
-  walk(result, [])
   return out
 }
 
