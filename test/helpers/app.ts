@@ -44,7 +44,8 @@ export interface TestAppOptions {
   databaseUrl?: string
   /**
    * Let call() use the result cache (test/cache). By default each capability call sends `Service-Cache: no-store`
-   * (unless the test sends the header itself), so a test that repeats a call with another model answer gets it.
+   * (unless the test sends the header itself), so a test that repeats a call with another model answer gets it
+   * (README.md: why this stays the default).
    */
   resultCache?: boolean
 }
