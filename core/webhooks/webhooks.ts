@@ -6,7 +6,6 @@
 import { ulid } from 'ulid'
 import { createHmac } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
-import { WEBHOOK_SECRET_COLUMNS } from '../accounts/accounts.ts'
 import { type KeyMode } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
@@ -18,6 +17,12 @@ import { UUID } from '../validation.ts'
 import type { Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
+
+/** The columns of an account's signing secret of each mode: a test key's deliveries never use the live one. */
+export const WEBHOOK_SECRET_COLUMNS = {
+  live: { secret: 'webhook_secret', previous: 'previous_webhook_secret', rotatedAt: 'webhook_secret_rotated_at' },
+  test: { secret: 'test_webhook_secret', previous: 'previous_test_webhook_secret', rotatedAt: 'test_webhook_secret_rotated_at' },
+} as const satisfies Record<KeyMode, { secret: string; previous: string; rotatedAt: string }>
 
 /**
  * The account's signing secrets as rows (mode, secret, previous, rotated_at) of the accounts row `a`, to join on a
