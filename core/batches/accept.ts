@@ -211,8 +211,9 @@ async function priceItems(
 }
 
 /**
- * Yields to the event loop once ACCEPT_SLICE_MS of work has run since the last yield: checking 10,000 items takes
- * seconds of CPU, which would otherwise stop every other request of the process (health checks included) as long.
+ * Yields to the event loop once ACCEPT_SLICE_MS have passed since the last yield: checking 10,000 items takes up
+ * to seconds on a loaded host, which would otherwise stop every other request of the process (health checks
+ * included) as long.
  */
 function slicer(): () => Promise<void> {
   let since = performance.now()

@@ -1,8 +1,10 @@
 // Batch items wait in the jobs table (queued, not dispatched) and are handed to graphile-worker a bounded
 // number at a time (FEED below): each account up to BATCH_ACCOUNT_CONCURRENCY items in flight, all accounts up to
-// BATCH_CONCURRENCY, round robin across accounts, window `24h` behind async jobs in graphile-worker's priority. So a 10,000-item batch never fills the queue ahead of anyone's async jobs nor of
-// another account's batch. The feeder runs after acceptance, after each item ends (the item's task), and on
-// every worker's timer, so a process killed between an ending and its feed delays nothing for long.
+// BATCH_CONCURRENCY, round robin across accounts, window `24h` behind async jobs in graphile-worker's priority, and
+// the whole lane at BATCH_ITEMS_PER_SECOND (each item's run_at is its slot). So a 10,000-item batch never fills the
+// queue ahead of anyone's async jobs nor of another account's batch, and its CPU per second is bounded. The feeder
+// runs after acceptance, after each item ends (the item's task), and on every worker's timer, so a process killed
+// between an ending and its feed delays nothing for long.
 import type { JobHelpers } from 'graphile-worker'
 import { runCapabilityTask } from '../jobs/run-task.ts'
 import type { Services } from '../services.ts'
