@@ -140,6 +140,8 @@ export interface BatchSettings {
   accountConcurrency: number
   /** BATCH_CONCURRENCY: all accounts' batch items handed to the workers at once. */
   concurrency: number
+  /** BATCH_ITEMS_PER_SECOND: the pace of the whole lane, all accounts' items started per second (above 0). */
+  itemsPerSecond: number
 }
 
 /** A worker process's jobs and liveness (core/worker.ts, core/jobs/liveness.ts; docs/deploy.md). */
@@ -401,6 +403,7 @@ function batchSettings(env: NodeJS.ProcessEnv): BatchSettings {
     discountPercent: int('BATCH_DISCOUNT_PERCENT', env.BATCH_DISCOUNT_PERCENT) ?? d.discountPercent,
     accountConcurrency: int('BATCH_ACCOUNT_CONCURRENCY', env.BATCH_ACCOUNT_CONCURRENCY) ?? d.accountConcurrency,
     concurrency: int('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY) ?? d.concurrency,
+    itemsPerSecond: positive('BATCH_ITEMS_PER_SECOND', env.BATCH_ITEMS_PER_SECOND) ?? d.itemsPerSecond,
   }
   if (b.discountPercent > 99) throw new BootRefusal('BATCH_DISCOUNT_PERCENT must be 0 to 99')
   if (b.accountConcurrency < 1 || b.concurrency < 1)

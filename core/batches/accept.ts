@@ -26,7 +26,7 @@ import { holdBatch } from '../wallet/jobs.ts'
 import { quote as quoteSpend } from '../wallet/wallet.ts'
 import { batchesCompleted } from './completed.ts'
 import { feedBatches } from './feed.ts'
-import { BATCH_DEADLINE_HOURS, QUOTE_CONCURRENCY } from './limits.ts'
+import { ACCEPT_SLICE_MS, BATCH_DEADLINE_HOURS, BATCH_REQUESTS_PER_MINUTE, QUOTE_CONCURRENCY } from './limits.ts'
 import { BatchAccepted, batchIdOf, BatchQuote, BatchRequest } from './view.ts'
 
 const readBatch = inputReader(BatchRequest, 'body')
@@ -41,7 +41,17 @@ interface PricedItem {
 
 export function acceptBatchRoute(services: Services) {
   const readBody = jsonBodyReader(services.config.bodyLimitBytes)
+  const perMinute = services.config.rateLimits.batches ?? BATCH_REQUESTS_PER_MINUTE
   return async (ctx: Context, caller: Caller): Promise<void> => {
+    // Before the body is read: a refused request costs no validation (a dry run of 10,000 items is free).
+    const limit = await services.limiter.consume('batches', caller.accountId, perMinute)
+    if (!limit.allowed)
+      throw new ApiError(
+        'rate_limited',
+        `Rate limit of ${limit.limit} batch requests per minute reached for this account (dry runs included); retry in ${limit.resetSeconds} s.`,
+        undefined,
+        { 'Retry-After': String(limit.resetSeconds) },
+      )
     const body = await readBody(ctx, readBatch)
     const key = idempotencyKey(ctx)
     const mode = dryRunMode(ctx)
@@ -134,7 +144,9 @@ async function priceItems(
   const problems: ErrorDetail[] = []
   const seen = new Map<string, number>()
   const inputs: Array<Record<string, unknown> | null> = []
+  const slice = slicer()
   for (const [i, item] of body.items.entries()) {
+    await slice()
     const at = `/items/${i}`
     const first = seen.get(item.customId)
     if (first !== undefined) problems.push({ path: `${at}/customId`, message: `the same customId as /items/${first}` })
@@ -161,6 +173,7 @@ async function priceItems(
   let next = 0
   const quoteNext = async (): Promise<void> => {
     for (let i = next++; i < inputs.length; i = next++) {
+      await slice()
       const input = inputs[i]
       if (!input) continue
       try {
@@ -199,6 +212,29 @@ async function priceItems(
 
 /** Window `24h`: each item's price less the discount, rounded up to whole credits (never below 1). */
 const discounted = (credits: number, discountPercent: number): number => Math.max(1, Math.ceil((credits * (100 - discountPercent)) / 100))
+
+/**
+ * Yields to the event loop once ACCEPT_SLICE_MS have passed since the last yield: checking 10,000 items takes up
+ * to seconds on a loaded host, which would otherwise stop every other request of the process (health checks
+ * included) as long.
+ */
+function slicer(): () => Promise<void> {
+  let since = performance.now()
+  // One pause for all the item loops that share the slicer: each would otherwise run its own slice after it.
+  let pause: Promise<void> | null = null
+  return () => {
+    if (pause) return pause
+    if (performance.now() - since < ACCEPT_SLICE_MS) return Promise.resolve()
+    pause = new Promise((resolve) =>
+      setImmediate(() => {
+        pause = null
+        since = performance.now()
+        resolve()
+      }),
+    )
+    return pause
+  }
+}
 
 const itemOf = (path: string) => Number(/^\/items\/(\d+)/.exec(path)?.[1] ?? -1)
 

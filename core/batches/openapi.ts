@@ -34,7 +34,8 @@ export const BATCH_ROUTES: KernelRoute[] = [
     description:
       'Every item is validated and priced at acceptance as its call would be (documents read, price by size); any invalid item is one 400 naming each `/items/<i>/…`, and nothing is held. ' +
       'Acceptance holds the sum of the items’ prices (402 when the credits available do not cover it; the key’s spend cap counts it); each item is charged its price when it succeeds and costs nothing when it fails, and the hold shrinks as items end. ' +
-      'Window `24h` costs BATCH_DISCOUNT_PERCENT (default 20 %) less per item, rounded up to whole credits. Items run as async jobs, a share per account at a time, so a batch never holds up live or async calls. ' +
+      'Window `24h` costs BATCH_DISCOUNT_PERCENT (default 20 %) less per item, rounded up to whole credits. Items run as async jobs, a share per account at a time and all accounts’ items at most BATCH_ITEMS_PER_SECOND (default 40) a second, so a batch never holds up live or async calls. ' +
+      'At most 10 requests a minute per account by default (RATE_LIMITS key `batches`), dry runs included (429 `rate_limited`). ' +
       'Service-Dry-Run: 1 answers 200 with the quote. Idempotency-Key replays the 202. A test key’s items answer the endpoint’s example at once, free. Items not ended 24 hours after acceptance end `expired`, free.',
     tag: 'batches',
     authenticated: true,

@@ -156,7 +156,8 @@ export async function benchBatches(b: BatchesBench): Promise<string[]> {
   const f = (n: number) => n.toFixed(1)
   return [
     '',
-    `Two worker processes (WORKER_CONCURRENCY 64 each), BATCH_ACCOUNT_CONCURRENCY ${process.env.BATCH_ACCOUNT_CONCURRENCY ?? 16}, BATCH_CONCURRENCY ${process.env.BATCH_CONCURRENCY ?? 48}; the fake model over HTTP.`,
+    `Two worker processes (WORKER_CONCURRENCY 64 each), BATCH_ACCOUNT_CONCURRENCY ${process.env.BATCH_ACCOUNT_CONCURRENCY ?? 16}, BATCH_CONCURRENCY ${process.env.BATCH_CONCURRENCY ?? 48}, ` +
+      `BATCH_ITEMS_PER_SECOND ${process.env.BATCH_ITEMS_PER_SECOND ?? 40}; the fake model over HTTP.`,
     '',
     '| figure | alone | beside a 10,000-item batch | ratio |',
     '|---|---:|---:|---:|',
