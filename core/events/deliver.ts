@@ -20,27 +20,33 @@ interface PendingDelivery {
   livemode: boolean
   data: Parameters<typeof eventPayload>[0]['data']
   created_at: Date
+  /** exact, to the microsecond (a Date keeps milliseconds) */
+  event_created_at: string
 }
 
 export function deliverEventTask(services: Services) {
   const { db } = services
   return async (payload: unknown): Promise<void> => {
-    const { deliveryId, attempt } = payload as { deliveryId: number; attempt: number }
+    // eventCreatedAt names the delivery's partition (jobs queued before migration 0029 lack it: every partition is read).
+    const { deliveryId, eventCreatedAt, attempt } = payload as { deliveryId: number; eventCreatedAt?: string; attempt: number }
     const [d] = await db.sql<PendingDelivery>(
       `select e.id as endpoint_id, e.url, e.enabled, e.secret,
               case when e.secret_rotated_at > ?::timestamptz - make_interval(hours => ?) then e.previous_secret end as previous_secret,
-              ev.id, ev.seq, ev.type, ev.livemode, ev.data, ev.created_at
-         from event_deliveries d join events ev on ev.id = d.event_id left join webhook_endpoints e on e.id = d.endpoint_id
-        where d.id = ? and d.status = 'pending'`,
-      [services.now(), ROTATION_OVERLAP_HOURS, deliveryId],
+              ev.id, ev.seq, ev.type, ev.livemode, ev.data, ev.created_at, d.event_created_at::text as event_created_at
+         from event_deliveries d join events ev on ev.id = d.event_id and ev.created_at = d.event_created_at
+         left join webhook_endpoints e on e.id = d.endpoint_id
+        where d.id = ? and d.status = 'pending' ${eventCreatedAt ? 'and d.event_created_at = ?' : ''}`,
+      [services.now(), ROTATION_OVERLAP_HOURS, deliveryId, ...(eventCreatedAt ? [eventCreatedAt] : [])],
     )
     if (!d) return
+    const delivery: DeliveryKey = { id: deliveryId, eventCreatedAt: d.event_created_at }
     if (!d.endpoint_id || !d.enabled || !d.url || !d.secret) {
       const reason = d.endpoint_id ? 'The endpoint was disabled before this attempt.' : 'The endpoint was deleted before this attempt.'
-      await db.sql(`update event_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ?`, [
+      await db.sql(`update event_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ? and event_created_at = ?`, [
         reason,
         services.now(),
-        deliveryId,
+        delivery.id,
+        delivery.eventCreatedAt,
       ])
       return
     }
@@ -51,7 +57,7 @@ export function deliverEventTask(services: Services) {
       if (!(e instanceof SecretUnreadable)) throw e
       // Retrying cannot help until the secret is rotated: failed, with the reason, never left pending.
       const reason = `cannot sign: ${e.message}; rotate the endpoint's secret.`
-      await record(services, deliveryId, attempt, { started: services.now(), statusCode: null, error: reason, durationMs: 0 }, null, null)
+      await record(services, delivery, attempt, { started: services.now(), statusCode: null, error: reason, durationMs: 0 }, null, null)
       return
     }
     const body = eventPayload(d)
@@ -61,7 +67,7 @@ export function deliverEventTask(services: Services) {
     }))
     await record(
       services,
-      deliveryId,
+      delivery,
       attempt,
       sent,
       sent.error === null ? null : nextAttemptAt(services.config, attempt, services.now()),
@@ -70,19 +76,28 @@ export function deliverEventTask(services: Services) {
   }
 }
 
-async function record(services: Services, deliveryId: number, attempt: number, sent: SentAttempt, next: Date | null, url: string | null) {
+/** A delivery and its partition's time (its event's created_at). */
+interface DeliveryKey {
+  id: number
+  eventCreatedAt: string
+}
+
+async function record(
+  services: Services,
+  delivery: DeliveryKey,
+  attempt: number,
+  sent: SentAttempt,
+  next: Date | null,
+  url: string | null,
+) {
   await services.db.tx(async (q) => {
-    await q.sql(`insert into event_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
-      deliveryId,
-      attempt,
-      sent.started,
-      sent.statusCode,
-      sent.error,
-      sent.durationMs,
-    ])
+    await q.sql(
+      `insert into event_attempts (delivery_id, event_created_at, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?, ?)`,
+      [delivery.id, delivery.eventCreatedAt, attempt, sent.started, sent.statusCode, sent.error, sent.durationMs],
+    )
     await q.sql(
       `update event_deliveries set attempts = ?, status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-              url = coalesce(?, url), updated_at = ? where id = ?`,
+              url = coalesce(?, url), updated_at = ? where id = ? and event_created_at = ?`,
       [
         attempt,
         sent.error === null ? 'delivered' : next ? 'pending' : 'failed',
@@ -91,13 +106,15 @@ async function record(services: Services, deliveryId: number, attempt: number, s
         next,
         url,
         services.now(),
-        deliveryId,
+        delivery.id,
+        delivery.eventCreatedAt,
       ],
     )
     if (next)
       await q.sql(
-        `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::bigint, 'attempt', ?::int), run_at => ?::timestamptz, max_attempts => 1)`,
-        [DELIVER_EVENT_TASK, deliveryId, attempt + 1, next],
+        `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::bigint, 'eventCreatedAt', ?::timestamptz, 'attempt', ?::int),
+                                        run_at => ?::timestamptz, max_attempts => 1)`,
+        [DELIVER_EVENT_TASK, delivery.id, delivery.eventCreatedAt, attempt + 1, next],
       )
   })
 }

@@ -30,6 +30,10 @@ export const PARTITIONED_TABLES: readonly PartitionedTable[] = [
     retentionDays: (c) => Math.max(AUDIT_RETENTION_DAYS, c.auditLogRetentionDays),
     appendOnly: true,
   },
+  // An event's deliveries and attempts carry its created_at (migration 0029): the three go the same day.
+  { table: 'events', timeColumn: 'created_at', width: 'day', retentionDays: (c) => c.eventsRetentionDays },
+  { table: 'event_deliveries', timeColumn: 'event_created_at', width: 'day', retentionDays: (c) => c.eventsRetentionDays },
+  { table: 'event_attempts', timeColumn: 'event_created_at', width: 'day', retentionDays: (c) => c.eventsRetentionDays },
 ]
 
 /** Partitions maintenance keeps ready beyond the current period. */
