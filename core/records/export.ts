@@ -81,8 +81,8 @@ export async function* ledgerExport(
         order by ledger.created_at, ledger.id limit ${PAGE}`,
       [accountId, after.at, after.id, window.to],
     )
-    // The first page starts at `from` itself: (from, 0) is before every row of that instant. A page is one chunk:
-    // a string per line would be thousands of small writes, each buffered by the socket before the next drain.
+    // The first page starts at `from` itself: (from, 0) is before every row of that instant. A page is one chunk
+    // (one write to the socket, not a thousand), and the next page is read when the stream asks for more.
     let chunk = ''
     for (const r of rows) {
       const rec = record(r, columns)
