@@ -178,8 +178,7 @@ create table event_attempts (
   status_code integer,
   error text,
   duration_ms integer not null,
-  event_created_at timestamp with time zone not null,
-  constraint event_attempts_pkey PRIMARY KEY (id, event_created_at)
+  constraint event_attempts_pkey PRIMARY KEY (id, at)
 );
 
 create table event_attempts_default (
@@ -190,8 +189,7 @@ create table event_attempts_default (
   status_code integer,
   error text,
   duration_ms integer not null,
-  event_created_at timestamp with time zone not null,
-  constraint event_attempts_default_pkey PRIMARY KEY (id, event_created_at)
+  constraint event_attempts_default_pkey PRIMARY KEY (id, at)
 );
 
 create table event_attempts_legacy (
@@ -202,8 +200,7 @@ create table event_attempts_legacy (
   status_code integer,
   error text,
   duration_ms integer not null,
-  event_created_at timestamp with time zone not null,
-  constraint event_attempts_legacy_pkey PRIMARY KEY (id, event_created_at)
+  constraint event_attempts_legacy_pkey PRIMARY KEY (id, at)
 );
 
 create table event_deliveries (

@@ -91,10 +91,14 @@ async function record(
   url: string | null,
 ) {
   await services.db.tx(async (q) => {
-    await q.sql(
-      `insert into event_attempts (delivery_id, event_created_at, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?, ?)`,
-      [delivery.id, delivery.eventCreatedAt, attempt, sent.started, sent.statusCode, sent.error, sent.durationMs],
-    )
+    await q.sql(`insert into event_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
+      delivery.id,
+      attempt,
+      sent.started,
+      sent.statusCode,
+      sent.error,
+      sent.durationMs,
+    ])
     await q.sql(
       `update event_deliveries set attempts = ?, status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
               url = coalesce(?, url), updated_at = ? where id = ? and event_created_at = ?`,

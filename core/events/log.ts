@@ -129,7 +129,7 @@ export async function getEvent(db: Query, reader: Reader, id: string): Promise<S
     `select d.*, coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error,
                                                     'durationMs', a.duration_ms) order by a.attempt, a.id) filter (where a.id is not null), '[]') as log
        from event_deliveries d
-       left join event_attempts a on a.delivery_id = d.id and a.event_created_at = d.event_created_at
+       left join event_attempts a on a.delivery_id = d.id
       where d.event_id = ? and d.event_created_at = ? group by d.id, d.event_created_at order by d.id`,
     [id, event.at],
   )

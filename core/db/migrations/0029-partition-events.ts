@@ -2,14 +2,15 @@
 // attempts, each dropped a whole day at a time past EVENTS_RETENTION_DAYS instead of DELETE-d row by row.
 //
 // A partitioned table's primary key must hold its time column, so no foreign key can point at events(id) or
-// event_deliveries(id) alone any more. Deliveries and attempts carry their event's created_at instead and are
-// partitioned by it: an event, its deliveries (a resend weeks later included) and their attempts share one day's
-// partitions and go together. The two foreign keys that cascaded the deletes are dropped: the rows that referenced
-// them are written only by queue_event_deliveries and deliver_event, which read the event first, and retention drops
-// the same day of the three tables (test/records/events-partitions.test.ts holds both).
+// event_deliveries(id) alone any more. Deliveries carry their event's created_at instead and are partitioned by it:
+// an event and its deliveries (a resend weeks later included) share one day's partitions and go together. Attempts
+// are partitioned by their own time (at), which is never before their event's: they go the same day as their event
+// or later, never earlier. The two foreign keys that cascaded the deletes are dropped: deliveries are written only
+// by queue_event_deliveries and attempts only by deliver_event, each reading the row it points at first
+// (test/records/events-partitions.test.ts).
 //
-// On a database holding events the two UPDATEs rewrite the deliveries and attempts once (they are tables of
-// thousands of rows a day, not of millions); the events keep their file, attached as events_legacy.
+// On a database holding events the UPDATE rewrites the deliveries once (a table of thousands of rows a day, not of
+// millions); the events and attempts keep their files, attached as <table>_legacy.
 import { Migration } from '@mikro-orm/migrations'
 
 const PARTITION_EVENTS = `
@@ -19,13 +20,10 @@ alter table event_attempts drop constraint event_attempts_delivery_id_fkey;
 alter table event_deliveries add column event_created_at timestamptz;
 update event_deliveries d set event_created_at = e.created_at from events e where e.id = d.event_id;
 alter table event_deliveries alter column event_created_at set not null;
-alter table event_attempts add column event_created_at timestamptz;
-update event_attempts a set event_created_at = d.event_created_at from event_deliveries d where d.id = a.delivery_id;
-alter table event_attempts alter column event_created_at set not null;
 
 select partition_by_range('events', 'created_at', 'day');
 select partition_by_range('event_deliveries', 'event_created_at', 'day');
-select partition_by_range('event_attempts', 'event_created_at', 'day');
+select partition_by_range('event_attempts', 'at', 'day');
 
 -- The deliveries carry the event's time, and so does their job: deliver_event finds its delivery in one partition.
 create or replace function queue_event_deliveries(p_event text, p_endpoint text, p_now timestamptz) returns integer
