@@ -123,6 +123,8 @@ export interface Config {
   modelRequestsRetentionDays: number
   /** AUDIT_LOG_RETENTION_DAYS: how long audit entries are kept; never under 400 days. */
   auditLogRetentionDays: number
+  /** EVENTS_RETENTION_DAYS: how long account events, their deliveries and attempts are kept. */
+  eventsRetentionDays: number
   documents: DocumentLimits
   /** MIGRATE_ON_BOOT=false: the process waits for migrations applied by `--migrate` instead of applying them. */
   migrateOnBoot: boolean
@@ -389,6 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelRequestsRetentionDays:
       int('MODEL_REQUESTS_RETENTION_DAYS', env.MODEL_REQUESTS_RETENTION_DAYS) ?? defaults.modelRequestsRetentionDays,
     auditLogRetentionDays: auditRetention(env.AUDIT_LOG_RETENTION_DAYS),
+    eventsRetentionDays: int('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS) ?? defaults.eventsRetentionDays,
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',

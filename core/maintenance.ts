@@ -1,14 +1,14 @@
 // The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
-// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, events,
-// cached results and completed reviews past their retention, and the time-partitioned records (request log, usage
-// events, model requests, audit log): partitions made ahead, those past their retention dropped.
+// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, cached
+// results and completed reviews past their retention, and the time-partitioned records (request log, usage events,
+// model requests, audit log, account events with their deliveries): partitions made ahead, those past their
+// retention dropped.
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
 import { feedBatches } from './batches/feed.ts'
 import { removeOldBatches } from './batches/retention.ts'
 import { pruneResultCache } from './cache/store.ts'
 import { removeExpiredSignIns } from './dashboard/session.ts'
-import { pruneEvents } from './events/log.ts'
 import { strictRouter } from './http/routing.ts'
 import { removeExpiredIdempotencyRecords } from './idempotency/idempotency.ts'
 import { pruneReviews } from './reviews/queue.ts'
@@ -30,7 +30,6 @@ export interface MaintenanceReport extends StaleJobsReport {
   idempotencyRecordsRemoved: number
   plansRenewed: number
   signInRowsRemoved: number
-  eventsRemoved: number
   /** Result cache entries past RESULT_CACHE_TTL_HOURS. */
   cachedResultsRemoved: number
   /** Completed reviews past their 30 days (C21). */
@@ -49,7 +48,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
   const signInRowsRemoved = await removeExpiredSignIns(services.db, now)
-  const eventsRemoved = await pruneEvents(services.db, now)
   const cachedResultsRemoved = await pruneResultCache(services.db, now)
   const reviewsRemoved = await pruneReviews(services.db, now)
   const records = await maintainPartitions(services.db, PARTITIONED_TABLES, now, services.config)
@@ -62,7 +60,6 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     idempotencyRecordsRemoved,
     plansRenewed,
     signInRowsRemoved,
-    eventsRemoved,
     cachedResultsRemoved,
     reviewsRemoved,
     records,

@@ -171,19 +171,40 @@ create table dashboard_sessions (
 );
 
 create table event_attempts (
-  id bigint not null,
+  id bigint not null default nextval('event_attempts_id_seq'::regclass),
   delivery_id bigint not null,
   attempt integer not null,
   at timestamp with time zone not null,
   status_code integer,
   error text,
   duration_ms integer not null,
-  constraint event_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES event_deliveries(id) ON DELETE CASCADE,
-  constraint event_attempts_pkey PRIMARY KEY (id)
+  constraint event_attempts_pkey PRIMARY KEY (id, at)
+);
+
+create table event_attempts_default (
+  id bigint not null default nextval('event_attempts_id_seq'::regclass),
+  delivery_id bigint not null,
+  attempt integer not null,
+  at timestamp with time zone not null,
+  status_code integer,
+  error text,
+  duration_ms integer not null,
+  constraint event_attempts_default_pkey PRIMARY KEY (id, at)
+);
+
+create table event_attempts_legacy (
+  id bigint not null default nextval('event_attempts_id_seq'::regclass),
+  delivery_id bigint not null,
+  attempt integer not null,
+  at timestamp with time zone not null,
+  status_code integer,
+  error text,
+  duration_ms integer not null,
+  constraint event_attempts_legacy_pkey PRIMARY KEY (id, at)
 );
 
 create table event_deliveries (
-  id bigint not null,
+  id bigint not null default nextval('event_deliveries_id_seq'::regclass),
   event_id text not null,
   endpoint_id text,
   url text,
@@ -195,22 +216,84 @@ create table event_deliveries (
   next_attempt_at timestamp with time zone,
   created_at timestamp with time zone not null,
   updated_at timestamp with time zone not null,
+  event_created_at timestamp with time zone not null,
   constraint event_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE SET NULL,
-  constraint event_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES events(id) ON DELETE CASCADE,
-  constraint event_deliveries_pkey PRIMARY KEY (id),
+  constraint event_deliveries_pkey PRIMARY KEY (id, event_created_at),
+  constraint event_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
+);
+
+create table event_deliveries_default (
+  id bigint not null default nextval('event_deliveries_id_seq'::regclass),
+  event_id text not null,
+  endpoint_id text,
+  url text,
+  status text not null,
+  reason text,
+  attempts integer not null default 0,
+  last_status_code integer,
+  last_error text,
+  next_attempt_at timestamp with time zone,
+  created_at timestamp with time zone not null,
+  updated_at timestamp with time zone not null,
+  event_created_at timestamp with time zone not null,
+  constraint event_deliveries_default_pkey PRIMARY KEY (id, event_created_at),
+  constraint event_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE SET NULL,
+  constraint event_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
+);
+
+create table event_deliveries_legacy (
+  id bigint not null default nextval('event_deliveries_id_seq'::regclass),
+  event_id text not null,
+  endpoint_id text,
+  url text,
+  status text not null,
+  reason text,
+  attempts integer not null default 0,
+  last_status_code integer,
+  last_error text,
+  next_attempt_at timestamp with time zone,
+  created_at timestamp with time zone not null,
+  updated_at timestamp with time zone not null,
+  event_created_at timestamp with time zone not null,
+  constraint event_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE SET NULL,
+  constraint event_deliveries_legacy_pkey PRIMARY KEY (id, event_created_at),
   constraint event_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text, 'skipped'::text])))
 );
 
 create table events (
   id text not null,
-  seq bigint not null,
+  seq bigint not null default nextval('events_seq_seq'::regclass),
   account_id uuid not null,
   type text not null,
   livemode boolean not null,
   data jsonb not null,
   created_at timestamp with time zone not null,
   constraint events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
-  constraint events_pkey PRIMARY KEY (id)
+  constraint events_pkey PRIMARY KEY (id, created_at)
+);
+
+create table events_default (
+  id text not null,
+  seq bigint not null default nextval('events_seq_seq'::regclass),
+  account_id uuid not null,
+  type text not null,
+  livemode boolean not null,
+  data jsonb not null,
+  created_at timestamp with time zone not null,
+  constraint events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint events_default_pkey PRIMARY KEY (id, created_at)
+);
+
+create table events_legacy (
+  id text not null,
+  seq bigint not null default nextval('events_seq_seq'::regclass),
+  account_id uuid not null,
+  type text not null,
+  livemode boolean not null,
+  data jsonb not null,
+  created_at timestamp with time zone not null,
+  constraint events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint events_legacy_pkey PRIMARY KEY (id, created_at)
 );
 
 create table holds (
@@ -742,10 +825,18 @@ CREATE INDEX batches_account_list ON public.batches USING btree (account_id, mod
 CREATE INDEX batches_open ON public.batches USING btree (account_id) WHERE (status = 'queued'::text);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
 CREATE INDEX dashboard_sessions_member ON public.dashboard_sessions USING btree (member_id);
-CREATE INDEX event_attempts_delivery ON public.event_attempts USING btree (delivery_id);
-CREATE INDEX event_deliveries_event ON public.event_deliveries USING btree (event_id);
-CREATE INDEX events_account ON public.events USING btree (account_id, livemode, seq DESC);
-CREATE INDEX events_created ON public.events USING btree (created_at);
+CREATE INDEX event_attempts_delivery ON ONLY public.event_attempts USING btree (delivery_id);
+CREATE INDEX event_attempts_default_delivery_id_idx ON public.event_attempts_default USING btree (delivery_id);
+CREATE INDEX event_attempts_delivery_legacy ON public.event_attempts_legacy USING btree (delivery_id);
+CREATE INDEX event_deliveries_event ON ONLY public.event_deliveries USING btree (event_id);
+CREATE INDEX event_deliveries_default_event_id_idx ON public.event_deliveries_default USING btree (event_id);
+CREATE INDEX event_deliveries_event_legacy ON public.event_deliveries_legacy USING btree (event_id);
+CREATE INDEX events_account ON ONLY public.events USING btree (account_id, livemode, seq DESC);
+CREATE INDEX events_created ON ONLY public.events USING btree (created_at);
+CREATE INDEX events_default_account_id_livemode_seq_idx ON public.events_default USING btree (account_id, livemode, seq DESC);
+CREATE INDEX events_default_created_at_idx ON public.events_default USING btree (created_at);
+CREATE INDEX events_account_legacy ON public.events_legacy USING btree (account_id, livemode, seq DESC);
+CREATE INDEX events_created_legacy ON public.events_legacy USING btree (created_at);
 CREATE INDEX holds_open ON public.holds USING btree (expires_at) WHERE (state = 'open'::text);
 CREATE INDEX idempotency_records_created ON public.idempotency_records USING btree (created_at);
 CREATE INDEX invitations_account ON public.invitations USING btree (account_id, created_at DESC);
@@ -1245,8 +1336,8 @@ declare
 begin
   select * into v_event from events where id = p_event;
   with d as (
-    insert into event_deliveries (event_id, endpoint_id, url, status, created_at, updated_at)
-    select v_event.id, e.id, e.url, 'pending', p_now, p_now from webhook_endpoints e
+    insert into event_deliveries (event_id, event_created_at, endpoint_id, url, status, created_at, updated_at)
+    select v_event.id, v_event.created_at, e.id, e.url, 'pending', p_now, p_now from webhook_endpoints e
      where e.account_id = v_event.account_id
        and (case when p_endpoint is null
               then e.enabled and (e.events is null or exists (
@@ -1254,11 +1345,13 @@ begin
               else e.id = p_endpoint end)
     returning id
   )
-  select count(*), count(graphile_worker.add_job('deliver_event', json_build_object('deliveryId', d.id, 'attempt', 1), max_attempts => 1))
+  select count(*), count(graphile_worker.add_job('deliver_event',
+                           json_build_object('deliveryId', d.id, 'eventCreatedAt', v_event.created_at, 'attempt', 1), max_attempts => 1))
     into v_count from d;
   if v_count = 0 then
-    insert into event_deliveries (event_id, status, reason, created_at, updated_at)
-    values (v_event.id, 'skipped', 'No enabled webhook endpoint of the account subscribes to ' || v_event.type || '.', p_now, p_now);
+    insert into event_deliveries (event_id, event_created_at, status, reason, created_at, updated_at)
+    values (v_event.id, v_event.created_at, 'skipped', 'No enabled webhook endpoint of the account subscribes to ' || v_event.type || '.',
+            p_now, p_now);
   end if;
   return v_count;
 end $function$;

@@ -28,27 +28,33 @@ interface PendingDelivery {
   livemode: boolean
   data: Parameters<typeof eventPayload>[0]['data']
   created_at: Date
+  /** exact, to the microsecond (a Date keeps milliseconds) */
+  event_created_at: string
 }
 
 export function deliverEventTask(services: Services) {
   const { db } = services
   return async (payload: unknown): Promise<void> => {
-    const { deliveryId, attempt } = payload as { deliveryId: number; attempt: number }
+    // eventCreatedAt names the delivery's partition (jobs queued before migration 0029 lack it: every partition is read).
+    const { deliveryId, eventCreatedAt, attempt } = payload as { deliveryId: number; eventCreatedAt?: string; attempt: number }
     const [d] = await db.sql<PendingDelivery>(
       `select e.id as endpoint_id, e.url, e.enabled, e.secret,
               case when e.secret_rotated_at > ?::timestamptz - make_interval(hours => ?) then e.previous_secret end as previous_secret,
-              ev.id, ev.seq, ev.type, ev.livemode, ev.data, ev.created_at
-         from event_deliveries d join events ev on ev.id = d.event_id left join webhook_endpoints e on e.id = d.endpoint_id
-        where d.id = ? and d.status = 'pending'`,
-      [services.now(), ROTATION_OVERLAP_HOURS, deliveryId],
+              ev.id, ev.seq, ev.type, ev.livemode, ev.data, ev.created_at, d.event_created_at::text as event_created_at
+         from event_deliveries d join events ev on ev.id = d.event_id and ev.created_at = d.event_created_at
+         left join webhook_endpoints e on e.id = d.endpoint_id
+        where d.id = ? and d.status = 'pending' ${eventCreatedAt ? 'and d.event_created_at = ?' : ''}`,
+      [services.now(), ROTATION_OVERLAP_HOURS, deliveryId, ...(eventCreatedAt ? [eventCreatedAt] : [])],
     )
     if (!d) return
+    const delivery: DeliveryKey = { id: deliveryId, eventCreatedAt: d.event_created_at }
     if (!d.endpoint_id || !d.enabled || !d.url || !d.secret) {
       const reason = d.endpoint_id ? 'The endpoint was disabled before this attempt.' : 'The endpoint was deleted before this attempt.'
-      await db.sql(`update event_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ?`, [
+      await db.sql(`update event_deliveries set status = 'skipped', reason = ?, updated_at = ? where id = ? and event_created_at = ?`, [
         reason,
         services.now(),
-        deliveryId,
+        delivery.id,
+        delivery.eventCreatedAt,
       ])
       return
     }
@@ -59,7 +65,7 @@ export function deliverEventTask(services: Services) {
       if (!(e instanceof SecretUnreadable)) throw e
       // Retrying cannot help until the secret is rotated: failed, with the reason, never left pending.
       const reason = `cannot sign: ${e.message}; rotate the endpoint's secret.`
-      await record(services, deliveryId, attempt, { started: services.now(), statusCode: null, error: reason, durationMs: 0 }, null, null)
+      await record(services, delivery, attempt, { started: services.now(), statusCode: null, error: reason, durationMs: 0 }, null, null)
       return
     }
     const body = eventPayload(d)
@@ -69,7 +75,7 @@ export function deliverEventTask(services: Services) {
     }))
     await record(
       services,
-      deliveryId,
+      delivery,
       attempt,
       sent,
       sent.error === null ? null : nextAttemptAt(services.config, attempt, services.now()),
@@ -78,18 +84,32 @@ export function deliverEventTask(services: Services) {
   }
 }
 
-async function record(services: Services, deliveryId: number, attempt: number, sent: SentAttempt, next: Date | null, url: string | null) {
+/** A delivery and its partition's time (its event's created_at). */
+interface DeliveryKey {
+  id: number
+  eventCreatedAt: string
+}
+
+async function record(
+  services: Services,
+  delivery: DeliveryKey,
+  attempt: number,
+  sent: SentAttempt,
+  next: Date | null,
+  url: string | null,
+) {
   await services.db.tx(async (q) => {
-    await recordAttempt(q, 'event_attempts', deliveryId, attempt, sent)
+    await recordAttempt(q, 'event_attempts', delivery.id, attempt, sent)
     await q.sql(
       `update event_deliveries set attempts = ?, status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
-              url = coalesce(?, url), updated_at = ? where id = ?`,
-      [attempt, deliveryStatus(sent, next), sent.statusCode, sent.error, next, url, services.now(), deliveryId],
+              url = coalesce(?, url), updated_at = ? where id = ? and event_created_at = ?`,
+      [attempt, deliveryStatus(sent, next), sent.statusCode, sent.error, next, url, services.now(), delivery.id, delivery.eventCreatedAt],
     )
     if (next)
       await q.sql(
-        `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::bigint, 'attempt', ?::int), run_at => ?::timestamptz, max_attempts => 1)`,
-        [DELIVER_EVENT_TASK, deliveryId, attempt + 1, next],
+        `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::bigint, 'eventCreatedAt', ?::timestamptz, 'attempt', ?::int),
+                                        run_at => ?::timestamptz, max_attempts => 1)`,
+        [DELIVER_EVENT_TASK, delivery.id, delivery.eventCreatedAt, attempt + 1, next],
       )
   })
 }

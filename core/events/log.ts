@@ -1,14 +1,12 @@
-// The event log (C17): GET /v1/events (newest first), one event with its deliveries and their attempts, resend,
-// and the 30-day retention. A key sees the events of its own mode: a test key the test-mode ones only, a live
-// key the live ones.
+// The event log (C17): GET /v1/events (newest first), one event with its deliveries and their attempts, resend.
+// Retention is core/records' (day partitions, EVENTS_RETENTION_DAYS). A key sees the events of its own mode: a test
+// key the test-mode ones only, a live key the live ones.
 import { Type, type Static } from '@sinclair/typebox'
 import { audit, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { AttemptView } from '../webhooks/webhooks.ts'
 import { Event, EVENT_TYPE_NAMES, type EventBody } from './types.ts'
-
-export const EVENT_RETENTION_DAYS = 30
 
 export const EventsQuery = Type.Object(
   {
@@ -95,12 +93,12 @@ export async function listEvents(
   return { events: page.map(eventView), ...(rows.length > opts.limit ? { nextCursor: String(page.at(-1)!.seq) } : {}) }
 }
 
-async function findEvent(db: Query, reader: Reader, id: string): Promise<EventRow> {
-  const [row] = await db.sql<EventRow>(`select * from events where id = ? and account_id = ? and livemode = ?`, [
-    id,
-    reader.accountId,
-    reader.livemode,
-  ])
+/** The event, and its created_at exact to the microsecond (`at`): the key of its deliveries' partition. */
+async function findEvent(db: Query, reader: Reader, id: string): Promise<EventRow & { at: string }> {
+  const [row] = await db.sql<EventRow & { at: string }>(
+    `select *, created_at::text as at from events where id = ? and account_id = ? and livemode = ?`,
+    [id, reader.accountId, reader.livemode],
+  )
   if (!row) throw new ApiError('not_found', 'No such event.')
   return row
 }
@@ -121,9 +119,10 @@ export async function getEvent(db: Query, reader: Reader, id: string): Promise<S
   }>(
     `select d.*, coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error,
                                                     'durationMs', a.duration_ms) order by a.attempt, a.id) filter (where a.id is not null), '[]') as log
-       from event_deliveries d left join event_attempts a on a.delivery_id = d.id
-      where d.event_id = ? group by d.id order by d.id`,
-    [id],
+       from event_deliveries d
+       left join event_attempts a on a.delivery_id = d.id
+      where d.event_id = ? and d.event_created_at = ? group by d.id, d.event_created_at order by d.id`,
+    [id, event.at],
   )
   return {
     ...eventView(event),
@@ -160,13 +159,4 @@ export async function resendEvent(db: Database, reader: Reader, id: string, endp
     })
     return { id, deliveries: row!.n }
   })
-}
-
-/** Events older than EVENT_RETENTION_DAYS, with their deliveries and attempts (maintenance). */
-export async function pruneEvents(db: Query, now: Date): Promise<number> {
-  const rows = await db.sql(`delete from events where created_at < ?::timestamptz - make_interval(days => ?) returning 1`, [
-    now,
-    EVENT_RETENTION_DAYS,
-  ])
-  return rows.length
 }

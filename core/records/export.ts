@@ -62,7 +62,7 @@ function record(r: Row, columns: ExportColumns): Record<string, string | number 
   }
 }
 
-/** The lines of the export (a header first for CSV), each ending in a newline. */
+/** The export in chunks of whole lines (a header first for CSV), each line ending in a newline. */
 export async function* ledgerExport(
   db: Query,
   accountId: string,
@@ -81,11 +81,14 @@ export async function* ledgerExport(
         order by ledger.created_at, ledger.id limit ${PAGE}`,
       [accountId, after.at, after.id, window.to],
     )
-    // The first page starts at `from` itself: (from, 0) is before every row of that instant.
+    // The first page starts at `from` itself: (from, 0) is before every row of that instant. A page is one chunk
+    // (one write to the socket, not a thousand), and the next page is read when the stream asks for more.
+    let chunk = ''
     for (const r of rows) {
       const rec = record(r, columns)
-      yield format === 'csv' ? csvRow(names.map((n) => rec[n as keyof typeof rec] ?? null)) + '\r\n' : JSON.stringify(rec) + '\n'
+      chunk += format === 'csv' ? csvRow(names.map((n) => rec[n as keyof typeof rec] ?? null)) + '\r\n' : JSON.stringify(rec) + '\n'
     }
+    if (chunk) yield chunk
     if (rows.length < PAGE) return
     const last = rows.at(-1)!
     after = { at: last.created_at, id: last.id }

@@ -70,16 +70,12 @@ export async function usageSummary(
     source = `select ${key} as key, calls, credits, errors, latency from usage_rollups
              where account_id = ? and livemode = ? and hour >= ? and hour < ?`
   }
-  // The histograms are summed bucket by bucket in one pass (unnest), not array by array.
-  const sql = `with r as (${source})
-    select t.key, t.calls, t.credits, t.errors, h.latency
-      from (select key, sum(calls) calls, sum(credits) credits, sum(errors) errors from r group by key) t
-      left join (select key, array_agg(n order by i) latency
-                   from (select key, i, sum(x) n from r, unnest(r.latency) with ordinality as u(x, i) group by key, i) b
-                  group by key) h using (key)
-     order by t.key`
-  const rows = await db.sql<GroupRow>(sql, params)
+  // The histograms are summed bucket by bucket in one pass: one sum per element (a fixed count), no unnest.
   const b = await latencyBounds(db)
+  const buckets = Array.from({ length: b.length + 1 }, (_, i) => `coalesce(sum(latency[${i + 1}]), 0)`).join(', ')
+  const sql = `select key, sum(calls) calls, sum(credits) credits, sum(errors) errors, array[${buckets}] latency
+                 from (${source}) r group by key order by key`
+  const rows = await db.sql<GroupRow>(sql, params)
   // The bound a bucket ends at: bucket i (width_bucket's numbering, element i of the histogram) ends at bounds[i].
   const groups = rows.map((r) => {
     const histogram = (r.latency ?? []).map(Number)

@@ -30,6 +30,11 @@ export const PARTITIONED_TABLES: readonly PartitionedTable[] = [
     retentionDays: (c) => Math.max(AUDIT_RETENTION_DAYS, c.auditLogRetentionDays),
     appendOnly: true,
   },
+  // An event's deliveries carry its created_at (migration 0029): they go the same day; attempts, never older than
+  // their event, the same day or later.
+  { table: 'events', timeColumn: 'created_at', width: 'day', retentionDays: (c) => c.eventsRetentionDays },
+  { table: 'event_deliveries', timeColumn: 'event_created_at', width: 'day', retentionDays: (c) => c.eventsRetentionDays },
+  { table: 'event_attempts', timeColumn: 'at', width: 'day', retentionDays: (c) => c.eventsRetentionDays },
 ]
 
 /** Partitions maintenance keeps ready beyond the current period. */

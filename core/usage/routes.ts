@@ -240,7 +240,12 @@ export function usageRouter(services: Services): Router {
     const window = caller.mode === 'live' ? { from, to } : { from, to: from }
     ctx.type = q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson'
     ctx.attachment(`usage-${q.from.slice(0, 10)}-${q.to.slice(0, 10)}.${q.format}`)
-    ctx.body = Readable.from(ledgerExport(services.db, caller.accountId, window, q.format, q.columns ?? 'standard'))
+    // A byte stream (not object mode, which buffers 16 chunks): the next page is read only once the socket has
+    // drained the last one, so a slow client holds one page in memory, not the export.
+    ctx.body = Readable.from(ledgerExport(services.db, caller.accountId, window, q.format, q.columns ?? 'standard'), {
+      objectMode: false,
+      highWaterMark: 16 * 1024,
+    })
   })
   return router
 }

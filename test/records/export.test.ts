@@ -113,3 +113,39 @@ t.test('an export longer than one page streams every row once, in order; a bad w
   const noFormat = await app.call(`/v1/usage/export?from=${from.toISOString()}&to=${new Date().toISOString()}`, { key: c.key })
   t.equal(noFormat.status, 400)
 })
+
+t.test('a client that stops reading stops the export’s reads of the ledger; it resumes where it stopped', async (t) => {
+  const c = await app.customer(0)
+  const from = new Date(Date.now() - 86400_000)
+  const rows = 200_000 // 20 MiB of CSV: several times what the socket buffers between the server and a waiting client hold
+  await app.services.db.sql(
+    `insert into ledger (account_id, kind, amount, balance_after, reference, key_id, created_at)
+     select ?, 'charge', -1, 0, 'alpha req_slow' || g, ?, ?::timestamptz + make_interval(secs => g * 0.2) from generate_series(1, ?) g`,
+    [c.accountId, c.keyId, from, rows],
+  )
+  const db = app.services.db
+  const sql = db.sql.bind(db)
+  let pages = 0
+  db.sql = (text: string, params?: unknown[]) => {
+    if (text.includes('from ledger') && text.includes("kind = 'charge'") && params?.[0] === c.accountId) pages++
+    return sql(text, params)
+  }
+  t.teardown(() => {
+    db.sql = sql
+  })
+  const res = await fetch(`${app.url}/v1/usage/export?from=${from.toISOString()}&to=${new Date().toISOString()}&format=csv`, {
+    headers: { authorization: `Bearer ${c.key}` },
+  })
+  const reader = res.body!.getReader()
+  let bytes = (await reader.read()).value!.length
+  await new Promise((r) => setTimeout(r, 1500)) // the client waits: the server fills the socket, then waits too
+  const whileWaiting = pages
+  t.ok(whileWaiting < rows / 1000 / 2, `${whileWaiting} of ${rows / 1000} pages read while the client waits`)
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    bytes += value.length
+  }
+  t.equal(pages, rows / 1000 + 1, 'every page read once when the client reads on (the last one empty)')
+  t.ok(bytes > rows * 90, 'every row arrived')
+})
