@@ -28,7 +28,7 @@ export function batchItemTask(services: Services) {
  * For every account with an open batch: its items in flight (dispatched, not ended), then its next waiting items up
  * to its share (the oldest batch first, in item order); one item per account per round up to the total. Each item
  * chosen gets the lane's next slot of the pace (one every 1/BATCH_ITEMS_PER_SECOND s, after the last slot any
- * entry waiting in the queue holds, never before now) as its run_at, up to PACE_HORIZON_SECONDS ahead; those rows locked
+ * entry of the queue holds, waiting or running, never before now) as its run_at, up to PACE_HORIZON_SECONDS ahead; those rows locked
  * (in id order, skipping any a cancel or an ending holds, never waiting) and handed out. The pace's only state is
  * the queue's own entries, so it holds across processes, kills and restarts. Parameters: the task, the slot (s),
  * the share, the total, the horizon (s). Answers how many were fed and how far ahead of now the next slot is (s).
@@ -41,7 +41,7 @@ const FEED = `
   ), pace as (
     select greatest((select now from clock), max(e.run_at) + ?::float8 * interval '1 second') as first_slot, ?::float8 as slot
       from graphile_worker._private_jobs e
-     where e.task_id = (select id from task) and e.attempts < e.max_attempts
+     where e.task_id = (select id from task) and (e.attempts < e.max_attempts or e.locked_at is not null) -- running too
   ), in_flight as (
     select a.account_id,
            (select count(*) from jobs j where j.account_id = a.account_id and j.batch_id is not null and j.dispatched
