@@ -21,6 +21,7 @@ import { Migration0026Batches } from './0026-batches.ts'
 import { Migration0025ResultCache } from './0025-result-cache.ts'
 import { Migration0027Reviews } from './0027-reviews.ts'
 import { Migration0028TimePartitions } from './0028-time-partitions.ts'
+import { Migration0031CreditLeases } from './0031-credit-leases.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -43,6 +44,7 @@ export const migrations = [
   { name: '0025-result-cache', class: Migration0025ResultCache },
   { name: '0027-reviews', class: Migration0027Reviews },
   { name: '0028-time-partitions', class: Migration0028TimePartitions },
+  { name: '0031-credit-leases', class: Migration0031CreditLeases },
 ]
 
 /** Where the current text of the kernel's SQL functions lives, one file per function (applied in this order). */
