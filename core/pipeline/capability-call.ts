@@ -187,6 +187,8 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
     answerNotHeld(ctx, held, charge.price)
     return false
   }
+  // A leased slice locks no account row: its charge or release takes the account's turn itself when it needs one.
+  const heldTurn = <T>(statement: () => Promise<T>) => (held.lease ? statement() : inTurn(statement))
 
   let body: string
   try {
@@ -215,12 +217,10 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
     }
     // A hit answers what the first call answered, its review mark included; a fresh result may be sent to review.
     const published = cache.hit || !services.finishResult ? checked : await services.finishResult({ ...finished, result: checked })
-    // A leased slice's charge locks no account row, so it does not wait its account's turn.
-    const captured = () => cache.capture(services.db, held, published, services.now())
-    body = (await (held.lease ? captured() : inTurn(captured))).body // 8
+    body = (await heldTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
     ctx.state.credits = charge.price
   } catch (e) {
-    await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
+    await heldTurn(() => release(services.db, held)).catch((e1: unknown) => {
       throw lost(e1)
     })
     if (e instanceof ClientGone) return false // nobody to answer; the call was free

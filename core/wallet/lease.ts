@@ -136,7 +136,7 @@ export class LeaseBook {
   private busy(k: string): boolean {
     const now = Date.now()
     if (now - this.windowStart >= 1000) {
-      this.previousCalls = now - this.windowStart < 2000 ? this.calls : new Map()
+      this.previousCalls = now - this.windowStart < 2000 ? this.calls : new Map<string, number>()
       this.calls = new Map()
       this.windowStart = now
     }
@@ -197,29 +197,40 @@ export class LeaseBook {
     if (lease.retired && lease.live.size === 0 && !lease.settling) this.settle(lease).catch(() => undefined)
   }
 
-  /** Settles the block once the charges in flight are in; its running calls become holds. */
+  /** Settles the block once the charges in flight are in; its running calls become holds. A failure may be retried. */
   private settle(lease: Lease): Promise<void> {
     this.retire(lease)
-    lease.settling ??= (async () => {
-      await Promise.allSettled([...lease.charging])
-      const keep = [...lease.live].filter((s) => !s.holdId && !s.gone)
-      const kept = await inAccountTurn(lease.accountId, () =>
-        settleLease(
-          this.db,
-          lease.id,
-          keep.map((s) => ({ from: s.from, price: s.args.price, endpoint: s.args.endpoint, requestId: s.args.requestId, size: s.args.size })),
-          this.holdTtlSeconds,
-          this.now(),
-        ),
-      )
-      for (const s of keep) {
-        const holdId = kept.get(s.from)
-        if (holdId) s.holdId = holdId
-        else s.gone = true
-      }
-      this.open.delete(lease)
-    })()
+    lease.settling ??= this.settleNow(lease).catch((e: unknown) => {
+      lease.settling = undefined
+      throw e
+    })
     return lease.settling
+  }
+
+  private async settleNow(lease: Lease): Promise<void> {
+    await Promise.allSettled([...lease.charging])
+    const keep = [...lease.live].filter((s) => !s.holdId && !s.gone)
+    const kept = await inAccountTurn(lease.accountId, () =>
+      settleLease(
+        this.db,
+        lease.id,
+        keep.map((s) => ({
+          from: s.from,
+          price: s.args.price,
+          endpoint: s.args.endpoint,
+          requestId: s.args.requestId,
+          size: s.args.size,
+        })),
+        this.holdTtlSeconds,
+        this.now(),
+      ),
+    )
+    for (const s of keep) {
+      const holdId = kept.get(s.from)
+      if (holdId) s.holdId = holdId
+      else s.gone = true
+    }
+    this.open.delete(lease)
   }
 
   private async charge(s: Slice, result: object, now: Date): Promise<{ body: string; available: number }> {
@@ -228,18 +239,21 @@ export class LeaseBook {
       if (lease.settling) await lease.settling.catch(() => undefined)
       if (s.holdId) return await this.captureHold(s, s.holdId, result, now)
       if (!s.gone) {
-        const charged = this.db.sql<{ body: string; available: string }>(`select * from charge_lease(?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`, [
-          lease.id,
-          lease.lo,
-          lease.hi,
-          s.from,
-          s.args.price,
-          s.args.endpoint,
-          s.args.requestId,
-          s.args.size ? JSON.stringify(s.args.size) : null,
-          JSON.stringify(result),
-          now,
-        ])
+        const charged = this.db.sql<{ body: string; available: string }>(
+          `select * from charge_lease(?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)`,
+          [
+            lease.id,
+            lease.lo,
+            lease.hi,
+            s.from,
+            s.args.price,
+            s.args.endpoint,
+            s.args.requestId,
+            s.args.size ? JSON.stringify(s.args.size) : null,
+            JSON.stringify(result),
+            now,
+          ],
+        )
         lease.charging.add(charged)
         try {
           const [row] = await charged
@@ -312,12 +326,7 @@ export async function settleExpiredLeases(db: Database, now: Date): Promise<numb
 const books = new WeakMap<Database, LeaseBook>()
 
 /** This process's lease book for the database, or null with CREDIT_LEASE=off. */
-export function creditLeases(
-  db: Database,
-  config: { creditLease: boolean },
-  now: () => Date,
-  holdTtlSeconds: number,
-): LeaseBook | null {
+export function creditLeases(db: Database, config: { creditLease: boolean }, now: () => Date, holdTtlSeconds: number): LeaseBook | null {
   if (!config.creditLease) return null
   let book = books.get(db)
   if (!book) books.set(db, (book = new LeaseBook(db, now, holdTtlSeconds)))

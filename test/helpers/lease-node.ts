@@ -12,7 +12,15 @@ const charged = Number(env.LEASE_CHARGED)
 let lease = ''
 for (let i = 0; i < calls; i++) {
   const held = await book.hold(
-    { accountId: env.ACCOUNT_ID!, keyId: env.KEY_ID!, price: 5, endpoint: 'paid', requestId: `dead-${i}`, holdTtlSeconds: 300, now: new Date() },
+    {
+      accountId: env.ACCOUNT_ID!,
+      keyId: env.KEY_ID!,
+      price: 5,
+      endpoint: 'paid',
+      requestId: `dead-${i}`,
+      holdTtlSeconds: 300,
+      now: new Date(),
+    },
     true,
   )
   if (held.outcome !== 'ok' || !held.lease) throw new Error(`call ${i} was not leased: ${held.outcome}`)

@@ -6,7 +6,7 @@ import { startTestApp, testCapability } from '../helpers/app.ts'
 import { spawnReady } from '../helpers/spawn-worker.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
 import { ChargeRefused, LeaseBook } from '../../core/wallet/lease.ts'
-import { capture } from '../../core/wallet/wallet.ts'
+import { capture, release } from '../../core/wallet/wallet.ts'
 
 const PRICE = 5
 const paid = testCapability({
@@ -27,7 +27,15 @@ const lease = async (accountId: string, keyId: string, node = 'test-node') =>
   (await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?)`, [accountId, keyId, node, PRICE, new Date(clock)]))[0]
 const charge = (l: Lease, from: number, price = PRICE) =>
   db
-    .sql(`select * from charge_lease(?, ?, ?, ?, ?, 'paid', ?, null, '{}', ?)`, [l.lease_id, l.lo, l.hi, from, price, `r${from}`, new Date(clock)])
+    .sql(`select * from charge_lease(?, ?, ?, ?, ?, 'paid', ?, null, '{}', ?)`, [
+      l.lease_id,
+      l.lo,
+      l.hi,
+      from,
+      price,
+      `r${from}`,
+      new Date(clock),
+    ])
     .then(
       () => 'charged',
       (e: { code?: string }) => e.code ?? 'error',
@@ -158,7 +166,15 @@ t.test('a drained account with open blocks answers 402 only after recalling them
   // Another node's block with one of its calls still running.
   const other = new LeaseBook(db, () => new Date(clock), 300, 1)
   const running = await other.hold(
-    { accountId: c.accountId, keyId: c.keyId, price: PRICE, endpoint: 'paid', requestId: 'other-node', holdTtlSeconds: 300, now: new Date(clock) },
+    {
+      accountId: c.accountId,
+      keyId: c.keyId,
+      price: PRICE,
+      endpoint: 'paid',
+      requestId: 'other-node',
+      holdTtlSeconds: 300,
+      now: new Date(clock),
+    },
     true,
   )
   t.ok(running.outcome === 'ok' && running.lease, 'the other node holds a block')
@@ -182,7 +198,10 @@ t.test('a drained account with open blocks answers 402 only after recalling them
     openAt402.every((n) => n === 0),
     'no block open when a 402 was answered',
   )
-  const [leased] = await db.sql(`select count(*)::int as n from credit_leases where account_id = ? and node <> ?`, [c.accountId, other.node])
+  const [leased] = await db.sql(`select count(*)::int as n from credit_leases where account_id = ? and node <> ?`, [
+    c.accountId,
+    other.node,
+  ])
   t.ok(leased!.n >= 1, 'this node leased too')
 
   // The other node's running call ends: its block was settled under it, and the account has nothing left.
@@ -198,6 +217,55 @@ t.test('a drained account with open blocks answers 402 only after recalling them
     ledger_sum: 0,
     usage_rows: calls,
     usage_credits: credits,
+    open_leases: 0,
+  })
+})
+
+t.test('a recall keeps the calls still running as holds: one charged when it ends, one released when it fails', async (t) => {
+  const c = await app.customer(100_000)
+  const book = new LeaseBook(db, () => new Date(clock), 300, 1)
+  const call = (i: number) =>
+    book.hold(
+      {
+        accountId: c.accountId,
+        keyId: c.keyId,
+        price: PRICE,
+        endpoint: 'paid',
+        requestId: `run-${i}`,
+        holdTtlSeconds: 300,
+        now: new Date(clock),
+      },
+      true,
+    )
+  const [a, b, d] = await Promise.all([call(0), call(1), call(2)])
+  if (a?.outcome !== 'ok' || b?.outcome !== 'ok' || d?.outcome !== 'ok') throw new Error('not held')
+  t.ok(a.lease && b.lease && d.lease, 'three slices of one block')
+  await capture(db, a, { n: 0 }, new Date(clock))
+  t.equal(await book.recall(c.accountId), true, 'a block was open')
+  t.same(await state(c.accountId, c.keyId), {
+    balance: 100_000 - PRICE,
+    reserved: 2 * PRICE,
+    held: 2 * PRICE,
+    month_spend: PRICE,
+    ledger_sum: 100_000 - PRICE,
+    usage_rows: 1,
+    usage_credits: PRICE,
+    open_leases: 0,
+  })
+  const [holds] = await db.sql(`select count(*)::int as n from holds where account_id = ? and state = 'open'`, [c.accountId])
+  t.equal(holds!.n, 2, 'the two running calls hold their price')
+  const ended = await capture(db, b, { n: 1 }, new Date(clock))
+  t.match(JSON.parse(ended.body), { n: 1, usage: { credits: PRICE, livemode: true } }, 'the call that ends is charged through its hold')
+  t.equal(await release(db, d), true, 'the call that fails is released')
+  t.equal(await book.recall(c.accountId), false, 'nothing left to recall')
+  t.same(await state(c.accountId, c.keyId), {
+    balance: 100_000 - 2 * PRICE,
+    reserved: 0,
+    held: 0,
+    month_spend: 2 * PRICE,
+    ledger_sum: 100_000 - 2 * PRICE,
+    usage_rows: 2,
+    usage_credits: 2 * PRICE,
     open_leases: 0,
   })
 })
