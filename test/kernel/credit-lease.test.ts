@@ -269,3 +269,29 @@ t.test('a recall keeps the calls still running as holds: one charged when it end
     open_leases: 0,
   })
 })
+
+t.test('a spend cap holds under concurrency while the key is leased (C9)', async (t) => {
+  const cap = 1000
+  const c = await app.customer(1_000_000, { plan: 'team', monthlySpendCap: cap })
+  const funded = (await state(c.accountId, c.keyId)).balance! // the plan's grant included
+  const results = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => app.call('/v1/paid', { body: { text: `capped ${i}` }, key: c.key })),
+  )
+  t.equal(results.filter((r) => r.status === 200).length, cap / PRICE, 'cap 1000 at price 5: 200 calls')
+  t.ok(
+    results.filter((r) => r.status !== 200).every((r) => r.body.error.code === 'spend_cap_reached'),
+    'the rest: spend_cap_reached',
+  )
+  const [leased] = await db.sql(`select count(*)::int as n from credit_leases where account_id = ?`, [c.accountId])
+  t.ok(leased!.n >= 1, 'the key was leased')
+  t.same(await state(c.accountId, c.keyId), {
+    balance: funded - cap,
+    reserved: 0,
+    held: 0,
+    month_spend: cap,
+    ledger_sum: funded - cap,
+    usage_rows: cap / PRICE,
+    usage_credits: cap,
+    open_leases: 0,
+  })
+})
