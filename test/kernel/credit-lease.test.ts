@@ -4,6 +4,7 @@
 import t from 'tap'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 import { spawnReady } from '../helpers/spawn-worker.ts'
+import { BootRefusal, loadConfig } from '../../core/config.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
 import { ChargeRefused, LeaseBook } from '../../core/wallet/lease.ts'
 import { capture, release } from '../../core/wallet/wallet.ts'
@@ -294,4 +295,11 @@ t.test('a spend cap holds under concurrency while the key is leased (C9)', async
     usage_credits: cap,
     open_leases: 0,
   })
+})
+
+t.test('CREDIT_LEASE is on or off; anything else refuses to start', async (t) => {
+  t.equal(loadConfig({}).creditLease, false, 'off by default')
+  t.equal(loadConfig({ CREDIT_LEASE: 'on' }).creditLease, true)
+  t.equal(loadConfig({ CREDIT_LEASE: 'off' }).creditLease, false)
+  t.throws(() => loadConfig({ CREDIT_LEASE: 'true' }), new BootRefusal('CREDIT_LEASE must be on or off, got "true"'))
 })
