@@ -100,9 +100,9 @@ export class LeaseBook {
     return mine.length + others.length > 0
   }
 
-  /** At shutdown: every open block settled, its running calls kept as holds. */
+  /** At shutdown: every open block settled, its running calls kept as holds; one that fails is maintenance's at expiry. */
   async settleAll(): Promise<void> {
-    await Promise.all([...this.open].map((l) => this.settle(l)))
+    await Promise.allSettled([...this.open].map((l) => this.settle(l)))
   }
 
   private reserve(a: ReserveArgs): Promise<ReserveOutcome> {
