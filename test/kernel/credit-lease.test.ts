@@ -153,10 +153,12 @@ t.test('a node killed holding a block: settled by maintenance at expiry, nothing
   t.equal(await charge(l!, Number(l!.lo) + 8 * PRICE), '23P01', 'a charge of a call the dead node had running is refused')
   t.equal(await charge(l!, Number(l!.lo) + 3 * PRICE), '23P01', 'and a charge made twice')
   const [charges] = await db.sql(
-    `select count(*)::int as n, count(distinct request_id)::int as calls from lease_charges where lease_id = ? and kind = 'charge'`,
-    [leaseId],
+    `select count(*)::int as n, count(distinct reference)::int as calls from ledger where account_id = ? and kind = 'charge'`,
+    [c.accountId],
   )
   t.same(charges, { n: 7, calls: 7 }, 'each charged call once')
+  const [rows] = await db.sql(`select count(*)::int as n from lease_charges where lease_id = ?`, [leaseId])
+  t.equal(rows!.n, 1, 'the settled block keeps one row: its fence')
   t.equal((await runMaintenance(app.services)).leasesSettled, 0, 'settled once')
 })
 

@@ -5,7 +5,7 @@
 // process may do: a charge past the block (the check against the lease's bounds, which the foreign key ties to
 // the lease row) and a credit charged twice (the exclusion constraint: no two rows' ranges overlap, whatever a
 // process believes). Settling fences every uncharged range with a 'fence' row, so a late charge of a settled
-// lease overlaps it and is refused too.
+// lease overlaps it and is refused too; a settled lease then keeps one fence over its whole block.
 import { Migration } from '@mikro-orm/migrations'
 
 export class Migration0031CreditLeases extends Migration {

@@ -73,5 +73,10 @@ begin
          month_spend = key_month_spend(k, p_now) + v_charged,
          spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM')
    where k.id = v_lease.key_id;
+  -- The block's rows give way to one fence over all of it (the ledger and usage rows keep its calls), so the table
+  -- holds one row per settled block and a late charge still overlaps it.
+  delete from lease_charges c where c.lease_id = p_lease;
+  insert into lease_charges (lease_id, lease_lo, lease_hi, kind, credits, created_at)
+  values (v_lease.id, v_lease.lo, v_lease.hi, 'fence', int8range(v_lease.lo, v_lease.hi), p_now);
   update credit_leases l set state = 'settled', charged = v_charged, settled_at = p_now where l.id = p_lease;
 end $$;
