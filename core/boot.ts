@@ -23,6 +23,7 @@ import { webhookListener } from './jobs/callbacks.ts'
 import { batchesCompleted } from './batches/completed.ts'
 import { batchEndings } from './batches/endings.ts'
 import { reviewStep } from './reviews/hook.ts'
+import { settleLeases } from './wallet/lease.ts'
 
 export interface Booted {
   services: Services
@@ -89,6 +90,7 @@ export async function boot(
   return {
     services,
     async close() {
+      await settleLeases(db)
       await services.requestLog.flush()
       await services.modelRequests.close()
       if (!overrides.resultCache) await services.resultCache.close()

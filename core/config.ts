@@ -128,6 +128,8 @@ export interface Config {
   documents: DocumentLimits
   /** MIGRATE_ON_BOOT=false: the process waits for migrations applied by `--migrate` instead of applying them. */
   migrateOnBoot: boolean
+  /** CREDIT_LEASE=on: a busy key's live calls charge against a block of credits its process leased (core/wallet/lease.ts). */
+  creditLease: boolean
   /** MAINTENANCE_SCHEDULE: the workers' cron for the maintenance pass; null (`off`) when something else runs it. */
   maintenanceSchedule: string | null
   worker: WorkerSettings
@@ -224,6 +226,12 @@ function positive(name: string, raw: string | undefined): number | undefined {
   const n = Number(raw)
   if (!Number.isFinite(n) || n <= 0) throw new BootRefusal(`${name} must be a number above 0, got "${raw}"`)
   return n
+}
+
+function onOff(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'off') return false
+  if (raw === 'on') return true
+  throw new BootRefusal(`${name} must be on or off, got "${raw}"`)
 }
 
 /**
@@ -394,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsRetentionDays: int('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS) ?? defaults.eventsRetentionDays,
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
+    creditLease: onOff('CREDIT_LEASE', env.CREDIT_LEASE),
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
     worker: workerSettings(env),
     batches: batchSettings(env),

@@ -1,7 +1,7 @@
-// The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds, the 24 h idempotency
-// window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows, cached
-// results and completed reviews past their retention, and the time-partitioned records (request log, usage events,
-// model requests, audit log, account events with their deliveries): partitions made ahead, those past their
+// The maintenance pass (C7): jobs held by dead workers, stale jobs, stranded sync holds and credit leases, the 24 h
+// idempotency window, plan renewals, expired dashboard sign-in links, sessions, invitations and single sign-on flows,
+// cached results and completed reviews past their retention, and the time-partitioned records (request log, usage
+// events, model requests, audit log, account events with their deliveries): partitions made ahead, those past their
 // retention dropped.
 import type Router from '@koa/router'
 import { renewPlans } from './accounts/accounts.ts'
@@ -16,6 +16,7 @@ import { maintainPartitions, type PartitionPass } from './records/partitions.ts'
 import { PARTITIONED_TABLES } from './records/tables.ts'
 import type { Services } from './services.ts'
 import { releaseExpiredHolds } from './wallet/wallet.ts'
+import { settleExpiredLeases } from './wallet/lease.ts'
 import { recoverDeadWorkers } from './jobs/liveness.ts'
 import { failStaleJobs, type StaleJobsReport } from './jobs/stale.ts'
 
@@ -27,6 +28,8 @@ export interface MaintenanceReport extends StaleJobsReport {
   jobsReturned: number
   batchesRemoved: number
   holdsReleased: number
+  /** Credit leases past their expiry (their process died): charges counted, the rest returned. */
+  leasesSettled: number
   idempotencyRecordsRemoved: number
   plansRenewed: number
   signInRowsRemoved: number
@@ -44,6 +47,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
   const jobs = await failStaleJobs(services, now)
   await feedBatches(services) // what the workers' timers would feed, should none be running
   const batchesRemoved = await removeOldBatches(services.db, now)
+  const leasesSettled = await settleExpiredLeases(services.db, now)
   const holdsReleased = await releaseExpiredHolds(services.db, now)
   const idempotencyRecordsRemoved = await removeExpiredIdempotencyRecords(services.db, now)
   const plansRenewed = await renewPlans(services.db, now)
@@ -57,6 +61,7 @@ export async function runMaintenance(services: Services): Promise<MaintenanceRep
     ...jobs,
     batchesRemoved,
     holdsReleased,
+    leasesSettled,
     idempotencyRecordsRemoved,
     plansRenewed,
     signInRowsRemoved,

@@ -155,6 +155,27 @@ create table batches (
   constraint batches_total_check CHECK (((total >= 1) AND (total <= 10000)))
 );
 
+create table credit_leases (
+  id uuid not null default gen_random_uuid(),
+  node text not null,
+  account_id uuid not null,
+  key_id uuid not null,
+  lo bigint not null,
+  hi bigint not null,
+  available_after bigint not null,
+  state text not null default 'open'::text,
+  charged bigint,
+  created_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  settled_at timestamp with time zone,
+  constraint credit_leases_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id),
+  constraint credit_leases_check CHECK (((hi > lo) AND ((hi - lo) <= 1000))),
+  constraint credit_leases_id_lo_hi_key UNIQUE (id, lo, hi),
+  constraint credit_leases_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id),
+  constraint credit_leases_pkey PRIMARY KEY (id),
+  constraint credit_leases_state_check CHECK ((state = ANY (ARRAY['open'::text, 'settled'::text])))
+);
+
 create table dashboard_sessions (
   id_hash bytea not null,
   account_id uuid not null,
@@ -391,6 +412,26 @@ create table key_budget_alerts (
   month text not null,
   constraint key_budget_alerts_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(id) ON DELETE CASCADE,
   constraint key_budget_alerts_pkey PRIMARY KEY (key_id, percent, month)
+);
+
+create table lease_charges (
+  id bigint not null,
+  lease_id uuid not null,
+  lease_lo bigint not null,
+  lease_hi bigint not null,
+  kind text not null,
+  credits int8range not null,
+  endpoint text,
+  request_id text,
+  size jsonb,
+  created_at timestamp with time zone not null,
+  constraint lease_charges_check CHECK (((lower(credits) >= lease_lo) AND (upper(credits) <= lease_hi))),
+  constraint lease_charges_check1 CHECK (((kind = 'fence'::text) OR ((endpoint IS NOT NULL) AND (request_id IS NOT NULL)))),
+  constraint lease_charges_credits_check CHECK ((NOT isempty(credits))),
+  constraint lease_charges_credits_excl EXCLUDE USING gist (credits WITH &&),
+  constraint lease_charges_kind_check CHECK ((kind = ANY (ARRAY['charge'::text, 'fence'::text]))),
+  constraint lease_charges_lease_id_lease_lo_lease_hi_fkey FOREIGN KEY (lease_id, lease_lo, lease_hi) REFERENCES credit_leases(id, lo, hi),
+  constraint lease_charges_pkey PRIMARY KEY (id)
 );
 
 create table ledger (
@@ -823,6 +864,8 @@ CREATE INDEX audit_entries_account_legacy ON public.audit_entries_legacy USING b
 CREATE INDEX audit_entries_at_legacy ON public.audit_entries_legacy USING btree (at);
 CREATE INDEX batches_account_list ON public.batches USING btree (account_id, mode, created_at DESC, id DESC);
 CREATE INDEX batches_open ON public.batches USING btree (account_id) WHERE (status = 'queued'::text);
+CREATE INDEX credit_leases_expiry ON public.credit_leases USING btree (expires_at) WHERE (state = 'open'::text);
+CREATE INDEX credit_leases_open ON public.credit_leases USING btree (account_id) WHERE (state = 'open'::text);
 CREATE INDEX dashboard_sessions_account ON public.dashboard_sessions USING btree (account_id);
 CREATE INDEX dashboard_sessions_member ON public.dashboard_sessions USING btree (member_id);
 CREATE INDEX event_attempts_delivery ON ONLY public.event_attempts USING btree (delivery_id);
@@ -847,6 +890,7 @@ CREATE UNIQUE INDEX jobs_batch_items ON public.jobs USING btree (batch_id, batch
 CREATE INDEX jobs_batch_pending ON public.jobs USING btree (account_id, created_at, batch_id, batch_index) WHERE ((batch_id IS NOT NULL) AND (status = 'queued'::text) AND (NOT dispatched));
 CREATE INDEX jobs_batch_running ON public.jobs USING btree (batch_id) WHERE ((batch_id IS NOT NULL) AND (status = 'running'::text));
 CREATE INDEX jobs_open ON public.jobs USING btree (status, created_at) WHERE (status = ANY (ARRAY['queued'::text, 'running'::text]));
+CREATE INDEX lease_charges_lease ON public.lease_charges USING btree (lease_id);
 CREATE INDEX ledger_account ON public.ledger USING btree (account_id);
 CREATE INDEX ledger_account_time ON public.ledger USING btree (account_id, created_at, id);
 CREATE INDEX members_email ON public.members USING btree (email);
@@ -1006,15 +1050,36 @@ begin
          month_spend = key_month_spend(k, p_now) + v_hold.amount,
          spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM')
    where k.id = v_hold.key_id;
-  v_body := case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
-    || '"usage":{"credits":' || v_hold.amount || ',"balanceRemaining":' || (v_balance - v_reserved)
-    || coalesce(',"size":' || v_hold.size::text, '') || ',"livemode":true}}';
+  v_body := charged_body(p_result, v_hold.amount, v_balance - v_reserved, v_hold.size);
   if p_idem_key is not null then
     update idempotency_records r set state = 'done', status = 200, body = v_body
      where r.account_id = v_hold.account_id and r.key = p_idem_key;
   end if;
   return query select v_body, v_balance - v_reserved;
 end $function$;
+
+CREATE OR REPLACE FUNCTION public.charge_lease(p_lease uuid, p_lo bigint, p_hi bigint, p_from bigint, p_price bigint, p_endpoint text, p_request_id text, p_size jsonb, p_result text, p_now timestamp with time zone)
+ RETURNS TABLE(body text, available bigint)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_available bigint;
+begin
+  insert into lease_charges (lease_id, lease_lo, lease_hi, kind, credits, endpoint, request_id, size, created_at)
+  values (p_lease, p_lo, p_hi, 'charge', int8range(p_from, p_from + p_price), p_endpoint, p_request_id, p_size, p_now);
+  select l.available_after + l.hi - (p_from + p_price) into v_available from credit_leases l where l.id = p_lease;
+  return query select charged_body(p_result, p_price, v_available, p_size), v_available;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.charged_body(p_result text, p_credits bigint, p_available bigint, p_size jsonb)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
+    || '"usage":{"credits":' || p_credits || ',"balanceRemaining":' || p_available
+    || coalesce(',"size":' || p_size::text, '') || ',"livemode":true}}'
+$function$;
 
 CREATE OR REPLACE FUNCTION public.create_time_partition(p_table text, p_column text, p_from timestamp with time zone, p_to timestamp with time zone, p_name text, p_append_only boolean)
  RETURNS void
@@ -1209,6 +1274,36 @@ CREATE OR REPLACE FUNCTION public.latency_bounds()
  LANGUAGE sql
  IMMUTABLE
 AS $function$ select '{1,2,3,4,5,6,7,9,12,15,18,23,28,36,44,56,69,87,108,136,169,212,265,331,414,517,646,808,1010,1262,1578,1972,2465,3081,3852,4815,6019,7523,9404,11755,14694,18367,22959,28699,35873,44842,56052,70065,87581,109476}'::real[] $function$;
+
+CREATE OR REPLACE FUNCTION public.lease_credits(p_account uuid, p_key uuid, p_node text, p_price bigint, p_ttl interval, p_now timestamp with time zone)
+ RETURNS TABLE(lease_id uuid, lo bigint, hi bigint, available_after bigint)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_account accounts%rowtype;
+  v_key api_keys%rowtype;
+  v_amount bigint;
+  v_lo bigint;
+  v_id uuid;
+begin
+  perform lock_money(null, null, array[p_account], array[p_key]);
+  select * into v_account from accounts a where a.id = p_account;
+  select * into v_key from api_keys k where k.id = p_key;
+  v_amount := least(1000, (v_account.balance - v_account.reserved) / 20);
+  if v_key.monthly_spend_cap is not null then
+    v_amount := least(v_amount, v_key.monthly_spend_cap - key_month_spend(v_key, p_now) - v_key.held);
+  end if;
+  if p_price <= 0 or v_amount < 20 * p_price or v_key.revoked_at is not null or v_key.mode <> 'live' then
+    return;
+  end if;
+  v_lo := nextval('credit_lease_blocks') * 1000; -- each lease its own offsets: no range of two leases overlaps
+  update accounts a set reserved = a.reserved + v_amount where a.id = p_account;
+  update api_keys k set held = k.held + v_amount where k.id = p_key;
+  insert into credit_leases (node, account_id, key_id, lo, hi, available_after, created_at, expires_at)
+  values (p_node, p_account, p_key, v_lo, v_lo + v_amount, v_account.balance - v_account.reserved - v_amount, p_now, p_now + p_ttl)
+  returning id into v_id;
+  return query select v_id, v_lo, v_lo + v_amount, v_account.balance - v_account.reserved - v_amount;
+end $function$;
 
 CREATE OR REPLACE FUNCTION public.lock_money(p_idem_account uuid, p_idem_key text, p_accounts uuid[], p_keys uuid[])
  RETURNS void
@@ -1577,6 +1672,83 @@ begin
     set calls = r.calls + excluded.calls, errors = r.errors + excluded.errors, credits = r.credits + excluded.credits,
         latency = add_histograms(r.latency, excluded.latency);
   return null;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.settle_lease(p_lease uuid, p_keep jsonb, p_hold_ttl interval, p_now timestamp with time zone)
+ RETURNS TABLE(kept_from bigint, hold_id uuid)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_lease credit_leases%rowtype;
+  v_charged bigint;
+  v_kept bigint := 0;
+  v_before bigint;
+  v_hold uuid;
+  r record;
+begin
+  select * into v_lease from credit_leases l where l.id = p_lease;
+  if not found then
+    return;
+  end if;
+  perform lock_money(null, null, array[v_lease.account_id], array[v_lease.key_id]);
+  select * into v_lease from credit_leases l where l.id = p_lease and l.state = 'open' for no key update;
+  if not found then
+    return;
+  end if;
+  -- A charge in flight in a fenced range makes the insert wait for it; if it commits, the insert fails and the
+  -- ranges are read again with it counted (each statement of a function sees what committed before it).
+  loop
+    begin
+      insert into lease_charges (lease_id, lease_lo, lease_hi, kind, credits, created_at)
+      select v_lease.id, v_lease.lo, v_lease.hi, 'fence', g, p_now
+        from unnest(int8multirange(int8range(v_lease.lo, v_lease.hi)) - coalesce(
+               (select range_agg(c.credits) from lease_charges c where c.lease_id = p_lease), '{}'::int8multirange)) g;
+      exit;
+    exception when exclusion_violation or deadlock_detected then
+      null;
+    end;
+  end loop;
+  for r in
+    select (e->>'from')::bigint as f, (e->>'price')::bigint as price, e->>'endpoint' as endpoint,
+           e->>'requestId' as request_id, e->'size' as size
+      from jsonb_array_elements(coalesce(p_keep, '[]'::jsonb)) e
+     where (e->>'price')::bigint > 0 and (e->>'from')::bigint >= v_lease.lo
+       and (e->>'from')::bigint + (e->>'price')::bigint <= v_lease.hi
+       and not exists (select from lease_charges c where c.lease_id = p_lease and c.kind = 'charge'
+                          and c.credits && int8range((e->>'from')::bigint, (e->>'from')::bigint + (e->>'price')::bigint))
+  loop
+    insert into holds (account_id, key_id, amount, endpoint, request_id, expires_at, created_at, size)
+    values (v_lease.account_id, v_lease.key_id, r.price, r.endpoint, r.request_id, p_now + p_hold_ttl, p_now,
+            nullif(r.size, 'null'::jsonb))
+    returning id into v_hold;
+    v_kept := v_kept + r.price;
+    kept_from := r.f;
+    hold_id := v_hold;
+    return next;
+  end loop;
+  select coalesce(sum(upper(c.credits) - lower(c.credits)), 0) into v_charged
+    from lease_charges c where c.lease_id = p_lease and c.kind = 'charge';
+  update accounts a set balance = a.balance - v_charged, reserved = a.reserved - (v_lease.hi - v_lease.lo) + v_kept
+   where a.id = v_lease.account_id returning a.balance + v_charged into v_before;
+  insert into ledger (account_id, kind, amount, balance_after, reference, key_id, created_at, size)
+  select v_lease.account_id, 'charge', -(upper(c.credits) - lower(c.credits)),
+         v_before - sum(upper(c.credits) - lower(c.credits)) over (order by c.created_at, c.id),
+         c.endpoint || ' ' || c.request_id, v_lease.key_id, c.created_at, c.size
+    from lease_charges c where c.lease_id = p_lease and c.kind = 'charge' order by c.created_at, c.id;
+  insert into usage_events (account_id, key_id, endpoint, credits, request_id, created_at, size)
+  select v_lease.account_id, v_lease.key_id, c.endpoint, upper(c.credits) - lower(c.credits), c.request_id, c.created_at, c.size
+    from lease_charges c where c.lease_id = p_lease and c.kind = 'charge' order by c.created_at, c.id;
+  update api_keys k
+     set held = k.held - (v_lease.hi - v_lease.lo) + v_kept,
+         month_spend = key_month_spend(k, p_now) + v_charged,
+         spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM')
+   where k.id = v_lease.key_id;
+  -- The block's rows give way to one fence over all of it (the ledger and usage rows keep its calls), so the table
+  -- holds one row per settled block and a late charge still overlaps it.
+  delete from lease_charges c where c.lease_id = p_lease;
+  insert into lease_charges (lease_id, lease_lo, lease_hi, kind, credits, created_at)
+  values (v_lease.id, v_lease.lo, v_lease.hi, 'fence', int8range(v_lease.lo, v_lease.hi), p_now);
+  update credit_leases l set state = 'settled', charged = v_charged, settled_at = p_now where l.id = p_lease;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.spend_refusal(a accounts, k api_keys, p_price bigint, p_now timestamp with time zone)

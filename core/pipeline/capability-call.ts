@@ -22,6 +22,7 @@ import { unsettled } from '../wallet/unsettled.ts'
 import { testModeCall } from './test-mode.ts'
 import { requestedOutcome } from './test-outcomes.ts'
 import { inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
+import { ChargeRefused, creditLeases } from '../wallet/lease.ts'
 import { authenticate } from '../http/auth.ts'
 import { reportDryRun } from './dry-run.ts'
 import { checkPaused } from './paused.ts'
@@ -175,15 +176,19 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
   if (idempotency) await pending.settleKey(caller.accountId, idempotency.key)
   // The hold need not wait for the disk: a crash loses it whole, and the durable capture flushes it anyway.
   const inTurn = <T>(statement: () => Promise<T>) => inAccountTurn(caller.accountId, statement)
-  const held = await inTurn(() =>
-    reserve(services.db.asyncCommit, { ...charge, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }).catch((e: unknown) => {
+  const reserveArgs = { ...charge, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }
+  const leases = creditLeases(services.db, services.config, () => services.now(), SYNC_HOLD_TTL_SECONDS)
+  const held = await (leases ? leases.hold(reserveArgs, !cache.hit) : inTurn(() => reserve(services.db.asyncCommit, reserveArgs))).catch(
+    (e: unknown) => {
       throw lost(e) // its answer may be lost after the commit
-    }),
+    },
   ) // 5, 6
   if (held.outcome !== 'ok') {
     answerNotHeld(ctx, held, charge.price)
     return false
   }
+  // A leased slice locks no account row: its charge or release takes the account's turn itself when it needs one.
+  const heldTurn = <T>(statement: () => Promise<T>) => (held.lease ? statement() : inTurn(statement))
 
   let body: string
   try {
@@ -212,13 +217,14 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
     }
     // A hit answers what the first call answered, its review mark included; a fresh result may be sent to review.
     const published = cache.hit || !services.finishResult ? checked : await services.finishResult({ ...finished, result: checked })
-    body = (await inTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
+    body = (await heldTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
     ctx.state.credits = charge.price
   } catch (e) {
-    await inTurn(() => release(services.db, held)).catch((e1: unknown) => {
+    await heldTurn(() => release(services.db, held)).catch((e1: unknown) => {
       throw lost(e1)
     })
     if (e instanceof ClientGone) return false // nobody to answer; the call was free
+    if (e instanceof ChargeRefused) answerNotHeld(ctx, e.outcome, charge.price)
     throw e
   }
   ctx.status = 200 // 9

@@ -12,6 +12,14 @@ export type SpendRefusal = 'insufficient' | 'spend_cap'
 export interface Hold {
   holdId: string
   idempotencyKey: string | null
+  /** A slice of a credit lease (lease.ts) instead of a hold: it charges and releases itself. */
+  lease?: LeasedCall
+}
+
+/** What capture() and release() do with a leased slice. */
+export interface LeasedCall {
+  charge(result: object, now: Date): Promise<{ body: string; available: number }>
+  release(): Promise<boolean>
 }
 
 /** `available`: what the account had when the statement refused, read under its lock (the 402 says it). */
@@ -122,6 +130,7 @@ export const JobUsage = Type.Object(
 
 /** Captures the hold and returns the exact response body (result + usage) that was recorded. */
 export async function capture(q: Query, hold: Hold, result: object, now: Date): Promise<{ body: string; available: number }> {
+  if (hold.lease) return hold.lease.charge(result, now)
   const [row] = await money(q).sql<{ body: string; available: string }>(`select * from capture_hold(?, ?, ?, ?)`, [
     hold.holdId,
     JSON.stringify(result),
@@ -155,6 +164,7 @@ export async function captureCached(
 }
 
 export async function release(q: Query, hold: Hold): Promise<boolean> {
+  if (hold.lease) return hold.lease.release()
   const [row] = await money(q).sql(`select release_hold(?, ?) as released`, [hold.holdId, hold.idempotencyKey])
   return row?.released === true
 }

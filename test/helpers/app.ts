@@ -79,7 +79,13 @@ let accounts = 0
 export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
   const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await createTestDatabase()
   const config: Config = {
-    ...loadConfig({ PAUSED_ENDPOINTS: undefined, SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY, ...opts.env }),
+    // CREDIT_LEASE from the environment: the money tests run in both modes (CREDIT_LEASE=on npm test -- …).
+    ...loadConfig({
+      PAUSED_ENDPOINTS: undefined,
+      SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY,
+      CREDIT_LEASE: process.env.CREDIT_LEASE,
+      ...opts.env,
+    }),
     databaseUrl: database.url,
     ...opts.config,
   }

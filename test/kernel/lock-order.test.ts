@@ -20,6 +20,8 @@ const MONEY_FUNCTIONS = [
   'release_hold',
   'credit_account',
   'end_jobs',
+  'lease_credits',
+  'settle_lease',
 ]
 const TAKES_ORDER_THROUGH: Record<string, string> = {
   accept_job: 'reserve_batch(',

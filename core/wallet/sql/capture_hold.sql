@@ -1,7 +1,6 @@
 -- Captures an open hold: balance, ledger, usage, the key's month spend and the idempotency record in one
--- statement, dated by p_now. The response body is assembled here so that the stored replay is byte-identical to
--- what was sent: p_result is the JSON object of the result without usage; usage gets the credits, the balance
--- remaining, the hold's size and "livemode":true (a hold is only ever placed by a live key). The hold is read
+-- statement, dated by p_now. The response body is assembled here (charged_body) so that the stored replay is
+-- byte-identical to what was sent: usage gets the credits, the balance remaining and the hold's size. The hold is read
 -- unlocked for its account and key, the lock order taken (lock_money), then the hold checked.
 create or replace function capture_hold(p_hold uuid, p_result text, p_idem_key text, p_now timestamptz)
 returns table (body text, available bigint)
@@ -31,9 +30,7 @@ begin
          month_spend = key_month_spend(k, p_now) + v_hold.amount,
          spend_month = to_char(p_now at time zone 'UTC', 'YYYY-MM')
    where k.id = v_hold.key_id;
-  v_body := case when p_result = '{}' then '{' else left(p_result, -1) || ',' end
-    || '"usage":{"credits":' || v_hold.amount || ',"balanceRemaining":' || (v_balance - v_reserved)
-    || coalesce(',"size":' || v_hold.size::text, '') || ',"livemode":true}}';
+  v_body := charged_body(p_result, v_hold.amount, v_balance - v_reserved, v_hold.size);
   if p_idem_key is not null then
     update idempotency_records r set state = 'done', status = 200, body = v_body
      where r.account_id = v_hold.account_id and r.key = p_idem_key;
