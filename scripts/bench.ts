@@ -8,7 +8,7 @@
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
 // accept, alerts, batches (scripts/bench/batches.ts), cache, cpu (scripts/bench/cpu.ts; BENCH_AB=dir,… the checkouts it
-// compares this API with). scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
+// compares this API with, `.?NAME=value` this checkout with other environment). scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability; alerts: PostgreSQL CPU per charge with and without balance
 // thresholds, and the latency of balance.low from the crossing to a receiver; cache: a result-cache miss and hit
@@ -586,9 +586,13 @@ if (wants('cpu')) {
   })
   const [alerted] = await fundedKeys(1)
   await db.sql(`update accounts set balance_thresholds = '{2000000000, 1000}' where id = ?`, [alerted!.accountId])
-  const others = (process.env.BENCH_AB ?? '').split(',').filter(Boolean)
+  // BENCH_AB=dir,dir?NAME=value&…: other checkouts, or this one ('.') with other environment (NODE_OPTIONS …).
   const apis = [{ label: 'this API', ...api }]
-  for (const dir of others) apis.push({ label: dir, ...(await startApi(model.baseURL, {}, { cwd: dir })) })
+  for (const entry of (process.env.BENCH_AB ?? '').split(',').filter(Boolean)) {
+    const [dir, env = ''] = entry.split('?')
+    const extra = Object.fromEntries(new URLSearchParams(env))
+    apis.push({ label: entry, ...(await startApi(model.baseURL, extra, dir === '.' ? {} : { cwd: dir! })) })
+  }
   cpuLines.push(
     ...(await benchCpu({
       apis,

@@ -1,11 +1,14 @@
 // The API's CPU per live call (`npm run bench`, BENCH_ONLY=cpu), in two parts:
-// 1. The live /v1/classify call at 20 connections, unpaced, with `Service-Cache: no-store` so that every call
-//    holds, reaches the model and captures (the same body again would be a cache hit): this API and each
-//    BENCH_AB checkout (comma-separated dirs, each started as its own `npm start` starts it) taking turns.
-// 2. What each optional feature on a live call's path adds to it: the same call with and without it, at one fixed
-//    rate, in alternating order: balance thresholds on the account (the alerts outbox's trigger), the result cache
+// 1. The live /v1/classify call at 20 connections (unpaced, or BENCH_CPU_AB_RATE calls/s), with `Service-Cache:
+//    no-store` so that every call holds, reaches the model and captures (the same body again would be a cache hit):
+//    this API and each BENCH_AB checkout (started as its own `npm start` starts it) taking turns.
+// 2. (BENCH_CPU_FEATURES=0 skips it) What each optional feature on a live call's path adds to it: the same call with
+//    and without it, at one fixed rate (BENCH_CPU_RATE, default 30), in alternating order: balance thresholds on the account (the alerts outbox's trigger), the result cache
 //    (a miss: claim, store, unlock; a hit), a scoped key (the permission check), Service-Metadata tags.
 import type { ChildProcess } from 'node:child_process'
+import type { Caller } from '../../core/http/caller.ts'
+import { readMetadata } from '../../core/http/metadata.ts'
+import { requireCapability } from '../../core/http/permissions.ts'
 
 interface Measured {
   r: { requests: number }
@@ -37,6 +40,18 @@ const add = (s: Sum, row: Measured) => {
 }
 const per = (s: Sum, f: 'api' | 'postgres') => s[f] / s.n
 
+/** CPU ns per run of `fn`, in this process, best of three blocks. */
+function nsPer(n: number, fn: () => void): number {
+  let best = Infinity
+  for (let block = 0; block < 3; block++) {
+    const t = process.cpuUsage()
+    for (let i = 0; i < n; i++) fn()
+    const used = process.cpuUsage(t)
+    best = Math.min(best, ((used.user + used.system) * 1000) / n)
+  }
+  return best
+}
+
 export async function benchCpu(o: {
   apis: Api[]
   model: ChildProcess
@@ -52,6 +67,8 @@ export async function benchCpu(o: {
   const lines: string[] = []
 
   // 1. This API and the BENCH_AB checkouts, taking turns, in alternating order.
+  // BENCH_CPU_AB_RATE=n paces them at one rate (CPU per call falls as the rate rises: unpaced, a faster API looks cheaper).
+  const abRate = Number(process.env.BENCH_CPU_AB_RATE ?? 0)
   const ab = o.apis.map(() => ({ api: 0, postgres: 0, n: 0 }))
   for (let round = 0; round < ROUNDS; round++) {
     const order = o.apis.map((_, i) => i)
@@ -62,14 +79,14 @@ export async function benchCpu(o: {
         await o.measured(
           `cpu ${a.label}`,
           `${a.url}/v1/classify`,
-          { connections: CONNECTIONS, body: SAME, headers: o.headers(o.keys.all, NO_STORE) },
+          { connections: CONNECTIONS, body: SAME, headers: o.headers(o.keys.all, NO_STORE), ...(abRate ? { overallRate: abRate } : {}) },
           procs(a),
         ),
       )
     }
   }
   lines.push(
-    `Live /v1/classify with Service-Cache: no-store (hold, model call, capture), ${CONNECTIONS} connections unpaced, ${ROUNDS} rounds of ${o.seconds} s per API, taking turns in alternating order`,
+    `Live /v1/classify with Service-Cache: no-store (hold, model call, capture), ${CONNECTIONS} connections ${abRate ? `at ${abRate} calls/s` : 'unpaced'}, ${ROUNDS} rounds of ${o.seconds} s per API, taking turns in alternating order`,
     '',
     '| API | CPU ms/call API | CPU ms/call PostgreSQL | calls | API / this API |',
     '|---|---:|---:|---:|---:|',
@@ -80,8 +97,9 @@ export async function benchCpu(o: {
     '',
   )
 
+  if (process.env.BENCH_CPU_FEATURES === '0') return lines
   // 2. The features, on this API at one fixed rate (CPU per call falls as the rate rises).
-  const RATE = Number(process.env.BENCH_CPU_RATE ?? 100)
+  const RATE = Number(process.env.BENCH_CPU_RATE ?? 30)
   const kinds: Record<string, { what: string; body: string; key: string; extra: Record<string, string>; idReplacement?: boolean }> = {
     base: {
       what: 'the call alone: key of permissions all, no thresholds, no-store, no tags',
@@ -121,6 +139,21 @@ export async function benchCpu(o: {
       add(sums[k]!, await o.measured(`cpu ${k}`, `${self!.url}/v1/classify`, opts, procs(self!)))
     }
   const base = sums.base!
+  // The in-process share of two of them, timed alone (the end-to-end rows above carry the machine's noise).
+  const caller = (capabilities: ReadonlySet<string> | null): Caller => ({
+    keyId: 'k',
+    accountId: 'a',
+    mode: 'live',
+    permissions: capabilities ? 'call' : 'all',
+    capabilities,
+  })
+  const scopedCaller = caller(new Set(Array.from({ length: 38 }, (_, i) => (i ? `capability-${i}` : 'classify'))))
+  const allCaller = caller(null)
+  const check =
+    nsPer(1_000_000, () => requireCapability(scopedCaller, 'classify')) - nsPer(1_000_000, () => requireCapability(allCaller, 'classify'))
+  const tags = kinds.metadata!.extra['service-metadata']!
+  const metadata = nsPer(100_000, () => readMetadata(tags))
+  const share = (ns: number) => `${((ns / 1e6 / per(base, 'api')) * 100).toFixed(3)} %`
   lines.push(
     `The same call with and without each feature, this API, ${CONNECTIONS} connections at ${RATE} calls/s, ${ROUNDS} rounds of ${o.seconds} s each, taking turns in alternating order`,
     '',
@@ -131,6 +164,8 @@ export async function benchCpu(o: {
       const both = (x: Sum) => per(x, 'api') + per(x, 'postgres')
       return `| ${kinds[k]!.what} | ${per(s, 'api').toFixed(3)} | ${per(s, 'postgres').toFixed(3)} | ${s.n} | **${(per(s, 'api') / per(base, 'api')).toFixed(3)}** | ${(both(s) / both(base)).toFixed(3)} |`
     }),
+    '',
+    `- timed alone in the bench process: the scoped key's allowlist check ${check.toFixed(1)} ns more than a key of permissions all (${share(check)} of the call's API CPU); reading three Service-Metadata tags ${(metadata / 1000).toFixed(2)} µs (${share(metadata)})`,
   )
   return lines
 }
