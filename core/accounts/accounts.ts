@@ -10,6 +10,7 @@ import type { KeyMode } from '../http/caller.ts'
 import type { SecretBox } from '../secrets.ts'
 import { credit } from '../wallet/wallet.ts'
 import { CREDIT_USD } from '../wallet/credit.ts'
+import { WEBHOOK_SECRET_COLUMNS } from '../webhooks/webhooks.ts'
 
 export const PLANS = { none: 0, developer: 1900, team: 2500 } as const
 export const PACKS = { first: 500, starter: 2000, growth: 10500, scale: 55000 } as const
@@ -163,12 +164,6 @@ export async function grantPack(q: Query, accountId: string, pack: Pack, referen
   }
   await credit(q, accountId, 'purchase', PACKS[pack], reference, now)
 }
-
-/** The columns of an account's signing secret of each mode: a test key's deliveries never use the live one. */
-export const WEBHOOK_SECRET_COLUMNS = {
-  live: { secret: 'webhook_secret', previous: 'previous_webhook_secret', rotatedAt: 'webhook_secret_rotated_at' },
-  test: { secret: 'test_webhook_secret', previous: 'previous_test_webhook_secret', rotatedAt: 'test_webhook_secret_rotated_at' },
-} as const satisfies Record<KeyMode, { secret: string; previous: string; rotatedAt: string }>
 
 /**
  * A new signing secret of `mode` (the deliveries of that mode's jobs), `whsec_` + base64 of 24 random bytes (the

@@ -4,7 +4,15 @@
 // once: a crash between the POST and the record means one more attempt, which the receiver dedupes by webhook-id.
 import type { Services } from '../services.ts'
 import { SecretUnreadable } from '../secrets.ts'
-import { nextAttemptAt, postSigned, ROTATION_OVERLAP_HOURS, standardWebhookHeaders, type SentAttempt } from '../webhooks/webhooks.ts'
+import {
+  deliveryStatus,
+  nextAttemptAt,
+  postSigned,
+  recordAttempt,
+  ROTATION_OVERLAP_HOURS,
+  standardWebhookHeaders,
+  type SentAttempt,
+} from '../webhooks/webhooks.ts'
 import { DELIVER_EVENT_TASK } from './emit.ts'
 import { eventPayload } from './log.ts'
 
@@ -72,27 +80,11 @@ export function deliverEventTask(services: Services) {
 
 async function record(services: Services, deliveryId: number, attempt: number, sent: SentAttempt, next: Date | null, url: string | null) {
   await services.db.tx(async (q) => {
-    await q.sql(`insert into event_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
-      deliveryId,
-      attempt,
-      sent.started,
-      sent.statusCode,
-      sent.error,
-      sent.durationMs,
-    ])
+    await recordAttempt(q, 'event_attempts', deliveryId, attempt, sent)
     await q.sql(
       `update event_deliveries set attempts = ?, status = ?, last_status_code = ?, last_error = ?, next_attempt_at = ?,
               url = coalesce(?, url), updated_at = ? where id = ?`,
-      [
-        attempt,
-        sent.error === null ? 'delivered' : next ? 'pending' : 'failed',
-        sent.statusCode,
-        sent.error,
-        next,
-        url,
-        services.now(),
-        deliveryId,
-      ],
+      [attempt, deliveryStatus(sent, next), sent.statusCode, sent.error, next, url, services.now(), deliveryId],
     )
     if (next)
       await q.sql(

@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { audit, type Acting } from '../audit/audit.ts'
 import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import { AttemptView } from '../webhooks/webhooks.ts'
 import { Event, EVENT_TYPE_NAMES, type EventBody } from './types.ts'
 
 export const EVENT_RETENTION_DAYS = 30
@@ -30,16 +31,6 @@ export const EventPage = Type.Object(
 )
 
 const Status = Type.Union(['pending', 'delivered', 'failed', 'skipped'].map((s) => Type.Literal(s)))
-const Attempt = Type.Object(
-  {
-    attempt: Type.Integer({ minimum: 1 }),
-    at: Type.String({ format: 'date-time' }),
-    statusCode: Type.Union([Type.Integer(), Type.Null()]),
-    error: Type.Union([Type.String(), Type.Null()]),
-    durationMs: Type.Integer({ minimum: 0 }),
-  },
-  { additionalProperties: false },
-)
 export const EventDelivery = Type.Object(
   {
     endpointId: Type.Union([Type.String(), Type.Null()], { description: 'null: no endpoint (skipped), or the endpoint was deleted' }),
@@ -51,7 +42,7 @@ export const EventDelivery = Type.Object(
     lastError: Type.Optional(Type.String()),
     nextAttemptAt: Type.Optional(Type.String({ format: 'date-time' })),
     createdAt: Type.String({ format: 'date-time' }),
-    attemptLog: Type.Array(Attempt, { description: 'every attempt, oldest first' }),
+    attemptLog: Type.Array(AttemptView, { description: 'every attempt, oldest first' }),
   },
   { additionalProperties: false },
 )
@@ -126,7 +117,7 @@ export async function getEvent(db: Query, reader: Reader, id: string): Promise<S
     last_error: string | null
     next_attempt_at: Date | null
     created_at: Date
-    log: Static<typeof Attempt>[]
+    log: Static<typeof AttemptView>[]
   }>(
     `select d.*, coalesce(json_agg(json_build_object('attempt', a.attempt, 'at', a.at, 'statusCode', a.status_code, 'error', a.error,
                                                     'durationMs', a.duration_ms) order by a.attempt, a.id) filter (where a.id is not null), '[]') as log

@@ -6,7 +6,6 @@
 import { ulid } from 'ulid'
 import { createHmac } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
-import { WEBHOOK_SECRET_COLUMNS } from '../accounts/accounts.ts'
 import { type KeyMode } from '../http/caller.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
@@ -18,6 +17,12 @@ import { UUID } from '../validation.ts'
 import type { Services } from '../services.ts'
 
 export const DELIVER_TASK = 'deliver_webhook'
+
+/** The columns of an account's signing secret of each mode: a test key's deliveries never use the live one. */
+export const WEBHOOK_SECRET_COLUMNS = {
+  live: { secret: 'webhook_secret', previous: 'previous_webhook_secret', rotatedAt: 'webhook_secret_rotated_at' },
+  test: { secret: 'test_webhook_secret', previous: 'previous_test_webhook_secret', rotatedAt: 'test_webhook_secret_rotated_at' },
+} as const satisfies Record<KeyMode, { secret: string; previous: string; rotatedAt: string }>
 
 /**
  * The account's signing secrets as rows (mode, secret, previous, rotated_at) of the accounts row `a`, to join on a
@@ -208,17 +213,10 @@ export function deliverTask(services: Services) {
     await db.tx(async (q) => {
       const now = services.now()
       const next = delivered ? null : nextAttemptAt(config, attempt, now)
-      await q.sql(`insert into webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
-        deliveryId,
-        attempt,
-        sent.started,
-        sent.statusCode,
-        sent.error,
-        sent.durationMs,
-      ])
+      await recordAttempt(q, 'webhook_attempts', deliveryId, attempt, sent)
       await q.sql(`update webhook_deliveries set attempts = ?, status = ?, updated_at = ? where id = ?`, [
         attempt,
-        delivered ? 'delivered' : next ? 'pending' : 'failed',
+        deliveryStatus(sent, next),
         now,
         deliveryId,
       ])
@@ -234,6 +232,40 @@ export interface SentAttempt {
   error: string | null
   durationMs: number
 }
+
+/** One attempt's row, in the attempts table of job callbacks or of account events (the same columns). */
+export async function recordAttempt(
+  q: Query,
+  table: 'webhook_attempts' | 'event_attempts',
+  deliveryId: string | number,
+  attempt: number,
+  sent: SentAttempt,
+): Promise<void> {
+  await q.sql(`insert into ${table} (delivery_id, attempt, at, status_code, error, duration_ms) values (?, ?, ?, ?, ?, ?)`, [
+    deliveryId,
+    attempt,
+    sent.started,
+    sent.statusCode,
+    sent.error,
+    sent.durationMs,
+  ])
+}
+
+/** A delivery's status after an attempt: delivered on a 2xx, else pending while a retry is scheduled, else failed. */
+export const deliveryStatus = (sent: SentAttempt, next: Date | null): 'delivered' | 'pending' | 'failed' =>
+  sent.error === null ? 'delivered' : next ? 'pending' : 'failed'
+
+/** One attempt as the API lists it. */
+export const AttemptView = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1 }),
+    at: Type.String({ format: 'date-time' }),
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    durationMs: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+)
 
 /**
  * One POST of a signed JSON body under C8's rules: the address guard on the address actually connected to, no
@@ -284,18 +316,7 @@ export const JobDeliveries = Type.Object(
           url: Type.String(),
           status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('skipped')]),
           reason: Type.Optional(Type.String({ description: 'when skipped: why nothing was sent' })),
-          attempts: Type.Array(
-            Type.Object(
-              {
-                attempt: Type.Integer({ minimum: 1 }),
-                at: Type.String({ format: 'date-time' }),
-                statusCode: Type.Union([Type.Integer(), Type.Null()]),
-                error: Type.Union([Type.String(), Type.Null()]),
-                durationMs: Type.Integer({ minimum: 0 }),
-              },
-              { additionalProperties: false },
-            ),
-          ),
+          attempts: Type.Array(AttemptView),
         },
         { additionalProperties: false },
       ),

@@ -47,8 +47,8 @@ export const FLOORS: ReadonlyArray<{ floor: string; rooms: readonly string[] }> 
   { floor: 'the call pipeline (C1)', rooms: ['pipeline/'] },
   { floor: 'jobs', rooms: ['jobs/'] },
   { floor: 'events and records', rooms: ['events/', 'records/'] },
-  { floor: 'webhook signing and posting', rooms: ['webhooks/'] },
   { floor: 'accounts and their audit log', rooms: ['accounts/', 'audit/'] },
+  { floor: 'webhook signing and posting', rooms: ['webhooks/'] },
   { floor: 'the capability runtime', rooms: ['capability.ts', 'run/', 'evidence/'] },
   { floor: 'kernel services', rooms: ['wallet/', 'idempotency/', 'cache/', 'http/', 'documents/', 'models/'] },
   {
@@ -71,6 +71,9 @@ export const FLOORS: ReadonlyArray<{ floor: string; rooms: readonly string[] }> 
     ],
   },
 ]
+
+/** The longest chain of rooms a value import can run down (server.ts to config.ts): each room is one storey. */
+export const MAX_STOREYS = 12
 
 /** The imports that still run up a floor (file → file, from core/), each with why; the acceptance allows at most four. */
 export const UP_IMPORTS: ReadonlyArray<{ from: string; to: string; why: string }> = []
@@ -248,4 +251,48 @@ t.test('no import runs up the floors, but the ones named with why', async (t) =>
     [],
   )
   t.ok(UP_IMPORTS.length <= 4, 'at most four imports run up the floors')
+})
+
+/** The longest chain of rooms in an acyclic room graph, as the rooms in order. */
+export function longestChain(graph: Map<string, string[]>): string[] {
+  const memo = new Map<string, string[]>()
+  const from = (room: string): string[] => {
+    const known = memo.get(room)
+    if (known) return known
+    let best = [room]
+    for (const next of graph.get(room) ?? []) {
+      const chain = [room, ...from(next)]
+      if (chain.length > best.length) best = chain
+    }
+    memo.set(room, best)
+    return best
+  }
+  return [...graph.keys()].map(from).reduce((a, b) => (b.length > a.length ? b : a), [])
+}
+
+t.test('the chain finder finds the longest chain', async (t) => {
+  const g = new Map([
+    ['a', ['b', 'd']],
+    ['b', ['c']],
+    ['c', []],
+    ['d', []],
+  ])
+  t.same(longestChain(g), ['a', 'b', 'c'])
+})
+
+t.test(`no chain of value imports runs through more than ${MAX_STOREYS} rooms`, async (t) => {
+  const imports = roomImports(coreFiles())
+  const graph = new Map<string, string[]>()
+  for (const i of imports) graph.set(i.fromRoom, [...new Set([...(graph.get(i.fromRoom) ?? []), i.toRoom])])
+  const chain = longestChain(graph)
+  const via = (a: string, b: string) => imports.find((i) => i.fromRoom === a && i.toRoom === b)!
+  const named = chain
+    .slice(1)
+    .map((room, k) => `${via(chain[k]!, room).from} → ${via(chain[k]!, room).to}`)
+    .join(', ')
+  t.ok(
+    chain.length <= MAX_STOREYS,
+    `${chain.length} rooms: ${chain.join(' > ')} (${named}); cut a link: move the code to the room that owns it`,
+  )
+  t.comment(`longest chain: ${chain.length} rooms, ${chain.join(' > ')}`)
 })

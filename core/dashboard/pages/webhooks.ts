@@ -2,7 +2,7 @@
 // with their status (a skipped one with why).
 import type Router from '@koa/router'
 import type { Context } from 'koa'
-import { rotateWebhookSecret, WEBHOOK_SECRET_COLUMNS } from '../../accounts/accounts.ts'
+import { rotateWebhookSecret } from '../../accounts/accounts.ts'
 import { type KeyMode } from '../../http/caller.ts'
 import type { Query } from '../../db/database.ts'
 import { audit } from '../../audit/audit.ts'
@@ -13,6 +13,7 @@ import { html } from '../html.ts'
 import { read } from '../inputs.ts'
 import { notice, page, type Kit } from '../kit.ts'
 import { csrfField, layout, type Frame } from '../layout.ts'
+import { WEBHOOK_SECRET_COLUMNS } from '../../webhooks/webhooks.ts'
 
 export function webhooksRoutes(router: Router, { services, allow, acting, frame }: Kit): void {
   const { db } = services
