@@ -52,7 +52,7 @@ function nsPer(n: number, fn: () => void): number {
   return best
 }
 
-export async function benchCpu(o: {
+interface CpuBench {
   apis: Api[]
   model: ChildProcess
   measured: MeasuredFn
@@ -60,33 +60,36 @@ export async function benchCpu(o: {
   /** The hot account's key (permissions all), a scoped key of the same account, and a key of an account with thresholds. */
   keys: { all: string; scoped: string; alerted: string }
   seconds: number
-}): Promise<string[]> {
-  const ROUNDS = Number(process.env.BENCH_CPU_ROUNDS ?? 3)
-  const procs = (a: Api) => ({ api: [a.proc], model: [o.model] })
-  const [self] = o.apis
-  const lines: string[] = []
+}
 
-  // 1. This API and the BENCH_AB checkouts, taking turns, in alternating order.
+export async function benchCpu(o: CpuBench): Promise<string[]> {
+  const rounds = Number(process.env.BENCH_CPU_ROUNDS ?? 3)
+  const lines = await comparedApis(o, rounds)
+  return process.env.BENCH_CPU_FEATURES === '0' ? lines : [...lines, ...(await features(o, rounds))]
+}
+
+const procsOf = (o: CpuBench, a: Api) => ({ api: [a.proc], model: [o.model] })
+
+/** 1. This API and the BENCH_AB checkouts, taking turns, in alternating order. */
+async function comparedApis(o: CpuBench, rounds: number): Promise<string[]> {
   // BENCH_CPU_AB_RATE=n paces them at one rate (CPU per call falls as the rate rises: unpaced, a faster API looks cheaper).
   const abRate = Number(process.env.BENCH_CPU_AB_RATE ?? 0)
   const ab = o.apis.map(() => ({ api: 0, postgres: 0, n: 0 }))
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const order = o.apis.map((_, i) => i)
     for (const i of round % 2 ? order.reverse() : order) {
       const a = o.apis[i]!
-      add(
-        ab[i]!,
-        await o.measured(
-          `cpu ${a.label}`,
-          `${a.url}/v1/classify`,
-          { connections: CONNECTIONS, body: SAME, headers: o.headers(o.keys.all, NO_STORE), ...(abRate ? { overallRate: abRate } : {}) },
-          procs(a),
-        ),
-      )
+      const opts = {
+        connections: CONNECTIONS,
+        body: SAME,
+        headers: o.headers(o.keys.all, NO_STORE),
+        ...(abRate ? { overallRate: abRate } : {}),
+      }
+      add(ab[i]!, await o.measured(`cpu ${a.label}`, `${a.url}/v1/classify`, opts, procsOf(o, a)))
     }
   }
-  lines.push(
-    `Live /v1/classify with Service-Cache: no-store (hold, model call, capture), ${CONNECTIONS} connections ${abRate ? `at ${abRate} calls/s` : 'unpaced'}, ${ROUNDS} rounds of ${o.seconds} s per API, taking turns in alternating order`,
+  return [
+    `Live /v1/classify with Service-Cache: no-store (hold, model call, capture), ${CONNECTIONS} connections ${abRate ? `at ${abRate} calls/s` : 'unpaced'}, ${rounds} rounds of ${o.seconds} s per API, taking turns in alternating order`,
     '',
     '| API | CPU ms/call API | CPU ms/call PostgreSQL | calls | API / this API |',
     '|---|---:|---:|---:|---:|',
@@ -95,11 +98,13 @@ export async function benchCpu(o: {
         `| ${a.label} | **${per(ab[i]!, 'api').toFixed(3)}** | ${per(ab[i]!, 'postgres').toFixed(3)} | ${ab[i]!.n} | ${(per(ab[i]!, 'api') / per(ab[0]!, 'api')).toFixed(3)} |`,
     ),
     '',
-  )
+  ]
+}
 
-  if (process.env.BENCH_CPU_FEATURES === '0') return lines
-  // 2. The features, on this API at one fixed rate (CPU per call falls as the rate rises).
+/** 2. The features, on this API at one fixed rate (CPU per call falls as the rate rises). */
+async function features(o: CpuBench, rounds: number): Promise<string[]> {
   const RATE = Number(process.env.BENCH_CPU_RATE ?? 30)
+  const self = o.apis[0]!
   const kinds: Record<string, { what: string; body: string; key: string; extra: Record<string, string>; idReplacement?: boolean }> = {
     base: {
       what: 'the call alone: key of permissions all, no thresholds, no-store, no tags',
@@ -126,7 +131,7 @@ export async function benchCpu(o: {
   }
   const names = Object.keys(kinds)
   const sums = Object.fromEntries(names.map((k) => [k, { api: 0, postgres: 0, n: 0 }]))
-  for (let round = 0; round < ROUNDS; round++)
+  for (let round = 0; round < rounds; round++)
     for (const k of round % 2 ? [...names].reverse() : names) {
       const kind = kinds[k]!
       const opts = {
@@ -136,7 +141,7 @@ export async function benchCpu(o: {
         headers: o.headers(kind.key, kind.extra),
         ...(kind.idReplacement ? { idReplacement: true } : {}),
       }
-      add(sums[k]!, await o.measured(`cpu ${k}`, `${self!.url}/v1/classify`, opts, procs(self!)))
+      add(sums[k]!, await o.measured(`cpu ${k}`, `${self.url}/v1/classify`, opts, procsOf(o, self)))
     }
   const base = sums.base!
   // The in-process share of two of them, timed alone (the end-to-end rows above carry the machine's noise).
@@ -154,8 +159,8 @@ export async function benchCpu(o: {
   const tags = kinds.metadata!.extra['service-metadata']!
   const metadata = nsPer(100_000, () => readMetadata(tags))
   const share = (ns: number) => `${((ns / 1e6 / per(base, 'api')) * 100).toFixed(3)} %`
-  lines.push(
-    `The same call with and without each feature, this API, ${CONNECTIONS} connections at ${RATE} calls/s, ${ROUNDS} rounds of ${o.seconds} s each, taking turns in alternating order`,
+  return [
+    `The same call with and without each feature, this API, ${CONNECTIONS} connections at ${RATE} calls/s, ${rounds} rounds of ${o.seconds} s each, taking turns in alternating order`,
     '',
     '| call | CPU ms/call API | CPU ms/call PostgreSQL | calls | API / alone | (API + PostgreSQL) / alone |',
     '|---|---:|---:|---:|---:|---:|',
@@ -166,6 +171,5 @@ export async function benchCpu(o: {
     }),
     '',
     `- timed alone in the bench process: the scoped key's allowlist check ${check.toFixed(1)} ns more than a key of permissions all (${share(check)} of the call's API CPU); reading three Service-Metadata tags ${(metadata / 1000).toFixed(2)} µs (${share(metadata)})`,
-  )
-  return lines
+  ]
 }
