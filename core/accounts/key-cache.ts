@@ -18,10 +18,10 @@ export const REVOCATION_MS = 1000
 /**
  * Bearer key → caller, cached so a live call costs no lookup. Revocation (C9) reaches every instance within
  * `REVOCATION_MS`: migration 0013 NOTIFYs `api_key_revoked` for every revoked or deleted key (0020: and a changed scope), and `listen()` keeps a
- * connection LISTENing that forgets the key at once. An entry also carries its account's review settings (C21), whose
- * change NOTIFYs the account's id on the same channel (core/reviews/settings.ts): every key of the account is forgotten. An entry is served past `REVOCATION_MS` only while that
- * connection is known to be current: it answers a ping every `REVOCATION_MS / 4` while keys are being looked up
- * (none in an idle process), and PostgreSQL delivers every notification committed before a query ahead of the
+ * connection LISTENing that forgets the key at once. An entry also carries its account's review settings (C21):
+ * their change NOTIFYs the account's id on the same channel (core/reviews/settings.ts), which forgets every key of
+ * the account. An entry is served past `REVOCATION_MS` only while that connection is known to be current: it
+ * answers a ping every `REVOCATION_MS / 4` while keys are being looked up (none in an idle process), and PostgreSQL delivers every notification committed before a query ahead of the
  * query's answer, so an answered ping sent at t means every revocation before t has been applied. Without the
  * listener (lost, not started) entries last `REVOCATION_MS`.
  * Unknown hashes are remembered for `ttlMs`, and a client (its address) with more than `failuresPerMinute`
