@@ -13,6 +13,7 @@ import type { Logger } from './observability/log.ts'
 import type { Metrics } from './observability/metrics.ts'
 import type { DocumentSandbox } from './documents/sandbox.ts'
 import type { ResolvedDocument } from './documents/schema.ts'
+import type { ReviewSetting } from './http/caller.ts'
 import type { UnpaidInference } from './models/unpaid.ts'
 import type { ModelRequestLog } from './models/usage.ts'
 import type { RequestLog } from './requests/record.ts'
@@ -31,6 +32,8 @@ export interface FinishedResult {
   /** the documents the handler read */
   documents: readonly ResolvedDocument[]
   result: object
+  /** The account's review settings as its key brought them (core/http/caller.ts); absent: read them. */
+  review?: ReviewSetting | null
 }
 
 /** Terminal job events; the webhook module subscribes (C7 → C8). */

@@ -7,7 +7,8 @@
 // BENCH_PROFILE=<dir> writes CPU profiles of the API and worker processes (node --cpu-prof).
 // BENCH_SECONDS (default 5) per load run, BENCH_JOBS (default 2000), BENCH_SLOW_CALLS (default 10000; 0 skips),
 // BENCH_ONLY=live,jobs,… runs a subset. Scenarios: bare, dry, live, scoped, peer, replay, spread, jobs, slow, scaleout,
-// accept, alerts, batches (scripts/bench/batches.ts), cache. scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
+// accept, alerts, batches (scripts/bench/batches.ts), cache, cpu (scripts/bench/cpu.ts; BENCH_AB=dir,… the checkouts it
+// compares this API with, `.?NAME=value` this checkout with other environment). scoped: the same live call with a key of permissions all and with a scoped key (call + an allowlist).
 // peer: the live call against Portkey's gateway on the same fake model (scripts/bench/peer.ts); accept: an async
 // acceptance against a sync call of the same capability; alerts: PostgreSQL CPU per charge with and without balance
 // thresholds, and the latency of balance.low from the crossing to a receiver; cache: a result-cache miss and hit
@@ -30,6 +31,7 @@ import { ensureDatabaseExists, migrate, openDatabase, resolveDatabaseUrl } from 
 import { withDatabase } from '../devkit/database.ts'
 import { benchBatches } from './bench/batches.ts'
 import { benchCache } from './bench/cache.ts'
+import { benchCpu } from './bench/cpu.ts'
 import { benchJobs } from './bench/jobs.ts'
 import { firstLine, freePort, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
@@ -42,6 +44,7 @@ const SLOW_CALLS = Number(process.env.BENCH_SLOW_CALLS ?? 10_000)
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null
 const wants = (s: string) => !ONLY || ONLY.has(s)
 const PRICE = 2 // classify
+const NO_CACHE = { 'service-cache': 'no-store' }
 const request = JSON.stringify({ text: 'My card was charged twice.', labels: ['billing', 'technical'] })
 
 // ---------- processes ----------
@@ -268,7 +271,8 @@ if (wants('live')) {
   // Exactness under concurrency: a fixed number of calls, every answer awaited, then the ledger.
   await settled([hot!.accountId])
   const b = await ledger([hot!.accountId])
-  const x = await load({ url: `${api.url}/v1/classify`, amount: 500, duration: undefined, headers: headersFor(hot!.key) })
+  // no-store: the same body again would be a result-cache hit, charged the hit price (C20), not PRICE.
+  const x = await load({ url: `${api.url}/v1/classify`, amount: 500, duration: undefined, headers: headersFor(hot!.key, NO_CACHE) })
   const a = await ledger([hot!.accountId])
   const ok = x.statuses['200'] ?? 0
   exactness.push(
@@ -573,6 +577,37 @@ const cacheLines = wants('cache')
   ? await benchCache({ db, url: api.url, procs: liveProcs, headers: (extra) => headersFor(hot!.key, extra), measured, seconds: SECONDS })
   : []
 
+// ---------- the API's CPU per live call and what each feature adds to it (scripts/bench/cpu.ts) ----------
+const cpuLines: string[] = []
+if (wants('cpu')) {
+  const names = (await loadCapabilities(CAPABILITIES_ROOT)).map((c) => c.name)
+  const scoped = await createKey(db, hot!.accountId, {
+    name: 'bench cpu scoped',
+    permissions: 'call',
+    capabilities: names.filter((n) => n !== 'research'),
+  })
+  const [alerted] = await fundedKeys(1)
+  await db.sql(`update accounts set balance_thresholds = '{2000000000, 1000}' where id = ?`, [alerted!.accountId])
+  // BENCH_AB=dir,dir?NAME=value&…: other checkouts, or this one ('.') with other environment (NODE_OPTIONS …).
+  const apis = [{ label: 'this API', ...api }]
+  for (const entry of (process.env.BENCH_AB ?? '').split(',').filter(Boolean)) {
+    const [dir, env = ''] = entry.split('?')
+    const extra = Object.fromEntries(new URLSearchParams(env))
+    apis.push({ label: entry, ...(await startApi(model.baseURL, extra, dir === '.' ? {} : { cwd: dir! })) })
+  }
+  cpuLines.push(
+    ...(await benchCpu({
+      apis,
+      model: model.proc,
+      measured,
+      headers: headersFor,
+      keys: { all: hot!.key, scoped: scoped.key, alerted: alerted!.key },
+      seconds: SECONDS,
+    })),
+  )
+  await Promise.all(apis.slice(1).map((a) => stop(a.proc)))
+}
+
 // ---------- jobs (scripts/bench/jobs.ts) ----------
 const jobLines = wants('jobs')
   ? await benchJobs({
@@ -624,7 +659,7 @@ if (wants('slow') && SLOW_CALLS > 0) {
       amount: SLOW_CALLS,
       duration: undefined,
       timeout: 120,
-      headers: headersFor(hot!.key),
+      headers: headersFor(hot!.key, NO_CACHE), // every call a 5-s model call of its own, none following an identical one
       keys: accounts.map((a) => a.key),
     })
     const cpu = m.stop()
@@ -775,6 +810,9 @@ ${acceptLines.join('\n')}
 
 ## The result cache: a miss and a hit against the same call without it
 ${cacheLines.join('\n')}
+
+## The API's CPU per live call, and what each feature adds
+${cpuLines.join('\n')}
 
 ## Jobs
 ${jobLines.join('\n')}

@@ -3,7 +3,7 @@
 import { hash, timingSafeEqual } from 'node:crypto'
 import pg from 'pg'
 import type { Query } from '../db/database.ts'
-import type { Caller, KeyMode } from '../http/caller.ts'
+import type { Caller, KeyMode, ReviewSetting } from '../http/caller.ts'
 import type { KeyPermission } from '../roles.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
 
@@ -18,9 +18,10 @@ export const REVOCATION_MS = 1000
 /**
  * Bearer key → caller, cached so a live call costs no lookup. Revocation (C9) reaches every instance within
  * `REVOCATION_MS`: migration 0013 NOTIFYs `api_key_revoked` for every revoked or deleted key (0020: and a changed scope), and `listen()` keeps a
- * connection LISTENing that forgets the key at once. An entry is served past `REVOCATION_MS` only while that
- * connection is known to be current: it answers a ping every `REVOCATION_MS / 4` while keys are being looked up
- * (none in an idle process), and PostgreSQL delivers every notification committed before a query ahead of the
+ * connection LISTENing that forgets the key at once. An entry also carries its account's review settings (C21):
+ * their change NOTIFYs the account's id on the same channel (core/reviews/settings.ts), which forgets every key of
+ * the account. An entry is served past `REVOCATION_MS` only while that connection is known to be current: it
+ * answers a ping every `REVOCATION_MS / 4` while keys are being looked up (none in an idle process), and PostgreSQL delivers every notification committed before a query ahead of the
  * query's answer, so an answered ping sent at t means every revocation before t has been applied. Without the
  * listener (lost, not started) entries last `REVOCATION_MS`.
  * Unknown hashes are remembered for `ttlMs`, and a client (its address) with more than `failuresPerMinute`
@@ -70,6 +71,13 @@ export class KeyCache {
       mode: row.mode,
       permissions: row.permissions,
       capabilities: row.capabilities ? new Set(row.capabilities) : null,
+      review: row.review_mode
+        ? {
+            mode: row.review_mode,
+            threshold: row.review_threshold === null ? null : Number(row.review_threshold),
+            endpoints: row.review_endpoints,
+          }
+        : null,
     }
     if (this.entries.size > 10_000) this.entries.clear()
     this.entries.set(cacheKey, { caller, hash, until: this.clock() + this.ttlMs, at, epoch })
@@ -100,12 +108,22 @@ export class KeyCache {
       mode: KeyMode
       permissions: KeyPermission
       capabilities: string[] | null
-    }>(`select id, account_id, key_hash, mode, permissions, capabilities from api_keys where key_hash = ? and revoked_at is null`, [hash])
+      review_mode: ReviewSetting['mode'] | null
+      review_threshold: string | null
+      review_endpoints: string[] | null
+    }>(
+      `select k.id, k.account_id, k.key_hash, k.mode, k.permissions, k.capabilities,
+              r.mode as review_mode, r.threshold as review_threshold, r.endpoints as review_endpoints
+         from api_keys k left join review_settings r on r.account_id = k.account_id and r.mode <> 'off'
+        where k.key_hash = ? and k.revoked_at is null`,
+      [hash],
+    )
     return row && timingSafeEqual(row.key_hash, hash) ? row : undefined
   }
 
-  forget(keyId: string): void {
-    for (const [k, v] of this.entries) if (v.caller.keyId === keyId) this.entries.delete(k)
+  /** Forgets a key, or every key of an account (its id: its review settings changed). */
+  forget(id: string): void {
+    for (const [k, v] of this.entries) if (v.caller.keyId === id || v.caller.accountId === id) this.entries.delete(k)
   }
 
   /**

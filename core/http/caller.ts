@@ -14,6 +14,18 @@ export interface Caller {
   permissions: KeyPermission
   /** The capabilities it may call; null: every one. */
   capabilities: ReadonlySet<string> | null
+  /**
+   * The account's review settings when they are on (C21), read with the key so that a call with review off costs
+   * no query; null: off. Absent where the caller was not read through the key cache: the review step reads them.
+   */
+  review?: ReviewSetting | null
+}
+
+/** An account's review settings that are on: the mode, its threshold, the endpoints they apply to (null: all). */
+export interface ReviewSetting {
+  mode: 'ungrounded' | 'below'
+  threshold: number | null
+  endpoints: readonly string[] | null
 }
 
 /** What authentication asks of the key cache (core/accounts/key-cache.ts KeyCache): the caller a presented key is. */

@@ -214,6 +214,7 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
       requestId: charge.requestId,
       input: call.input,
       documents,
+      review: caller.review,
     }
     // A hit answers what the first call answered, its review mark included; a fresh result may be sent to review.
     const published = cache.hit || !services.finishResult ? checked : await services.finishResult({ ...finished, result: checked })

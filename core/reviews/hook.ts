@@ -7,13 +7,15 @@ import { pageTexts, textPages } from '../documents/pages.ts'
 import type { FinishedResult } from '../services.ts'
 import { openReview } from './queue.ts'
 import { carriesEvidence } from './rule.ts'
-import { reviewRuleFor } from './settings.ts'
+import { reviewRuleFor, reviewSettingFor } from './settings.ts'
 
 /** The result as answered, carrying `review` when the account's rule sends any of its values to a person. */
 export function reviewStep(db: Database, now: () => Date) {
-  return async ({ capability, result, input, documents, ...call }: FinishedResult): Promise<object> => {
+  return async ({ capability, result, input, documents, review, ...call }: FinishedResult): Promise<object> => {
     if (!carriesEvidence(capability)) return result
-    const rule = await reviewRuleFor(db, call.accountId, capability.name)
+    // A sync call's key brought its account's settings from the key cache; a job reads them.
+    const setting = review === undefined ? await reviewSettingFor(db, call.accountId) : review
+    const rule = reviewRuleFor(setting, capability.name)
     if (!rule) return result
     const kept = { pages: documentPages(input, documents), request: options(input) }
     return openReview(db, { ...call, endpoint: capability.name }, rule, result, kept, now())

@@ -37,7 +37,14 @@ export function reviewsRouter(services: Services): Router {
   })
   router.put('/v1/review-settings', manage, async (ctx) => {
     const input = await body(ctx, readSettings)
-    ctx.body = await putReviewSettings(services.db, services.capabilities, callerOf(ctx).accountId, input, keyActing(ctx, services.now()))
+    ctx.body = await putReviewSettings(
+      services.db,
+      services.keys,
+      services.capabilities,
+      callerOf(ctx).accountId,
+      input,
+      keyActing(ctx, services.now()),
+    )
   })
   router.get('/v1/reviews', reads, async (ctx) => {
     ctx.body = await listReviews(services.db, scope(ctx), readQuery({ ...ctx.query }))

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { audit, type Acting } from '../audit/audit.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
+import type { ReviewSetting } from '../http/caller.ts'
 import { carriesEvidence, type ReviewRule } from './rule.ts'
 import type { JsonSchema } from '../run/result.ts'
 
@@ -69,18 +70,33 @@ export async function getReviewSettings(db: Query, accountId: string): Promise<R
   return view(row)
 }
 
-/** The rule for one endpoint's results, or null when that endpoint's results are not reviewed. */
-export async function reviewRuleFor(db: Query, accountId: string, endpoint: string): Promise<ReviewRule | null> {
+/** The account's settings when they are on, or null (the key cache reads the same with each key). */
+export async function reviewSettingFor(db: Query, accountId: string): Promise<ReviewSetting | null> {
   const [row] = await db.sql<Row>(`select mode, threshold, endpoints from review_settings where account_id = ? and mode <> 'off'`, [
     accountId,
   ])
-  if (!row || (row.endpoints && !row.endpoints.includes(endpoint))) return null
-  return { mode: row.mode, threshold: row.threshold === null ? null : Number(row.threshold) }
+  return row
+    ? {
+        mode: row.mode as ReviewSetting['mode'],
+        threshold: row.threshold === null ? null : Number(row.threshold),
+        endpoints: row.endpoints,
+      }
+    : null
 }
 
-/** Replaces the settings; one audit entry with what they were and what they are. */
+/** The rule for one endpoint's results, or null when that endpoint's results are not reviewed. */
+export function reviewRuleFor(setting: ReviewSetting | null, endpoint: string): ReviewRule | null {
+  if (!setting || (setting.endpoints && !setting.endpoints.includes(endpoint))) return null
+  return { mode: setting.mode, threshold: setting.threshold }
+}
+
+/**
+ * Replaces the settings; one audit entry with what they were and what they are. Keys carry their account's settings
+ * in every instance's key cache: the account's id is NOTIFYed to them at the commit, and `keys` forgets them here.
+ */
 export async function putReviewSettings(
   db: Query & { tx<T>(fn: (q: Query) => Promise<T>): Promise<T> },
+  keys: { forget(accountId: string): void },
   capabilities: ReadonlyMap<string, { responseSchema: JsonSchema }>,
   accountId: string,
   input: ReviewSettingsInput,
@@ -107,7 +123,7 @@ export async function putReviewSettings(
         },
       ])
   })
-  return db.tx(async (q) => {
+  const settings = await db.tx(async (q) => {
     const before = await getReviewSettings(q, accountId)
     const evalConsent = input.evalConsent ?? before.evalConsent
     const [row] = await q.sql<Row>(
@@ -126,6 +142,9 @@ export async function putReviewSettings(
       target: { type: 'review_settings', id: accountId },
       details: { before: was, after: is },
     })
+    await q.sql(`select pg_notify('api_key_revoked', ?)`, [accountId])
     return after
   })
+  keys.forget(accountId)
+  return settings
 }

@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { KeyCache } from '../../core/accounts/key-cache.ts'
 import { createKey } from '../../core/accounts/keys.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
 import { CAPABILITIES_ROOT } from '../../core/capability-folders.ts'
@@ -122,6 +123,61 @@ t.test('mode ungrounded: a value absent from the document gets a review listing 
   )
   t.same((await app.call('/v1/reviews?status=completed', { key: c.key })).body.reviews, [], 'none completed')
   t.same((await app.call('/v1/reviews?endpoint=invoice', { key: c.key })).body.reviews, [], 'none of another endpoint')
+})
+
+t.test('the settings come with the cached key: review off costs no query; a change reaches every instance at once', async (t) => {
+  const c = await cap.customer()
+  const db = app.services.db
+  const sql = db.sql.bind(db)
+  const read: string[] = []
+  db.sql = (text, params) => {
+    if (/from review_settings/.test(text)) read.push(text)
+    return sql(text, params)
+  }
+  t.teardown(() => {
+    db.sql = sql
+  })
+  // Another instance's key cache, listening as every API process does.
+  const other = new KeyCache(db, { now: () => new Date() })
+  await other.listen(db.url)
+  t.teardown(() => other.close())
+  const elsewhere = async () => (await other.lookup(c.key))?.review ?? null
+  /** The other instance's answer within 0.5 s: an entry read under 1 s ago is served unless the change reached it. */
+  const elsewhereSoon = async (want: unknown) => {
+    const until = Date.now() + 500
+    let got = await elsewhere()
+    while (JSON.stringify(got) !== JSON.stringify(want) && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 20))
+      got = await elsewhere()
+    }
+    return got
+  }
+
+  cap.reply(answer(ABSENT_TOTAL))
+  const off = await parseCall(c)
+  t.equal(off.res.status, 200, off.res.text)
+  t.notOk('review' in off.res.body, 'off by default: no review')
+  t.same(read, [], 'a call with review off reads no settings')
+  t.equal(await elsewhere(), null)
+
+  t.equal((await settings(c, { mode: 'ungrounded' })).status, 200)
+  cap.reply(answer(ABSENT_TOTAL))
+  const on = await parseCall(c)
+  t.match(on.res.body.review, { fields: ['/totalAmount'] }, 'the next call on this instance follows the new rule')
+  t.same(
+    await elsewhereSoon({ mode: 'ungrounded', threshold: null, endpoints: null }),
+    { mode: 'ungrounded', threshold: null, endpoints: null },
+    'and on another',
+  )
+
+  t.equal((await settings(c, { mode: 'below', threshold: 0.5, endpoints: [] })).status, 200)
+  cap.reply(answer(ABSENT_TOTAL))
+  t.notOk('review' in (await parseCall(c)).res.body, 'no endpoint listed: no review')
+  t.same(await elsewhereSoon({ mode: 'below', threshold: 0.5, endpoints: [] }), { mode: 'below', threshold: 0.5, endpoints: [] })
+
+  t.equal((await settings(c, { mode: 'off' })).status, 200)
+  t.equal(await elsewhereSoon(null), null, 'off reaches the other instance')
+  t.same(read, [], 'no call read the settings: each came with the key')
 })
 
 t.test('below: values under the threshold; endpoints other than those listed are not reviewed', async (t) => {

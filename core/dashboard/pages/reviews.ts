@@ -59,6 +59,7 @@ export function reviewsRoutes(router: Router, { services, allow, acting, frame }
     const endpoints = f.endpoints?.split(/[\s,]+/).filter(Boolean)
     await putReviewSettings(
       services.db,
+      services.keys,
       services.capabilities,
       state(ctx).session.accountId,
       {
