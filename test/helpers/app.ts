@@ -2,8 +2,6 @@
 // when the test ends — the fastify-demo pattern: buildApp() without listen() plus a harness.
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { MockLanguageModelV3 } from 'ai/test'
-import type { LanguageModel } from 'ai'
 import type { Runner } from 'graphile-worker'
 import type { Test } from 'tap'
 import { buildApp, httpServer } from '../../core/app.ts'
@@ -12,16 +10,18 @@ import { loadConfig, type Config } from '../../core/config.ts'
 import { createAccount, addCredits, type Plan } from '../../core/accounts/accounts.ts'
 import { createKey } from '../../core/accounts/keys.ts'
 import { startWorker } from '../../core/worker.ts'
-import { openAIProvider, singleLink, type ModelProvider } from '../../core/models/provider.ts'
+import { openAIProvider, type ModelProvider } from '../../core/models/provider.ts'
 import type { Services } from '../../core/services.ts'
-import { checkManifest, type Capability } from '../../core/run/registry.ts'
-import { defineCapability, type CapabilityManifest } from '../../core/capability.ts'
-import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import type { Capability } from '../../core/run/registry.ts'
 import type { Resolver } from '../../core/net/address-guard.ts'
 import { PublishedContract } from './contract.ts'
-import { randomInstance, seededRng } from '../../devkit/schema-instance.ts'
 import { createTestDatabase } from '../../devkit/database.ts'
 import { createLogger, type Logger } from '../../core/observability/log.ts'
+import { mockProvider } from '../../devkit/fake-model.ts'
+
+// Tests import the fakes from here with the app; benches from devkit/ (scripts/ never import test/).
+export { mockLanguageModel, mockProvider } from '../../devkit/fake-model.ts'
+export { testCapability } from '../../devkit/test-capability.ts'
 
 interface Tap {
   teardown(fn: () => unknown): void
@@ -169,49 +169,6 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
   return app
 }
 
-/** A provider whose text model is the ai SDK's mock: `reply` gets the prompt and returns the JSON object. */
-export function mockProvider(
-  reply: (prompt: string) => unknown = () => ({}), // a value or a Promise of one
-  extra: Partial<ModelProvider> = {},
-): ModelProvider {
-  const links = singleLink(mockLanguageModel(reply), 'mock', 'mock-model')
-  return {
-    configured: true,
-    acceptsFiles: true,
-    language: () => links,
-    image: () => {
-      throw new Error('no image model in this test')
-    },
-    speech: () => {
-      throw new Error('no speech model in this test')
-    },
-    transcription: () => {
-      throw new Error('no transcription model in this test')
-    },
-    embedding: () => null,
-    webSearch: () => null,
-    ...extra,
-  }
-}
-
-export function mockLanguageModel(reply: (prompt: string) => unknown): LanguageModel {
-  return new MockLanguageModelV3({
-    doGenerate: async (options) => {
-      const prompt = JSON.stringify(options.prompt)
-      const value = await reply(prompt)
-      return {
-        content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }],
-        finishReason: { unified: 'stop', raw: 'stop' },
-        usage: {
-          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 10, text: 10, reasoning: 0 },
-        },
-        warnings: [],
-      }
-    },
-  })
-}
-
 /** The real @ai-sdk/openai provider pointed at a fake server on loopback. */
 export function fakeServerProvider(baseURL: string, wireApi: 'responses' | 'chat' = 'responses', embedding?: string): ModelProvider {
   return openAIProvider({
@@ -226,27 +183,4 @@ export function fakeServerProvider(baseURL: string, wireApi: 'responses' | 'chat
       ...(embedding ? { embedding } : {}),
     },
   })
-}
-
-/**
- * A synthetic capability for kernel tests: `echo`-like, with the handler the test gives. Without an `example`, one
- * is drawn from its schemas (seeded by the name), as every capability must have one.
- */
-export function testCapability(over: Partial<CapabilityManifest<TObject, TSchema>> & { name: string }): Capability {
-  const request = over.request ?? Type.Object({ text: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false })
-  const response = over.response ?? Type.Object({ echo: Type.String({ maxLength: 1000 }) }, { additionalProperties: false })
-  const rng = seededRng(over.name)
-  const m = defineCapability({
-    summary: 'test capability',
-    price: 5,
-    async: false,
-    ratePerMinute: 60,
-    model: 'text',
-    request,
-    response,
-    handler: async (input: any) => ({ echo: input.text }),
-    example: { request: randomInstance(request, rng) as never, response: randomInstance(response, rng) as never },
-    ...over,
-  })
-  return checkManifest(m, over.name, `test:${over.name}`)
 }
