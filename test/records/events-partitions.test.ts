@@ -2,30 +2,16 @@
 // stay (deliveries now carry their event's time), every query the API runs on them stays on an index, new
 // deliveries and their jobs carry the event's time to the microsecond, and retention drops an event's day with its
 // deliveries.
-import { randomBytes, randomUUID } from 'node:crypto'
-import pg from 'pg'
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { loadConfig } from '../../core/config.ts'
-import { ensureDatabaseExists, migrate, openDatabase, type Database } from '../../core/db/database.ts'
+import { migrate, openDatabase, type Database } from '../../core/db/database.ts'
 import { listPartitions, maintainPartitions, periodStart } from '../../core/records/partitions.ts'
 import { PARTITIONED_TABLES } from '../../core/records/tables.ts'
-import { serverUrl, withDatabase } from '../../devkit/database.ts'
+import { scratchDatabase } from '../helpers/scratch-database.ts'
 
 const DAY = 86400_000
 const EVENT_TABLES = ['events', 'event_deliveries', 'event_attempts']
-
-async function scratchDatabase(t: { teardown: (fn: () => Promise<void>) => void }): Promise<string> {
-  const server = await serverUrl()
-  const name = `capapi_records_${randomBytes(4).toString('hex')}`
-  await ensureDatabaseExists(withDatabase(server, 'postgres'), name)
-  t.teardown(async () => {
-    const admin = new pg.Client({ connectionString: withDatabase(server, 'postgres') })
-    await admin.connect()
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  })
-  return withDatabase(server, name)
-}
 
 /** `n` events of one account over the last `days` days, each with one delivery to `endpoint` and one attempt. */
 async function fill(db: Database, accountId: string, endpoint: string, n: number, days: number): Promise<void> {

@@ -1,29 +1,15 @@
 // The large logs in time partitions: the migration keeps the rows a table already holds (attached as one partition,
 // the same file on disk: no rewrite), every lookup stays on an index, maintenance creates partitions ahead, moves
 // rows that landed in the default partition into theirs, and drops whole partitions past each table's retention.
-import { randomBytes, randomUUID } from 'node:crypto'
-import pg from 'pg'
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { loadConfig } from '../../core/config.ts'
-import { ensureDatabaseExists, migrate, openDatabase, type Database } from '../../core/db/database.ts'
+import { migrate, openDatabase, type Database } from '../../core/db/database.ts'
 import { listPartitions, maintainPartitions, partitionName, periodStart } from '../../core/records/partitions.ts'
 import { PARTITIONED_TABLES } from '../../core/records/tables.ts'
-import { serverUrl, withDatabase } from '../../devkit/database.ts'
+import { scratchDatabase } from '../helpers/scratch-database.ts'
 
 const DAY = 86400_000
-
-async function scratchDatabase(t: { teardown: (fn: () => Promise<void>) => void }): Promise<string> {
-  const server = await serverUrl()
-  const name = `capapi_records_${randomBytes(4).toString('hex')}`
-  await ensureDatabaseExists(withDatabase(server, 'postgres'), name)
-  t.teardown(async () => {
-    const admin = new pg.Client({ connectionString: withDatabase(server, 'postgres') })
-    await admin.connect()
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  })
-  return withDatabase(server, name)
-}
 
 async function fill(db: Database, accountId: string, keyId: string, rows: number, ageDays: number): Promise<void> {
   await db.sql(
