@@ -3,7 +3,7 @@
 import { hash, timingSafeEqual } from 'node:crypto'
 import pg from 'pg'
 import type { Query } from '../db/database.ts'
-import type { Caller, KeyMode, ReviewSetting } from '../http/caller.ts'
+import { reviewSettingOf, type Caller, type KeyMode, type ReviewSetting } from '../http/caller.ts'
 import type { KeyPermission } from '../roles.ts'
 import { FailedAuthentications } from '../ratelimit.ts'
 
@@ -71,13 +71,7 @@ export class KeyCache {
       mode: row.mode,
       permissions: row.permissions,
       capabilities: row.capabilities ? new Set(row.capabilities) : null,
-      review: row.review_mode
-        ? {
-            mode: row.review_mode,
-            threshold: row.review_threshold === null ? null : Number(row.review_threshold),
-            endpoints: row.review_endpoints,
-          }
-        : null,
+      review: reviewSettingOf({ mode: row.review_mode, threshold: row.review_threshold, endpoints: row.review_endpoints }),
     }
     if (this.entries.size > 10_000) this.entries.clear()
     this.entries.set(cacheKey, { caller, hash, until: this.clock() + this.ttlMs, at, epoch })

@@ -28,6 +28,20 @@ export interface ReviewSetting {
   endpoints: readonly string[] | null
 }
 
+/** A review_settings row's columns as a ReviewSetting (PostgreSQL's numeric arrives as a string), or null when off. */
+export function reviewSettingOf(row: {
+  mode: string | null
+  threshold: string | number | null
+  endpoints: string[] | null
+}): ReviewSetting | null {
+  if (!row.mode || row.mode === 'off') return null
+  return {
+    mode: row.mode as ReviewSetting['mode'],
+    threshold: row.threshold === null ? null : Number(row.threshold),
+    endpoints: row.endpoints,
+  }
+}
+
 /** What authentication asks of the key cache (core/accounts/key-cache.ts KeyCache): the caller a presented key is. */
 export interface KeyLookup {
   lookup(key: string, client?: string): Promise<Caller | null>

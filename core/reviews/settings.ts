@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { audit, type Acting } from '../audit/audit.ts'
 import type { Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
-import type { ReviewSetting } from '../http/caller.ts'
+import { reviewSettingOf, type ReviewSetting } from '../http/caller.ts'
 import { carriesEvidence, type ReviewRule } from './rule.ts'
 import type { JsonSchema } from '../run/result.ts'
 
@@ -75,13 +75,7 @@ export async function reviewSettingFor(db: Query, accountId: string): Promise<Re
   const [row] = await db.sql<Row>(`select mode, threshold, endpoints from review_settings where account_id = ? and mode <> 'off'`, [
     accountId,
   ])
-  return row
-    ? {
-        mode: row.mode as ReviewSetting['mode'],
-        threshold: row.threshold === null ? null : Number(row.threshold),
-        endpoints: row.endpoints,
-      }
-    : null
+  return row ? reviewSettingOf(row) : null
 }
 
 /** The rule for one endpoint's results, or null when that endpoint's results are not reviewed. */
