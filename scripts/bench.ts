@@ -448,7 +448,7 @@ const peerLines: string[] = []
 if (wants('peer')) {
   const PEER_CONNECTIONS = 20
   const ROUNDS = 3
-  const res = await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key), body: request })
+  const res = await fetch(`${api.url}/v1/classify`, { method: 'POST', headers: headersFor(hot!.key, NO_CACHE), body: request })
   if (res.status !== 200) throw new Error(`peer: live call ${res.status}`)
   await res.arrayBuffer()
   const gateway = await startPortkey((c) => children.push(c))
@@ -458,7 +458,7 @@ if (wants('peer')) {
     const live = await measured(
       'live',
       `${api.url}/v1/classify`,
-      { connections: PEER_CONNECTIONS, headers: headersFor(hot!.key) },
+      { connections: PEER_CONNECTIONS, headers: headersFor(hot!.key, NO_CACHE) },
       liveProcs,
     )
     sum.live.api += live.cpu.api!
