@@ -158,7 +158,11 @@ t.test('ping, rotation (both secrets sign for 24 h), filters, job events, resend
   t.equal(both.length, 2, 'a second delivery')
   t.equal(both[1]!.headers['webhook-id'], both[0]!.headers['webhook-id'], 'with the same webhook-id')
   t.equal(both[1]!.body, both[0]!.body, 'and the same body')
-  const logged = await app.call(`/v1/events/${completed.event.id}`, { key: c.key })
+  // The receiver sees the POST before the worker commits the attempt's outcome: read the log until it has it.
+  const logged = await waitFor(
+    () => app.call(`/v1/events/${completed.event.id}`, { key: c.key }),
+    (r) => r.body.deliveries.every((d: any) => d.status !== 'pending'),
+  )
   t.equal(logged.body.deliveries.length, 2)
   t.same(
     logged.body.deliveries.map((d: any) => d.status),
