@@ -30,16 +30,19 @@ export function batchItemTask(services: Services) {
  * chosen gets the lane's next slot of the pace (one every 1/BATCH_ITEMS_PER_SECOND s, after the last slot any
  * entry of the queue holds, waiting or running, never before now) as its run_at, up to PACE_HORIZON_SECONDS ahead; those rows locked
  * (in id order, skipping any a cancel or an ending holds, never waiting) and handed out. The pace's only state is
- * the queue's own entries, so it holds across processes, kills and restarts. Parameters: the task, the slot (s),
+ * the queue's own entries, so it holds across processes, kills and restarts. Parameters: the slot (s), the task,
  * the share, the total, the horizon (s). Answers how many were fed and how far ahead of now the next slot is (s).
  */
 const FEED = `
   with clock as materialized (
     select clock_timestamp() as now
+  ), slot as (
+    select ?::float8 as seconds
   ), task as (
     select id from graphile_worker._private_tasks where identifier = ?
   ), pace as (
-    select greatest((select now from clock), max(e.run_at) + ?::float8 * interval '1 second') as first_slot, ?::float8 as slot
+    select greatest((select now from clock), max(e.run_at) + (select seconds from slot) * interval '1 second') as first_slot,
+           (select seconds from slot) as slot
       from graphile_worker._private_jobs e
      where e.task_id = (select id from task) and (e.attempts < e.max_attempts or e.locked_at is not null) -- running too
   ), in_flight as (
@@ -121,7 +124,7 @@ export function feedBatches(services: Services): Promise<void> {
           await q.sql(`select pg_advisory_xact_lock(hashtext('feed_batch_items'))`)
           // graphile-worker knows a task once a worker or add_job has named it (as add_job does).
           await q.sql(`insert into graphile_worker._private_tasks (identifier) values (?) on conflict do nothing`, [BATCH_ITEM_TASK])
-          const params = [BATCH_ITEM_TASK, 1 / itemsPerSecond, 1 / itemsPerSecond, accountConcurrency, concurrency, PACE_HORIZON_SECONDS]
+          const params = [1 / itemsPerSecond, BATCH_ITEM_TASK, accountConcurrency, concurrency, PACE_HORIZON_SECONDS]
           const [fed] = await q.sql<{ n: number; ahead: number }>(FEED, params)
           if (fed!.n > 0) await q.sql(`select pg_notify('jobs:insert', ?)`, [JSON.stringify({ r: Math.random(), count: fed!.n })])
           paced(services, feeder, fed!.ahead - PACE_HORIZON_SECONDS / 2)
