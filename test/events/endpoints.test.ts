@@ -2,6 +2,7 @@
 // event filters, job events, resend with the same webhook-id, test-mode events invisible to live keys, retention.
 import t from 'tap'
 import { createKey } from '../../core/accounts/keys.ts'
+import { DELIVER_EVENT_TASK } from '../../core/events/emit.ts'
 import { runMaintenance } from '../../core/maintenance.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { jobCapability } from '../helpers/job-capabilities.ts'
@@ -192,6 +193,43 @@ t.test('a failing endpoint: retried as C8 with the same webhook-id, each attempt
     },
   ])
   t.same(new Set(hook.hits.map((h) => h.headers['webhook-id'])), new Set([ping.body.eventId]), 'the same webhook-id on every attempt')
+})
+
+t.test('a delivery job queued without its event’s time (before events were kept in day partitions) still delivers', async (t) => {
+  const app = await startTestApp(t, { capabilities: [jobCapability], worker: true, config: fast })
+  const c = await app.customer(100)
+  const hook = await webhookReceiver(t, app.contract)
+  const a = await endpoint(app, c.key, hook.url)
+  const ping = await app.call(`/v1/webhook-endpoints/${a.id}/test`, { method: 'POST', key: c.key })
+  await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 1,
+  )
+  const { db } = app.services
+  const [row] = await db.sql<{ id: string }>(
+    `insert into event_deliveries (event_id, event_created_at, endpoint_id, url, status, attempts, created_at, updated_at)
+     select event_id, event_created_at, endpoint_id, url, 'pending', 0, now(), now() from event_deliveries where event_id = ?
+     returning id::text`,
+    [ping.body.eventId],
+  )
+  await db.sql(`select graphile_worker.add_job(?, json_build_object('deliveryId', ?::bigint, 'attempt', 1))`, [DELIVER_EVENT_TASK, row!.id])
+  await waitFor(
+    () => hook.hits,
+    (h) => h.length >= 2,
+  )
+  t.same(
+    hook.hits.map((h) => h.headers['webhook-id']),
+    [ping.body.eventId, ping.body.eventId],
+    'the old job found its delivery and sent the event',
+  )
+  const event = await waitFor(
+    () => app.call(`/v1/events/${ping.body.eventId}`, { key: c.key }),
+    (r) => r.body.deliveries.every((d: any) => d.status !== 'pending'),
+  )
+  t.same(
+    event.body.deliveries.map((d: any) => d.status),
+    ['delivered', 'delivered'],
+  )
 })
 
 t.test('no endpoint: the event is logged with a skipped delivery that says why', async (t) => {
