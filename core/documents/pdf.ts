@@ -2,6 +2,7 @@
 // (sandbox-child.ts), after scanPdf has checked the streams. Hardened: no evaluation of embedded code
 // (CVE-2024-4367), no fonts, CMaps, wasm or anything else fetched, no XFA, no scripting; pages and characters are
 // counted as they are read, and a rendered page's size is fixed before pdf.js draws anything.
+import { readFile } from 'node:fs/promises'
 import { createIsomorphicCanvasFactory, getResolvedPDFJS } from 'unpdf'
 import type { PageRanges } from './pages.ts'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
@@ -72,14 +73,13 @@ export async function extractPdfText(
   })
 }
 
-/** The widest page image rendered (px), and the most pixels one may have (a page 4× as tall as wide at that width). */
+/** A page image's width (px), and the most height it may have (a page 4× as tall as wide; longer ones are narrower). */
 export const PAGE_IMAGE_WIDTH = 1100
-const PAGE_IMAGE_MAX_PIXELS = 4 * PAGE_IMAGE_WIDTH * PAGE_IMAGE_WIDTH
+const PAGE_IMAGE_MAX_HEIGHT = 4 * PAGE_IMAGE_WIDTH
 
-/** The canvas size of a page of `width` × `height` points: PAGE_IMAGE_WIDTH wide, smaller when its pixels would exceed `maxPixels`. */
-export function pageImageSize(width: number, height: number, maxPixels: number): { width: number; height: number } {
-  const cap = Math.min(maxPixels, PAGE_IMAGE_MAX_PIXELS)
-  const scale = Math.min(PAGE_IMAGE_WIDTH / width, Math.sqrt(cap / (width * height)))
+/** The image size of a page of `width` × `height` points: PAGE_IMAGE_WIDTH wide unless too tall or over `maxPixels`. */
+function pageImageSize(width: number, height: number, maxPixels: number): { width: number; height: number } {
+  const scale = Math.min(PAGE_IMAGE_WIDTH / width, PAGE_IMAGE_MAX_HEIGHT / height, Math.sqrt(maxPixels / (width * height)))
   return { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) }
 }
 
@@ -90,14 +90,29 @@ interface CanvasFactory {
   destroy(drawing: unknown): void
 }
 
+/** pdf.js's outlines of the 14 standard fonts, which a PDF may use without embedding them (pdfjs-dist ships them). */
+const STANDARD_FONTS = new URL('./standard_fonts/', import.meta.resolve('pdfjs-dist/package.json'))
+
 /**
- * Page `n` of a PDF as a PNG, PAGE_IMAGE_WIDTH px wide (less for a page whose pixels would pass the budget); images
+ * What pdf.js may read besides the document (useWorkerFetch off: it asks this): a standard font's outlines, from
+ * the installed files only and under the fixed names pdf.js chooses; nothing else (CMaps, wasm) and nothing fetched.
+ */
+class StandardFontsOnly {
+  async fetch({ kind, filename }: { kind: string; filename: string }): Promise<Uint8Array> {
+    if (kind !== 'standardFontDataUrl' || !/^[A-Za-z0-9-]+\.(?:pfb|ttf)$/.test(filename)) throw new Error(`${kind} is not available`)
+    return new Uint8Array(await readFile(new URL(filename, STANDARD_FONTS)))
+  }
+}
+
+/**
+ * Page `n` of a PDF as a PNG, PAGE_IMAGE_WIDTH px wide (less for a long page or one over the pixel budget); images
  * in it of more than `maxImagePixels` pixels are not drawn. A page outside the document is document_unreadable.
  */
 export async function renderPdfPage(bytes: Uint8Array, n: number, budgets: DocumentBudgets = UNLIMITED): Promise<Uint8Array> {
   canvasFactory ??= createIsomorphicCanvasFactory(() => import('@napi-rs/canvas')) as Promise<new () => CanvasFactory>
   const CanvasFactory = await canvasFactory
-  return withPdf(bytes, budgets, { CanvasFactory, maxImageSize: budgets.maxImagePixels }, async (pdf) => {
+  const drawing = { CanvasFactory, BinaryDataFactory: StandardFontsOnly, maxImageSize: budgets.maxImagePixels }
+  return withPdf(bytes, budgets, drawing, async (pdf) => {
     if (!Number.isInteger(n) || n < 1 || n > pdf.numPages) {
       throw new DocumentRefusal('document_unreadable', `the PDF has no page ${n}`)
     }
