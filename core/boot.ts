@@ -84,7 +84,7 @@ export async function boot(
     jobEventListener(services),
     batchEndings(() => services.now(), [(ids, q) => batchesCompleted(q, services.now(), ids)]),
   ]
-  services.finishResult = reviewStep(services.db, () => services.now())
+  services.finishResult = reviewStep(services.db, services.secrets, () => services.now())
   const breakers = provider.breakers?.() ?? []
   services.metrics.watchBreakers(() => breakers.map((b) => ({ provider: b.provider, open: b.breaker.isOpen(Date.now()) })))
   return {

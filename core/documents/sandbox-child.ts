@@ -1,11 +1,11 @@
-// One decoder process of the pool (sandbox.ts): decodes one document (or counts the tokens of texts) at a time and
-// answers over IPC. It holds nothing but the task, so the pool may kill it at any moment (memory, time) without
+// One decoder process of the pool (sandbox.ts): decodes one document (renders one PDF page, or counts the tokens
+// of texts) at a time and answers over IPC. It holds nothing but the task, so the pool may kill it at any moment (memory, time) without
 // losing anything.
 import { getResolvedPDFJS } from 'unpdf'
 import { countTokens } from '../models/tokens.ts'
 import { checkImage } from './image.ts'
 import type { PageRanges } from './pages.ts'
-import { extractPdfText } from './pdf.ts'
+import { extractPdfText, renderPdfPage } from './pdf.ts'
 import { DocumentRefusal, type DocumentBudgets } from './refusal.ts'
 
 export type DecodeTask =
@@ -18,10 +18,12 @@ export type DecodeTask =
       only?: PageRanges
     }
   | { id: number; /** tokens of each, as `modelId` counts them */ texts: string[]; modelId: string }
+  | { id: number; /** this page of the PDF `bytes` as a PNG */ render: number; bytes: Uint8Array; budgets: DocumentBudgets }
 
 export type DecodeAnswer =
   | { id: number; pages: string[] }
   | { id: number; tokens: number[] }
+  | { id: number; png: Uint8Array }
   | { id: number; refusal: { code: DocumentRefusal['code']; message: string } }
   | { ready: true }
 
@@ -30,6 +32,7 @@ const send = (answer: DecodeAnswer) => process.send!(answer)
 async function decode(task: DecodeTask): Promise<DecodeAnswer> {
   try {
     if ('texts' in task) return { id: task.id, tokens: task.texts.map((text) => countTokens(text, task.modelId)) }
+    if ('render' in task) return { id: task.id, png: await renderPdfPage(task.bytes, task.render, task.budgets) }
     if (task.mediaType === 'application/pdf')
       return { id: task.id, pages: (await extractPdfText(task.bytes, task.budgets, task.only)).pages }
     checkImage(task.bytes, task.mediaType, task.budgets)

@@ -38,12 +38,16 @@ export interface TaskOptions {
   reader?: Reader
 }
 
-type Work = { mediaType: string; bytes: Uint8Array; only: PageRanges | undefined } | { texts: string[]; modelId: string }
+type Work =
+  | { mediaType: string; bytes: Uint8Array; only: PageRanges | undefined }
+  | { texts: string[]; modelId: string }
+  | { render: number; bytes: Uint8Array }
+type Answer = string[] | number[] | Uint8Array
 
 interface Pending {
   work: Work
   reader: Reader | undefined
-  resolve(answer: string[] | number[]): void
+  resolve(answer: Answer): void
   reject(err: unknown): void
 }
 
@@ -97,13 +101,21 @@ export class DocumentSandbox {
     return this.enqueue({ texts, modelId }, opts) as Promise<number[]>
   }
 
+  /**
+   * Page `page` of a PDF as a PNG (pdf.ts: 1,100 px wide at most, within maxImagePixels), under the same limits as
+   * decoding it; a page the PDF does not have is refused as document_unreadable.
+   */
+  renderPage(bytes: Uint8Array, page: number, opts: TaskOptions = {}): Promise<Uint8Array> {
+    return this.enqueue({ render: page, bytes }, opts) as Promise<Uint8Array>
+  }
+
   /** A live call that ended without a charge: the decoder time it used becomes unpaid work of its account. */
   drawUnpaid(reader: Reader): void {
     if (!reader.unpaid) this.draw(reader.accountId, reader.decoderMs)
     reader.decoderMs = 0
   }
 
-  private enqueue(work: Work, opts: TaskOptions): Promise<string[] | number[]> {
+  private enqueue(work: Work, opts: TaskOptions): Promise<Answer> {
     if (this.closed) return Promise.reject(shuttingDown())
     const { reader } = opts
     if (reader?.unpaid && this.left(reader.accountId) <= 0) return Promise.reject(this.exhausted(reader.accountId))
@@ -250,7 +262,8 @@ export class DocumentSandbox {
       decoder.process.kill('SIGKILL')
     }
     const seconds = this.limits.timeoutMs / 1000
-    const what = 'texts' in pending.work ? "counting the text's tokens" : 'decoding the document'
+    const what =
+      'texts' in pending.work ? "counting the text's tokens" : 'render' in pending.work ? 'rendering the page' : 'decoding the document'
     decoder.task = {
       ...pending,
       id,
@@ -266,16 +279,19 @@ export class DocumentSandbox {
         }
       }, WATCH_MS),
     }
+    const { work } = pending
     const task: DecodeTask =
-      'texts' in pending.work
-        ? { id, texts: pending.work.texts, modelId: pending.work.modelId }
-        : {
-            id,
-            mediaType: pending.work.mediaType,
-            bytes: pending.work.bytes,
-            budgets: this.budgets,
-            ...(pending.work.only ? { only: pending.work.only } : {}),
-          }
+      'texts' in work
+        ? { id, texts: work.texts, modelId: work.modelId }
+        : 'render' in work
+          ? { id, render: work.render, bytes: work.bytes, budgets: this.budgets }
+          : {
+              id,
+              mediaType: work.mediaType,
+              bytes: work.bytes,
+              budgets: this.budgets,
+              ...(work.only ? { only: work.only } : {}),
+            }
     decoder.process.send(task)
   }
 
@@ -289,6 +305,7 @@ export class DocumentSandbox {
     this.finish(decoder)
     if ('pages' in answer) task.resolve(answer.pages)
     else if ('tokens' in answer) task.resolve(answer.tokens)
+    else if ('png' in answer) task.resolve(answer.png)
     else task.reject(new DocumentRefusal(answer.refusal.code, answer.refusal.message))
     // A decoder that grew on a large document starts afresh rather than holding that memory while idle.
     if (residentMiB(decoder.process.pid!) > this.limits.memoryMiB / 2) {

@@ -4,21 +4,28 @@
 import type { Database } from '../db/database.ts'
 import type { ResolvedDocument } from '../documents/schema.ts'
 import { pageTexts, textPages } from '../documents/pages.ts'
+import type { SecretBox } from '../secrets.ts'
 import type { FinishedResult } from '../services.ts'
-import { openReview } from './queue.ts'
+import { openReview, type ReviewSource } from './queue.ts'
 import { carriesEvidence } from './rule.ts'
 import { reviewRuleFor, reviewSettingFor } from './settings.ts'
 
 /** The result as answered, carrying `review` when the account's rule sends any of its values to a person. */
-export function reviewStep(db: Database, now: () => Date) {
+export function reviewStep(db: Database, secrets: SecretBox, now: () => Date) {
   return async ({ capability, result, input, documents, review, ...call }: FinishedResult): Promise<object> => {
     if (!carriesEvidence(capability)) return result
     // A sync call's key brought its account's settings from the key cache; a job reads them.
     const setting = review === undefined ? await reviewSettingFor(db, call.accountId) : review
     const rule = reviewRuleFor(setting, capability.name)
     if (!rule) return result
-    const kept = { pages: documentPages(input, documents), request: options(input) }
-    return openReview(db, { ...call, endpoint: capability.name }, rule, result, kept, now())
+    const pdf = documents[0]?.kind === 'pdf' ? documents[0] : undefined
+    const kept: ReviewSource = {
+      pages: documentPages(input, documents),
+      request: options(input),
+      // The reviewer sees the pages the call read: those it selected, else every one.
+      ...(pdf?.bytes ? { pdf: { bytes: pdf.bytes, pages: pdf.selected ?? pdf.pages.map((_, i) => i + 1) } } : {}),
+    }
+    return openReview(db, secrets, { ...call, endpoint: capability.name }, rule, result, kept, now())
   }
 }
 

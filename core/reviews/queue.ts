@@ -10,6 +10,7 @@ import type { Database, Query } from '../db/database.ts'
 import { ApiError } from '../errors.ts'
 import { emitEvent } from '../events/emit.ts'
 import type { EventTypeInfo } from '../events/types.ts'
+import type { SecretBox } from '../secrets.ts'
 import { flagged, gradedValues, type Graded, type ReviewRule } from './rule.ts'
 
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('completed')])
@@ -180,22 +181,31 @@ export interface ReviewedCall extends Scope {
   jobId?: string
 }
 
+/** What a review keeps of the call's document: its page text, and a PDF's bytes with the pages a reviewer may see. */
+export interface ReviewSource {
+  pages: readonly string[]
+  request: object
+  pdf?: { bytes: Uint8Array; pages: number[] }
+}
+
 /**
- * The hook of a finished call: when `rule` flags any of the result's values, the review is written and the result
- * comes back carrying `review`; otherwise the result unchanged.
+ * The hook of a finished call: when `rule` flags any of the result's values, the review is written (a PDF's bytes
+ * sealed with `secrets` beside it) and the result comes back carrying `review`; otherwise the result unchanged.
  */
 export async function openReview(
   db: Database,
+  secrets: SecretBox,
   call: ReviewedCall,
   rule: ReviewRule,
   result: object,
-  source: { pages: readonly string[]; request: object },
+  source: ReviewSource,
   now: Date,
 ): Promise<object> {
   const fields = flagged(rule, gradedValues(result)).map((v) => v.path)
   if (fields.length === 0) return result
   const review: ReviewMark = { id: `rev_${ulid()}`, status: 'pending', fields }
   const pending = { reviewId: review.id, endpoint: `/v1/${call.endpoint}`, requestId: call.requestId, fields }
+  const pdf = source.pdf && { pages: source.pdf.pages, sealed: secrets.seal(Buffer.from(source.pdf.bytes).toString('base64')) }
   await db.tx(async (q) => {
     await q.sql(
       `insert into reviews (id, account_id, livemode, endpoint, request_id, job_id, fields, request, result, pages, created_at)
@@ -214,6 +224,7 @@ export async function openReview(
         now,
       ],
     )
+    if (pdf) await q.sql(`insert into review_documents (review_id, pages, document) values (?, ?, ?)`, [review.id, pdf.pages, pdf.sealed])
     await emitEvent(q, { accountId: call.accountId, type: 'review.pending', livemode: call.livemode, data: pending }, now)
   })
   return { ...result, review }

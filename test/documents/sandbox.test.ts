@@ -135,3 +135,37 @@ t.test("accounts take turns: one account's unpaid work never holds every decoder
   const next = await s.decode(pdf, hostile.plainPdf('dry run'), { reader: { ...refusedCall, unpaid: true } }).catch((e: unknown) => e)
   t.equal((next as ApiError).code, 'free_decoding_exhausted')
 })
+
+/** One page of `width` × `height` points showing the image `image` (an object body) across the whole page. */
+const imagePage = (width: number, height: number, image: Buffer | string) =>
+  hostile.buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /XObject << /Im 4 0 R >> >> /Contents 5 0 R >>`,
+    image,
+    hostile.stream(Buffer.from(`q ${width} 0 0 ${height} 0 0 cm /Im Do Q`)),
+  ])
+const grey = (width: number, height: number, data: Buffer) =>
+  hostile.stream(data, ` /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8`)
+const pngSize = (png: Uint8Array) => {
+  const b = Buffer.from(png)
+  return b.subarray(1, 4).toString() === 'PNG' ? { width: b.readUInt32BE(16), height: b.readUInt32BE(20) } : null
+}
+
+t.test('a page rendered as a PNG: 1,100 px wide at most, within the pixel budget whatever the page or its images declare', async (t) => {
+  const s = sandbox(t, { workers: 1 })
+  t.same(pngSize(await s.renderPage(hostile.plainPdf('one', 'two'), 2)), { width: 1100, height: 1423 }, 'a US Letter page, 1,100 px wide')
+  t.same(
+    pngSize(await s.renderPage(imagePage(612, 7920, grey(2, 2, Buffer.alloc(4))), 1)),
+    { width: 340, height: 4400 },
+    'a page ten pages long: 4,400 px tall, narrower',
+  )
+  // 40,000 × 40,000 grey pixels declared (1.6 GB decoded), 4 bytes sent: pdf.js skips an image over the budget.
+  const huge = await s.renderPage(imagePage(612, 792, grey(40_000, 40_000, Buffer.alloc(4))), 1)
+  t.same(pngSize(huge), { width: 1100, height: 1423 }, 'an image past DOCUMENT_MAX_IMAGE_PIXELS is not drawn, the page is')
+  const small = sandbox(t, { workers: 1, maxImagePixels: 10_000 })
+  const size = pngSize(await small.renderPage(hostile.plainPdf('one'), 1))!
+  t.ok(size.width * size.height <= 10_000, `the page itself within the budget (${size.width}×${size.height})`)
+  await t.rejects(s.renderPage(hostile.plainPdf('one'), 2), { code: 'document_unreadable', message: 'the PDF has no page 2' })
+  await t.rejects(s.renderPage(hostile.flateBomb(512 * MiB), 1), { code: 'document_too_complex' }, 'scanned before pdf.js, as a decode is')
+})

@@ -1,7 +1,8 @@
 // Reviews (C21): the queue of extracted results a person must check, and one review at a time: each page of the
 // document with the quote of every flagged field highlighted, beside a form with each field's value. The form is
 // the keyboard's: the first value has the focus, Tab moves to the next, a value left as it is is accepted, one
-// typed over is the correction, Enter completes the review. Completed reviews say who reviewed what. Live reviews
+// typed over is the correction, Enter completes the review. A PDF's pages are shown as images too (rendered in the
+// decoder pool when the browser asks, lazily), above their text. Completed reviews say who reviewed what. Live reviews
 // only (test keys never reach a model, so they never make one). Reading: every role but billing; reviewing:
 // developers and above.
 import type Router from '@koa/router'
@@ -15,6 +16,7 @@ import {
   type ReviewDetail,
   type ReviewSummary,
 } from '../../reviews/queue.ts'
+import { PAGE_IMAGE_MAX_AGE_SECONDS, renderReviewPage, reviewPageImages } from '../../reviews/pages.ts'
 import { getReviewSettings, putReviewSettings, type ReviewSettings } from '../../reviews/settings.ts'
 import { when } from '../format.ts'
 import { body, state } from '../guards.ts'
@@ -74,8 +76,18 @@ export function reviewsRoutes(router: Router, { services, allow, acting, frame }
   })
   router.get('/dashboard/reviews/:id', allow('reviews.read'), async (ctx) => {
     read.query.none(ctx.query)
-    const review = await getReview(services.db, scope(state(ctx).session.accountId), ctx.params.id!)
-    page(ctx, reviewPage(await frame(ctx, 'reviews'), review))
+    const where = scope(state(ctx).session.accountId)
+    const review = await getReview(services.db, where, ctx.params.id!)
+    const images = await reviewPageImages(services.db, where, review.id)
+    page(ctx, reviewPage(await frame(ctx, 'reviews'), review, new Set(images)))
+  })
+  router.get('/dashboard/reviews/:id/pages/:n.png', allow('reviews.read'), async (ctx) => {
+    read.query.none(ctx.query)
+    const n = /^[1-9]\d{0,5}$/.test(ctx.params.n!) ? Number(ctx.params.n) : 0
+    const png = await renderReviewPage(services, scope(state(ctx).session.accountId), ctx.params.id!, n)
+    ctx.set('Cache-Control', `private, max-age=${PAGE_IMAGE_MAX_AGE_SECONDS}`)
+    ctx.type = 'image/png'
+    ctx.body = Buffer.from(png.buffer, png.byteOffset, png.byteLength)
   })
   router.post('/dashboard/reviews/:id', allow('reviews.write'), async (ctx) => {
     const form = read.form.review(body(ctx)) as Record<string, string>
@@ -197,7 +209,7 @@ function markedPage(text: string, quotes: Array<{ quote: string; n: number }>): 
   return html`${parts}`
 }
 
-function reviewPage(frame: Frame, r: ReviewDetail): string {
+function reviewPage(frame: Frame, r: ReviewDetail, images: ReadonlySet<number>): string {
   const pending = r.status === 'pending'
   const edit = pending && frame.can('reviews.write')
   const decided = new Map((r.decisions ?? []).map((d) => [d.path, d]))
@@ -245,11 +257,22 @@ function reviewPage(frame: Frame, r: ReviewDetail): string {
           <h2>Document</h2>
           ${
             r.pages.length
-              ? r.pages.map(
-                  (text, p) =>
-                    html`<h3 class="small muted">Page ${p + 1}</h3>
-                      <pre class="page" data-page="${p + 1}">${markedPage(text, onPage(p + 1))}</pre>`,
-                )
+              ? r.pages.map((text, p) => {
+                  const image = images.has(p + 1)
+                  return html`<h3 class="small muted">Page ${p + 1}</h3>
+                    ${
+                      image
+                        ? html`<img
+                            class="page-image"
+                            src="/dashboard/reviews/${r.id}/pages/${p + 1}.png"
+                            loading="lazy"
+                            alt="Page ${p + 1} of the document as an image${text.trim() ? '; its text follows' : ' (it has no text layer)'}"
+                            data-page="${p + 1}"
+                          />`
+                        : ''
+                    }
+                    ${image && !text.trim() ? '' : html`<pre class="page" data-page="${p + 1}">${markedPage(text, onPage(p + 1))}</pre>`}`
+                })
               : html`<p class="muted empty">No text: the document is an image.</p>`
           }
         </section>
