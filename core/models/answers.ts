@@ -18,7 +18,8 @@ export function perShape<A extends unknown[], S>(build: (...args: A) => S, max =
   return (...args) => {
     const key = JSON.stringify(args)
     let s = built.get(key)
-    if (s !== undefined) built.delete(key) // set again below: the most recently used last
+    if (s !== undefined)
+      built.delete(key) // set again below: the most recently used last
     else {
       s = build(...args)
       if (built.size >= max) built.delete(built.keys().next().value!)
