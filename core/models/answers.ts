@@ -18,8 +18,8 @@ export function perShape<A extends unknown[], S>(build: (...args: A) => S, max =
   return (...args) => {
     const key = JSON.stringify(args)
     let s = built.get(key)
-    if (s !== undefined)
-      built.delete(key) // set again below: the most recently used last
+    // A hit is deleted and set again below: the most recently used last.
+    if (s !== undefined) built.delete(key)
     else {
       s = build(...args)
       if (built.size >= max) built.delete(built.keys().next().value!)
