@@ -22,6 +22,7 @@ export {
   literalPattern,
   NonBlank,
   oneLine,
+  perShape,
   Prose,
   scheduledDays,
   SendableText,

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import { Prose, StringEnum, cutProse, type CapabilityContext } from '../../core/capability.ts'
+import { Prose, StringEnum, cutProse, perShape, type CapabilityContext } from '../../core/capability.ts'
 import type { Input, Output } from './schema.ts'
 
 const RATIONALE_MAX = 500
 
 /** The answer schema of one call: the caller's labels as the enum, so a constrained model can only pick one. */
-function answerSchema(labels: string[], multi: boolean) {
+const answerSchema = perShape((labels: string[], multi: boolean) => {
   const Label = StringEnum(labels)
   return Type.Object(
     {
@@ -16,7 +16,7 @@ function answerSchema(labels: string[], multi: boolean) {
     },
     { additionalProperties: false },
   )
-}
+})
 
 /** Every label returned is one of the caller's (the schema's enum, checked by Ajv); a long rationale is cut with a warning. */
 export async function handler(input: Input, ctx: CapabilityContext): Promise<Output> {

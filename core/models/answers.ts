@@ -8,6 +8,27 @@ import { Type, type TUnsafe } from '@sinclair/typebox'
 export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}): TUnsafe<T> =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 
+/**
+ * `build` remembered by its arguments' JSON, for the last `max` distinct arguments: an answer schema a handler
+ * builds from its input (the caller's labels, a count) is built once per shape, not per call, and the kernel
+ * finds what it derived from that schema (validator, strict form) by identity, without serializing it.
+ */
+export function perShape<A extends unknown[], S>(build: (...args: A) => S, max = 256): (...args: A) => S {
+  const built = new Map<string, S>()
+  return (...args) => {
+    const key = JSON.stringify(args)
+    let s = built.get(key)
+    // A hit is deleted and set again below: the most recently used last.
+    if (s !== undefined) built.delete(key)
+    else {
+      s = build(...args)
+      if (built.size >= max) built.delete(built.keys().next().value!)
+    }
+    built.set(key, s)
+    return s
+  }
+}
+
 /** A string with at least one non-blank character (a pattern, which strict structured output enforces). */
 export const NonBlank = (options: Record<string, unknown> = {}) => Type.String({ pattern: '\\S', ...options })
 

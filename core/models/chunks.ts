@@ -10,7 +10,7 @@ import type { UserContent } from 'ai'
 import type { ModelPrice } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import type { ModelLink } from './fallback.ts'
-import type { CallDeadline, ObjectRequest, ObjectResult } from './generate.ts'
+import { sameSchema, type CallDeadline, type ObjectRequest, type ObjectResult } from './generate.ts'
 import { strictSchema } from './strict.ts'
 import { encodingOf, tokenBound } from './tokens.ts'
 
@@ -60,7 +60,7 @@ export function contextBudget(models: readonly string[], configured: number, win
   return Math.min(configured, ...models.map((m) => windows[m] ?? Infinity))
 }
 
-/** The answer schema as sent (its strict form or itself, the longer), cached per schema object (most are static). */
+/** The answer schema as sent (its strict form or itself, the longer), cached per schema object (see sameSchema). */
 const schemaTexts = new WeakMap<TSchema, string>()
 function schemaText(schema: TSchema): string {
   let s = schemaTexts.get(schema)
@@ -195,10 +195,12 @@ export async function budgetedObject<T>(
   const modelId = links[0]!.model
   const room = budget.contextTokens - budget.outputReserve
   const shape = shapeOf(request.content)
-  const schema = schemaText(request.schema)
+  // A schema built per call is swapped for its first copy, whose text and cap are cached.
+  const answerSchema = sameSchema(request.schema)
+  const schema = schemaText(answerSchema)
   // Every request of this answer carries the cap; the guard prices each at it.
-  const cap = outputCap(request.schema, budget.outputReserve)
-  const capped = { ...request, maxOutputTokens: cap }
+  const cap = outputCap(answerSchema, budget.outputReserve)
+  const capped = { ...request, schema: answerSchema, maxOutputTokens: cap }
   const { estimate, guard, ceiling } = costGuard(call, budget, dearest(links), cap)
   // The common case costs what it did: a byte count shows it fits, no tokenizer.
   let tokens = await promptTokens(request.system, shape.texts, schema, shape.pictures, modelId)

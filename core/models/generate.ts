@@ -112,28 +112,40 @@ interface Compiled {
   validate: ValidateFunction
   strict: Record<string, unknown> | null
 }
-// Keyed by the schema's JSON, so a schema a capability builds per call (from the caller's labels, counts …) is
-// compiled once per distinct shape; least recently used entries go first. BENCHMARKS.md has the compile cost.
-// A schema object seen before (the static schemas of most capabilities) is found by identity first, which
-// skips serializing it on every call.
-const compiled = new Map<string, Compiled>()
-const byIdentity = new WeakMap<TSchema, Compiled>()
-const COMPILED_MAX = 500
+// Answer schemas by content: a schema a capability builds per call (from the caller's labels, counts …) is swapped
+// for the first one seen with the same JSON, so everything cached per schema object (its validator and strict form
+// here, its text and output cap in chunks.ts) is derived once per distinct shape, not per call; least recently
+// used shapes go first. A schema object seen before (the static schemas of most capabilities, a swapped-in one)
+// is known by identity, which skips serializing it. BENCHMARKS.md has the compile cost.
+const byContent = new Map<string, TSchema>()
+const settled = new WeakSet<TSchema>()
+const SCHEMAS_MAX = 500
+const compiled = new WeakMap<TSchema, Compiled>()
+
+/** The schema object that stands for every schema with the same JSON as `schema` (this one, when new). */
+export function sameSchema(schema: TSchema): TSchema {
+  if (settled.has(schema)) return schema
+  const key = JSON.stringify(schema)
+  let s = byContent.get(key)
+  if (s) byContent.delete(key)
+  else {
+    s = schema
+    settled.add(s)
+    if (byContent.size >= SCHEMAS_MAX) byContent.delete(byContent.keys().next().value!)
+  }
+  byContent.set(key, s)
+  return s
+}
 
 function compileAnswerSchema(schema: TSchema): Compiled {
-  const known = byIdentity.get(schema)
-  if (known) return known
-  const key = JSON.stringify(schema)
-  let c = compiled.get(key)
-  if (c) compiled.delete(key)
-  else {
-    c = { validate: ajv.compile(schema), strict: strictSchema(schema) }
-    // Ajv's own cache holds every schema it compiled; ours is bounded.
-    ajv.removeSchema(schema)
-    if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!)
+  const s = sameSchema(schema)
+  let c = compiled.get(s)
+  if (!c) {
+    c = { validate: ajv.compile(s), strict: strictSchema(s) }
+    // Ajv's own cache holds every schema it compiled; ours is bounded by the shapes above.
+    ajv.removeSchema(s)
+    compiled.set(s, c)
   }
-  compiled.set(key, c)
-  byIdentity.set(schema, c)
   return c
 }
 

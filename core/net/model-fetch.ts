@@ -5,19 +5,30 @@
 // web streams the global fetch builds around every response body as it arrives (BENCHMARKS.md has what that bought).
 import http from 'node:http'
 import https from 'node:https'
+import { urlToHttpOptions } from 'node:url'
 
 export function modelFetch(maxConnectionsPerHost: number): typeof fetch {
   const options = { keepAlive: true, maxSockets: maxConnectionsPerHost }
   const agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) }
+  // A provider's few URLs, parsed once each instead of per request.
+  const targets = new Map<string, { protocol: 'http:' | 'https:'; options: http.RequestOptions }>()
+  const targetOf = (url: string | URL) => {
+    const href = String(url)
+    let target = targets.get(href)
+    if (!target) {
+      const parsed = new URL(href)
+      target = { protocol: parsed.protocol === 'https:' ? 'https:' : 'http:', options: urlToHttpOptions(parsed) }
+      if (targets.size >= 64) targets.clear()
+      targets.set(href, target)
+    }
+    return target
+  }
   const call = async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
-    const target = new URL(url)
-    const protocol = target.protocol === 'https:' ? 'https:' : 'http:'
-    const headers = new Headers(init.headers)
-    const body = await requestBody(init.body, headers)
+    const { protocol, options } = targetOf(url)
+    const [headers, body] = await requestOf(init)
     return new Promise((resolve, reject) => {
       const req = (protocol === 'https:' ? https : http).request(
-        target,
-        { method: init.method ?? 'GET', headers: Object.fromEntries(headers), agent: agents[protocol], signal: init.signal ?? undefined },
+        { ...options, method: init.method ?? 'GET', headers, agent: agents[protocol], signal: init.signal ?? undefined },
         (res) => {
           const chunks: Buffer[] = []
           res.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -54,12 +65,25 @@ const bodyOf = (chunks: Buffer[]) =>
     },
   })
 
-/** The SDK sends JSON as a string; form data (transcriptions) and blobs are encoded the way fetch would. */
-async function requestBody(body: RequestInit['body'], headers: Headers): Promise<string | Uint8Array | undefined> {
-  if (body === undefined || body === null) return undefined
-  if (typeof body === 'string' || body instanceof Uint8Array) return body
+/**
+ * The request's headers and body. The SDK sends JSON as a string with its headers as a plain object of
+ * lower-case names (provider-utils' withUserAgentSuffix), which node:http takes as they are; other headers go
+ * through `Headers`, and form data (transcriptions) and blobs are encoded the way fetch would.
+ */
+async function requestOf(init: RequestInit): Promise<[http.OutgoingHttpHeaders, string | Uint8Array | undefined]> {
+  const { body } = init
+  const plain = typeof body === 'string' || body === undefined || body === null || body instanceof Uint8Array
+  if (plain && isPlainHeaders(init.headers)) return [init.headers, body ?? undefined]
+  const headers = new Headers(init.headers)
+  if (plain) return [Object.fromEntries(headers), body ?? undefined]
   const encoded = new Response(body)
   const type = encoded.headers.get('content-type')
   if (type && !headers.has('content-type')) headers.set('content-type', type)
-  return new Uint8Array(await encoded.arrayBuffer())
+  return [Object.fromEntries(headers), new Uint8Array(await encoded.arrayBuffer())]
+}
+
+/** A record of lower-case names to strings, as the SDK builds them: nothing for `Headers` to normalize. */
+function isPlainHeaders(headers: RequestInit['headers']): headers is Record<string, string> {
+  if (!headers || Object.getPrototypeOf(headers) !== Object.prototype) return false
+  return Object.entries(headers).every(([name, value]) => typeof value === 'string' && name === name.toLowerCase())
 }

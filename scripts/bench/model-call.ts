@@ -1,14 +1,19 @@
 // The model call alone, A/B: `generateObject` from two checkouts in this process against the bench's fake model
 // (scripts/bench/model.ts) in its own; CPU of this process per call, blocks of the two interleaved, medians.
 // Steadier than the full bench for a change inside core/models or core/net.
-// `npx tsx scripts/bench/model-call.ts <checkout A> <checkout B> [calls per block] [rounds] [responses|chat] [none|a|b|both]`
-// The last argument gives that variant a fallback provider (issue 28; a checkout without one ignores it): a chain
+// `npx tsx scripts/bench/model-call.ts <checkout A> <checkout B> [calls per block] [rounds] [responses|chat] [none|a|b|both] [classify]`
+// The sixth argument gives that variant a fallback provider (issue 28; a checkout without one ignores it): a chain
 // of two with a per-attempt timeout, the primary always answering, every attempt counted by that checkout's metrics.
+// `classify`: classify's handler through the capability context instead (its schema built from the labels per call,
+// the budget, the meter), as a live call runs it. Run with `node` (not tsx) to time the code as `npm start` runs it:
+// esbuild's keepNames wraps every closure the code makes.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import type { AttemptRecord } from '../../core/observability/attempt.ts'
+import { pino } from 'pino'
+import type { Capability } from '../../core/run/registry.ts'
 import { median } from './proc.ts'
 
 const [dirA, dirB] = [path.resolve(process.argv[2]!), path.resolve(process.argv[3]!)]
@@ -16,6 +21,7 @@ const calls = Number(process.argv[4] ?? 500)
 const rounds = Number(process.argv[5] ?? 12)
 const wireApi = (process.argv[6] ?? 'responses') as 'responses' | 'chat'
 const withFallback = process.argv[7] ?? 'none'
+const classify = process.argv[8] === 'classify'
 const fake = spawn(process.execPath, ['--import', 'tsx', new URL('./model.ts', import.meta.url).pathname], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
@@ -46,6 +52,7 @@ async function variant(dir: string, fallback: boolean) {
           fallback: (from: string, to: string) => metrics.providerFallback(from, to),
         }
       : undefined
+  if (classify) return classifyCall(dir, provider, metrics)
   const schema = Type.Object(
     {
       label: Type.Unsafe<string>({ type: 'string', enum: labels }),
@@ -68,6 +75,32 @@ async function variant(dir: string, fallback: boolean) {
     if (r.object.label !== 'billing') throw new Error(`unexpected answer ${JSON.stringify(r.object)}`)
   }
 }
+/** One classify call as the pipeline makes it, after the hold: the capability context, then the handler. */
+async function classifyCall(dir: string, provider: unknown, metrics: unknown) {
+  const { capabilityContext } = (await import(`${dir}/core/run/context.ts`)) as typeof import('../../core/run/context.ts')
+  const capability = ((await import(`${dir}/capabilities/classify/manifest.ts`)) as { default: Capability }).default
+  const services = {
+    config: { ai: {}, callbacksAllowPrivate: false },
+    provider,
+    metrics,
+    logger: pino({ level: 'silent' }),
+    modelRequests: { add() {}, flush: async () => {}, close: async () => {} },
+    log() {},
+    now: () => new Date(),
+  } as unknown as Parameters<typeof capabilityContext>[0]
+  return async () => {
+    const context = capabilityContext(services, capability, {
+      requestId: 'req_bench',
+      accountId: 'bench',
+      signal: new AbortController().signal,
+      timeoutMs: 30_000,
+      credits: capability.price,
+    })
+    const r = (await capability.handler({ text: 'My card was charged twice.', labels }, context)) as { label: string }
+    if (r.label !== 'billing') throw new Error(`unexpected answer ${JSON.stringify(r)}`)
+  }
+}
+
 const fallbackIn = { A: withFallback === 'a' || withFallback === 'both', B: withFallback === 'b' || withFallback === 'both' }
 const runs = { A: await variant(dirA, fallbackIn.A), B: await variant(dirB, fallbackIn.B) }
 const perCall: Record<'A' | 'B', number[]> = { A: [], B: [] }

@@ -2,7 +2,8 @@
 // that get the corrective retry like schema errors, and prose cut at a boundary — on both wire APIs.
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { cutProse, NonBlank } from '../../core/models/answers.ts'
+import { cutProse, NonBlank, perShape } from '../../core/models/answers.ts'
+import { sameSchema } from '../../core/models/generate.ts'
 import { nullsToAbsent, strictSchema } from '../../core/models/strict.ts'
 import { ajv } from '../../core/validation.ts'
 import { fakeServerProvider, startTestApp, testCapability } from '../helpers/app.ts'
@@ -97,6 +98,29 @@ for (const wire of ['responses', 'chat'] as const) {
     t.same(await app.ledger(c.accountId), { balance: 8, reserved: 0, ledgerSum: 8 }, 'the refused call is free')
   })
 }
+
+t.test('a schema built per call: one object per shape, a new shape its own, the least recently used forgotten', async (t) => {
+  let builds = 0
+  const build = perShape((labels: string[]) => {
+    builds++
+    return Type.Object({ label: Type.Unsafe<string>({ type: 'string', enum: labels }) })
+  }, 2)
+  const a = build(['a', 'b'])
+  t.equal(build(['a', 'b']), a, 'the same labels again: the same schema, not built again')
+  t.not(build(['a', 'c']), a, 'other labels: their own schema')
+  build(['a', 'b']) // used last, so ['a', 'c'] is the one forgotten below
+  build(['x', 'y'])
+  t.equal(builds, 3)
+  t.equal(build(['a', 'b']), a, 'kept: used more recently')
+  build(['a', 'c'])
+  t.equal(builds, 4, 'forgotten, so built again')
+
+  const first = Type.Object({ n: Type.Number({ maximum: 3 }) })
+  t.equal(sameSchema(first), first)
+  t.equal(sameSchema(Type.Object({ n: Type.Number({ maximum: 3 }) })), first, 'an equal schema built again stands for the first')
+  const other = Type.Object({ n: Type.Number({ maximum: 4 }) })
+  t.equal(sameSchema(other), other, 'a different one stands for itself')
+})
 
 t.test('AI_STRICT_SCHEMAS=false sends the full schema non-strict', async (t) => {
   const fake = await startFakeOpenAI({ text: () => ({ title: 'x' }) })
