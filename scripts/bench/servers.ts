@@ -54,6 +54,8 @@ export interface LoadResult {
   timeouts: number
   non2xx: number
   statuses: Record<string, number>
+  /** Seconds from the first request to the last answer. */
+  duration: number
 }
 /** One run of the load generator (scripts/bench/load.ts: autocannon options plus `keys`) in its own process. */
 export async function runLoad(opts: Record<string, unknown>): Promise<LoadResult> {
