@@ -10,8 +10,6 @@ import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/database.ts'
 import { capture, inAccountTurn, release, reserve, type LeasedCall, type ReserveArgs, type ReserveOutcome } from './wallet.ts'
 
-/** A key is leased for once this process saw this many of its calls within a second: a quiet key is served as before. */
-const BUSY_CALLS_PER_SECOND = 20
 /** A block hands out slices for a minute; it expires (maintenance settles it) after the hold TTL, as a hold would. */
 const ALLOCATE_MS = 60_000
 /** After lease_credits found the account or the key too poor for a block, that key is served hold by hold this long. */
@@ -68,12 +66,18 @@ export class LeaseBook {
   private readonly now: () => Date
   private readonly holdTtlSeconds: number
   private readonly busyCallsPerSecond: number
+  private readonly minCalls: number
 
-  constructor(db: Database, now: () => Date, holdTtlSeconds: number, busyCallsPerSecond = BUSY_CALLS_PER_SECOND) {
+  /**
+   * `busyCallsPerSecond`: a key is leased for once this process saw this many of its calls within a second (a quiet
+   * key is served as before); `minCalls`: the fewest calls a block covers (CREDIT_LEASE_BUSY_CALLS, CREDIT_LEASE_MIN_CALLS).
+   */
+  constructor(db: Database, now: () => Date, holdTtlSeconds: number, busyCallsPerSecond: number, minCalls: number) {
     this.db = db
     this.now = now
     this.holdTtlSeconds = holdTtlSeconds
     this.busyCallsPerSecond = busyCallsPerSecond
+    this.minCalls = minCalls
   }
 
   /** A live call's hold: a slice of its key's block when there is (or may be) one, else reserve_call as before. */
@@ -159,8 +163,8 @@ export class LeaseBook {
     const k = `${a.accountId}/${a.keyId}`
     const [row] = await inAccountTurn(a.accountId, () =>
       this.db.sql<{ lease_id: string; lo: string; hi: string; available_after: string }>(
-        `select * from lease_credits(?, ?, ?, ?, ?::interval, ?)`,
-        [a.accountId, a.keyId, this.node, a.price, `${this.holdTtlSeconds} seconds`, this.now()],
+        `select * from lease_credits(?, ?, ?, ?, ?::interval, ?, ?)`,
+        [a.accountId, a.keyId, this.node, a.price, `${this.holdTtlSeconds} seconds`, this.now(), this.minCalls],
       ),
     )
     if (!row) {
@@ -326,10 +330,15 @@ export async function settleExpiredLeases(db: Database, now: Date): Promise<numb
 const books = new WeakMap<Database, LeaseBook>()
 
 /** This process's lease book for the database, or null with CREDIT_LEASE=off. */
-export function creditLeases(db: Database, config: { creditLease: boolean }, now: () => Date, holdTtlSeconds: number): LeaseBook | null {
+export function creditLeases(
+  db: Database,
+  config: { creditLease: boolean; creditLeaseBusyCalls: number; creditLeaseMinCalls: number },
+  now: () => Date,
+  holdTtlSeconds: number,
+): LeaseBook | null {
   if (!config.creditLease) return null
   let book = books.get(db)
-  if (!book) books.set(db, (book = new LeaseBook(db, now, holdTtlSeconds)))
+  if (!book) books.set(db, (book = new LeaseBook(db, now, holdTtlSeconds, config.creditLeaseBusyCalls, config.creditLeaseMinCalls)))
   return book
 }
 

@@ -18,6 +18,7 @@ import { PublishedContract } from './contract.ts'
 import { createTestDatabase } from '../../devkit/database.ts'
 import { createLogger, type Logger } from '../../core/observability/log.ts'
 import { mockProvider } from '../../devkit/fake-model.ts'
+import { settleLeases } from '../../core/wallet/lease.ts'
 
 // Tests import the fakes from here with the app; benches from devkit/ (scripts/ never import test/).
 export { mockLanguageModel, mockProvider } from '../../devkit/fake-model.ts'
@@ -79,11 +80,13 @@ let accounts = 0
 export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
   const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await createTestDatabase()
   const config: Config = {
-    // CREDIT_LEASE from the environment: the money tests run in both modes (CREDIT_LEASE=on npm test -- …).
+    // The lease settings from the environment: the money tests run in both modes (`npm run test:lease`).
     ...loadConfig({
       PAUSED_ENDPOINTS: undefined,
       SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY,
       CREDIT_LEASE: process.env.CREDIT_LEASE,
+      CREDIT_LEASE_BUSY_CALLS: process.env.CREDIT_LEASE_BUSY_CALLS,
+      CREDIT_LEASE_MIN_CALLS: process.env.CREDIT_LEASE_MIN_CALLS,
       ...opts.env,
     }),
     databaseUrl: database.url,
@@ -153,6 +156,8 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
       await addCredits(services.db, accountId, { credits, reason: 'test top-up' }, services.now())
     },
     async ledger(accountId) {
+      // A leased call reaches the ledger when its block settles: the checks read it as it is once this process's are.
+      await settleLeases(services.db)
       const [row] = await services.db.sql(
         `select a.balance, a.reserved, (select coalesce(sum(amount), 0) from ledger l where l.account_id = a.id) as sum from accounts a where a.id = ?`,
         [accountId],

@@ -25,7 +25,7 @@ const db = app.services.db
 
 type Lease = { lease_id: string; lo: string; hi: string; available_after: string }
 const lease = async (accountId: string, keyId: string, node = 'test-node') =>
-  (await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?)`, [accountId, keyId, node, PRICE, new Date(clock)]))[0]
+  (await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?, 20)`, [accountId, keyId, node, PRICE, new Date(clock)]))[0]
 const charge = (l: Lease, from: number, price = PRICE) =>
   db
     .sql(`select * from charge_lease(?, ?, ?, ?, ?, 'paid', ?, null, '{}', ?)`, [
@@ -167,7 +167,7 @@ t.test('a drained account with open blocks answers 402 only after recalling them
   const calls = credits / PRICE
   const c = await app.customer(credits)
   // Another node's block with one of its calls still running.
-  const other = new LeaseBook(db, () => new Date(clock), 300, 1)
+  const other = new LeaseBook(db, () => new Date(clock), 300, 1, 20)
   const running = await other.hold(
     {
       accountId: c.accountId,
@@ -226,7 +226,7 @@ t.test('a drained account with open blocks answers 402 only after recalling them
 
 t.test('a recall keeps the calls still running as holds: one charged when it ends, one released when it fails', async (t) => {
   const c = await app.customer(100_000)
-  const book = new LeaseBook(db, () => new Date(clock), 300, 1)
+  const book = new LeaseBook(db, () => new Date(clock), 300, 1, 20)
   const call = (i: number) =>
     book.hold(
       {
