@@ -25,7 +25,9 @@ const db = app.services.db
 
 type Lease = { lease_id: string; lo: string; hi: string; available_after: string }
 const lease = async (accountId: string, keyId: string, node = 'test-node') =>
-  (await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?, 20)`, [accountId, keyId, node, PRICE, new Date(clock)]))[0]
+  (
+    await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?, 20)`, [accountId, keyId, node, PRICE, new Date(clock)])
+  )[0]
 const charge = (l: Lease, from: number, price = PRICE) =>
   db
     .sql(`select * from charge_lease(?, ?, ?, ?, ?, 'paid', ?, null, '{}', ?)`, [
@@ -304,4 +306,35 @@ t.test('CREDIT_LEASE is on or off; anything else refuses to start', async (t) =>
   t.equal(loadConfig({ CREDIT_LEASE: 'on' }).creditLease, true)
   t.equal(loadConfig({ CREDIT_LEASE: 'off' }).creditLease, false)
   t.throws(() => loadConfig({ CREDIT_LEASE: 'true' }), new BootRefusal('CREDIT_LEASE must be on or off, got "true"'))
+})
+
+t.test('CREDIT_LEASE_MIN_CALLS: the least calls a block covers, and 1/it the most of the available credits it takes', async (t) => {
+  const c = await app.customer(199)
+  const take = async (minCalls: number) =>
+    (
+      await db.sql<Lease>(`select * from lease_credits(?, ?, 'floor-node', ?, '300 seconds', ?, ?)`, [
+        c.accountId,
+        c.keyId,
+        PRICE,
+        new Date(clock),
+        minCalls,
+      ])
+    )[0]
+  t.equal(await take(20), undefined, '20 (the default): 199 / 20 = 9 credits cover no 20 calls of 5: no block')
+  const l = (await take(1))!
+  t.same([Number(l.hi) - Number(l.lo), Number(l.available_after)], [199, 0], '1: every available credit, a block of 39 calls')
+  t.equal(await take(1), undefined, 'nothing left for another block')
+  await settle(l.lease_id)
+  t.match(await state(c.accountId, c.keyId), { balance: 199, reserved: 0, held: 0, open_leases: 0 }, 'settled unused: all back')
+})
+
+t.test('the lease settings refuse to start unless whole numbers of 1 or more', async (t) => {
+  t.same([loadConfig({}).creditLeaseBusyCalls, loadConfig({}).creditLeaseMinCalls], [20, 20], 'defaults')
+  const set = loadConfig({ CREDIT_LEASE_BUSY_CALLS: '1', CREDIT_LEASE_MIN_CALLS: '3' })
+  t.same([set.creditLeaseBusyCalls, set.creditLeaseMinCalls], [1, 3])
+  t.throws(
+    () => loadConfig({ CREDIT_LEASE_BUSY_CALLS: '0' }),
+    new BootRefusal('CREDIT_LEASE_BUSY_CALLS must be a whole number of 1 or more, got "0"'),
+  )
+  t.throws(() => loadConfig({ CREDIT_LEASE_MIN_CALLS: '0.5' }), new BootRefusal('CREDIT_LEASE_MIN_CALLS must be a whole number, got "0.5"'))
 })

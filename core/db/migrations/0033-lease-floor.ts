@@ -4,6 +4,8 @@ import { Migration } from '@mikro-orm/migrations'
 
 export class Migration0033LeaseFloor extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`drop function if exists lease_credits(uuid, uuid, text, bigint, interval, timestamptz);`)
+    this.addSql(`
+drop function if exists lease_credits(uuid, uuid, text, bigint, interval, timestamptz);
+`)
   }
 }
