@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/database.ts'
 import { capture, inAccountTurn, release, reserve, type LeasedCall, type ReserveArgs, type ReserveOutcome } from './wallet.ts'
 
-/** A block hands out slices for a minute; it expires (maintenance settles it) after the hold TTL, as a hold would. */
+/** A block hands out slices for a minute, then settles; it expires (maintenance settles it) after the hold TTL, as a hold would. */
 const ALLOCATE_MS = 60_000
 /** After lease_credits found the account or the key too poor for a block, that key is served hold by hold this long. */
 const REFUSED_MS = 1000
@@ -67,17 +67,25 @@ export class LeaseBook {
   private readonly holdTtlSeconds: number
   private readonly busyCallsPerSecond: number
   private readonly minCalls: number
+  private readonly allocateMs: number
 
   /**
    * `busyCallsPerSecond`: a key is leased for once this process saw this many of its calls within a second (a quiet
-   * key is served as before); `minCalls`: the fewest calls a block covers (CREDIT_LEASE_BUSY_CALLS, CREDIT_LEASE_MIN_CALLS).
+   * key is served as before); `minCalls`: the fewest calls a block covers (CREDIT_LEASE_BUSY_CALLS,
+   * CREDIT_LEASE_MIN_CALLS); `allocateMs`: how long a block hands out slices before it settles (a minute).
    */
-  constructor(db: Database, now: () => Date, holdTtlSeconds: number, busyCallsPerSecond: number, minCalls: number) {
+  constructor(
+    db: Database,
+    now: () => Date,
+    holdTtlSeconds: number,
+    settings: { busyCallsPerSecond: number; minCalls: number; allocateMs?: number },
+  ) {
     this.db = db
     this.now = now
     this.holdTtlSeconds = holdTtlSeconds
-    this.busyCallsPerSecond = busyCallsPerSecond
-    this.minCalls = minCalls
+    this.busyCallsPerSecond = settings.busyCallsPerSecond
+    this.minCalls = settings.minCalls
+    this.allocateMs = settings.allocateMs ?? ALLOCATE_MS
   }
 
   /** A live call's hold: a slice of its key's block when there is (or may be) one, else reserve_call as before. */
@@ -179,13 +187,19 @@ export class LeaseBook {
       hi: Number(row.hi),
       next: Number(row.lo),
       availableAfter: Number(row.available_after),
-      allocateUntil: Date.now() + ALLOCATE_MS,
+      allocateUntil: Date.now() + this.allocateMs,
       live: new Set(),
       charging: new Set(),
       retired: false,
     }
     this.current.set(k, lease)
     this.open.add(lease)
+    // Settled when its minute is up, not at its key's next call: a key gone quiet (or revoked) has its calls in the
+    // ledger and its unspent credits back then, not when maintenance finds the block expired.
+    setTimeout(() => {
+      this.retire(lease)
+      this.settleIfDone(lease)
+    }, this.allocateMs).unref()
     return lease
   }
 
@@ -338,7 +352,14 @@ export function creditLeases(
 ): LeaseBook | null {
   if (!config.creditLease) return null
   let book = books.get(db)
-  if (!book) books.set(db, (book = new LeaseBook(db, now, holdTtlSeconds, config.creditLeaseBusyCalls, config.creditLeaseMinCalls)))
+  if (!book)
+    books.set(
+      db,
+      (book = new LeaseBook(db, now, holdTtlSeconds, {
+        busyCallsPerSecond: config.creditLeaseBusyCalls,
+        minCalls: config.creditLeaseMinCalls,
+      })),
+    )
   return book
 }
 

@@ -169,7 +169,7 @@ t.test('a drained account with open blocks answers 402 only after recalling them
   const calls = credits / PRICE
   const c = await app.customer(credits)
   // Another node's block with one of its calls still running.
-  const other = new LeaseBook(db, () => new Date(clock), 300, 1, 20)
+  const other = new LeaseBook(db, () => new Date(clock), 300, { busyCallsPerSecond: 1, minCalls: 20 })
   const running = await other.hold(
     {
       accountId: c.accountId,
@@ -228,7 +228,7 @@ t.test('a drained account with open blocks answers 402 only after recalling them
 
 t.test('a recall keeps the calls still running as holds: one charged when it ends, one released when it fails', async (t) => {
   const c = await app.customer(100_000)
-  const book = new LeaseBook(db, () => new Date(clock), 300, 1, 20)
+  const book = new LeaseBook(db, () => new Date(clock), 300, { busyCallsPerSecond: 1, minCalls: 20 })
   const call = (i: number) =>
     book.hold(
       {
@@ -306,6 +306,45 @@ t.test('CREDIT_LEASE is on or off; anything else refuses to start', async (t) =>
   t.equal(loadConfig({ CREDIT_LEASE: 'on' }).creditLease, true)
   t.equal(loadConfig({ CREDIT_LEASE: 'off' }).creditLease, false)
   t.throws(() => loadConfig({ CREDIT_LEASE: 'true' }), new BootRefusal('CREDIT_LEASE must be on or off, got "true"'))
+})
+
+t.test('a block settles when its minute is up, without another call of its key (once its running calls end)', async (t) => {
+  const c = await app.customer(100_000)
+  const book = new LeaseBook(db, () => new Date(clock), 300, { busyCallsPerSecond: 1, minCalls: 20, allocateMs: 300 })
+  const call = (i: number) =>
+    book.hold(
+      {
+        accountId: c.accountId,
+        keyId: c.keyId,
+        price: PRICE,
+        endpoint: 'paid',
+        requestId: `quiet-${i}`,
+        holdTtlSeconds: 300,
+        now: new Date(clock),
+      },
+      true,
+    )
+  const [a, b] = await Promise.all([call(0), call(1)])
+  if (a?.outcome !== 'ok' || b?.outcome !== 'ok' || !a.lease || !b.lease) throw new Error('not leased')
+  await capture(db, a, { n: 0 }, new Date(clock))
+  await new Promise((r) => setTimeout(r, 600))
+  t.match(await state(c.accountId, c.keyId), { balance: 100_000, open_leases: 1 }, 'past its minute with a call running: open')
+  await capture(db, b, { n: 1 }, new Date(clock))
+  for (let i = 0; i < 50 && (await state(c.accountId, c.keyId)).open_leases; i++) await new Promise((r) => setTimeout(r, 20))
+  t.same(
+    await state(c.accountId, c.keyId),
+    {
+      balance: 100_000 - 2 * PRICE,
+      reserved: 0,
+      held: 0,
+      month_spend: 2 * PRICE,
+      ledger_sum: 100_000 - 2 * PRICE,
+      usage_rows: 2,
+      usage_credits: 2 * PRICE,
+      open_leases: 0,
+    },
+    'settled once the running call ended: both calls in the ledger, the rest back',
+  )
 })
 
 t.test('CREDIT_LEASE_MIN_CALLS: the least calls a block covers, and 1/it the most of the available credits it takes', async (t) => {
