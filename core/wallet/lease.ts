@@ -100,6 +100,16 @@ export class LeaseBook {
     return held
   }
 
+  /**
+   * Work that takes no slice (an async acceptance): a refusal is answered, as a live call's, only once the account's
+   * blocks are recalled, and the work is tried once more if there were any.
+   */
+  async unlessRecalled<T extends { outcome: string }>(accountId: string, attempt: () => Promise<T>): Promise<T> {
+    const first = await attempt()
+    if ((first.outcome === 'insufficient' || first.outcome === 'spend_cap') && (await this.recall(accountId))) return attempt()
+    return first
+  }
+
   /** Settles every block of the account this process holds, then any other process's (fenced: theirs can only refund). */
   async recall(accountId: string): Promise<boolean> {
     const mine = [...this.open].filter((l) => l.accountId === accountId)

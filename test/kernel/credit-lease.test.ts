@@ -19,8 +19,9 @@ const paid = testCapability({
     return { echo: input.text }
   },
 })
+const later = testCapability({ name: 'later', price: PRICE, async: true, ratePerMinute: 100_000 })
 let clock = Date.now()
-const app = await startTestApp(t, { capabilities: [paid], env: { CREDIT_LEASE: 'on' }, now: () => new Date(clock) })
+const app = await startTestApp(t, { capabilities: [paid, later], env: { CREDIT_LEASE: 'on' }, now: () => new Date(clock) })
 const db = app.services.db
 
 type Lease = { lease_id: string; lo: string; hi: string; available_after: string }
@@ -345,6 +346,20 @@ t.test('a block settles when its minute is up, without another call of its key (
     },
     'settled once the running call ended: both calls in the ledger, the rest back',
   )
+})
+
+t.test('an async call on an account whose credits are in a block is refused only after the block is recalled', async (t) => {
+  const c = await app.customer(1000)
+  const [l] = await db.sql<Lease>(`select * from lease_credits(?, ?, 'async-node', ?, '300 seconds', ?, 1)`, [
+    c.accountId,
+    c.keyId,
+    PRICE,
+    new Date(clock),
+  ])
+  t.equal(Number(l!.available_after), 0, "another node's block holds every credit")
+  const r = await app.call('/v1/later', { body: { text: 'later', async: true }, key: c.key })
+  t.equal(r.status, 202, 'accepted: the block was recalled, not a 402')
+  t.match(await state(c.accountId, c.keyId), { balance: 1000, reserved: PRICE, open_leases: 0 }, 'the job holds its price')
 })
 
 t.test('CREDIT_LEASE_MIN_CALLS: the least calls a block covers, and 1/it the most of the available credits it takes', async (t) => {
