@@ -130,6 +130,10 @@ export interface Config {
   migrateOnBoot: boolean
   /** CREDIT_LEASE=on: a busy key's live calls charge against a block of credits its process leased (core/wallet/lease.ts). */
   creditLease: boolean
+  /** CREDIT_LEASE_BUSY_CALLS: a key's calls through one process within a second that make the process lease for it. */
+  creditLeaseBusyCalls: number
+  /** CREDIT_LEASE_MIN_CALLS: a block covers at least this many calls and at most 1/this of the account's available credits. */
+  creditLeaseMinCalls: number
   /** MAINTENANCE_SCHEDULE: the workers' cron for the maintenance pass; null (`off`) when something else runs it. */
   maintenanceSchedule: string | null
   worker: WorkerSettings
@@ -225,6 +229,12 @@ function positive(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined
   const n = Number(raw)
   if (!Number.isFinite(n) || n <= 0) throw new BootRefusal(`${name} must be a number above 0, got "${raw}"`)
+  return n
+}
+
+function atLeastOne(name: string, raw: string | undefined): number | undefined {
+  const n = int(name, raw)
+  if (n === 0) throw new BootRefusal(`${name} must be a whole number of 1 or more, got "${raw}"`)
   return n
 }
 
@@ -403,6 +413,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documents: documentLimits(env),
     migrateOnBoot: env.MIGRATE_ON_BOOT !== 'false',
     creditLease: onOff('CREDIT_LEASE', env.CREDIT_LEASE),
+    creditLeaseBusyCalls: atLeastOne('CREDIT_LEASE_BUSY_CALLS', env.CREDIT_LEASE_BUSY_CALLS) ?? defaults.creditLeaseBusyCalls,
+    creditLeaseMinCalls: atLeastOne('CREDIT_LEASE_MIN_CALLS', env.CREDIT_LEASE_MIN_CALLS) ?? defaults.creditLeaseMinCalls,
     maintenanceSchedule: env.MAINTENANCE_SCHEDULE === 'off' ? null : env.MAINTENANCE_SCHEDULE || '*/5 * * * *',
     worker: workerSettings(env),
     batches: batchSettings(env),

@@ -15,7 +15,7 @@
 // against the same call without the cache (scripts/bench/cache.ts).
 // BENCH_JOBS_BASELINES=dir,dir… runs the jobs scenario with workers from each of those checkouts first (`dir?WORKER_PREFETCH=…`
 // with other worker settings); BENCH_JOBS_ROUNDS=n repeats it n times, taking turns, and reports the medians.
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
@@ -33,9 +33,10 @@ import { benchBatches } from './bench/batches.ts'
 import { benchCache } from './bench/cache.ts'
 import { benchCpu } from './bench/cpu.ts'
 import { benchJobs } from './bench/jobs.ts'
-import { firstLine, freePort, startFlags } from './bench/children.ts'
+import { firstLine, startFlags } from './bench/children.ts'
 import { portkeyHeaders, PORTKEY_VERSION, startPortkey } from './bench/peer.ts'
 import { cpuMs, median, pgCpu, pgDelta, ppidOf } from './bench/proc.ts'
+import { benchServers, boots, child, children, runLoad, startModel, stop, type LoadResult } from './bench/servers.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = 50
@@ -46,34 +47,6 @@ const wants = (s: string) => !ONLY || ONLY.has(s)
 const PRICE = 2 // classify
 const NO_CACHE = { 'service-cache': 'no-store' }
 const request = JSON.stringify({ text: 'My card was charged twice.', labels: ['billing', 'technical'] })
-
-// ---------- processes ----------
-const children: ChildProcess[] = []
-function child(
-  file: string,
-  args: string[],
-  env: Record<string, string> = {},
-  more: { cwd?: string; nodeArgs?: string[] } = {},
-): ChildProcess {
-  const server = file === 'core/server.ts'
-  // BENCH_PROFILE=<dir>: API and worker processes write a V8 CPU profile there when they exit.
-  const profile = process.env.BENCH_PROFILE && server ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
-  // The servers run as `npm run start:api` / `start:worker` run them (Node strips the types itself, with the
-  // script's node flags). Bench helpers keep the tsx loader.
-  const loader = server ? (more.nodeArgs ?? startFlags(more.cwd ?? '.', 'start:worker')) : ['--import', 'tsx']
-  const c = spawn(process.execPath, [...profile, ...loader, file, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    ...(more.cwd ? { cwd: more.cwd } : {}),
-  })
-  children.push(c)
-  return c
-}
-async function stop(c: ChildProcess) {
-  if (c.exitCode !== null || c.signalCode !== null) return // already gone (a signal leaves exitCode null)
-  c.kill('SIGTERM')
-  await once(c, 'exit')
-}
 
 // ---------- CPU from /proc ----------
 function peakRssMiB(pid: number): number {
@@ -96,23 +69,8 @@ function meter(procs: Record<string, ChildProcess[]>): Meter {
 }
 
 // ---------- load ----------
-interface LoadResult {
-  requests: number
-  rps: number
-  p50: number
-  p99: number
-  max: number
-  errors: number
-  timeouts: number
-  non2xx: number
-  statuses: Record<string, number>
-}
-async function load(opts: Record<string, unknown>): Promise<LoadResult> {
-  const c = child('scripts/bench/load.ts', [
-    JSON.stringify({ method: 'POST', body: request, connections: CONNECTIONS, duration: SECONDS, ...opts }),
-  ])
-  return JSON.parse(await firstLine(c)) as LoadResult
-}
+const load = (opts: Record<string, unknown>) =>
+  runLoad({ method: 'POST', body: request, connections: CONNECTIONS, duration: SECONDS, ...opts })
 const headersFor = (key: string, extra: Record<string, string> = {}) => ({
   authorization: `Bearer ${key}`,
   'content-type': 'application/json',
@@ -154,36 +112,9 @@ const spread = await fundedKeys(CONNECTIONS)
 
 mkdirSync('.bench', { recursive: true })
 const MODEL_SAMPLE = '.bench/model-request.json' // what the API sends the model for a classify call (peer scenario)
-async function startModel(delayMs = 0) {
-  const c = child('scripts/bench/model.ts', [], { BENCH_MODEL_DELAY_MS: String(delayMs), BENCH_MODEL_SAMPLE: MODEL_SAMPLE })
-  return { proc: c, baseURL: await firstLine(c) }
-}
-const apiEnv = (modelURL: string, extra: Record<string, string> = {}) => ({
-  DATABASE_URL: url,
-  MAIL_TO_LOG: 'true', // no SMTP server here; sign-in emails are never sent by a bench
-  OPENAI_BASE_URL: modelURL,
-  OPENAI_API_KEY: 'bench',
-  AI_WIRE_API: 'chat',
-  RATE_LIMITS: JSON.stringify({ classify: 1e9, parse: 1e9 }),
-  ...extra,
-})
-const boots: { tsx: boolean; wallMs: number; cpuMs: number }[] = []
-async function startApi(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string; nodeArgs?: string[] } = {}) {
-  const port = await freePort()
-  const nodeArgs = more.nodeArgs ?? startFlags(more.cwd ?? '.', 'start:api')
-  const t = performance.now()
-  const c = child('core/server.ts', ['--api'], apiEnv(modelURL, { PORT: String(port), ...extra }), { ...more, nodeArgs })
-  await firstLine(c, (l) => l.includes('"API listening'))
-  boots.push({ tsx: nodeArgs.includes('tsx'), wallMs: performance.now() - t, cpuMs: cpuMs(c.pid!) })
-  return { proc: c, url: `http://127.0.0.1:${port}` }
-}
-async function startWorkerProcess(modelURL: string, extra: Record<string, string> = {}, more: { cwd?: string } = {}) {
-  const c = child('core/server.ts', ['--worker'], apiEnv(modelURL, extra), more)
-  await firstLine(c, (l) => l.includes('"Worker running"'))
-  return c
-}
+const { startApi, startWorkerProcess } = benchServers(url)
 
-const model = await startModel()
+const model = await startModel(0, MODEL_SAMPLE)
 const bareProc = child('scripts/bench/bare.ts', [])
 const bareUrl = `http://127.0.0.1:${await firstLine(bareProc)}`
 const api = await startApi(model.baseURL)

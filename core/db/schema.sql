@@ -1275,7 +1275,7 @@ CREATE OR REPLACE FUNCTION public.latency_bounds()
  IMMUTABLE
 AS $function$ select '{1,2,3,4,5,6,7,9,12,15,18,23,28,36,44,56,69,87,108,136,169,212,265,331,414,517,646,808,1010,1262,1578,1972,2465,3081,3852,4815,6019,7523,9404,11755,14694,18367,22959,28699,35873,44842,56052,70065,87581,109476}'::real[] $function$;
 
-CREATE OR REPLACE FUNCTION public.lease_credits(p_account uuid, p_key uuid, p_node text, p_price bigint, p_ttl interval, p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.lease_credits(p_account uuid, p_key uuid, p_node text, p_price bigint, p_ttl interval, p_now timestamp with time zone, p_min_calls bigint)
  RETURNS TABLE(lease_id uuid, lo bigint, hi bigint, available_after bigint)
  LANGUAGE plpgsql
 AS $function$
@@ -1286,14 +1286,17 @@ declare
   v_lo bigint;
   v_id uuid;
 begin
+  if p_price <= 0 or p_min_calls < 1 then
+    return;
+  end if;
   perform lock_money(null, null, array[p_account], array[p_key]);
   select * into v_account from accounts a where a.id = p_account;
   select * into v_key from api_keys k where k.id = p_key;
-  v_amount := least(1000, (v_account.balance - v_account.reserved) / 20);
+  v_amount := least(1000, (v_account.balance - v_account.reserved) / p_min_calls);
   if v_key.monthly_spend_cap is not null then
     v_amount := least(v_amount, v_key.monthly_spend_cap - key_month_spend(v_key, p_now) - v_key.held);
   end if;
-  if p_price <= 0 or v_amount < 20 * p_price or v_key.revoked_at is not null or v_key.mode <> 'live' then
+  if v_amount < p_min_calls * p_price or v_key.revoked_at is not null or v_key.mode <> 'live' then
     return;
   end if;
   v_lo := nextval('credit_lease_blocks') * 1000; -- each lease its own offsets: no range of two leases overlaps

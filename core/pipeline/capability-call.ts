@@ -151,9 +151,12 @@ async function acceptAsync({ services, ctx, caller, call }: LiveCall, charge: Ch
   // One statement (accept_job), so it may wait its account's turn like a sync call's hold and capture.
   // The job reads its fileUrl documents again and must find the bytes priced here (documents/same-document.ts).
   const input = quoted.digests ? { ...call.input, [DOCUMENT_DIGESTS]: quoted.digests } : call.input
-  const accepted = await inAccountTurn(caller.accountId, () =>
-    acceptJob(services, { ...charge, idempotency: call.idempotency, input, callbackUrl: call.callbackUrl, warnings }),
-  ) // 5, 6, 7
+  const accept = () =>
+    inAccountTurn(caller.accountId, () =>
+      acceptJob(services, { ...charge, idempotency: call.idempotency, input, callbackUrl: call.callbackUrl, warnings }),
+    )
+  const leases = creditLeases(services.db, services.config, () => services.now(), SYNC_HOLD_TTL_SECONDS)
+  const accepted = await (leases ? leases.unlessRecalled(caller.accountId, accept) : accept()) // 5, 6, 7
   if (accepted.outcome !== 'accepted') {
     answerNotHeld(ctx, accepted, quoted.credits)
     return false

@@ -10,9 +10,7 @@ import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/database.ts'
 import { capture, inAccountTurn, release, reserve, type LeasedCall, type ReserveArgs, type ReserveOutcome } from './wallet.ts'
 
-/** A key is leased for once this process saw this many of its calls within a second: a quiet key is served as before. */
-const BUSY_CALLS_PER_SECOND = 20
-/** A block hands out slices for a minute; it expires (maintenance settles it) after the hold TTL, as a hold would. */
+/** A block hands out slices for a minute, then settles; it expires (maintenance settles it) after the hold TTL, as a hold would. */
 const ALLOCATE_MS = 60_000
 /** After lease_credits found the account or the key too poor for a block, that key is served hold by hold this long. */
 const REFUSED_MS = 1000
@@ -68,12 +66,26 @@ export class LeaseBook {
   private readonly now: () => Date
   private readonly holdTtlSeconds: number
   private readonly busyCallsPerSecond: number
+  private readonly minCalls: number
+  private readonly allocateMs: number
 
-  constructor(db: Database, now: () => Date, holdTtlSeconds: number, busyCallsPerSecond = BUSY_CALLS_PER_SECOND) {
+  /**
+   * `busyCallsPerSecond`: a key is leased for once this process saw this many of its calls within a second (a quiet
+   * key is served as before); `minCalls`: the fewest calls a block covers (CREDIT_LEASE_BUSY_CALLS,
+   * CREDIT_LEASE_MIN_CALLS); `allocateMs`: how long a block hands out slices before it settles (a minute).
+   */
+  constructor(
+    db: Database,
+    now: () => Date,
+    holdTtlSeconds: number,
+    settings: { busyCallsPerSecond: number; minCalls: number; allocateMs?: number },
+  ) {
     this.db = db
     this.now = now
     this.holdTtlSeconds = holdTtlSeconds
-    this.busyCallsPerSecond = busyCallsPerSecond
+    this.busyCallsPerSecond = settings.busyCallsPerSecond
+    this.minCalls = settings.minCalls
+    this.allocateMs = settings.allocateMs ?? ALLOCATE_MS
   }
 
   /** A live call's hold: a slice of its key's block when there is (or may be) one, else reserve_call as before. */
@@ -86,6 +98,16 @@ export class LeaseBook {
     // A refusal is only answered once no block of the account is open: they hold credits the call may use.
     if ((held.outcome === 'insufficient' || held.outcome === 'spend_cap') && (await this.recall(a.accountId))) return this.reserve(a)
     return held
+  }
+
+  /**
+   * Work that takes no slice (an async acceptance): a refusal is answered, as a live call's, only once the account's
+   * blocks are recalled, and the work is tried once more if there were any.
+   */
+  async unlessRecalled<T extends { outcome: string }>(accountId: string, attempt: () => Promise<T>): Promise<T> {
+    const first = await attempt()
+    if ((first.outcome === 'insufficient' || first.outcome === 'spend_cap') && (await this.recall(accountId))) return attempt()
+    return first
   }
 
   /** Settles every block of the account this process holds, then any other process's (fenced: theirs can only refund). */
@@ -159,8 +181,8 @@ export class LeaseBook {
     const k = `${a.accountId}/${a.keyId}`
     const [row] = await inAccountTurn(a.accountId, () =>
       this.db.sql<{ lease_id: string; lo: string; hi: string; available_after: string }>(
-        `select * from lease_credits(?, ?, ?, ?, ?::interval, ?)`,
-        [a.accountId, a.keyId, this.node, a.price, `${this.holdTtlSeconds} seconds`, this.now()],
+        `select * from lease_credits(?, ?, ?, ?, ?::interval, ?, ?)`,
+        [a.accountId, a.keyId, this.node, a.price, `${this.holdTtlSeconds} seconds`, this.now(), this.minCalls],
       ),
     )
     if (!row) {
@@ -175,13 +197,19 @@ export class LeaseBook {
       hi: Number(row.hi),
       next: Number(row.lo),
       availableAfter: Number(row.available_after),
-      allocateUntil: Date.now() + ALLOCATE_MS,
+      allocateUntil: Date.now() + this.allocateMs,
       live: new Set(),
       charging: new Set(),
       retired: false,
     }
     this.current.set(k, lease)
     this.open.add(lease)
+    // Settled when its minute is up, not at its key's next call: a key gone quiet (or revoked) has its calls in the
+    // ledger and its unspent credits back then, not when maintenance finds the block expired.
+    setTimeout(() => {
+      this.retire(lease)
+      this.settleIfDone(lease)
+    }, this.allocateMs).unref()
     return lease
   }
 
@@ -326,10 +354,22 @@ export async function settleExpiredLeases(db: Database, now: Date): Promise<numb
 const books = new WeakMap<Database, LeaseBook>()
 
 /** This process's lease book for the database, or null with CREDIT_LEASE=off. */
-export function creditLeases(db: Database, config: { creditLease: boolean }, now: () => Date, holdTtlSeconds: number): LeaseBook | null {
+export function creditLeases(
+  db: Database,
+  config: { creditLease: boolean; creditLeaseBusyCalls: number; creditLeaseMinCalls: number },
+  now: () => Date,
+  holdTtlSeconds: number,
+): LeaseBook | null {
   if (!config.creditLease) return null
   let book = books.get(db)
-  if (!book) books.set(db, (book = new LeaseBook(db, now, holdTtlSeconds)))
+  if (!book)
+    books.set(
+      db,
+      (book = new LeaseBook(db, now, holdTtlSeconds, {
+        busyCallsPerSecond: config.creditLeaseBusyCalls,
+        minCalls: config.creditLeaseMinCalls,
+      })),
+    )
   return book
 }
 

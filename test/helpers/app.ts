@@ -18,6 +18,7 @@ import { PublishedContract } from './contract.ts'
 import { createTestDatabase } from '../../devkit/database.ts'
 import { createLogger, type Logger } from '../../core/observability/log.ts'
 import { mockProvider } from '../../devkit/fake-model.ts'
+import { settleLeases } from '../../core/wallet/lease.ts'
 
 // Tests import the fakes from here with the app; benches from devkit/ (scripts/ never import test/).
 export { mockLanguageModel, mockProvider } from '../../devkit/fake-model.ts'
@@ -75,15 +76,19 @@ export interface TestApp {
 }
 
 let accounts = 0
+/** The databases of this test process's apps: two apps on one database are two API processes of one deployment. */
+const running = new Set<Services['db']>()
 
 export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<TestApp> {
   const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await createTestDatabase()
   const config: Config = {
-    // CREDIT_LEASE from the environment: the money tests run in both modes (CREDIT_LEASE=on npm test -- …).
+    // The lease settings from the environment: the money tests run in both modes (`npm run test:lease`).
     ...loadConfig({
       PAUSED_ENDPOINTS: undefined,
       SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY,
       CREDIT_LEASE: process.env.CREDIT_LEASE,
+      CREDIT_LEASE_BUSY_CALLS: process.env.CREDIT_LEASE_BUSY_CALLS,
+      CREDIT_LEASE_MIN_CALLS: process.env.CREDIT_LEASE_MIN_CALLS,
       ...opts.env,
     }),
     databaseUrl: database.url,
@@ -102,7 +107,9 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
   await new Promise((r) => server.once('listening', r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const worker: Runner | null = opts.worker ? await startWorker(services, { concurrency: 2, gracefulShutdownMs: 2000 }) : null
+  running.add(services.db)
   t.teardown(async () => {
+    running.delete(services.db)
     server.closeAllConnections()
     await new Promise((r) => server.close(r))
     await worker?.stop()
@@ -153,6 +160,8 @@ export async function startTestApp(t: Tap, opts: TestAppOptions = {}): Promise<T
       await addCredits(services.db, accountId, { credits, reason: 'test top-up' }, services.now())
     },
     async ledger(accountId) {
+      // A leased call reaches the ledger when its block settles: the checks read it once every app's blocks are.
+      await Promise.all([...running].map(settleLeases))
       const [row] = await services.db.sql(
         `select a.balance, a.reserved, (select coalesce(sum(amount), 0) from ledger l where l.account_id = a.id) as sum from accounts a where a.id = ?`,
         [accountId],

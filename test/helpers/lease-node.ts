@@ -6,7 +6,7 @@ import { capture } from '../../core/wallet/wallet.ts'
 
 const env = process.env as Record<string, string>
 const db = await openDatabase(env.DATABASE_URL!, 2)
-const book = new LeaseBook(db, () => new Date(), 300, 1) // busy from its first call
+const book = new LeaseBook(db, () => new Date(), 300, { busyCallsPerSecond: 1, minCalls: 20 }) // busy from its first call
 const calls = Number(env.LEASE_CALLS)
 const charged = Number(env.LEASE_CHARGED)
 let lease = ''

@@ -19,13 +19,16 @@ const paid = testCapability({
     return { echo: input.text }
   },
 })
+const later = testCapability({ name: 'later', price: PRICE, async: true, ratePerMinute: 100_000 })
 let clock = Date.now()
-const app = await startTestApp(t, { capabilities: [paid], env: { CREDIT_LEASE: 'on' }, now: () => new Date(clock) })
+const app = await startTestApp(t, { capabilities: [paid, later], env: { CREDIT_LEASE: 'on' }, now: () => new Date(clock) })
 const db = app.services.db
 
 type Lease = { lease_id: string; lo: string; hi: string; available_after: string }
 const lease = async (accountId: string, keyId: string, node = 'test-node') =>
-  (await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?)`, [accountId, keyId, node, PRICE, new Date(clock)]))[0]
+  (
+    await db.sql<Lease>(`select * from lease_credits(?, ?, ?, ?, '300 seconds', ?, 20)`, [accountId, keyId, node, PRICE, new Date(clock)])
+  )[0]
 const charge = (l: Lease, from: number, price = PRICE) =>
   db
     .sql(`select * from charge_lease(?, ?, ?, ?, ?, 'paid', ?, null, '{}', ?)`, [
@@ -167,7 +170,7 @@ t.test('a drained account with open blocks answers 402 only after recalling them
   const calls = credits / PRICE
   const c = await app.customer(credits)
   // Another node's block with one of its calls still running.
-  const other = new LeaseBook(db, () => new Date(clock), 300, 1)
+  const other = new LeaseBook(db, () => new Date(clock), 300, { busyCallsPerSecond: 1, minCalls: 20 })
   const running = await other.hold(
     {
       accountId: c.accountId,
@@ -226,7 +229,7 @@ t.test('a drained account with open blocks answers 402 only after recalling them
 
 t.test('a recall keeps the calls still running as holds: one charged when it ends, one released when it fails', async (t) => {
   const c = await app.customer(100_000)
-  const book = new LeaseBook(db, () => new Date(clock), 300, 1)
+  const book = new LeaseBook(db, () => new Date(clock), 300, { busyCallsPerSecond: 1, minCalls: 20 })
   const call = (i: number) =>
     book.hold(
       {
@@ -304,4 +307,88 @@ t.test('CREDIT_LEASE is on or off; anything else refuses to start', async (t) =>
   t.equal(loadConfig({ CREDIT_LEASE: 'on' }).creditLease, true)
   t.equal(loadConfig({ CREDIT_LEASE: 'off' }).creditLease, false)
   t.throws(() => loadConfig({ CREDIT_LEASE: 'true' }), new BootRefusal('CREDIT_LEASE must be on or off, got "true"'))
+})
+
+t.test('a block settles when its minute is up, without another call of its key (once its running calls end)', async (t) => {
+  const c = await app.customer(100_000)
+  const book = new LeaseBook(db, () => new Date(clock), 300, { busyCallsPerSecond: 1, minCalls: 20, allocateMs: 300 })
+  const call = (i: number) =>
+    book.hold(
+      {
+        accountId: c.accountId,
+        keyId: c.keyId,
+        price: PRICE,
+        endpoint: 'paid',
+        requestId: `quiet-${i}`,
+        holdTtlSeconds: 300,
+        now: new Date(clock),
+      },
+      true,
+    )
+  const [a, b] = await Promise.all([call(0), call(1)])
+  if (a?.outcome !== 'ok' || b?.outcome !== 'ok' || !a.lease || !b.lease) throw new Error('not leased')
+  await capture(db, a, { n: 0 }, new Date(clock))
+  await new Promise((r) => setTimeout(r, 600))
+  t.match(await state(c.accountId, c.keyId), { balance: 100_000, open_leases: 1 }, 'past its minute with a call running: open')
+  await capture(db, b, { n: 1 }, new Date(clock))
+  for (let i = 0; i < 50 && (await state(c.accountId, c.keyId)).open_leases; i++) await new Promise((r) => setTimeout(r, 20))
+  t.same(
+    await state(c.accountId, c.keyId),
+    {
+      balance: 100_000 - 2 * PRICE,
+      reserved: 0,
+      held: 0,
+      month_spend: 2 * PRICE,
+      ledger_sum: 100_000 - 2 * PRICE,
+      usage_rows: 2,
+      usage_credits: 2 * PRICE,
+      open_leases: 0,
+    },
+    'settled once the running call ended: both calls in the ledger, the rest back',
+  )
+})
+
+t.test('an async call on an account whose credits are in a block is refused only after the block is recalled', async (t) => {
+  const c = await app.customer(1000)
+  const [l] = await db.sql<Lease>(`select * from lease_credits(?, ?, 'async-node', ?, '300 seconds', ?, 1)`, [
+    c.accountId,
+    c.keyId,
+    PRICE,
+    new Date(clock),
+  ])
+  t.equal(Number(l!.available_after), 0, "another node's block holds every credit")
+  const r = await app.call('/v1/later', { body: { text: 'later', async: true }, key: c.key })
+  t.equal(r.status, 202, 'accepted: the block was recalled, not a 402')
+  t.match(await state(c.accountId, c.keyId), { balance: 1000, reserved: PRICE, open_leases: 0 }, 'the job holds its price')
+})
+
+t.test('CREDIT_LEASE_MIN_CALLS: the least calls a block covers, and 1/it the most of the available credits it takes', async (t) => {
+  const c = await app.customer(199)
+  const take = async (minCalls: number) =>
+    (
+      await db.sql<Lease>(`select * from lease_credits(?, ?, 'floor-node', ?, '300 seconds', ?, ?)`, [
+        c.accountId,
+        c.keyId,
+        PRICE,
+        new Date(clock),
+        minCalls,
+      ])
+    )[0]
+  t.equal(await take(20), undefined, '20 (the default): 199 / 20 = 9 credits cover no 20 calls of 5: no block')
+  const l = (await take(1))!
+  t.same([Number(l.hi) - Number(l.lo), Number(l.available_after)], [199, 0], '1: every available credit, a block of 39 calls')
+  t.equal(await take(1), undefined, 'nothing left for another block')
+  await settle(l.lease_id)
+  t.match(await state(c.accountId, c.keyId), { balance: 199, reserved: 0, held: 0, open_leases: 0 }, 'settled unused: all back')
+})
+
+t.test('the lease settings refuse to start unless whole numbers of 1 or more', async (t) => {
+  t.same([loadConfig({}).creditLeaseBusyCalls, loadConfig({}).creditLeaseMinCalls], [20, 20], 'defaults')
+  const set = loadConfig({ CREDIT_LEASE_BUSY_CALLS: '1', CREDIT_LEASE_MIN_CALLS: '3' })
+  t.same([set.creditLeaseBusyCalls, set.creditLeaseMinCalls], [1, 3])
+  t.throws(
+    () => loadConfig({ CREDIT_LEASE_BUSY_CALLS: '0' }),
+    new BootRefusal('CREDIT_LEASE_BUSY_CALLS must be a whole number of 1 or more, got "0"'),
+  )
+  t.throws(() => loadConfig({ CREDIT_LEASE_MIN_CALLS: '0.5' }), new BootRefusal('CREDIT_LEASE_MIN_CALLS must be a whole number, got "0.5"'))
 })
