@@ -23,6 +23,7 @@ import { Migration0027Reviews } from './0027-reviews.ts'
 import { Migration0028TimePartitions } from './0028-time-partitions.ts'
 import { Migration0029PartitionEvents } from './0029-partition-events.ts'
 import { Migration0031CreditLeases } from './0031-credit-leases.ts'
+import { Migration0032ResultCacheFlights } from './0032-result-cache-flights.ts'
 
 export const migrations = [
   { name: '0001-kernel', class: Migration0001Kernel },
@@ -47,6 +48,7 @@ export const migrations = [
   { name: '0028-time-partitions', class: Migration0028TimePartitions },
   { name: '0029-partition-events', class: Migration0029PartitionEvents },
   { name: '0031-credit-leases', class: Migration0031CreditLeases },
+  { name: '0032-result-cache-flights', class: Migration0032ResultCacheFlights },
 ]
 
 /** Where the current text of the kernel's SQL functions lives, one file per function (applied in this order). */
