@@ -39,12 +39,10 @@ export class ResultCache {
 
   /** Whether a live result is kept for this slot (a dry run's quote): no lock, no wait. */
   async has(slot: CacheSlot, now: Date): Promise<boolean> {
-    const rows = await this.db.sql(`select 1 from result_cache where account_id = ? and livemode = ? and key = ? and result is not null and expires_at > ?`, [
-      slot.accountId,
-      slot.livemode,
-      slot.key,
-      now,
-    ])
+    const rows = await this.db.sql(
+      `select 1 from result_cache where account_id = ? and livemode = ? and key = ? and result is not null and expires_at > ?`,
+      [slot.accountId, slot.livemode, slot.key, now],
+    )
     return rows.length > 0
   }
 
