@@ -142,7 +142,7 @@ class CachedCall implements CacheTurn {
     const json = JSON.stringify(result)
     const { slot } = this
     const [row] = await money(q).sql<{ body: string; available: string }>(
-      `select * from result_cache_capture(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `select * from result_cache_capture(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         hold.holdId,
         json,
@@ -155,7 +155,6 @@ class CachedCall implements CacheTurn {
         this.services.resultCache.seal(json),
         this.call.providerCost.usd,
         this.expires,
-        this.role === 'leader',
       ],
     )
     if (!row) throw new Error('result_cache_capture returned nothing')
