@@ -4,7 +4,7 @@
 import type Router from '@koa/router'
 import type { Context, Middleware } from 'koa'
 import type { Caller } from '../http/caller.ts'
-import { enterCache, type CacheTurn } from '../cache/turn.ts'
+import { enterCache, type CacheTurn, type Holding } from '../cache/turn.ts'
 import { answerClaimed, priorAnswer } from '../idempotency/idempotency.ts'
 import { acceptJob } from '../jobs/accept.ts'
 import { callbackWarnings } from '../webhooks/webhooks.ts'
@@ -21,7 +21,7 @@ import { isUnavailable } from '../db/faults.ts'
 import { unsettled } from '../wallet/unsettled.ts'
 import { testModeCall } from './test-mode.ts'
 import { requestedOutcome } from './test-outcomes.ts'
-import { inAccountTurn, release, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
+import { inAccountTurn, reserve, type ReserveOutcome } from '../wallet/wallet.ts'
 import { ChargeRefused, creditLeases } from '../wallet/lease.ts'
 import { authenticate } from '../http/auth.ts'
 import { reportDryRun } from './dry-run.ts'
@@ -130,13 +130,12 @@ async function live(run: LiveCall): Promise<boolean> {
     if (signal.aborted) return false // the client left while its document was read: nobody to answer, nothing held
     throw e
   }
-  // C20: a hit holds the hit price; a miss of a cached capability leads its identical calls in flight.
-  const cache = await enterCache(ctx, services, capability, caller, { ...call, ...quoted, signal, providerCost: run.providerCost })
-  if (!cache) return false // the client left while an identical call ran
+  // C20: a call that reads the cache claims its key with its hold (a hit holds the hit price).
+  const cache = enterCache(ctx, services, capability, caller, { ...call, ...quoted, signal, providerCost: run.providerCost })
   const charge: Charge = {
     accountId: caller.accountId,
     keyId: caller.keyId,
-    price: cache.price,
+    price: quoted.credits,
     size: quoted.size,
     endpoint: capability.name,
     requestId: ctx.state.requestId as string,
@@ -181,13 +180,16 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
   const inTurn = <T>(statement: () => Promise<T>) => inAccountTurn(caller.accountId, statement)
   const reserveArgs = { ...charge, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }
   const leases = creditLeases(services.db, services.config, () => services.now(), SYNC_HOLD_TTL_SECONDS)
-  const held = await (leases ? leases.hold(reserveArgs, !cache.hit) : inTurn(() => reserve(services.db.asyncCommit, reserveArgs))).catch(
-    (e: unknown) => {
-      throw lost(e) // its answer may be lost after the commit
-    },
-  ) // 5, 6
+  const holding: Holding = leases
+    ? { hold: (a, leasable) => leases.hold(a, leasable), recall: (accountId) => leases.recall(accountId) }
+    : { hold: (a) => inTurn(() => reserve(services.db.asyncCommit, a)) }
+  const claimed = await cache.hold(reserveArgs, holding).catch((e: unknown) => {
+    throw lost(e) // its answer may be lost after the commit
+  }) // 5, 6
+  if (!claimed) return false // the client left while an identical call ran
+  const { outcome: held, price, hit } = claimed
   if (held.outcome !== 'ok') {
-    answerNotHeld(ctx, held, charge.price)
+    answerNotHeld(ctx, held, price)
     return false
   }
   // A leased slice locks no account row: its charge or release takes the account's turn itself when it needs one.
@@ -208,7 +210,7 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
       providerCost: run.providerCost,
       resolved: documents,
     })
-    const result = cache.hit ?? (await capability.handler(call.input, context)) // 7
+    const result = hit ?? (await capability.handler(call.input, context)) // 7
     const checked = checkResult(capability, result, services.log)
     const finished = {
       capability,
@@ -220,15 +222,15 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
       review: caller.review,
     }
     // A hit answers what the first call answered, its review mark included; a fresh result may be sent to review.
-    const published = cache.hit || !services.finishResult ? checked : await services.finishResult({ ...finished, result: checked })
+    const published = hit || !services.finishResult ? checked : await services.finishResult({ ...finished, result: checked })
     body = (await heldTurn(() => cache.capture(services.db, held, published, services.now()))).body // 8
-    ctx.state.credits = charge.price
+    ctx.state.credits = price
   } catch (e) {
-    await heldTurn(() => release(services.db, held)).catch((e1: unknown) => {
+    await heldTurn(() => cache.release(services.db, held)).catch((e1: unknown) => {
       throw lost(e1)
     })
     if (e instanceof ClientGone) return false // nobody to answer; the call was free
-    if (e instanceof ChargeRefused) answerNotHeld(ctx, e.outcome, charge.price)
+    if (e instanceof ChargeRefused) answerNotHeld(ctx, e.outcome, price)
     throw e
   }
   ctx.status = 200 // 9

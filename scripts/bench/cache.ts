@@ -1,5 +1,5 @@
-// The result cache (C20) in `npm run bench` (BENCH_ONLY=cache): what a miss adds to a live call (the leader's
-// claim and unlock on the cache's own connection, the store) against the same call that bypasses the cache
+// The result cache (C20) in `npm run bench` (BENCH_ONLY=cache): what a miss adds to a live call (the claim in the
+// statement of its hold, the store in its capture's) against the same call that bypasses the cache
 // (Service-Cache: no-store), and what a hit costs; then the storage a cached result takes. Every body differs
 // (autocannon's [<id>]), so each miss is a real miss; the three take turns at one fixed rate, in alternating order.
 import type { ChildProcess } from 'node:child_process'
@@ -55,10 +55,10 @@ export async function benchCache(o: {
     '| call | CPU ms/call API | CPU ms/call PostgreSQL | API + PostgreSQL | CPU ms/call model | calls |',
     '|---|---:|---:|---:|---:|---:|',
     line('bypass', 'without the cache (Service-Cache: no-store)'),
-    line('miss', 'miss: claim, model call, store, unlock'),
+    line('miss', 'miss: the claim in the hold, model call, the store in the capture'),
     line('hit', 'hit: the stored result, no model call'),
-    `| **miss / without** | **${(both('miss') / both('bypass')).toFixed(3)}** | | | | |`,
-    `| **hit / without** | **${(both('hit') / both('bypass')).toFixed(3)}** | | | | |`,
+    `| **miss / without** | ${(ms('miss', 'api') / ms('bypass', 'api')).toFixed(3)} | ${(ms('miss', 'postgres') / ms('bypass', 'postgres')).toFixed(3)} | **${(both('miss') / both('bypass')).toFixed(3)}** | | |`,
+    `| **hit / without** | ${(ms('hit', 'api') / ms('bypass', 'api')).toFixed(3)} | ${(ms('hit', 'postgres') / ms('bypass', 'postgres')).toFixed(3)} | **${(both('hit') / both('bypass')).toFixed(3)}** | | |`,
     '',
     `- storage: ${results} cached results take ${(Number(size!.total) / 1024 / 1024).toFixed(1)} MiB with the primary key and expiry index, ` +
       `**${results ? (Number(size!.total) / results).toFixed(0) : '–'} bytes per result** (row ${Number(size!.row).toFixed(0)} bytes, of which the sealed result ${Number(size!.sealed).toFixed(0)} characters of base64)`,

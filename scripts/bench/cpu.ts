@@ -4,7 +4,7 @@
 //    this API and each BENCH_AB checkout (started as its own `npm start` starts it) taking turns.
 // 2. (BENCH_CPU_FEATURES=0 skips it) What each optional feature on a live call's path adds to it: the same call with
 //    and without it, at one fixed rate (BENCH_CPU_RATE, default 30), in alternating order: balance thresholds on the account (the alerts outbox's trigger), the result cache
-//    (a miss: claim, store, unlock; a hit), a scoped key (the permission check), Service-Metadata tags.
+//    (a miss, against the same new bodies with no-store; a hit), a scoped key (the permission check), Service-Metadata tags.
 import type { ChildProcess } from 'node:child_process'
 import type { Caller } from '../../core/http/caller.ts'
 import { readMetadata } from '../../core/http/metadata.ts'
@@ -112,6 +112,13 @@ async function features(o: CpuBench, rounds: number): Promise<string[]> {
       key: o.keys.all,
       extra: NO_STORE,
     },
+    fresh: {
+      what: 'the call alone, every body new (no-store): the same call as a miss, without the cache',
+      body: DISTINCT,
+      key: o.keys.all,
+      extra: NO_STORE,
+      idReplacement: true,
+    },
     alerts: { what: 'an account with balance thresholds [2e9, 1000] (never crossed)', body: SAME, key: o.keys.alerted, extra: NO_STORE },
     scoped: { what: 'a scoped key (permissions call, an allowlist of 38)', body: SAME, key: o.keys.scoped, extra: NO_STORE },
     metadata: {
@@ -121,7 +128,7 @@ async function features(o: CpuBench, rounds: number): Promise<string[]> {
       extra: { ...NO_STORE, 'service-metadata': JSON.stringify({ order: '1182', user: 'u_7', team: 'support' }) },
     },
     miss: {
-      what: 'the cache on, every body new (a miss: claim, model call, store, unlock)',
+      what: 'the cache on, every body new (a miss: the claim in the hold, model call, the store in the capture)',
       body: DISTINCT,
       key: o.keys.all,
       extra: {},
@@ -170,6 +177,7 @@ async function features(o: CpuBench, rounds: number): Promise<string[]> {
       return `| ${kinds[k]!.what} | ${per(s, 'api').toFixed(3)} | ${per(s, 'postgres').toFixed(3)} | ${s.n} | **${(per(s, 'api') / per(base, 'api')).toFixed(3)}** | ${(both(s) / both(base)).toFixed(3)} |`
     }),
     '',
+    `- a miss against the same new bodies without the cache (no-store): API **${(per(sums.miss!, 'api') / per(sums.fresh!, 'api')).toFixed(3)}**, API + PostgreSQL **${((per(sums.miss!, 'api') + per(sums.miss!, 'postgres')) / (per(sums.fresh!, 'api') + per(sums.fresh!, 'postgres'))).toFixed(3)}**`,
     `- timed alone in the bench process: the scoped key's allowlist check ${check.toFixed(1)} ns more than a key of permissions all (${share(check)} of the call's API CPU); reading three Service-Metadata tags ${(metadata / 1000).toFixed(2)} µs (${share(metadata)})`,
   ]
 }

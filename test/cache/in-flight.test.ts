@@ -128,6 +128,8 @@ t.test('the leader’s process killed mid-call: each follower is answered or ref
   t.equal(modelRequests() - before, 1, 'the followers wait for the leader')
   doomed.child.kill('SIGKILL')
   t.ok((await leader) instanceof Error, 'the leader’s client lost its connection')
+  // Its process's lock went with its connection: the followers' next poll finds the leader gone and they run alone.
+  await until(() => modelRequests() - before > 1)
   held = null
   release()
   const replies = await Promise.all(followers)
@@ -149,6 +151,34 @@ t.test('the leader’s process killed mid-call: each follower is answered or ref
     events.every((e) => Number(e.n) === 1),
     'nobody charged twice',
   )
+})
+
+t.test('a call whose key is in flight under a leader whose process is gone does not wait for it', async (t) => {
+  const c = await a.customer(1000)
+  let release!: () => void
+  held = new Promise<void>((r) => (release = r))
+  const before = modelRequests()
+  const first = a.call('/v1/parse', { key: c.key, body: invoice(5) })
+  await until(() => modelRequests() > before)
+  // As when the leader's process dies: the leader id its row names is no live session's lock.
+  const marked = await a.services.db.sql(`update result_cache set leader = -1 where account_id = ? and result is null returning 1`, [
+    c.accountId,
+  ])
+  t.equal(marked.length, 1, 'the leader marked its key in flight')
+  const second = b.call('/v1/parse', { key: c.key, body: invoice(5) })
+  await until(() => modelRequests() - before === 2) // it called the model while the first call still waits for it
+  held = null
+  release()
+  for (const r of [await first, await second]) {
+    t.equal(r.status, 200, r.text)
+    t.equal(r.headers.get('service-cache'), 'miss')
+    t.equal(r.body.usage.credits, PRICE)
+  }
+  await a.expectLedger(t, c.accountId, 1000 - 2 * PRICE)
+  const [row] = await a.services.db.sql(`select result is not null as stored, hold_id, leader from result_cache where account_id = ?`, [
+    c.accountId,
+  ])
+  t.same(row, { stored: true, hold_id: null, leader: null }, 'the result is kept, the flight ended')
 })
 
 async function until(ok: () => boolean): Promise<void> {

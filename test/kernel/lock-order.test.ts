@@ -9,7 +9,8 @@ import { createTestDatabase } from '../../devkit/database.ts'
 
 /**
  * The functions that move money or claim keys; each takes the order through lock_money() (reserve_batch through
- * reserve_call, accept_job through reserve_batch, capture_cached_hold through capture_hold).
+ * reserve_call, accept_job through reserve_batch, capture_cached_hold through capture_hold, the result cache's
+ * through the one they call).
  */
 const MONEY_FUNCTIONS = [
   'reserve_call',
@@ -22,11 +23,17 @@ const MONEY_FUNCTIONS = [
   'end_jobs',
   'lease_credits',
   'settle_lease',
+  'result_cache_hold',
+  'result_cache_capture',
+  'result_cache_release',
 ]
 const TAKES_ORDER_THROUGH: Record<string, string> = {
   accept_job: 'reserve_batch(',
   reserve_batch: 'reserve_call(',
   capture_cached_hold: 'capture_hold(',
+  result_cache_hold: 'reserve_call(',
+  result_cache_capture: 'capture_hold(',
+  result_cache_release: 'release_hold(',
 }
 // A statement that writes or locks a row of a table the order covers.
 const TOUCH =

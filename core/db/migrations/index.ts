@@ -23,6 +23,7 @@ import { Migration0027Reviews } from './0027-reviews.ts'
 import { Migration0028TimePartitions } from './0028-time-partitions.ts'
 import { Migration0029PartitionEvents } from './0029-partition-events.ts'
 import { Migration0031CreditLeases } from './0031-credit-leases.ts'
+import { Migration0032ResultCacheFlights } from './0032-result-cache-flights.ts'
 import { Migration0033LeaseFloor } from './0033-lease-floor.ts'
 import { Migration0034ReviewDocuments } from './0034-review-documents.ts'
 
@@ -49,6 +50,7 @@ export const migrations = [
   { name: '0028-time-partitions', class: Migration0028TimePartitions },
   { name: '0029-partition-events', class: Migration0029PartitionEvents },
   { name: '0031-credit-leases', class: Migration0031CreditLeases },
+  { name: '0032-result-cache-flights', class: Migration0032ResultCacheFlights },
   { name: '0033-lease-floor', class: Migration0033LeaseFloor },
   { name: '0034-review-documents', class: Migration0034ReviewDocuments },
 ]
