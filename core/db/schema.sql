@@ -636,12 +636,23 @@ create table result_cache (
   livemode boolean not null,
   key bytea not null,
   endpoint text not null,
-  result text not null,
+  result text,
   provider_cost_usd numeric not null default 0,
   created_at timestamp with time zone not null,
   expires_at timestamp with time zone not null,
+  hold_id uuid,
+  leader integer,
+  followed boolean,
   constraint result_cache_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   constraint result_cache_pkey PRIMARY KEY (account_id, livemode, key)
+);
+
+create table review_documents (
+  review_id text not null,
+  pages integer[] not null,
+  document text not null,
+  constraint review_documents_pkey PRIMARY KEY (review_id),
+  constraint review_documents_review_id_fkey FOREIGN KEY (review_id) REFERENCES reviews(id) ON DELETE CASCADE
 );
 
 create table review_settings (
@@ -1618,24 +1629,90 @@ begin
   return query select 'ok'::text, v_hold, null::int, null::text, null::bigint;
 end $function$;
 
-CREATE OR REPLACE FUNCTION public.result_cache_claim(p_account uuid, p_livemode boolean, p_key bytea, p_lock integer, p_now timestamp with time zone)
- RETURNS TABLE(role text, result text, saved_usd numeric)
+CREATE OR REPLACE FUNCTION public.result_cache_capture(p_hold uuid, p_result text, p_idem_key text, p_now timestamp with time zone, p_account uuid, p_livemode boolean, p_cache_key bytea, p_endpoint text, p_sealed text, p_provider_cost_usd numeric, p_expires timestamp with time zone)
+ RETURNS TABLE(body text, available bigint)
  LANGUAGE plpgsql
 AS $function$
 declare
-  v_led boolean := pg_try_advisory_lock(1128481352, p_lock);
-  v result_cache%rowtype;
+  v_body text;
+  v_available bigint;
+  v_followed boolean;
 begin
-  select * into v from result_cache c
-   where c.account_id = p_account and c.livemode = p_livemode and c.key = p_key and c.expires_at > p_now;
-  if found then
-    if v_led then
-      perform pg_advisory_unlock(1128481352, p_lock);
-    end if;
-    return query select 'hit'::text, v.result, v.provider_cost_usd;
-    return;
+  select c.body, c.available into v_body, v_available from capture_hold(p_hold, p_result, p_idem_key, p_now) c;
+  insert into result_cache as c (account_id, livemode, key, endpoint, result, provider_cost_usd, created_at, expires_at)
+  values (p_account, p_livemode, p_cache_key, p_endpoint, p_sealed, p_provider_cost_usd, p_now, p_expires)
+  on conflict (account_id, livemode, key) do update
+    set endpoint = excluded.endpoint, result = excluded.result, provider_cost_usd = excluded.provider_cost_usd,
+        created_at = excluded.created_at, expires_at = excluded.expires_at, hold_id = null, leader = null
+  returning c.followed into v_followed;
+  if v_followed then
+    perform pg_notify('result_cache_done', encode(p_cache_key, 'hex'));
   end if;
-  return query select case when v_led then 'leader' else 'follower' end, null::text, null::numeric;
+  return query select v_body, v_available;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.result_cache_hold(p_account uuid, p_key uuid, p_price bigint, p_hit_price bigint, p_endpoint text, p_request_id text, p_hold_ttl interval, p_idem_key text, p_fingerprint bytea, p_idem_window interval, p_now timestamp with time zone, p_size jsonb, p_livemode boolean, p_cache_key bytea, p_lock integer, p_leader integer, p_expires timestamp with time zone, p_followed boolean)
+ RETURNS TABLE(role text, outcome text, hold_id uuid, status integer, body text, available bigint, result text, saved_usd numeric)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v result_cache%rowtype;
+  r record;
+begin
+  perform pg_advisory_xact_lock(1128481352, p_lock);
+  loop
+    select * into v from result_cache c where c.account_id = p_account and c.livemode = p_livemode and c.key = p_cache_key;
+    if found and v.result is not null and v.expires_at > p_now then
+      select * into r from reserve_call(p_account, p_key, p_hit_price, p_endpoint, p_request_id, p_hold_ttl, p_idem_key,
+        p_fingerprint, p_idem_window, p_now, p_size) c;
+      return query select 'hit'::text, r.outcome, r.hold_id, r.status, r.body, r.available, v.result, v.provider_cost_usd;
+      return;
+    end if;
+    exit when not found or v.result is not null
+      or not exists (select 1 from holds h where h.id = v.hold_id and h.state = 'open')
+      or not exists (select 1 from pg_locks l
+                      where l.locktype = 'advisory' and l.classid = 1128481353::oid and l.objid = v.leader::oid
+                        and l.objsubid = 2 and l.granted
+                        and l.database = (select d.oid from pg_database d where d.datname = current_database()));
+    if v.followed is not true then
+      -- Waits for a capture or release of the row committing meanwhile; finding the flight ended, it looks again.
+      update result_cache c set followed = true
+       where c.account_id = p_account and c.livemode = p_livemode and c.key = p_cache_key and c.hold_id = v.hold_id
+         and c.result is null;
+      continue when not found;
+    end if;
+    return query select 'follower'::text, null::text, null::uuid, null::int, null::text, null::bigint, null::text, null::numeric;
+    return;
+  end loop;
+  select * into r from reserve_call(p_account, p_key, p_price, p_endpoint, p_request_id, p_hold_ttl, p_idem_key,
+    p_fingerprint, p_idem_window, p_now, p_size) c;
+  if r.outcome = 'ok' and not p_followed then
+    -- The row's expiry is the result's already, so the capture that stores into it changes no indexed column.
+    insert into result_cache as c (account_id, livemode, key, endpoint, result, created_at, expires_at, hold_id, leader)
+    values (p_account, p_livemode, p_cache_key, p_endpoint, null, p_now, p_expires, r.hold_id, p_leader)
+    on conflict (account_id, livemode, key) do update
+      set endpoint = excluded.endpoint, result = null, provider_cost_usd = 0, created_at = excluded.created_at,
+          expires_at = excluded.expires_at, hold_id = excluded.hold_id, leader = excluded.leader, followed = null;
+  end if;
+  return query select case when p_followed then 'alone' else 'leader' end, r.outcome, r.hold_id, r.status, r.body,
+    r.available, null::text, null::numeric;
+end $function$;
+
+CREATE OR REPLACE FUNCTION public.result_cache_release(p_hold uuid, p_idem_key text, p_account uuid, p_livemode boolean, p_cache_key bytea)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_released boolean := release_hold(p_hold, p_idem_key);
+  v_followed boolean;
+begin
+  delete from result_cache c
+   where c.account_id = p_account and c.livemode = p_livemode and c.key = p_cache_key and c.hold_id = p_hold
+  returning c.followed into v_followed;
+  if v_followed then
+    perform pg_notify('result_cache_done', encode(p_cache_key, 'hex'));
+  end if;
+  return v_released;
 end $function$;
 
 CREATE OR REPLACE FUNCTION public.roll_up_charges()
