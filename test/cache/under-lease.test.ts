@@ -23,7 +23,11 @@ const invoice = { text: 'Fabrikam Inc\nInvoice F-1\nLamp 40.00\nTotal due: 40.00
 
 t.test('a miss and then a hit, held and captured, after another node’s block is recalled from a drained account', async (t) => {
   const c = await app.customer(1000)
-  const [block] = await db.sql(`select * from lease_credits(?, ?, 'another-node', 1, '300 seconds', ?)`, [c.accountId, c.keyId, new Date()])
+  const [block] = await db.sql(`select * from lease_credits(?, ?, 'another-node', 1, '300 seconds', ?, 20)`, [
+    c.accountId,
+    c.keyId,
+    new Date(),
+  ])
   t.ok(block, 'another node leased a block of the account')
   // A running call of another endpoint holds all but 5 of the rest: the parse's 10 fit only with the block's credits.
   const rest = (await balances(db, c.accountId))!.available - 5
