@@ -384,6 +384,11 @@ if (wants('peer')) {
   await res.arrayBuffer()
   const gateway = await startPortkey((c) => children.push(c))
   const modelBody = readFileSync(MODEL_SAMPLE, 'utf8') // exactly what the API sent the model
+  // Both warmed up alike first: a process's CPU per call keeps falling for its first ~20 s of traffic (V8's
+  // optimising tiers), and this scenario may run first after the API's start (measured's 2 s warm-up is not enough).
+  const warmUp = { connections: PEER_CONNECTIONS, duration: Number(process.env.BENCH_PEER_WARMUP ?? 20) }
+  await load({ ...warmUp, url: `${api.url}/v1/classify`, headers: headersFor(hot!.key, NO_CACHE) })
+  await load({ ...warmUp, url: `${gateway.url}/v1/chat/completions`, body: modelBody, headers: portkeyHeaders(model.baseURL) })
   const sum = { live: { api: 0, postgres: 0, model: 0, n: 0, p99: 0 }, peer: { portkey: 0, postgres: 0, model: 0, n: 0, p99: 0 } }
   for (let round = 0; round < ROUNDS; round++) {
     const live = await measured(
