@@ -14,9 +14,17 @@ import type { DocumentDigests } from '../documents/same-document.ts'
 import type { Capability } from '../run/registry.ts'
 import type { Query } from '../db/database.ts'
 import type { Services } from '../services.ts'
-import { IDEMPOTENCY_WINDOW_HOURS } from '../idempotency/idempotency.ts'
 import { money } from '../observability/tracing.ts'
-import { capture, captureCached, inAccountTurn, release, type Hold, type ReserveArgs, type ReserveOutcome } from '../wallet/wallet.ts'
+import {
+  capture,
+  captureCached,
+  inAccountTurn,
+  release,
+  reserveCallParams,
+  type Hold,
+  type ReserveArgs,
+  type ReserveOutcome,
+} from '../wallet/wallet.ts'
 import { cacheKey } from './key.ts'
 import type { CacheSlot } from './store.ts'
 
@@ -176,21 +184,13 @@ class CachedCall implements CacheTurn {
 
   private async claim(a: ReserveArgs, hitPrice: number, leader: number, followed: boolean): Promise<ClaimRow> {
     const { slot } = this
+    const held = reserveCallParams(a)
     const [row] = await money(this.services.db.asyncCommit).sql<ClaimRow>(
       `select * from result_cache_hold(?, ?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?, ?::jsonb, ?, ?, ?, ?, ?, ?)`,
       [
-        a.accountId,
-        a.keyId,
-        a.price,
+        ...held.slice(0, 3), // account, key, price
         hitPrice,
-        a.endpoint,
-        a.requestId,
-        a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
-        a.idempotency?.key ?? null,
-        a.idempotency?.fingerprint ?? null,
-        `${IDEMPOTENCY_WINDOW_HOURS} hours`,
-        a.now,
-        a.size ? JSON.stringify(a.size) : null,
+        ...held.slice(3),
         slot.livemode,
         slot.key,
         slot.key.readInt32BE(0),

@@ -48,20 +48,26 @@ type ReserveRow = {
   available: string | null
 }
 
+/** reserve_call's parameters, in its order (a function that holds through it takes them too). */
+export const reserveCallParams = (a: ReserveArgs): unknown[] => [
+  a.accountId,
+  a.keyId,
+  a.price,
+  a.endpoint,
+  a.requestId,
+  a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
+  a.idempotency?.key ?? null,
+  a.idempotency?.fingerprint ?? null,
+  `${IDEMPOTENCY_WINDOW_HOURS} hours`,
+  a.now,
+  a.size ? JSON.stringify(a.size) : null,
+]
+
 export async function reserve(q: Query, a: ReserveArgs): Promise<ReserveOutcome> {
-  const [row] = await money(q).sql<ReserveRow>(`select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?, ?::jsonb)`, [
-    a.accountId,
-    a.keyId,
-    a.price,
-    a.endpoint,
-    a.requestId,
-    a.holdTtlSeconds === null ? null : `${a.holdTtlSeconds} seconds`,
-    a.idempotency?.key ?? null,
-    a.idempotency?.fingerprint ?? null,
-    `${IDEMPOTENCY_WINDOW_HOURS} hours`,
-    a.now,
-    a.size ? JSON.stringify(a.size) : null,
-  ])
+  const [row] = await money(q).sql<ReserveRow>(
+    `select * from reserve_call(?, ?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?, ?::jsonb)`,
+    reserveCallParams(a),
+  )
   if (!row) throw new Error('reserve_call returned nothing')
   if (row.outcome === 'ok') return { outcome: 'ok', holdId: row.hold_id, idempotencyKey: a.idempotency?.key ?? null }
   if (row.outcome === 'replay') return { outcome: 'replay', status: row.status, body: row.body }
