@@ -17,6 +17,7 @@ import { ROLES, roleMay, KEY_PERMISSIONS, keyMay, type KeyAccess, type Role, typ
 import { createMailer } from '../../core/mail.ts'
 import { startTestApp, testCapability } from '../helpers/app.ts'
 import { startFakeStripe } from '../../devkit/fake-stripe.ts'
+import { plainPdf } from '../../devkit/fixtures/hostile.ts'
 import { startTestProvider } from '../helpers/oidc-provider.ts'
 import { mountedRouters } from '../helpers/routes.ts'
 import { auditEntries, signedInMember } from '../helpers/teams.ts'
@@ -113,6 +114,11 @@ async function fixtureAccount() {
     `insert into reviews (id, account_id, livemode, endpoint, request_id, fields, request, result, pages, created_at) values (?, ?, true, 'retired', ?, '["/total"]', '{}', ?::jsonb, '["Total 12"]', now())`,
     [reviewId, accountId, requestId, JSON.stringify(result)],
   )
+  // Its document, a one-page PDF kept sealed (the route that shows the page as an image).
+  await db.sql(`insert into review_documents (review_id, pages, document) values (?, '{1}', ?)`, [
+    reviewId,
+    app.services.secrets.seal(Buffer.from(plainPdf('Total 12')).toString('base64')),
+  ])
   // A batch whose one item failed (the routes that show one and stream its results).
   const batchRow = randomUUID()
   await db.sql(
@@ -186,6 +192,7 @@ const FORMS: Record<string, (f: Fixture, member: { email: string }) => Promise<{
   'GET /dashboard/batches/:id/results': async (f) => ({ path: `/dashboard/batches/${f.batchId}/results` }),
   'POST /dashboard/reviews/settings': async () => ({ form: { mode: 'below', threshold: '0.8', endpoints: '' } }),
   'POST /dashboard/reviews/:id': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}`, form: { f0: '12' } }),
+  'GET /dashboard/reviews/:id/pages/:n.png': async (f) => ({ path: `/dashboard/reviews/${f.reviewId}/pages/1.png` }),
 }
 
 /** What an action could change, for "refused changes nothing". */
