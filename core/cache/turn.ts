@@ -36,8 +36,8 @@ const FOLLOWER_GRACE_MS = 5000
 /** How the pipeline holds a call: `leasable`, a slice of a credit lease may do (CREDIT_LEASE=on). */
 export interface Holding {
   hold(a: ReserveArgs, leasable: boolean): Promise<ReserveOutcome>
-  /** Settles the account's credit leases before a refusal is answered; true when one was open. */
-  recall?(accountId: string): Promise<boolean>
+  /** `attempt`, and once more after the account's credit leases are settled when it was refused while one was open. */
+  unlessRecalled<T extends { outcome: string | null }>(accountId: string, attempt: () => Promise<T>): Promise<T>
 }
 
 export interface Held {
@@ -107,22 +107,19 @@ class CachedCall implements CacheTurn {
     this.expires = cache.expiresAt(a.now)
     const hitPrice = cache.hitPrice(a.price)
     let followed = false
-    let recalled = false
     for (;;) {
       if (this.call.signal.aborted) return null
       if (Date.now() > deadline) break // its leader took too long: it runs alone
-      const row = await inAccountTurn(a.accountId, () => this.claim(a, hitPrice, leader, followed))
+      const claimed = followed // the value this claim sends, whatever the loop does next
+      const row = await holding.unlessRecalled(a.accountId, () =>
+        inAccountTurn(a.accountId, () => this.claim(a, hitPrice, leader, claimed)),
+      )
       if (row.role === 'follower') {
         followed = true
         await cache.flights.wait(this.slot.key.toString('hex'), this.call.signal, deadline)
         continue
       }
       const outcome = reserved(row, a)
-      const refused = outcome.outcome === 'insufficient' || outcome.outcome === 'spend_cap'
-      if (refused && !recalled && holding.recall && (await holding.recall(a.accountId))) {
-        recalled = true // the account's credit leases were settled: their credits may pay for it now
-        continue
-      }
       if (row.role !== 'hit') {
         this.role = row.role
         decided(this.ctx, 'miss', this)

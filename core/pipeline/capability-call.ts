@@ -181,8 +181,8 @@ async function runSync(run: LiveCall, charge: Charge, quoted: Quote, cache: Cach
   const reserveArgs = { ...charge, holdTtlSeconds: SYNC_HOLD_TTL_SECONDS, idempotency }
   const leases = creditLeases(services.db, services.config, () => services.now(), SYNC_HOLD_TTL_SECONDS)
   const holding: Holding = leases
-    ? { hold: (a, leasable) => leases.hold(a, leasable), recall: (accountId) => leases.recall(accountId) }
-    : { hold: (a) => inTurn(() => reserve(services.db.asyncCommit, a)) }
+    ? { hold: (a, leasable) => leases.hold(a, leasable), unlessRecalled: (accountId, attempt) => leases.unlessRecalled(accountId, attempt) }
+    : { hold: (a) => inTurn(() => reserve(services.db.asyncCommit, a)), unlessRecalled: (_accountId, attempt) => attempt() }
   const claimed = await cache.hold(reserveArgs, holding).catch((e: unknown) => {
     throw lost(e) // its answer may be lost after the commit
   }) // 5, 6

@@ -104,7 +104,7 @@ export class LeaseBook {
    * Work that takes no slice (an async acceptance): a refusal is answered, as a live call's, only once the account's
    * blocks are recalled, and the work is tried once more if there were any.
    */
-  async unlessRecalled<T extends { outcome: string }>(accountId: string, attempt: () => Promise<T>): Promise<T> {
+  async unlessRecalled<T extends { outcome: string | null }>(accountId: string, attempt: () => Promise<T>): Promise<T> {
     const first = await attempt()
     if ((first.outcome === 'insufficient' || first.outcome === 'spend_cap') && (await this.recall(accountId))) return attempt()
     return first
