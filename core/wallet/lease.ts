@@ -94,15 +94,12 @@ export class LeaseBook {
       const slice = await this.take(a)
       if (slice) return { outcome: 'ok', holdId: `lease ${slice.lease.id} ${slice.from}`, idempotencyKey: null, lease: slice }
     }
-    const held = await this.reserve(a)
-    // A refusal is only answered once no block of the account is open: they hold credits the call may use.
-    if ((held.outcome === 'insufficient' || held.outcome === 'spend_cap') && (await this.recall(a.accountId))) return this.reserve(a)
-    return held
+    return this.unlessRecalled(a.accountId, () => this.reserve(a))
   }
 
   /**
-   * Work that takes no slice (an async acceptance): a refusal is answered, as a live call's, only once the account's
-   * blocks are recalled, and the work is tried once more if there were any.
+   * A refusal is only answered once no block of the account is open (they hold credits the work may use): refused
+   * while one was, the work is tried once more after the recall. A hold, an async acceptance, a cached call's claim.
    */
   async unlessRecalled<T extends { outcome: string | null }>(accountId: string, attempt: () => Promise<T>): Promise<T> {
     const first = await attempt()
