@@ -109,6 +109,11 @@ export class DocumentSandbox {
     return this.enqueue({ render: page, bytes }, opts) as Promise<Uint8Array>
   }
 
+  /** The 429 free_decoding_exhausted of unpaid work whose account has spent its unpaid decoder time, else null. */
+  unpaidRefusal(reader: Reader | undefined): ApiError | null {
+    return reader?.unpaid && this.left(reader.accountId) <= 0 ? this.exhausted(reader.accountId) : null
+  }
+
   /** A live call that ended without a charge: the decoder time it used becomes unpaid work of its account. */
   drawUnpaid(reader: Reader): void {
     if (!reader.unpaid) this.draw(reader.accountId, reader.decoderMs)
@@ -118,7 +123,8 @@ export class DocumentSandbox {
   private enqueue(work: Work, opts: TaskOptions): Promise<Answer> {
     if (this.closed) return Promise.reject(shuttingDown())
     const { reader } = opts
-    if (reader?.unpaid && this.left(reader.accountId) <= 0) return Promise.reject(this.exhausted(reader.accountId))
+    const spent = this.unpaidRefusal(reader)
+    if (spent) return Promise.reject(spent)
     const free = this.limits.workers - this.decoders.filter((d) => d.task).length
     // An account may fill at most half the queue, so another account's call still finds a place in it.
     const waiting = reader ? this.queue.filter((p) => p.reader?.accountId === reader.accountId).length : 0

@@ -26,7 +26,7 @@ export async function reviewPageImages(db: Query, scope: Scope, id: string): Pro
  * may not show; the PDF's refusal by the decoder is its 422; the account's unpaid decoder time spent, 429.
  */
 export async function renderReviewPage(
-  deps: { db: Query; secrets: SecretBox; sandbox: Pick<DocumentSandbox, 'renderPage'> },
+  deps: { db: Query; secrets: SecretBox; sandbox: Pick<DocumentSandbox, 'renderPage' | 'unpaidRefusal'> },
   scope: Scope,
   id: string,
   n: number,
@@ -37,6 +37,9 @@ export async function renderReviewPage(
     [id, scope.accountId, scope.livemode],
   )
   if (!row || !row.pages.includes(n)) throw new ApiError('not_found', 'No such page of this review’s document.')
+  const reader = { accountId: scope.accountId, unpaid: true, decoderMs: 0 }
+  const spent = deps.sandbox.unpaidRefusal(reader)
+  if (spent) throw spent // before the document is opened: a spent budget costs no decryption
   let bytes: Uint8Array
   try {
     bytes = Buffer.from(deps.secrets.open(row.document), 'base64')
@@ -45,7 +48,7 @@ export async function renderReviewPage(
     throw new ApiError('not_found', 'This review’s document can no longer be read (the service’s key changed); its text is shown.')
   }
   try {
-    return await deps.sandbox.renderPage(bytes, n, { reader: { accountId: scope.accountId, unpaid: true, decoderMs: 0 } })
+    return await deps.sandbox.renderPage(bytes, n, { reader })
   } catch (err) {
     if (!(err instanceof DocumentRefusal)) throw err
     throw new ApiError(err.code, `Page ${n} of this review’s document cannot be shown: ${err.message}. Its text is shown instead.`)
